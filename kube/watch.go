@@ -1,0 +1,250 @@
+package kube
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"sync"
+	"time"
+
+	jsoniter "github.com/json-iterator/go"
+)
+
+// EventType is the type of a watch event.
+type EventType string
+
+// Watch event types (meta/v1 WatchEvent).
+const (
+	Added    EventType = "ADDED"
+	Modified EventType = "MODIFIED"
+	Deleted  EventType = "DELETED"
+	Bookmark EventType = "BOOKMARK"
+	Error    EventType = "ERROR"
+)
+
+// InitialEventsEndAnnotation marks the bookmark that ends the initial
+// events of a WatchList (sendInitialEvents=true).
+const InitialEventsEndAnnotation = "k8s.io/initial-events-end"
+
+// ErrIdleTimeout ends a watch that received nothing for its IdleTimeout.
+var ErrIdleTimeout = errors.New("watch idle timeout: no bytes received")
+
+// WatchEvent is one decoded watch event.
+type WatchEvent[T Object] struct {
+	Type EventType
+	// Object is set for ADDED, MODIFIED, DELETED and BOOKMARK (a bookmark's
+	// object carries only metadata: resourceVersion and annotations).
+	Object T
+	// Err is set for ERROR events: the Status the server sent, as an error
+	// with the usual predicates (IsGone for 410 Expired, ...).
+	Err *StatusError
+	// Size is the number of bytes of the event on the wire.
+	Size int
+}
+
+// IsInitialEventsEnd reports the bookmark that closes a WatchList's
+// initial events.
+func (e *WatchEvent[T]) IsInitialEventsEnd() bool {
+	return e.Type == Bookmark && e.Object.GetObjectMeta().Annotations[InitialEventsEndAnnotation] == "true"
+}
+
+// frameSource yields the raw JSON of one watch event at a time.
+type frameSource interface {
+	next() ([]byte, error) // io.EOF when the server ended the watch cleanly
+	close() error
+}
+
+// Watcher is an open watch: a pull-based stream of events. It is not safe
+// for concurrent Next calls; Close may be called from any goroutine.
+type Watcher[T Object] struct {
+	src    frameSource
+	codec  Codec[T]
+	path   string
+	cancel context.CancelFunc
+	once   sync.Once
+}
+
+// Next blocks for the next event. It returns io.EOF when the server closed
+// the watch normally (timeoutSeconds reached), ErrIdleTimeout (wrapped) when
+// the connection went silent, an error wrapping ErrDecode for malformed
+// bytes, and the context's error after cancellation. Any error ends the
+// watch: open a new one to continue.
+func (w *Watcher[T]) Next() (WatchEvent[T], error) {
+	frame, err := w.src.next()
+	if err != nil {
+		return WatchEvent[T]{}, err
+	}
+	return decodeEvent(frame, w.codec, w.path)
+}
+
+// Close ends the watch and releases its connection. Idempotent.
+func (w *Watcher[T]) Close() error {
+	var err error
+	w.once.Do(func() {
+		w.cancel()
+		err = w.src.close()
+	})
+	return err
+}
+
+// wireEvent is the envelope of a watch event.
+type wireEvent struct {
+	Type   EventType           `json:"type"`
+	Object jsoniter.RawMessage `json:"object"`
+}
+
+// decodeEvent decodes one event frame.
+func decodeEvent[T Object](frame []byte, codec Codec[T], path string) (ev WatchEvent[T], err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("%w: watch event: %v", ErrDecode, p)
+		}
+	}()
+	var we wireEvent
+	if err := jsonx.Unmarshal(frame, &we); err != nil {
+		return ev, fmt.Errorf("%w: watch event: %v", ErrDecode, err)
+	}
+	ev.Type, ev.Size = we.Type, len(frame)
+	if len(we.Object) == 0 {
+		return ev, fmt.Errorf("%w: watch event %q without object", ErrDecode, we.Type)
+	}
+	switch we.Type {
+	case Added, Modified, Deleted, Bookmark:
+		ev.Object, err = codec.Decode(we.Object)
+		return ev, err
+	case Error:
+		var s Status
+		if err := jsonx.Unmarshal(we.Object, &s); err != nil {
+			return ev, fmt.Errorf("%w: watch ERROR event: %v", ErrDecode, err)
+		}
+		ev.Err = StatusErrorFrom("WATCH", path, s)
+		return ev, nil
+	}
+	return ev, fmt.Errorf("%w: unknown watch event type %q", ErrDecode, we.Type)
+}
+
+// Watch opens a watch. opts.ResourceVersion "N" streams events after N;
+// "" or "0" starts with synthetic ADDED events for the current state, as
+// does SendInitialEvents=true (WatchList), which ends them with a bookmark
+// (see WatchEvent.IsInitialEventsEnd).
+func (r *Resources[T]) Watch(ctx context.Context, opts WatchOptions) (*Watcher[T], error) {
+	q := opts.Values()
+	q.Set("watch", "true")
+	req := &request{verb: http.MethodGet, path: r.res.Path(r.ns, ""), query: q, accept: r.accept(false), idempotent: true, stream: true}
+	ctx, cancel := context.WithCancel(ctx)
+	var src frameSource
+	var err error
+	if opts.Transport == WebSocket {
+		src, err = r.c.dialWebSocket(ctx, req, opts.IdleTimeout)
+	} else {
+		src, err = r.c.openChunked(ctx, cancel, req, opts.IdleTimeout)
+	}
+	if err != nil {
+		cancel()
+		return nil, err
+	}
+	return &Watcher[T]{src: src, codec: r.codec, path: req.path, cancel: cancel}, nil
+}
+
+// chunkedSource splits a chunked watch response into event frames. The
+// server writes JSON objects back to back; their boundaries are found by
+// parsing, not by newlines.
+type chunkedSource struct {
+	body io.ReadCloser
+	it   *jsoniter.Iterator
+	idle *idleReader
+	ctx  context.Context
+}
+
+func (c *Client) openChunked(ctx context.Context, cancel context.CancelFunc, req *request, idle time.Duration) (*chunkedSource, error) {
+	resp, err := c.do(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	ir := newIdleReader(resp.Body, idle, cancel)
+	return &chunkedSource{body: resp.Body, idle: ir, ctx: ctx, it: jsoniter.Parse(jsonx, ir, 32<<10)}, nil
+}
+
+func (s *chunkedSource) next() (frame []byte, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			frame, err = nil, fmt.Errorf("%w: watch stream: %v", ErrDecode, p)
+		}
+	}()
+	if s.it.WhatIsNext() == jsoniter.InvalidValue {
+		return nil, s.streamErr(true)
+	}
+	frame = s.it.SkipAndReturnBytes()
+	if s.it.Error != nil {
+		return nil, s.streamErr(false)
+	}
+	return frame, nil
+}
+
+// streamErr explains why the stream stopped. atBoundary: nothing of a new
+// event had been read, so an EOF there is the server ending the watch.
+func (s *chunkedSource) streamErr(atBoundary bool) error {
+	err := s.it.Error
+	switch {
+	case s.idle.expired():
+		return fmt.Errorf("watch: %w", ErrIdleTimeout)
+	case s.ctx.Err() != nil:
+		return s.ctx.Err()
+	case errors.Is(err, io.EOF) && atBoundary:
+		return io.EOF
+	case errors.Is(err, io.EOF):
+		return fmt.Errorf("watch: %w", io.ErrUnexpectedEOF)
+	case err == nil:
+		return fmt.Errorf("%w: watch stream: unexpected byte", ErrDecode)
+	}
+	return decodeErr("watch", err)
+}
+
+func (s *chunkedSource) close() error {
+	s.idle.stop()
+	return s.body.Close()
+}
+
+// idleReader cancels the request when no bytes arrived for d.
+type idleReader struct {
+	r     io.Reader
+	d     time.Duration
+	timer *time.Timer
+	mu    sync.Mutex
+	fired bool
+}
+
+func newIdleReader(r io.Reader, d time.Duration, cancel context.CancelFunc) *idleReader {
+	ir := &idleReader{r: r, d: d}
+	if d > 0 {
+		ir.timer = time.AfterFunc(d, func() {
+			ir.mu.Lock()
+			ir.fired = true
+			ir.mu.Unlock()
+			cancel()
+		})
+	}
+	return ir
+}
+
+func (ir *idleReader) Read(p []byte) (int, error) {
+	n, err := ir.r.Read(p)
+	if n > 0 && ir.timer != nil {
+		ir.timer.Reset(ir.d)
+	}
+	return n, err
+}
+
+func (ir *idleReader) expired() bool {
+	ir.mu.Lock()
+	defer ir.mu.Unlock()
+	return ir.fired
+}
+
+func (ir *idleReader) stop() {
+	if ir.timer != nil {
+		ir.timer.Stop()
+	}
+}

@@ -1,0 +1,100 @@
+package kube
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/gorilla/websocket"
+)
+
+// wsSource reads watch events from a WebSocket: one event per message.
+type wsSource struct {
+	conn *websocket.Conn
+	idle time.Duration
+	ctx  context.Context
+	stop func() bool // unregisters the close-on-cancel hook
+}
+
+// dialWebSocket opens a watch over WebSocket. kube-apiserver serves watches
+// over WebSocket on HTTP/1.1 only and refuses the handshake (403) without an
+// Origin header, so both are set here.
+func (c *Client) dialWebSocket(ctx context.Context, req *request, idle time.Duration) (*wsSource, error) {
+	if c.limiter != nil {
+		if err := c.limiter.Wait(ctx); err != nil {
+			return nil, contextError(ctx, err)
+		}
+	}
+	u := *c.base
+	u.Path = c.base.Path + req.path
+	u.RawQuery = req.query.Encode()
+	origin := u.Scheme + "://" + u.Host
+	if u.Scheme == "https" {
+		u.Scheme = "wss"
+	} else {
+		u.Scheme = "ws"
+	}
+	h := http.Header{}
+	h.Set("Origin", origin)
+	h.Set("User-Agent", c.userAgent)
+	if c.creds != nil {
+		a, err := c.creds.Authorization(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %w", errCredentials, err)
+		}
+		if a != "" {
+			h.Set("Authorization", a)
+		}
+	}
+	d := websocket.Dialer{
+		TLSClientConfig:  c.tls.Clone(),
+		HandshakeTimeout: 30 * time.Second,
+		NetDialContext:   (&net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
+		ReadBufferSize:   32 << 10,
+	}
+	conn, resp, err := d.DialContext(ctx, u.String(), h)
+	if err != nil {
+		if resp != nil {
+			defer resp.Body.Close()
+			body, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+			if resp.StatusCode == http.StatusUnauthorized && c.creds != nil {
+				c.creds.Invalidate()
+			}
+			return nil, newStatusError("WATCH", req.path, resp.StatusCode, resp.Header, body)
+		}
+		return nil, contextError(ctx, fmt.Errorf("websocket watch %s: %w", req.path, err))
+	}
+	conn.SetReadLimit(64 << 20)
+	s := &wsSource{conn: conn, idle: idle, ctx: ctx}
+	s.stop = context.AfterFunc(ctx, func() { conn.Close() })
+	return s, nil
+}
+
+func (s *wsSource) next() ([]byte, error) {
+	if s.idle > 0 {
+		_ = s.conn.SetReadDeadline(time.Now().Add(s.idle))
+	}
+	_, data, err := s.conn.ReadMessage()
+	if err == nil {
+		return data, nil
+	}
+	var ne net.Error
+	switch {
+	case s.ctx.Err() != nil:
+		return nil, s.ctx.Err()
+	case errors.As(err, &ne) && ne.Timeout():
+		return nil, fmt.Errorf("watch: %w", ErrIdleTimeout)
+	case websocket.IsCloseError(err, websocket.CloseNormalClosure), errors.Is(err, io.EOF):
+		return nil, io.EOF
+	}
+	return nil, fmt.Errorf("websocket watch: %w", err)
+}
+
+func (s *wsSource) close() error {
+	s.stop()
+	return s.conn.Close()
+}
