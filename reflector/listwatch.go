@@ -1,0 +1,66 @@
+package reflector
+
+import (
+	"context"
+
+	"github.com/kcmlab/kcm/kube"
+)
+
+// ListerWatcher is what a reflector reads from: a LIST streamed item by
+// item, and WATCH streams. kube.Resources satisfies it through
+// FromResources; tests plug in fakes.
+type ListerWatcher[T kube.Object] interface {
+	ListEach(ctx context.Context, opts kube.ListOptions, fn func(T) error) (kube.ListMeta, error)
+	Watch(ctx context.Context, opts kube.WatchOptions) (Watch[T], error)
+}
+
+// Watch is an open watch stream.
+type Watch[T kube.Object] interface {
+	Next() (kube.WatchEvent[T], error)
+	Close() error
+}
+
+// Sink receives what the reflector learns: the deltafifo in an informer.
+// It is deliberately small; the reflector knows nothing of stores.
+type Sink[T kube.Object] interface {
+	Add(obj T) error
+	Update(obj T) error
+	Delete(obj T) error
+	// StartReplace opens a replace of the whole state at resourceVersion
+	// rv (known once the list ends, so possibly ""). Items are added one by
+	// one as they arrive; Finish ends it (keys not seen are deleted) and
+	// Abort drops it when the list failed midway.
+	StartReplace() Replacer[T]
+}
+
+// Replacer is one replace in progress.
+type Replacer[T kube.Object] interface {
+	Add(obj T) error
+	Finish(rv string) error
+	Abort()
+}
+
+// resources adapts *kube.Resources to ListerWatcher.
+type resources[T kube.Object] struct {
+	r         *kube.Resources[T]
+	transport kube.WatchTransport
+}
+
+// FromResources returns a ListerWatcher over a kube client for one
+// resource, watching with the given transport.
+func FromResources[T kube.Object](r *kube.Resources[T], transport kube.WatchTransport) ListerWatcher[T] {
+	return resources[T]{r: r, transport: transport}
+}
+
+func (a resources[T]) ListEach(ctx context.Context, opts kube.ListOptions, fn func(T) error) (kube.ListMeta, error) {
+	return a.r.ListEach(ctx, opts, fn)
+}
+
+func (a resources[T]) Watch(ctx context.Context, opts kube.WatchOptions) (Watch[T], error) {
+	opts.Transport = a.transport
+	w, err := a.r.Watch(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	return w, nil
+}

@@ -1,0 +1,285 @@
+package reflector
+
+import (
+	"context"
+	"errors"
+	"io"
+	"time"
+
+	"github.com/kcmlab/kcm/kube"
+)
+
+// Phase is where the reflector stands.
+type Phase int
+
+// The phases of a reflector's life. Every error leads through BackingOff
+// (or straight to the next attempt when waiting would gain nothing), and
+// only an expired resourceVersion leads back to a full list.
+//
+//	          ┌────────────── 410 Gone ───────────────┐
+//	          ▼                                       │
+//	 ┌─▶ Listing ──ok──▶ Watching ──event/bookmark──▶ Watching
+//	 │   WatchListing       │  ▲
+//	 │      │               │  └── EOF, idle, drop: resume at lastRV
+//	 │    error           error
+//	 │      ▼               ▼
+//	 └─ BackingOff ◀────────┘  (then back to the phase that failed)
+const (
+	Listing      Phase = iota // LIST (paginated), streaming items into a replace
+	WatchListing              // WATCH with sendInitialEvents: the initial state arrives as events
+	Watching                  // WATCH from lastRV
+	BackingOff                // waiting before the next attempt
+)
+
+func (p Phase) String() string {
+	return [...]string{"listing", "watch-listing", "watching", "backing-off"}[p]
+}
+
+// ActionKind says what the shell must do.
+type ActionKind int
+
+// Actions.
+const (
+	DoList  ActionKind = iota // run a (paginated) LIST with Action.Options
+	DoWatch                   // open a WATCH with Action.Options
+	DoWait                    // wait Action.Wait, then ask again
+)
+
+// Action is the next step the machine asks for.
+type Action struct {
+	Kind    ActionKind
+	Options kube.ListOptions
+	Wait    time.Duration
+}
+
+// Route says where a watch event goes.
+type Route int
+
+// Routes of watch events.
+const (
+	ToAdd           Route = iota // sink.Add
+	ToUpdate                     // sink.Update
+	ToDelete                     // sink.Delete
+	ToReplace                    // the open replace (WatchList initial events)
+	ToReplaceFinish              // close the replace: the initial state is complete
+	ToNothing                    // bookmark: only the resourceVersion advances
+	ToError                      // an ERROR event: end the watch with Event.Err
+)
+
+// Settings configure a Machine.
+type Settings struct {
+	PageSize  int64 // LIST page size; 0 = unpaginated
+	WatchList bool  // try WatchList first, fall back to LIST+WATCH if refused
+	// WatchTimeout returns the timeoutSeconds of the next watch (randomised
+	// by the shell so that many informers do not reconnect in step).
+	WatchTimeout   func() int64
+	LabelSelector  string
+	FieldSelector  string
+	Backoff        Backoff
+	UnsupportedMax int // how many WatchList refusals before giving up on it; default 1
+}
+
+// Machine is the reflector's logic with no goroutines and no clock: the
+// shell asks Next for an action, performs it, and reports the outcome back.
+// Tests drive it step by step.
+type Machine struct {
+	s     Settings
+	phase Phase
+	// afterWait is the phase to return to when a wait ends.
+	afterWait Phase
+	// lastRV is the resourceVersion of the newest state handed to the sink:
+	// a list's RV, then each watch event's and bookmark's. A watch resumes
+	// from it, so no event is missed or applied twice.
+	lastRV string
+	// relistRV is where the next LIST reads: "" (the newest state, a quorum
+	// read) at start and after the list itself was expired or too large;
+	// lastRV after a watch expired, so the new list is not older than what
+	// was already applied.
+	relistRV string
+	// watchListOff is set once the server refused WatchList.
+	watchListOff bool
+	refusals     int
+	wait         time.Duration
+	synced       bool
+}
+
+// NewMachine returns a machine about to make its first list.
+func NewMachine(s Settings) *Machine {
+	if s.UnsupportedMax <= 0 {
+		s.UnsupportedMax = 1
+	}
+	if s.WatchTimeout == nil {
+		s.WatchTimeout = func() int64 { return 300 }
+	}
+	m := &Machine{s: s, phase: Listing}
+	if s.WatchList {
+		m.phase = WatchListing
+	}
+	return m
+}
+
+// Phase returns the current phase.
+func (m *Machine) Phase() Phase { return m.phase }
+
+// LastRV returns the resourceVersion of the newest state applied.
+func (m *Machine) LastRV() string { return m.lastRV }
+
+// Synced reports whether an initial state was ever completely received.
+func (m *Machine) Synced() bool { return m.synced }
+
+// Next returns the action for the current phase.
+func (m *Machine) Next() Action {
+	base := kube.ListOptions{LabelSelector: m.s.LabelSelector, FieldSelector: m.s.FieldSelector}
+	switch m.phase {
+	case Listing:
+		base.Limit = m.s.PageSize
+		base.ResourceVersion = m.relistRV
+		if m.relistRV != "" {
+			base.ResourceVersionMatch = "NotOlderThan"
+		}
+		return Action{Kind: DoList, Options: base}
+	case WatchListing:
+		t := true
+		base.SendInitialEvents = &t
+		base.ResourceVersion = m.relistRV
+		base.ResourceVersionMatch = "NotOlderThan"
+		base.AllowWatchBookmarks = true
+		base.TimeoutSeconds = m.s.WatchTimeout()
+		return Action{Kind: DoWatch, Options: base}
+	case Watching:
+		base.ResourceVersion = m.lastRV
+		base.AllowWatchBookmarks = true
+		base.TimeoutSeconds = m.s.WatchTimeout()
+		return Action{Kind: DoWatch, Options: base}
+	}
+	return Action{Kind: DoWait, Wait: m.wait}
+}
+
+// WaitDone reports that a DoWait has elapsed.
+func (m *Machine) WaitDone() {
+	if m.phase == BackingOff {
+		m.phase = m.afterWait
+	}
+}
+
+// ListDone reports a complete LIST at resourceVersion rv.
+func (m *Machine) ListDone(rv string) {
+	m.lastRV, m.relistRV, m.synced = rv, rv, true
+	m.phase = Watching
+}
+
+// ListFailed reports a LIST that failed at now.
+func (m *Machine) ListFailed(err error, now time.Time) {
+	switch {
+	case kube.IsGone(err) && m.relistRV != "":
+		// The RV we listed at (or a continue token) expired: read the newest
+		// state instead, at once.
+		m.relistRV = ""
+		return
+	case kube.IsResourceVersionTooLarge(err):
+		// The server has not reached relistRV (another apiserver was ahead).
+		// Asking again for the same RV could loop forever: read the newest.
+		m.relistRV = ""
+	}
+	m.backOff(err, now, Listing)
+}
+
+// Event routes one watch event of type t carrying obj (nil for ERROR) and
+// advances the resourceVersion. initialEnd marks the bookmark that ends a
+// WatchList's initial events.
+func (m *Machine) Event(t kube.EventType, obj kube.Object, initialEnd bool) Route {
+	if t == kube.Error {
+		return ToError
+	}
+	rv := ""
+	if obj != nil {
+		rv = obj.GetObjectMeta().ResourceVersion
+	}
+	if m.phase == WatchListing {
+		switch {
+		case t == kube.Bookmark && initialEnd:
+			m.lastRV, m.relistRV, m.synced = rv, rv, true
+			m.refusals = 0
+			m.phase = Watching
+			return ToReplaceFinish
+		case t == kube.Bookmark:
+			return ToNothing // initial events come in no RV order: keep lastRV until the end
+		}
+		return ToReplace
+	}
+	if rv != "" {
+		m.lastRV = rv
+	}
+	switch t {
+	case kube.Added:
+		return ToAdd
+	case kube.Modified:
+		return ToUpdate
+	case kube.Deleted:
+		return ToDelete
+	}
+	return ToNothing
+}
+
+// WatchEnded reports that the watch stopped with err at now (io.EOF: the
+// server closed it normally).
+func (m *Machine) WatchEnded(err error, now time.Time) {
+	if m.phase == WatchListing {
+		m.watchListEnded(err, now)
+		return
+	}
+	switch {
+	case errors.Is(err, io.EOF), errors.Is(err, kube.ErrIdleTimeout):
+		return // resume from lastRV at once
+	case kube.IsGone(err):
+		m.relistRV = m.lastRV
+		m.phase = Listing
+		if m.s.WatchList && !m.watchListOff {
+			m.phase = WatchListing
+		}
+		return
+	}
+	m.backOff(err, now, Watching)
+}
+
+// watchListEnded handles the end of a WatchList before its initial-events
+// bookmark arrived.
+func (m *Machine) watchListEnded(err error, now time.Time) {
+	if refusedWatchList(err) {
+		m.refusals++
+		if m.refusals >= m.s.UnsupportedMax {
+			m.watchListOff = true
+			m.phase = Listing
+			return
+		}
+	}
+	if kube.IsGone(err) || kube.IsResourceVersionTooLarge(err) {
+		m.relistRV = ""
+	}
+	m.backOff(err, now, WatchListing)
+}
+
+// WatchListDisabled reports whether the server refused WatchList.
+func (m *Machine) WatchListDisabled() bool { return m.watchListOff }
+
+// refusedWatchList reports answers meaning "this server does not do
+// WatchList": a 4xx about the request itself.
+func refusedWatchList(err error) bool {
+	return errors.Is(err, kube.ErrBadRequest) || errors.Is(err, kube.ErrInvalid) ||
+		errors.Is(err, kube.ErrMethodNotAllowed) || errors.Is(err, kube.ErrForbidden)
+}
+
+// backOff moves to BackingOff, returning to phase afterwards.
+func (m *Machine) backOff(err error, now time.Time, phase Phase) {
+	m.afterWait, m.phase = phase, BackingOff
+	if ra, ok := kube.RetryAfter(err); ok && kube.IsTooManyRequests(err) {
+		m.wait = ra
+		return
+	}
+	m.wait = m.s.Backoff.Next(now)
+}
+
+// Stopped reports whether err means the caller asked the reflector to stop.
+func Stopped(err error) bool {
+	return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
+}
