@@ -1,0 +1,28 @@
+# kcm — the two commands are `make test` and `make dev`; see README.md.
+GO       ?= go
+PKGS     ?= ./...
+TESTARGS ?=
+
+.PHONY: test dev vet prepare bench fmt
+
+## test: vet, build the real test cluster (cached), run every test with -race.
+test: vet prepare
+	$(GO) test -race -count=1 -timeout 45m $(TESTARGS) $(PKGS)
+
+## dev: start a local real etcd + kube-apiserver and run kcm against it.
+dev:
+	$(GO) run ./cmd/kcm dev
+
+vet:
+	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { echo "gofmt needed:"; gofmt -l $$(git ls-files '*.go'); exit 1; }
+	$(GO) vet $(PKGS)
+
+prepare:
+	$(GO) run ./testenv/prepare
+
+## bench: the side-by-side benchmarks (bench/ is its own module).
+bench:
+	cd bench && $(GO) test -run '^$$' -bench . -benchmem
+
+fmt:
+	gofmt -w $$(git ls-files '*.go')
