@@ -24,6 +24,9 @@
 //     were armed); a timer receives its deadline as the value.
 //   - A Fake ticker delivers at most one tick per Step or SetTime and drops
 //     ticks its reader has not taken, as time.Ticker does.
+//   - NewTimerAt and ResetAt arm a timer for an absolute time. Code that
+//     computes a deadline and arms for it later should use them: under a Fake
+//     the deadline is exact even if a Step lands between the two.
 //   - BlockUntilWaiters lets a test learn, without sleeping, that the code
 //     under test has armed its timers, so the next Step is deterministic.
 //

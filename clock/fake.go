@@ -53,10 +53,14 @@ func (f *Fake) Since(t time.Time) time.Duration { return f.Now().Sub(t) }
 
 // NewTimer returns a one-shot timer that fires when the fake reaches Now()+d.
 func (f *Fake) NewTimer(d time.Duration) Timer {
-	t := &fakeTimer{f: f, ch: make(chan time.Time, 1), index: -1}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.armLocked(t, f.now.Add(d))
+	return f.newTimerLocked(f.now.Add(d))
+}
+
+func (f *Fake) newTimerLocked(at time.Time) *fakeTimer {
+	t := &fakeTimer{f: f, ch: make(chan time.Time, 1), index: -1}
+	f.armLocked(t, at)
 	return t
 }
 
@@ -200,8 +204,12 @@ func (t *fakeTimer) Stop() bool {
 func (t *fakeTimer) Reset(d time.Duration) bool {
 	t.f.mu.Lock()
 	defer t.f.mu.Unlock()
+	return t.resetLocked(t.f.now.Add(d))
+}
+
+func (t *fakeTimer) resetLocked(at time.Time) bool {
 	stopped := t.f.disarmLocked(t)
-	t.f.armLocked(t, t.f.now.Add(d))
+	t.f.armLocked(t, at)
 	return stopped
 }
 

@@ -224,3 +224,30 @@ func TestRealClock(t *testing.T) {
 	tk.Stop()
 	<-c.After(time.Millisecond)
 }
+
+func TestTimerAtIsAbsolute(t *testing.T) {
+	f := clock.NewFake(t0)
+	deadline := t0.Add(10 * time.Second)
+	tm := clock.NewTimerAt(f, deadline)
+	// A Step between computing a deadline and re-arming must not move it.
+	f.Step(4 * time.Second)
+	if clock.ResetAt(f, tm, deadline) != true {
+		t.Fatal("ResetAt of an armed timer = false, want true")
+	}
+	f.Step(6 * time.Second)
+	if v, ok := recv(tm.C()); !ok || !v.Equal(deadline) {
+		t.Fatalf("fired (%v, %v), want at t0+10s", v.Sub(t0), ok)
+	}
+	// A deadline already passed fires at once.
+	late := clock.NewTimerAt(f, t0)
+	if _, ok := recv(late.C()); !ok {
+		t.Fatal("timer at a past time did not fire at once")
+	}
+}
+
+func TestRealTimerAt(t *testing.T) {
+	c := clock.Real{}
+	tm := clock.NewTimerAt(c, c.Now().Add(time.Hour))
+	clock.ResetAt(c, tm, c.Now().Add(time.Millisecond))
+	<-tm.C()
+}
