@@ -1,0 +1,155 @@
+package queue
+
+import (
+	"math/rand/v2"
+	"testing"
+	"time"
+)
+
+var t0 = time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)
+
+func ms(n int) time.Time { return t0.Add(time.Duration(n) * time.Millisecond) }
+
+// checkHeap verifies the heap order and the key → position index.
+func checkHeap[K comparable](t *testing.T, h *delayHeap[K]) {
+	t.Helper()
+	if len(h.pos) != len(h.items) {
+		t.Fatalf("index has %d keys, heap %d", len(h.pos), len(h.items))
+	}
+	for i, w := range h.items {
+		if h.pos[w.key] != i {
+			t.Fatalf("pos[%v] = %d, want %d", w.key, h.pos[w.key], i)
+		}
+		if i > 0 && h.less(i, (i-1)/2) {
+			t.Fatalf("item %d is before its parent", i)
+		}
+	}
+}
+
+func TestDelayHeapTable(t *testing.T) {
+	type push struct {
+		key       string
+		at        int // ms after t0
+		wantEarly bool
+	}
+	tests := []struct {
+		name   string
+		pushes []push
+		now    int
+		want   []string // popDue order at now
+		left   int
+	}{
+		{
+			name:   "pops in deadline order, only what is due",
+			pushes: []push{{"a", 30, true}, {"b", 10, true}, {"c", 20, false}, {"d", 40, false}},
+			now:    30, want: []string{"b", "c", "a"}, left: 1,
+		},
+		{
+			name:   "equal deadlines pop in arrival order",
+			pushes: []push{{"x", 5, true}, {"y", 5, false}, {"z", 5, false}},
+			now:    5, want: []string{"x", "y", "z"},
+		},
+		{
+			name:   "earlier deadline wins for a duplicate",
+			pushes: []push{{"a", 50, true}, {"b", 20, true}, {"a", 10, true}},
+			now:    15, want: []string{"a"}, left: 1,
+		},
+		{
+			name:   "later deadline for a duplicate is ignored",
+			pushes: []push{{"a", 10, true}, {"a", 50, false}},
+			now:    10, want: []string{"a"},
+		},
+		{
+			name:   "nothing due",
+			pushes: []push{{"a", 10, true}},
+			now:    9, want: nil, left: 1,
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newDelayHeap[string]()
+			for _, p := range tc.pushes {
+				if got := h.push(p.key, ms(p.at)); got != p.wantEarly {
+					t.Fatalf("push(%s, %d) earliest-changed = %v, want %v", p.key, p.at, got, p.wantEarly)
+				}
+				checkHeap(t, &h)
+			}
+			var got []string
+			for {
+				k, ok := h.popDue(ms(tc.now))
+				if !ok {
+					break
+				}
+				checkHeap(t, &h)
+				got = append(got, k)
+			}
+			if len(got) != len(tc.want) {
+				t.Fatalf("popped %v, want %v", got, tc.want)
+			}
+			for i := range got {
+				if got[i] != tc.want[i] {
+					t.Fatalf("popped %v, want %v", got, tc.want)
+				}
+			}
+			if h.len() != tc.left {
+				t.Fatalf("left %d, want %d", h.len(), tc.left)
+			}
+		})
+	}
+}
+
+// TestDelayHeapRandom checks order and index against a brute-force minimum
+// under random pushes, updates and pops.
+func TestDelayHeapRandom(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	h := newDelayHeap[int]()
+	want := map[int]int{} // key → deadline in ms
+	now := 0
+	for step := range 5000 {
+		if rng.IntN(3) > 0 {
+			k, at := rng.IntN(200), now+1+rng.IntN(100)
+			h.push(k, ms(at))
+			if old, ok := want[k]; !ok || at < old {
+				want[k] = at
+			}
+		} else {
+			now += rng.IntN(10)
+			for {
+				k, ok := h.popDue(ms(now))
+				if !ok {
+					break
+				}
+				for other, at := range want {
+					if at < want[k] {
+						t.Fatalf("step %d: popped %d (at %d) before %d (at %d)", step, k, want[k], other, at)
+					}
+				}
+				if want[k] > now {
+					t.Fatalf("step %d: popped %d at %d before its deadline %d", step, k, now, want[k])
+				}
+				delete(want, k)
+			}
+		}
+		if h.len() != len(want) {
+			t.Fatalf("step %d: heap has %d keys, want %d", step, h.len(), len(want))
+		}
+	}
+	checkHeap(t, &h)
+}
+
+func TestDelayHeapSteadyStateAllocatesNothing(t *testing.T) {
+	h := newDelayHeap[int]()
+	for k := range 1024 {
+		h.push(k, ms(k))
+	}
+	i := 0
+	allocs := testing.AllocsPerRun(10000, func() {
+		k, _ := h.popDue(ms(1 << 30))
+		h.push(k, ms(1024+i))
+		h.push(k, ms(1000+i)) // in-place update to an earlier deadline
+		i++
+	})
+	if allocs != 0 {
+		t.Fatalf("steady-state push/popDue allocates %.2f per op, want 0", allocs)
+	}
+}

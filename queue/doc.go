@@ -1,0 +1,117 @@
+// Package queue is the work queue between informer event handlers and a
+// controller's workers.
+//
+// Handlers do not reconcile; they turn an event into a key ("ns/name") and
+// Add it. Workers Get keys, reconcile the object the key names from the
+// informer's cache, and call Done. Because only the key travels, ten updates
+// of one object that arrive while the workers are busy cost one reconcile.
+//
+//	apiserver → reflector → deltafifo → store → processor → handler ──Add(key)──┐
+//	                                                                            ▼
+//	                         ctrl reconciler ◀── workers ◀──Get/Done── [ queue ]
+//	                                                │                      ▲
+//	                                                └── AddRateLimited ────┘
+//	                                                    (on error)
+//
+// # The three sets
+//
+// A key is tracked by three sets. The lanes (queue order) hold keys ready
+// for a worker, first in first out. The dirty set holds every key that needs
+// processing. The processing set holds the keys workers hold right now.
+//
+//	 Add(k)                 Get() → k                  Done(k)
+//	   │                       │                          │
+//	   ▼                       ▼                          ▼
+//	┌─────────────────────┐  pop front  ┌────────────┐  dirty again?
+//	│ lanes: normal, low  │────────────▶│ processing │──── yes ──▶ back of its lane
+//	│  (FIFO, ready keys) │             │ (held by a │
+//	└─────────────────────┘             │  worker)   │──── no ───▶ forgotten
+//	   ▲  k enters a lane only           └────────────┘
+//	   │  if not processing               ▲
+//	┌──┴──────────────────┐               │ Add(k) while held: k is
+//	│ dirty (needs work)  │◀──────────────┘ marked dirty, waits for Done
+//	└─────────────────────┘
+//
+// Step by step:
+//
+//   - Add(k): if k is dirty, nothing happens (it is already waiting). Else k
+//     becomes dirty and, unless a worker holds it, joins the back of a lane.
+//   - Get: takes the front key of the normal lane (the low lane only when
+//     the normal one is empty), clears dirty, sets processing.
+//   - Done(k): clears processing; if k became dirty meanwhile it joins the
+//     back of its lane now.
+//
+// The dirty and processing sets share one map of flags, so each operation is
+// one map lookup under one mutex. The pure state (sets, ring, delayHeap) has
+// no locks or goroutines and is tested step by step.
+//
+// # Delays and rate limiting
+//
+// AddAfter puts a key into a binary heap ordered by deadline, with an index
+// from key to heap slot: a key added twice keeps the earlier deadline, in
+// place. One goroutine per queue sleeps on one timer for the earliest
+// deadline and moves due keys into the queue with Add. There is no goroutine
+// per delayed key, and a steady population of delayed keys allocates
+// nothing.
+//
+//	AddAfter(k, d) ──▶ delay heap (min on deadline; key → slot index)
+//	                       │ one timer, armed for the top deadline
+//	                       ▼
+//	                  loop goroutine ──due──▶ Add(k)
+//
+// AddRateLimited(k) asks the RateLimiter how long k should wait and calls
+// AddAfter. The default, DefaultControllerRateLimiter, is the larger of a
+// per-key exponential backoff (5 ms, 10 ms, 20 ms, … capped at 1000 s) and a
+// token bucket shared by all keys (10 per second, bursts of 100). Forget(k)
+// after a success resets k's backoff.
+//
+// # Priority lanes
+//
+// At start-up an informer delivers every existing object as an add; a
+// controller that enqueues them all at once makes a fresh event (a user's
+// new Deployment) wait behind thousands of no-op reconciles. Keys added with
+// AddWithPriority(k, PriorityLow) — handlers use it for the initial list —
+// wait in a second lane served only when the normal lane is empty. A normal
+// Add of a key waiting in the low lane promotes it. Low-lane keys can starve
+// while normal traffic never stops; that is the intended trade.
+//
+// # Guarantees
+//
+//   - A key added any number of times before a worker takes it is handed out
+//     once.
+//   - A key is never held by two workers at once. Added while held, it is
+//     handed out again after Done, so no add is lost.
+//   - Within a lane, keys are handed out in the order they became ready.
+//   - Get blocks until a key is ready, the queue shuts down (ErrShutDown) or
+//     the caller's context ends.
+//   - ShutDown drops later adds and the delay heap, stops the goroutine
+//     before returning, and lets Get hand out what is still ready.
+//     ShutDownWithDrain also waits, bounded by its context, until every key
+//     handed out has had its Done.
+//   - Every wait and every measurement uses the injected clock.Clock.
+//
+// # Metrics
+//
+// With Config.Metrics (from NewMetrics on a caller's prometheus.Registerer)
+// and a Config.Name, a queue records client-go's series under the label
+// name: workqueue_depth, workqueue_adds_total,
+// workqueue_queue_duration_seconds, workqueue_work_duration_seconds,
+// workqueue_unfinished_work_seconds,
+// workqueue_longest_running_processor_seconds and workqueue_retries_total.
+// The two in-flight gauges are refreshed every 500 ms by the queue's
+// goroutine. Nothing is registered at import time; without Metrics the queue
+// does no metric work.
+//
+// # Kubernetes counterpart
+//
+// client-go's k8s.io/client-go/util/workqueue: Queue is
+// TypedRateLimitingInterface (which embeds TypedDelayingInterface and
+// TypedInterface) in one type; Get takes a context and returns ErrShutDown
+// instead of a shutdown bool. ItemExponential, Bucket, MaxOf and
+// DefaultControllerRateLimiter are TypedItemExponentialFailureRateLimiter,
+// TypedBucketRateLimiter, TypedMaxOfRateLimiter and
+// DefaultTypedControllerRateLimiter. Metrics replaces the process-global
+// workqueue.SetProvider. The low-priority lane corresponds to
+// controller-runtime's priority queue, where initial-list events get a low
+// priority.
+package queue

@@ -1,0 +1,296 @@
+package queue
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/kcmlab/kcm/clock"
+)
+
+// ErrShutDown is returned by Get once the queue is shut down and no key is
+// left to hand out: the worker should return.
+var ErrShutDown = errors.New("queue: shut down")
+
+// Priority selects the lane an added key waits in.
+type Priority uint8
+
+const (
+	// PriorityNormal is the lane of Add, AddAfter and AddRateLimited.
+	PriorityNormal Priority = iota
+	// PriorityLow is served only when the normal lane is empty. Handlers
+	// use it for the informer's initial list, so that the thousands of
+	// "reconcile everything" keys of a start-up do not delay fresh events.
+	PriorityLow
+)
+
+// Config configures a Queue. The zero value is a working unnamed queue on
+// the real clock with the default controller rate limiter and no metrics.
+type Config[K comparable] struct {
+	// Name labels the queue's metrics (label "name"). An unnamed queue
+	// records no metrics, as in client-go.
+	Name string
+	// Clock drives delays, rate limiting and metrics; nil means clock.Real.
+	Clock clock.Clock
+	// RateLimiter paces AddRateLimited; nil means
+	// DefaultControllerRateLimiter on Clock.
+	RateLimiter RateLimiter[K]
+	// Metrics receives the queue's metrics; nil records none.
+	Metrics *Metrics
+}
+
+// Queue is a work queue of keys for controller workers. See the package
+// documentation for its guarantees. All methods are safe for concurrent use.
+// A Queue owns one goroutine (delays and metrics) until ShutDown.
+type Queue[K comparable] struct {
+	name    string
+	clock   clock.Clock
+	limiter RateLimiter[K]
+
+	mu sync.Mutex
+	// s is the lanes, dirty set and processing set.
+	s sets[K]
+	// delayed holds AddAfter keys until their deadlines.
+	delayed delayHeap[K]
+	// m is nil when the queue records no metrics.
+	m *queueMetrics[K]
+	// getters is the number of Get calls blocked waiting for a key.
+	getters int
+	// shuttingDown is set once by ShutDown; adds are then dropped.
+	shuttingDown bool
+	// drained, while a ShutDownWithDrain waits, is closed when the last
+	// processing key is Done; nil otherwise.
+	drained chan struct{}
+
+	// ready carries a wake-up token to one blocked Get. Invariant: while
+	// getters > 0 and s.ready > 0, a token is in ready or a woken Get is on
+	// its way to take a key (and passes the token on if keys remain).
+	ready chan struct{}
+	// stop is closed by ShutDown: blocked Gets and the loop return.
+	stop chan struct{}
+	// wake nudges the loop when the earliest delay deadline moves earlier.
+	wake chan struct{}
+	// loopDone is closed when the loop goroutine has returned.
+	loopDone chan struct{}
+
+	// hooks lets tests observe the goroutines; zero in production.
+	hooks hooks
+}
+
+// hooks are test-only observation points, set before the queue starts.
+type hooks struct {
+	// blocked runs when a Get is about to block.
+	blocked func()
+	// refreshed runs after the loop refreshed the in-flight gauges.
+	refreshed func()
+}
+
+// New returns a running Queue. Call ShutDown (or ShutDownWithDrain) when done
+// with it, to stop its goroutine.
+func New[K comparable](cfg Config[K]) *Queue[K] { return newWithHooks(cfg, hooks{}) }
+
+func newWithHooks[K comparable](cfg Config[K], h hooks) *Queue[K] {
+	clk := cfg.Clock
+	if clk == nil {
+		clk = clock.Real{}
+	}
+	limiter := cfg.RateLimiter
+	if limiter == nil {
+		limiter = DefaultControllerRateLimiter[K](clk)
+	}
+	q := &Queue[K]{
+		name:     cfg.Name,
+		clock:    clk,
+		limiter:  limiter,
+		s:        newSets[K](),
+		delayed:  newDelayHeap[K](),
+		ready:    make(chan struct{}, 1),
+		stop:     make(chan struct{}),
+		wake:     make(chan struct{}, 1),
+		loopDone: make(chan struct{}),
+		hooks:    h,
+	}
+	var tick clock.Ticker
+	if cfg.Metrics != nil && cfg.Name != "" {
+		q.m = newQueueMetrics[K](cfg.Metrics, cfg.Name, clk)
+		tick = clk.NewTicker(metricsPeriod)
+	}
+	go q.loop(tick)
+	return q
+}
+
+// Add marks k as needing processing in the normal lane. Adding a key that is
+// already pending does nothing; adding a key a worker holds makes it pending
+// again after Done. After ShutDown, Add does nothing.
+func (q *Queue[K]) Add(k K) { q.AddWithPriority(k, PriorityNormal) }
+
+// AddWithPriority is Add into the given lane. A normal add of a key pending
+// in the low lane moves it to the normal lane; a low add never demotes.
+func (q *Queue[K]) AddWithPriority(k K, p Priority) {
+	q.mu.Lock()
+	if !q.shuttingDown {
+		q.addLocked(k, p == PriorityLow)
+	}
+	q.mu.Unlock()
+}
+
+func (q *Queue[K]) addLocked(k K, lowPriority bool) {
+	if q.s.add(k, lowPriority) && q.m != nil {
+		q.m.addedLocked(k)
+	}
+	q.signalLocked()
+}
+
+// signalLocked hands a wake-up token to a blocked Get if one may need it.
+func (q *Queue[K]) signalLocked() {
+	if q.getters == 0 || q.s.ready == 0 {
+		return
+	}
+	select {
+	case q.ready <- struct{}{}:
+	default: // a token is already waiting to be taken
+	}
+}
+
+// Get blocks until a key is ready and hands it to the caller, who must call
+// Done(k) when finished with it. Until then no other Get returns k.
+//
+// Get returns ErrShutDown once the queue is shut down and has no ready key
+// left (ready keys are still handed out after ShutDown), and ctx's error,
+// wrapped, if ctx ends first. A ready key is returned even if ctx is already
+// done; check ctx between keys to stop a worker early.
+func (q *Queue[K]) Get(ctx context.Context) (K, error) {
+	q.mu.Lock()
+	for {
+		if k, ok := q.s.get(); ok {
+			if q.m != nil {
+				q.m.gotLocked(k)
+			}
+			q.signalLocked() // pass the wake-up on if more keys are ready
+			q.mu.Unlock()
+			return k, nil
+		}
+		if q.shuttingDown {
+			q.mu.Unlock()
+			var zero K
+			return zero, ErrShutDown
+		}
+		q.getters++
+		q.mu.Unlock()
+		if q.hooks.blocked != nil {
+			q.hooks.blocked()
+		}
+		var err error
+		select {
+		case <-q.ready:
+		case <-q.stop:
+		case <-ctx.Done():
+			err = ctx.Err()
+		}
+		q.mu.Lock()
+		q.getters--
+		if err != nil {
+			q.mu.Unlock()
+			var zero K
+			return zero, fmt.Errorf("queue: get: %w", err)
+		}
+	}
+}
+
+// Done tells the queue the worker has finished with k. If k was added while
+// it was held, it is ready again now. Done of a key not held does nothing.
+func (q *Queue[K]) Done(k K) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	held, _ := q.s.done(k)
+	if !held {
+		return
+	}
+	if q.m != nil {
+		q.m.doneLocked(k)
+	}
+	q.signalLocked()
+	if q.drained != nil && q.s.inFlight == 0 {
+		close(q.drained)
+		q.drained = nil
+	}
+}
+
+// Len returns the number of keys ready to be handed out. Keys held by
+// workers, pending again after their Done, or waiting in AddAfter are not
+// counted.
+func (q *Queue[K]) Len() int {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.s.ready
+}
+
+// ShuttingDown reports whether ShutDown has been called.
+func (q *Queue[K]) ShuttingDown() bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.shuttingDown
+}
+
+// ShutDown stops the queue: later adds are dropped, keys waiting in AddAfter
+// are discarded, the goroutine exits before ShutDown returns, and Get hands
+// out the keys still ready and then returns ErrShutDown. It does not wait
+// for workers; see ShutDownWithDrain. Calling it again is harmless.
+func (q *Queue[K]) ShutDown() {
+	q.mu.Lock()
+	q.shutDownLocked()
+	q.mu.Unlock()
+	<-q.loopDone
+}
+
+func (q *Queue[K]) shutDownLocked() {
+	if q.shuttingDown {
+		return
+	}
+	q.shuttingDown = true
+	close(q.stop)
+}
+
+// ShutDownWithDrain is ShutDown that then waits until no key is held by a
+// worker (every Get has had its Done). It returns nil once drained, or ctx's
+// error, wrapped, if ctx ends first; the queue is shut down either way.
+func (q *Queue[K]) ShutDownWithDrain(ctx context.Context) error {
+	q.mu.Lock()
+	q.shutDownLocked()
+	var drained chan struct{}
+	if q.s.inFlight > 0 {
+		if q.drained == nil {
+			q.drained = make(chan struct{})
+		}
+		drained = q.drained
+	}
+	q.mu.Unlock()
+	<-q.loopDone
+	if drained == nil {
+		return nil
+	}
+	select {
+	case <-drained:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("queue %q: drain: %w", q.name, ctx.Err())
+	}
+}
+
+// AddRateLimited adds k after the delay its rate limiter asks for: the
+// usual way to retry a key whose processing failed.
+func (q *Queue[K]) AddRateLimited(k K) {
+	d := q.limiter.When(k)
+	if q.m != nil {
+		q.m.retries.Inc()
+	}
+	q.AddAfter(k, d)
+}
+
+// Forget tells the rate limiter that k succeeded, resetting its backoff. It
+// does not remove k from the queue.
+func (q *Queue[K]) Forget(k K) { q.limiter.Forget(k) }
+
+// NumRequeues returns how many rate-limited retries of k are on record.
+func (q *Queue[K]) NumRequeues(k K) int { return q.limiter.NumRequeues(k) }
