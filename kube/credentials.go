@@ -22,6 +22,12 @@ import (
 // always still valid.
 const DefaultTokenFileMaxAge = time.Minute
 
+// Both implement Credentials.
+var (
+	_ Credentials = (*TokenFile)(nil)
+	_ Credentials = BasicAuth{}
+)
+
 // TokenFileOptions tune a TokenFile. The zero value is fine.
 type TokenFileOptions struct {
 	// MaxAge is how long a read token is reused; zero means

@@ -96,6 +96,8 @@ type ExecCredentials struct {
 	cur *execResult
 }
 
+var _ Credentials = (*ExecCredentials)(nil)
+
 // execResult is one parsed ExecCredential status.
 type execResult struct {
 	token  string
@@ -249,7 +251,7 @@ func (e *ExecCredentials) runError(ctx context.Context, err error, stderr *cappe
 		return ee
 	}
 	if ctx.Err() != nil {
-		return e.fail(ctx.Err(), "did not finish")
+		return e.fail(ctx.Err(), fmt.Sprintf("did not finish (timeout %v)", e.timeout))
 	}
 	msg := "failed"
 	if s := strings.TrimSpace(string(stderr.Bytes())); s != "" {

@@ -396,6 +396,9 @@ func (u KubeconfigUser) String() string {
 	plain("Username", u.Username)
 	secret("Password", u.Password)
 	plain("Impersonate", u.Impersonate)
+	if u.AuthProvider != nil {
+		plain("AuthProvider", u.AuthProvider.Name)
+	}
 	if u.Exec != nil {
 		b.WriteString(", Exec: " + u.Exec.String())
 	}

@@ -320,6 +320,9 @@ func (r *contextResolver) applyUser(cfg *Config, u *KubeconfigUser, c *Kubeconfi
 		return err
 	}
 	cfg.TLS.CertData, cfg.TLS.KeyData = cert, key
+	if u.Exec != nil && (cert != nil || u.Token != "" || u.TokenFile != "" || u.Username != "" || u.Password != "") {
+		r.opts.Logger.Debug().Str("user", r.userName).Msg("exec plugin ignored: the user also has a token, basic auth or a client certificate")
+	}
 	switch {
 	case u.TokenFile != "":
 		tf, err := NewTokenFile(u.TokenFile, TokenFileOptions{Now: r.opts.Now, Logger: r.opts.Logger})
@@ -338,6 +341,7 @@ func (r *contextResolver) applyUser(cfg *Config, u *KubeconfigUser, c *Kubeconfi
 	case u.Username != "" || u.Password != "":
 		cfg.Credentials = BasicAuth{Username: u.Username, Password: u.Password}
 	case u.Exec != nil && cert == nil:
+		// client-go skips the plugin whenever static credentials are set.
 		ec, err := r.execCredentials(cfg, u, c)
 		if err != nil {
 			return err
