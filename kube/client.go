@@ -91,7 +91,7 @@ func NewClient(cfg *Config, opts ...Option) (*Client, error) {
 		retry:   DefaultRetryPolicy,
 		log:     zerolog.Nop(),
 	}
-	c.hc = &http.Client{Transport: &authTransport{next: newTransport(tc), creds: cfg.Credentials, userAgent: ua}}
+	c.hc = &http.Client{Transport: &authTransport{next: newTransport(tc.Clone()), creds: cfg.Credentials, userAgent: ua}}
 	c.userAgent = ua
 	c.limiter = newLimiter(cfg.QPS, cfg.Burst)
 	for _, o := range opts {

@@ -68,10 +68,7 @@ type Credentials interface {
 const DefaultUserAgent = "kcm/v0 (linux) kcm"
 
 // String describes the config without secrets.
-func (c *Config) String() string {
-	if c == nil {
-		return "<nil kube.Config>"
-	}
+func (c Config) String() string {
 	auth := "anonymous"
 	if c.Credentials != nil {
 		auth = fmt.Sprintf("%T", c.Credentials)
@@ -81,7 +78,16 @@ func (c *Config) String() string {
 }
 
 // GoString keeps %#v from dumping key material.
-func (c *Config) GoString() string { return c.String() }
+func (c Config) GoString() string { return c.String() }
+
+// String describes the TLS settings without key material.
+func (t TLSConfig) String() string {
+	return fmt.Sprintf("kube.TLSConfig{CA: %d bytes, ClientCert: %t, ClientKey: <redacted>, Insecure: %t, ServerName: %q}",
+		len(t.CAData), len(t.CertData) > 0, t.Insecure, t.ServerName)
+}
+
+// GoString keeps %#v from dumping key material.
+func (t TLSConfig) GoString() string { return t.String() }
 
 // StaticToken is a bearer token that never changes.
 type StaticToken string

@@ -50,8 +50,10 @@ func (c *Client) dialWebSocket(ctx context.Context, req *request, idle time.Dura
 			h.Set("Authorization", a)
 		}
 	}
+	tc := c.tls.Clone()
+	tc.NextProtos = []string{"http/1.1"} // WebSocket upgrades need HTTP/1.1
 	d := websocket.Dialer{
-		TLSClientConfig:  c.tls.Clone(),
+		TLSClientConfig:  tc,
 		HandshakeTimeout: 30 * time.Second,
 		NetDialContext:   (&net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
 		ReadBufferSize:   32 << 10,
