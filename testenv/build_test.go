@@ -1,0 +1,143 @@
+package testenv
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+)
+
+// syncBuffer is a strings.Builder safe for concurrent writers.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// helloRecipe builds a tiny local program, offline, through the same
+// machinery as etcd and kube-apiserver. setups counts how often it ran.
+func helloRecipe(setups *atomic.Int32) recipe {
+	return recipe{
+		name: "hello", version: "v0.0.1", pkg: "kcm.local/hello", estimate: "a second",
+		ldflags: "-X main.greeting=built-by-testenv",
+		setup: func(ctx context.Context, g *goTool) error {
+			setups.Add(1)
+			files := map[string]string{
+				"go.mod":  "module kcm.local/hello\n\ngo 1.22\n",
+				"main.go": "package main\n\nvar greeting = \"default\"\n\nfunc main() { println(greeting) }\n",
+			}
+			for name, text := range files {
+				if err := os.WriteFile(filepath.Join(g.dir, name), []byte(text), 0o644); err != nil {
+					return err
+				}
+			}
+			return nil
+		},
+	}
+}
+
+func TestBuilderBuildsOnceAndCaches(t *testing.T) {
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Fatalf("the go command is required: %v", err)
+	}
+	cache := t.TempDir()
+	var setups atomic.Int32
+	r := helloRecipe(&setups)
+	var progress syncBuffer
+
+	// Two builders at once, as two test binaries would be: the lock makes
+	// one build and the other find the result.
+	paths := make([]string, 2)
+	errs := make([]error, 2)
+	var wg sync.WaitGroup
+	for i := range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			b := &builder{cacheDir: cache, progress: &progress}
+			paths[i], errs[i] = b.ensure(t.Context(), r)
+		}()
+	}
+	wg.Wait()
+	for i := range 2 {
+		if errs[i] != nil {
+			t.Fatalf("ensure %d: %v", i, errs[i])
+		}
+	}
+	want := filepath.Join(cache, "hello-v0.0.1", "hello")
+	if paths[0] != want || paths[1] != want {
+		t.Errorf("paths %q, want %q", paths, want)
+	}
+	if n := setups.Load(); n != 1 {
+		t.Errorf("built %d times, want once", n)
+	}
+	out, err := exec.Command(want).CombinedOutput()
+	if err != nil || strings.TrimSpace(string(out)) != "built-by-testenv" {
+		t.Errorf("built program says %q, %v: the ldflags were not applied", out, err)
+	}
+	for _, line := range []string{"testenv: building hello v0.0.1", "testenv: built hello v0.0.1"} {
+		if !strings.Contains(progress.String(), line) {
+			t.Errorf("progress lacks %q:\n%s", line, progress.String())
+		}
+	}
+	if entries, _ := filepath.Glob(filepath.Join(cache, "hello-v0.0.1", "build-*")); len(entries) != 0 {
+		t.Errorf("throw-away modules left behind: %q", entries)
+	}
+
+	// Cached: no setup, no output.
+	progress = syncBuffer{}
+	b := &builder{cacheDir: cache, progress: &progress}
+	if _, err := b.ensure(t.Context(), r); err != nil {
+		t.Fatal(err)
+	}
+	if setups.Load() != 1 || progress.String() != "" {
+		t.Errorf("a cached binary was rebuilt (setups=%d, progress %q)", setups.Load(), progress.String())
+	}
+
+	// A changed recipe invalidates the cached binary through its stamp.
+	r.ldflags = "-X main.greeting=rebuilt"
+	if _, err := b.ensure(t.Context(), r); err != nil {
+		t.Fatal(err)
+	}
+	if setups.Load() != 2 {
+		t.Errorf("changing the recipe did not rebuild")
+	}
+}
+
+func TestBuilderFailureShowsOutputTail(t *testing.T) {
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Fatalf("the go command is required: %v", err)
+	}
+	var setups atomic.Int32
+	r := helloRecipe(&setups)
+	r.pkg = "kcm.local/hello/missing" // no such package: go build fails offline
+	b := &builder{cacheDir: t.TempDir(), progress: &syncBuffer{}}
+	_, err := b.ensure(t.Context(), r)
+	if err == nil {
+		t.Fatal("build of a missing package succeeded")
+	}
+	for _, want := range []string{"build hello v0.0.1", "last lines of", "kcm.local/hello/missing"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error lacks %q:\n%v", want, err)
+		}
+	}
+	t.Logf("error: %v", err)
+	if _, statErr := os.Stat(filepath.Join(b.cacheDir, "hello-v0.0.1", "hello")); !os.IsNotExist(statErr) {
+		t.Errorf("a failed build installed a binary: %v", statErr)
+	}
+}

@@ -1,0 +1,268 @@
+package testenv
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/kcmlab/kcm/kube"
+	"github.com/rs/zerolog"
+)
+
+// ErrStopped is returned by operations on a cluster after Stop.
+var ErrStopped = errors.New("testenv: cluster stopped")
+
+// DefaultReadyTimeout bounds how long Start and RestartAPIServer wait for a
+// process to become ready when their context has no deadline.
+const DefaultReadyTimeout = 90 * time.Second
+
+// Options tune Start. The zero value is ready to use.
+type Options struct {
+	// Logger receives testenv's steps and timings. Zero value: silent.
+	Logger zerolog.Logger
+	// Progress receives the build progress lines a person waits on.
+	// Nil means os.Stderr.
+	Progress io.Writer
+	// ReadyTimeout overrides DefaultReadyTimeout.
+	ReadyTimeout time.Duration
+	// Binaries, when set, are used as they are instead of the cached builds.
+	Binaries *Binaries
+}
+
+// Cluster is a running etcd and kube-apiserver on loopback ports, with
+// their data, logs, certificates and kubeconfig in one temporary directory.
+// Its methods are safe for concurrent use; RestartAPIServer and Stop are
+// serialised with each other.
+type Cluster struct {
+	log          zerolog.Logger
+	readyTimeout time.Duration
+	dir          string // the temporary directory; removed by Stop
+
+	// Fixed once Start returns.
+	host           string
+	token          string
+	caPEM          []byte
+	kubeconfigPath string
+	etcd           *etcdServer
+	client         *apiClient
+	etcdHTTP       *http.Client
+
+	mu      sync.Mutex
+	api     *apiServer // its process changes on restart; guarded by mu
+	stopped bool       // guarded by mu
+}
+
+// Start builds (or finds cached) etcd and kube-apiserver, starts both, and
+// returns once kube-apiserver's /readyz answers ok. On error nothing is left
+// running and the temporary directory is gone.
+func Start(ctx context.Context, opts Options) (*Cluster, error) {
+	bins := opts.Binaries
+	if bins == nil {
+		b, err := EnsureBinaries(ctx, opts.Progress, opts.Logger)
+		if err != nil {
+			return nil, err
+		}
+		bins = &b
+	}
+	dir, err := os.MkdirTemp("", "kcm-testenv-")
+	if err != nil {
+		return nil, fmt.Errorf("testenv: %w", err)
+	}
+	c := &Cluster{log: opts.Logger, readyTimeout: opts.ReadyTimeout, dir: dir, etcdHTTP: &http.Client{}}
+	if c.readyTimeout <= 0 {
+		c.readyTimeout = DefaultReadyTimeout
+	}
+	if err := c.start(ctx, *bins); err != nil {
+		c.Stop()
+		return nil, fmt.Errorf("testenv: start cluster: %w", err)
+	}
+	return c, nil
+}
+
+// start runs etcd, then kube-apiserver, then writes the kubeconfig.
+func (c *Cluster) start(ctx context.Context, bins Binaries) error {
+	began := time.Now()
+	rctx, cancel := c.readyContext(ctx)
+	defer cancel()
+	err := retryPortClash(func() (err error) {
+		c.etcd, err = startEtcd(rctx, bins.Etcd, c.dir, c.etcdHTTP)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	c.log.Info().Str("url", c.etcd.clientURL).Dur("took", time.Since(began)).Msg("etcd ready")
+
+	apiBegan := time.Now()
+	err = retryPortClash(func() error {
+		ports, err := freePorts(1)
+		if err != nil {
+			return err
+		}
+		api, token, err := newAPIServer(bins.APIServer, c.dir, c.etcd.clientURL, ports[0])
+		if err != nil {
+			return err
+		}
+		c.api, c.host, c.token = api, api.host, token
+		if err := api.start(); err != nil {
+			return err
+		}
+		err = c.waitAPIServer(rctx)
+		if err != nil {
+			api.stop()
+		}
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	// Read the certificate again now that it is certainly complete.
+	if c.caPEM, err = c.api.readCA(); err != nil {
+		return err
+	}
+	c.kubeconfigPath = filepath.Join(c.dir, "kubeconfig")
+	if err := writeKubeconfig(c.kubeconfigPath, c.host, c.caPEM, c.token); err != nil {
+		return err
+	}
+	c.log.Info().Str("host", c.host).Dur("apiserver", time.Since(apiBegan)).Dur("total", time.Since(began)).
+		Msg("kube-apiserver ready")
+	return nil
+}
+
+// readyContext bounds a wait for readiness by the cluster's ready timeout.
+func (c *Cluster) readyContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(ctx, c.readyTimeout)
+}
+
+// waitAPIServer waits for /readyz on the running kube-apiserver. The first
+// time, it also waits for the serving certificate and makes the client.
+func (c *Cluster) waitAPIServer(ctx context.Context) error {
+	return waitReady(ctx, c.api.proc, func(ctx context.Context) error {
+		if c.client == nil {
+			ca, err := c.api.readCA()
+			if err != nil {
+				return err
+			}
+			if c.client, err = newAPIClient(c.host, ca, c.token); err != nil {
+				return err
+			}
+		}
+		var body string
+		return c.client.do(ctx, http.MethodGet, "/readyz", nil, &body)
+	})
+}
+
+// Config returns a fresh kube.Config for the cluster: its URL, its CA, and
+// a bearer token of a member of system:masters. Callers may modify it.
+func (c *Cluster) Config() *kube.Config {
+	return &kube.Config{
+		Host:        c.host,
+		TLS:         kube.TLSConfig{CAData: bytes.Clone(c.caPEM)},
+		Credentials: kube.StaticToken(c.token),
+		Source:      "testenv",
+	}
+}
+
+// KubeconfigPath returns the path of a kubeconfig file for the cluster (one
+// cluster, user and context, set as current). It is removed by Stop.
+func (c *Cluster) KubeconfigPath() string { return c.kubeconfigPath }
+
+// EtcdURL returns etcd's client URL (plain HTTP on loopback).
+func (c *Cluster) EtcdURL() string { return c.etcd.clientURL }
+
+// StopAPIServer stops kube-apiserver (SIGTERM, then SIGKILL after a bound)
+// and leaves etcd running. Requests fail until StartAPIServer.
+func (c *Cluster) StopAPIServer() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.stopped {
+		return ErrStopped
+	}
+	began := time.Now()
+	c.api.stop()
+	c.client.close()
+	c.log.Info().Dur("took", time.Since(began)).Msg("kube-apiserver stopped")
+	return nil
+}
+
+// StartAPIServer starts kube-apiserver again on the same port, with the
+// same certificate and token, and waits until it is ready. It does nothing
+// but wait if kube-apiserver is running.
+func (c *Cluster) StartAPIServer(ctx context.Context) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.stopped {
+		return ErrStopped
+	}
+	if c.api.proc == nil {
+		if err := c.api.start(); err != nil {
+			return err
+		}
+	}
+	rctx, cancel := c.readyContext(ctx)
+	defer cancel()
+	began := time.Now()
+	if err := c.waitAPIServer(rctx); err != nil {
+		return fmt.Errorf("testenv: restart kube-apiserver: %w", err)
+	}
+	c.log.Info().Dur("took", time.Since(began)).Msg("kube-apiserver ready again")
+	return nil
+}
+
+// RestartAPIServer stops kube-apiserver and starts it again on the same
+// URL. Clients see their connections and watches end, then the API answers
+// again with the same CA and token. Other tests sharing the cluster see the
+// outage too: chaos tests should start a cluster of their own.
+func (c *Cluster) RestartAPIServer(ctx context.Context) error {
+	if err := c.StopAPIServer(); err != nil {
+		return err
+	}
+	return c.StartAPIServer(ctx)
+}
+
+// CompactEtcd compacts etcd's history at its current revision and returns
+// that revision. Afterwards, reads and watches at older revisions fail in
+// etcd; see the package documentation for which watches reach etcd.
+func (c *Cluster) CompactEtcd(ctx context.Context) (int64, error) {
+	rev, err := c.etcd.revision(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("testenv: compact: %w", err)
+	}
+	if err := c.etcd.compact(ctx, rev); err != nil {
+		return 0, fmt.Errorf("testenv: compact at %d: %w", rev, err)
+	}
+	return rev, nil
+}
+
+// Stop kills kube-apiserver and etcd (each gets SIGTERM, then SIGKILL after
+// a bound), waits for them, and removes the temporary directory. It is
+// idempotent.
+func (c *Cluster) Stop() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.stopped {
+		return
+	}
+	c.stopped = true
+	if c.api != nil {
+		c.api.stop()
+	}
+	if c.etcd != nil {
+		c.etcd.proc.stop(stopGrace)
+	}
+	if c.client != nil {
+		c.client.close()
+	}
+	c.etcdHTTP.CloseIdleConnections()
+	if err := os.RemoveAll(c.dir); err != nil {
+		c.log.Warn().Err(err).Str("dir", c.dir).Msg("cannot remove the cluster directory")
+	}
+	c.log.Info().Msg("cluster stopped")
+}
