@@ -1,0 +1,33 @@
+package processor
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// newPanicCounter returns the informer_handler_panics_total family
+// registered with reg, or the identical family a processor registered
+// earlier with the same reg (every informer's processor shares one). A nil
+// reg means no metrics.
+func newPanicCounter(reg prometheus.Registerer) (*prometheus.CounterVec, error) {
+	if reg == nil {
+		return nil, nil
+	}
+	c := prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "informer_handler_panics_total",
+		Help: "Event handler calls that panicked and were recovered, by informer and handler.",
+	}, []string{"informer", "handler"})
+	err := reg.Register(c)
+	if err == nil {
+		return c, nil
+	}
+	var are prometheus.AlreadyRegisteredError
+	if errors.As(err, &are) {
+		if existing, ok := are.ExistingCollector.(*prometheus.CounterVec); ok {
+			return existing, nil
+		}
+	}
+	return nil, fmt.Errorf("processor: registering informer_handler_panics_total: %w", err)
+}
