@@ -65,11 +65,12 @@
 //
 // (and a LIST with resourceVersionMatch=Exact at such a version gets HTTP
 // 410). The same watch on a cached resource such as secrets replays the
-// events instead. Configmaps were chosen because kcm's controllers do not
-// depend on them, so nothing else loses the cache's behaviour; their
-// watches still support everything else, WatchList (sendInitialEvents)
-// included. Use configmaps when a test needs a real 410, any other resource
-// when it needs the cached behaviour.
+// events instead. Configmaps were chosen because no kcm controller is
+// about configmaps, so no controller test loses the cache's behaviour; and
+// an uncached resource still serves everything else, WatchList included
+// (initial ADDED events, then the BOOKMARK annotated
+// k8s.io/initial-events-end, as with the cache). Use configmaps when a test
+// needs a real 410, any other resource when it needs the cached behaviour.
 //
 // # Shared cluster
 //
