@@ -10,8 +10,8 @@ import (
 )
 
 // This file holds the small value types that several API kinds share:
-// condition status, resource lists, label selectors, object references and
-// IntOrString. Field names and json tags follow k8s.io/api v1.34 so that
+// condition status, resource lists, label selectors, IntOrString, and the
+// container and volume sub-structs of every pod template. Field names and json tags follow k8s.io/api v1.34 so that
 // objects decode from, and encode to, exactly what kube-apiserver speaks.
 
 // ConditionStatus is the status of a condition: True, False or Unknown.
@@ -59,23 +59,6 @@ const (
 	LabelSelectorOpExists       LabelSelectorOperator = "Exists"
 	LabelSelectorOpDoesNotExist LabelSelectorOperator = "DoesNotExist"
 )
-
-// LocalObjectReference names an object in the same namespace.
-type LocalObjectReference struct {
-	Name string `json:"name,omitempty"`
-}
-
-// ObjectReference points at any object (core/v1 ObjectReference), as used by
-// Events and ServiceAccount secrets.
-type ObjectReference struct {
-	Kind            string `json:"kind,omitempty"`
-	Namespace       string `json:"namespace,omitempty"`
-	Name            string `json:"name,omitempty"`
-	UID             string `json:"uid,omitempty"`
-	APIVersion      string `json:"apiVersion,omitempty"`
-	ResourceVersion string `json:"resourceVersion,omitempty"`
-	FieldPath       string `json:"fieldPath,omitempty"`
-}
 
 // ErrInvalidIntOrString is wrapped by the errors of IntOrString conversions.
 var ErrInvalidIntOrString = errors.New("invalid IntOrString")

@@ -22,6 +22,23 @@ var (
 	_ Object = (*CoreEvent)(nil)
 )
 
+// LocalObjectReference names an object in the same namespace.
+type LocalObjectReference struct {
+	Name string `json:"name,omitempty"`
+}
+
+// ObjectReference points at any object (core/v1 ObjectReference), as used by
+// Events and ServiceAccount secrets.
+type ObjectReference struct {
+	Kind            string `json:"kind,omitempty"`
+	Namespace       string `json:"namespace,omitempty"`
+	Name            string `json:"name,omitempty"`
+	UID             string `json:"uid,omitempty"`
+	APIVersion      string `json:"apiVersion,omitempty"`
+	ResourceVersion string `json:"resourceVersion,omitempty"`
+	FieldPath       string `json:"fieldPath,omitempty"`
+}
+
 // Pod is a core/v1 Pod.
 type Pod struct {
 	TypeMeta
