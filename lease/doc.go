@@ -1,0 +1,116 @@
+// Package lease is leader election on a coordination.k8s.io/v1 Lease: of
+// several kcm processes, exactly one runs the controllers at a time, and a
+// standby takes over when the leader dies.
+//
+// # Place in the pipeline
+//
+// The informers may warm up in every process; only the leader starts the
+// workers that write to the cluster.
+//
+//	apiserver → reflector → deltafifo → store → processor → handler → queue → workers → ctrl
+//	    ▲                                                                        ▲
+//	    │ GET / PUT leases/<name> (resourceVersion)                               │ gates
+//	    └──────────────── lease.Elector ── OnStartedLeading(ctx) ─────────────────┘
+//
+// # The concept
+//
+// The Lease is a lock record: holderIdentity, leaseDurationSeconds,
+// acquireTime, renewTime, leaseTransitions. Every candidate reads it every
+// RetryPeriod. A free lease (no holder) or an expired one is taken with an
+// update at the resourceVersion the candidate read, so of two racing
+// candidates the apiserver lets exactly one win (the other gets 409
+// Conflict, reads again and sees the winner). The holder rewrites renewTime
+// every RetryPeriod.
+//
+// "Expired" is judged without trusting any remote clock: a candidate
+// remembers the local time it first saw the current version of the record
+// (State.ObservedAt) and may take over once the record's LeaseDuration has
+// passed on its own clock since then with no change. renewTime is written
+// for people to read, never compared with a local clock, so a holder whose
+// clock is hours ahead or behind changes nothing.
+//
+// The code is split the way the rest of kcm is: Decide is a pure function
+// (observed record, when observed, now, identity, durations → create /
+// acquire / renew / wait / step down, and the record to write), and a thin
+// goroutine shell (Run) does the I/O through a three-method Store, with
+// timers from an injected clock.Clock. MemoryStore implements Store for
+// tests; KubeStore implements it on kube.Resources[*kube.Lease].
+//
+// # Timeline
+//
+// H holds the lease, C is a candidate. Times are each process's own clock;
+// only durations are compared, never instants across processes.
+//
+//	time ───────────────────────────────────────────────────────────────────────────────▶
+//	H   acquire   renew     renew     renew  ✗ fail  ✗ fail  ✗ fail  ✗
+//	    ├──RP──┤──RP──┤──RP──┤──RP──┤  (every RetryPeriod)
+//	                         ▲ tL: last successful renewal issued
+//	                         ├────────── RenewDeadline ──────────┤ H's ctx cancelled:
+//	                                                             │ H stops acting
+//	C   reads every RP; each new version restarts its wait
+//	                           ▲ oC: C first reads that version (oC ≥ tL)
+//	                           ├──────────────── LeaseDuration ───────────────────┤
+//	                                                                              C may
+//	                                                             ◀── LD − RD ───▶ acquire
+//	                                                              safety margin
+//
+// With ReleaseOnCancel a leader that is shut down writes the record with no
+// holder (and leaseDurationSeconds 1) after OnStartedLeading returned, so C
+// takes over at its next read instead of after LeaseDuration.
+//
+// # Safety argument
+//
+// Claim: when H's OnStartedLeading context is cancelled no later than
+// RenewDeadline after H issued its last successful write, no other
+// candidate acquires the lease while H still acts as leader.
+//
+//  1. C's acquisition is an update at the resourceVersion C read, so it
+//     succeeds only if nobody wrote the Lease between C's read and C's write.
+//     Hence H's last successful write W was committed before C first read
+//     the version C overwrites, i.e. at a real instant c ≤ oC.
+//  2. H issued W at tL ≤ c (a write is committed after it is sent), and H
+//     stops at tL + RenewDeadline (its deadline timer; Run does not wait for
+//     a hanging request).
+//  3. C writes only after LeaseDuration has passed since oC on its clock.
+//     So C acts no earlier than oC + LeaseDuration ≥ tL + LeaseDuration,
+//     which is LeaseDuration − RenewDeadline (5 s by default) after H
+//     stopped.
+//
+// The margin LD − RD absorbs what the argument treats as instantaneous: the
+// clocks' rates differing (the argument compares durations on two monotonic
+// clocks, never wall-clock instants, so skew and NTP jumps do not matter,
+// only drift), and the time H's code takes to notice its cancelled context.
+// Validate enforces LD > RD > 1.2 × RP, so a leader gets more than one
+// renewal attempt before its deadline. leaseDurationSeconds is written
+// rounded up to whole seconds, which only lengthens C's wait. Identities
+// must be unique; DefaultIdentity appends a random UUID to the hostname.
+//
+// Healthz complements this for a wedged process: it fails when this
+// instance believes it leads but has not renewed for LeaseDuration +
+// HealthTolerance (20 s by default, like kube-controller-manager's adaptor),
+// which a working Run never allows.
+//
+// # Guarantees
+//
+//   - At most one candidate's OnStartedLeading context is live at a time,
+//     under the assumptions above.
+//   - Run returns only after OnStartedLeading returned, the lease was
+//     released (ReleaseOnCancel) and OnStoppedLeading ran; it leaves no
+//     goroutine behind.
+//   - leader_election_master_status{name="<lease name>"} is 1 exactly while
+//     IsLeader is true.
+//
+// # Kubernetes counterpart
+//
+// client-go's k8s.io/client-go/tools/leaderelection: Elector is
+// LeaderElector, Config is LeaderElectionConfig, Callbacks is
+// LeaderCallbacks, Record is resourcelock.LeaderElectionRecord, Store plays
+// resourcelock.Interface and KubeStore resourcelock.LeaseLock; the round in
+// attempt.go is tryAcquireOrRenew, Check/Healthz is HealthzAdaptor. Where
+// kcm differs on purpose: OnStoppedLeading runs only if OnStartedLeading
+// did; Run waits for OnStartedLeading to return and releases only after it
+// did (client-go may release while the callback still runs); OnNewLeader
+// calls come from one goroutine, in order; a leader that sees the lease
+// deleted or naming nobody steps down at once; retries are every
+// RetryPeriod without jitter (conflicts are settled by resourceVersion).
+package lease
