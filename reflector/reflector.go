@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"sync/atomic"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -53,6 +54,9 @@ type Reflector[T kube.Object] struct {
 	sink Sink[T]
 	m    *Machine
 	o    Options
+	// rv mirrors m.LastRV() for readers on other goroutines; the machine
+	// itself is only touched by Run's goroutine.
+	rv atomic.Pointer[string]
 }
 
 // New returns a reflector from lw into sink.
@@ -86,7 +90,19 @@ func New[T kube.Object](lw ListerWatcher[T], sink Sink[T], o Options) *Reflector
 
 // LastSyncResourceVersion returns the resourceVersion of the newest state
 // handed to the sink.
-func (r *Reflector[T]) LastSyncResourceVersion() string { return r.m.LastRV() }
+func (r *Reflector[T]) LastSyncResourceVersion() string {
+	if p := r.rv.Load(); p != nil {
+		return *p
+	}
+	return ""
+}
+
+// publishRV makes the machine's resourceVersion visible to other goroutines.
+func (r *Reflector[T]) publishRV() {
+	if rv := r.m.LastRV(); r.LastSyncResourceVersion() != rv {
+		r.rv.Store(&rv)
+	}
+}
 
 // Run lists and watches until ctx is done, then returns ctx's error.
 // Failures never end Run: they are logged and retried.
@@ -104,6 +120,7 @@ func (r *Reflector[T]) Run(ctx context.Context) error {
 			r.waitFor(ctx, act.Wait)
 			r.m.WaitDone()
 		}
+		r.publishRV()
 		if after := r.m.Phase(); after != before {
 			r.phaseChange(before, after, err)
 		}
@@ -211,6 +228,7 @@ func (r *Reflector[T]) stream(w Watch[T], rep Replacer[T]) error {
 		if err := r.apply(r.m.Event(ev.Type, obj, ev.Type == kube.Bookmark && ev.IsInitialEventsEnd()), ev, rep); err != nil {
 			return err
 		}
+		r.publishRV()
 	}
 }
 

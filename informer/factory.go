@@ -1,0 +1,201 @@
+package informer
+
+import (
+	"context"
+	"reflect"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/rs/zerolog"
+
+	"github.com/kcmlab/kcm/clock"
+	"github.com/kcmlab/kcm/kube"
+	"github.com/kcmlab/kcm/reflector"
+)
+
+// FactoryOptions configure every informer a Factory makes.
+type FactoryOptions struct {
+	// Namespace limits every informer to one namespace; "" = all.
+	Namespace string
+	// Reflector settings shared by all informers (page size, WatchList,
+	// transport is chosen with Transport below).
+	Reflector reflector.Options
+	Transport kube.WatchTransport
+	// KeepManagedFields keeps metadata.managedFields in cached objects. By
+	// default they are cut from the bytes before decoding, as
+	// kube-controller-manager's informers drop them.
+	KeepManagedFields bool
+	Clock             clock.Clock
+	Logger            zerolog.Logger
+	Registerer        prometheus.Registerer
+}
+
+// runner is the part of an informer the factory starts and waits for.
+type runner interface {
+	Run(ctx context.Context) error
+	HasSynced() bool
+	Name() string
+}
+
+// factoryKey identifies one informer: a resource and how it is decoded.
+type factoryKey struct {
+	res  kube.Resource
+	kind string // the Go type of the objects, or "metadata"
+}
+
+// Factory hands out exactly one informer per resource and representation
+// (client-go's SharedInformerFactory): every controller asking for pods
+// shares one cache and one watch.
+type Factory struct {
+	client *kube.Client
+	o      FactoryOptions
+
+	mu sync.Mutex
+	// informers are all informers made; started marks those running.
+	informers map[factoryKey]runner
+	started   map[factoryKey]bool
+	ctx       context.Context // set by the first Start
+	cancel    context.CancelFunc
+	wg        sync.WaitGroup
+}
+
+// NewFactory returns a factory reading through client.
+func NewFactory(client *kube.Client, o FactoryOptions) *Factory {
+	if o.Clock == nil {
+		o.Clock = clock.Real{}
+	}
+	return &Factory{client: client, o: o, informers: map[factoryKey]runner{}, started: map[factoryKey]bool{}}
+}
+
+// For returns the shared informer for res decoding into typed objects,
+// e.g. informer.For[kube.Pod](f, kube.Pods).
+func For[S any, P kube.TypedPtr[S]](f *Factory, res kube.Resource) *Informer[P] {
+	return get(f, res, reflect.TypeFor[P]().String(), kube.Typed[S, P](), false)
+}
+
+// ForRaw returns the shared informer for res caching RawObjects (any
+// resource, CRDs included; the most compact cache).
+func ForRaw(f *Factory, res kube.Resource) *Informer[*kube.RawObject] {
+	return get(f, res, "raw", kube.Raw(), false)
+}
+
+// ForMetadata returns the shared metadata-only informer for res: objects
+// carry apiVersion, kind and metadata only (PartialObjectMetadata).
+func ForMetadata(f *Factory, res kube.Resource) *Informer[*kube.RawObject] {
+	return get(f, res, "metadata", kube.Raw(), true)
+}
+
+func get[T kube.Object](f *Factory, res kube.Resource, kind string, codec kube.Codec[T], metaOnly bool) *Informer[T] {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	key := factoryKey{res: res, kind: kind}
+	if inf, ok := f.informers[key]; ok {
+		return inf.(*Informer[T])
+	}
+	if !f.o.KeepManagedFields {
+		codec = kube.StrippingManagedFields(codec)
+	}
+	r := kube.NewResources(f.client, res, codec).InNamespace(f.o.Namespace)
+	if metaOnly {
+		r = r.MetadataOnly()
+	}
+	name := res.Resource
+	if res.Group != "" {
+		name += "." + res.Group
+	}
+	if kind == "metadata" {
+		name += "(metadata)"
+	}
+	o := Options[T]{Name: name, Reflector: f.o.Reflector, Clock: f.o.Clock, Logger: f.o.Logger, Registerer: f.o.Registerer}
+	inf, err := New(reflector.FromResources(r, f.o.Transport), o)
+	if err != nil {
+		// Only registering metrics can fail: run without them rather than
+		// without the informer.
+		f.o.Logger.Warn().Err(err).Str("informer", name).Msg("informer metrics not registered")
+		o.Registerer = nil
+		inf, _ = New(reflector.FromResources(r, f.o.Transport), o)
+	}
+	f.informers[key] = inf
+	if f.ctx != nil {
+		f.startLocked(key, inf)
+	}
+	return inf
+}
+
+// Start runs every informer requested so far, and those requested later,
+// until ctx ends or Shutdown is called. Calling it again is harmless.
+func (f *Factory) Start(ctx context.Context) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.ctx == nil {
+		f.ctx, f.cancel = context.WithCancel(ctx)
+	}
+	for key, inf := range f.informers {
+		if !f.started[key] {
+			f.startLocked(key, inf)
+		}
+	}
+}
+
+func (f *Factory) startLocked(key factoryKey, inf runner) {
+	f.started[key] = true
+	f.wg.Add(1)
+	go func() {
+		defer f.wg.Done()
+		_ = inf.Run(f.ctx)
+	}()
+}
+
+// WaitForCacheSync blocks until every started informer has synced or ctx
+// ends, and reports which have synced.
+func (f *Factory) WaitForCacheSync(ctx context.Context) map[string]bool {
+	f.mu.Lock()
+	var infs []runner
+	for key, inf := range f.informers {
+		if f.started[key] {
+			infs = append(infs, inf)
+		}
+	}
+	f.mu.Unlock()
+	return WaitForCacheSync(ctx, f.o.Clock, infs...)
+}
+
+// Shutdown stops every informer and waits for all their goroutines.
+func (f *Factory) Shutdown() {
+	f.mu.Lock()
+	if f.cancel != nil {
+		f.cancel()
+	}
+	f.mu.Unlock()
+	f.wg.Wait()
+}
+
+// Synced is anything that reports a cache sync.
+type Synced interface {
+	HasSynced() bool
+	Name() string
+}
+
+// WaitForCacheSync polls (every 100 ms, client-go's period) until all have
+// synced or ctx ends, and returns each one's state.
+func WaitForCacheSync[S Synced](ctx context.Context, clk clock.Clock, all ...S) map[string]bool {
+	out := make(map[string]bool, len(all))
+	for {
+		done := true
+		for _, s := range all {
+			out[s.Name()] = s.HasSynced()
+			done = done && out[s.Name()]
+		}
+		if done {
+			return out
+		}
+		t := clk.NewTimer(100 * time.Millisecond)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return out
+		case <-t.C():
+		}
+	}
+}

@@ -1,0 +1,261 @@
+package informer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/rs/zerolog"
+
+	"github.com/kcmlab/kcm/clock"
+	"github.com/kcmlab/kcm/deltafifo"
+	"github.com/kcmlab/kcm/kube"
+	"github.com/kcmlab/kcm/processor"
+	"github.com/kcmlab/kcm/reflector"
+	"github.com/kcmlab/kcm/store"
+)
+
+// Options configure an Informer. Zero values mean the defaults noted.
+type Options[T kube.Object] struct {
+	Name string // for logs and metrics, e.g. "pods"
+	// Indexers are the store's indexes; default: namespace, label, owner.
+	Indexers store.Indexers[T]
+	// Transform rewrites each object before it is queued and cached (client-go's
+	// TransformFunc). Stripping managedFields needs no transform: the
+	// Factory's codecs cut it from the bytes before decoding.
+	Transform func(T) (T, error)
+	// Reflector settings (page size, WatchList, timeouts, selectors, backoff).
+	Reflector reflector.Options
+	// BatchSize is the most deltas applied per FIFO pop; default 256.
+	BatchSize  int
+	Clock      clock.Clock
+	Logger     zerolog.Logger
+	Registerer prometheus.Registerer
+	// Observer, when set, sees every stage (kcm trace).
+	Observer Observer[T]
+}
+
+// Observer sees deltas being applied: what the store did and what the
+// processor was given. kcm trace prints it.
+type Observer[T kube.Object] interface {
+	reflector.Observer
+	Applied(d deltafifo.Delta[T], existed bool, queueDepth int)
+}
+
+// Informer keeps a local, indexed copy of one resource and tells handlers
+// what changed (client-go's SharedIndexInformer):
+//
+//	reflector ──▶ deltafifo ──Pop──▶ apply: store write + processor notification
+type Informer[T kube.Object] struct {
+	name  string
+	fifo  *deltafifo.FIFO[T]
+	store *store.Store[T]
+	proc  *processor.Processor[T]
+	refl  *reflector.Reflector[T]
+	clk   clock.Clock
+	log   zerolog.Logger
+	batch int
+	obs   Observer[T]
+
+	started atomic.Bool
+	// synced latches once the FIFO reported HasSynced.
+	synced atomic.Bool
+	// syncedAt and applied describe the initial sync, for the progress log.
+	startedAt time.Time
+	applied   atomic.Int64
+	done      chan struct{}
+}
+
+// New builds an informer reading from lw. Run starts it.
+func New[T kube.Object](lw reflector.ListerWatcher[T], o Options[T]) (*Informer[T], error) {
+	if o.Clock == nil {
+		o.Clock = clock.Real{}
+	}
+	if o.BatchSize <= 0 {
+		o.BatchSize = 256
+	}
+	if o.Indexers == nil {
+		o.Indexers = store.BuiltinIndexers[T]()
+	}
+	log := o.Logger.With().Str("informer", o.Name).Logger()
+	inf := &Informer[T]{name: o.Name, clk: o.Clock, log: log, batch: o.BatchSize, obs: o.Observer, done: make(chan struct{})}
+	inf.store = store.New(store.Options[T]{Indexers: o.Indexers})
+	inf.fifo = deltafifo.New(deltafifo.Options[T]{Known: inf.store, Logger: log})
+	proc, err := processor.New(processor.Options[T]{Name: o.Name, Lister: inf.store, HasSynced: inf.HasSynced,
+		Clock: o.Clock, Logger: log, Registerer: o.Registerer})
+	if err != nil {
+		return nil, fmt.Errorf("informer %s: %w", o.Name, err)
+	}
+	inf.proc = proc
+	ro := o.Reflector
+	ro.Name, ro.Clock, ro.Logger = o.Name, o.Clock, log
+	if o.Observer != nil {
+		ro.Observer = o.Observer
+	}
+	inf.refl = reflector.New(lw, reflector.Sink[T](fifoSink[T]{f: inf.fifo, transform: o.Transform}), ro)
+	return inf, nil
+}
+
+// Name returns the informer's name.
+func (i *Informer[T]) Name() string { return i.name }
+
+// Store returns the cache. It is read-only for everyone but the informer.
+func (i *Informer[T]) Store() *store.Store[T] { return i.store }
+
+// Lister returns a lister over the cache.
+func (i *Informer[T]) Lister() Lister[T] { return Lister[T]{s: i.store, res: i.name} }
+
+// HasSynced reports whether the initial list has been applied to the
+// store and distributed to the handlers.
+func (i *Informer[T]) HasSynced() bool {
+	if i.synced.Load() {
+		return true
+	}
+	if i.fifo.HasSynced() {
+		i.synced.Store(true)
+		return true
+	}
+	return false
+}
+
+// LastSyncResourceVersion is the resourceVersion of the newest state seen.
+func (i *Informer[T]) LastSyncResourceVersion() string { return i.refl.LastSyncResourceVersion() }
+
+// AddEventHandler registers h; see processor.Processor.AddHandler.
+func (i *Informer[T]) AddEventHandler(h processor.Handler[T], o processor.HandlerOptions) (*processor.Registration, error) {
+	return i.proc.AddHandler(h, o)
+}
+
+// RemoveEventHandler unregisters a handler.
+func (i *Informer[T]) RemoveEventHandler(r *processor.Registration) error {
+	return i.proc.RemoveHandler(r)
+}
+
+// ErrAlreadyStarted is returned by a second Run.
+var ErrAlreadyStarted = errors.New("informer already started")
+
+// Run lists, watches and applies until ctx ends, then stops every goroutine
+// it started and returns. It may be called once.
+func (i *Informer[T]) Run(ctx context.Context) error {
+	if !i.started.CompareAndSwap(false, true) {
+		return ErrAlreadyStarted
+	}
+	defer close(i.done)
+	i.startedAt = i.clk.Now()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var wg sync.WaitGroup
+	run := func(f func(context.Context)) {
+		wg.Add(1)
+		go func() { defer wg.Done(); f(ctx) }()
+	}
+	run(func(ctx context.Context) { _ = i.proc.Run(ctx) })
+	run(func(ctx context.Context) { _ = i.refl.Run(ctx) })
+	run(i.resyncLoop)
+	run(func(ctx context.Context) { <-ctx.Done(); i.fifo.Close() })
+	i.applyLoop(ctx)
+	cancel()
+	wg.Wait()
+	return nil
+}
+
+// Done is closed when Run has returned.
+func (i *Informer[T]) Done() <-chan struct{} { return i.done }
+
+// applyLoop pops batches of deltas and applies them in arrival order.
+func (i *Informer[T]) applyLoop(ctx context.Context) {
+	for ctx.Err() == nil {
+		err := i.fifo.Pop(ctx, i.batch, i.applyBatch)
+		switch {
+		case err == nil:
+		case errors.Is(err, deltafifo.ErrClosed) || ctx.Err() != nil:
+			return
+		default:
+			i.log.Error().Err(err).Msg("applying deltas")
+		}
+		i.noteSync()
+	}
+}
+
+// applyBatch writes each delta to the store and hands the matching
+// notification to the processor, both under the processor's lock so that a
+// handler added concurrently sees each change exactly once.
+func (i *Informer[T]) applyBatch(batch []deltafifo.Delta[T]) error {
+	i.proc.Apply(func(emit func(processor.Notification[T])) {
+		for _, d := range batch {
+			existed := i.applyOne(d, emit)
+			if i.obs != nil {
+				i.obs.Applied(d, existed, i.fifo.Len())
+			}
+		}
+	})
+	i.applied.Add(int64(len(batch)))
+	return nil
+}
+
+func (i *Informer[T]) applyOne(d deltafifo.Delta[T], emit func(processor.Notification[T])) bool {
+	if d.Type == deltafifo.Deleted {
+		old, existed := i.store.Delete(d.Key)
+		obj := d.Object
+		if existed && !d.FinalStateUnknown {
+			_ = old // the server's final state is the better one to report
+		} else if existed {
+			obj = old
+		}
+		emit(processor.DeleteNotification(obj, d.FinalStateUnknown))
+		return existed
+	}
+	old, existed := i.store.Set(d.Object)
+	switch {
+	case d.Type == deltafifo.Sync:
+		emit(processor.SyncNotification(old, d.Object))
+	case existed:
+		emit(processor.UpdateNotification(old, d.Object))
+	default:
+		emit(processor.AddNotification(d.Object, d.InitialList))
+	}
+	return existed
+}
+
+// noteSync logs the initial sync once, with its rate.
+func (i *Informer[T]) noteSync() {
+	if i.synced.Load() || !i.fifo.HasSynced() {
+		return
+	}
+	i.synced.Store(true)
+	took := i.clk.Since(i.startedAt)
+	n := i.store.Len()
+	rate := 0.0
+	if took > 0 {
+		rate = float64(n) / took.Seconds()
+	}
+	i.log.Info().Int("objects", n).Dur("took", took).Float64("objects_per_s", rate).
+		Str("rv", i.refl.LastSyncResourceVersion()).Msg("informer synced")
+}
+
+// resyncLoop periodically asks the FIFO to resync when a handler's resync
+// period is due.
+func (i *Informer[T]) resyncLoop(ctx context.Context) {
+	for {
+		period := i.proc.ResyncCheckPeriod()
+		if period <= 0 {
+			period = time.Minute // re-check later: handlers with resync may be added
+		}
+		t := i.clk.NewTimer(period)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return
+		case <-t.C():
+		}
+		if i.proc.ResyncCheckPeriod() > 0 && i.proc.ShouldResync() {
+			if err := i.fifo.Resync(); err != nil {
+				return
+			}
+		}
+	}
+}

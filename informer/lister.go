@@ -1,0 +1,84 @@
+package informer
+
+import (
+	"fmt"
+
+	"github.com/kcmlab/kcm/kube"
+	"github.com/kcmlab/kcm/store"
+)
+
+// Lister reads an informer's cache (client-go's listers). Results are the
+// cached objects themselves: shared and read-only — kube.DeepCopy before
+// modifying one.
+type Lister[T kube.Object] struct {
+	s   *store.Store[T]
+	res string
+}
+
+// NewLister returns a lister over any store.
+func NewLister[T kube.Object](s *store.Store[T], resource string) Lister[T] {
+	return Lister[T]{s: s, res: resource}
+}
+
+// List returns the cached objects whose labels match sel.
+func (l Lister[T]) List(sel kube.Selector) []T {
+	return filter(l.s.List(), sel)
+}
+
+// Get returns a cluster-scoped object by name. A missing object is a
+// kube.ErrNotFound, like the apiserver's answer.
+func (l Lister[T]) Get(name string) (T, error) { return l.get(name, name) }
+
+func (l Lister[T]) get(key, name string) (T, error) {
+	obj, ok := l.s.Get(key)
+	if !ok {
+		var zero T
+		return zero, fmt.Errorf("%s %q not found in cache: %w", l.res, name, kube.ErrNotFound)
+	}
+	return obj, nil
+}
+
+// Namespace returns a lister for one namespace.
+func (l Lister[T]) Namespace(ns string) NamespaceLister[T] {
+	return NamespaceLister[T]{l: l, ns: ns}
+}
+
+// ByIndex returns the objects with value in the named index, ordered by key.
+func (l Lister[T]) ByIndex(index, value string) ([]T, error) { return l.s.ByIndex(index, value) }
+
+// NamespaceLister reads one namespace of the cache.
+type NamespaceLister[T kube.Object] struct {
+	l  Lister[T]
+	ns string
+}
+
+// Get returns the object named name in the namespace.
+func (n NamespaceLister[T]) Get(name string) (T, error) { return n.l.get(n.ns+"/"+name, name) }
+
+// List returns the namespace's objects whose labels match sel, using the
+// namespace index when the store has one.
+func (n NamespaceLister[T]) List(sel kube.Selector) []T {
+	objs, err := n.l.s.ByIndex(store.IndexNamespace, n.ns)
+	if err != nil {
+		objs = nil
+		for _, o := range n.l.s.List() {
+			if o.GetObjectMeta().Namespace == n.ns {
+				objs = append(objs, o)
+			}
+		}
+	}
+	return filter(objs, sel)
+}
+
+func filter[T kube.Object](objs []T, sel kube.Selector) []T {
+	if sel.Empty() {
+		return objs
+	}
+	out := objs[:0:0]
+	for _, o := range objs {
+		if sel.Matches(o.GetObjectMeta().Labels) {
+			out = append(out, o)
+		}
+	}
+	return out
+}
