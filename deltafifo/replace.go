@@ -21,9 +21,11 @@ type Replacer[T kube.Object] struct {
 }
 
 // StartReplace opens a streaming replace of the whole contents as of
-// resourceVersion rv (recorded for logs). A replace still open is
-// superseded: its methods return ErrReplaceEnded and it produces no
-// tombstones. On a closed FIFO the Replacer's methods return ErrClosed.
+// resourceVersion rv (recorded for logs). While it is open, an Add or
+// Update of a key counts as news newer than the list: Finish will not
+// tombstone that key. A replace still open is superseded: its methods
+// return ErrReplaceEnded and it produces no tombstones. On a closed FIFO
+// the Replacer's methods return ErrClosed.
 func (f *FIFO[T]) StartReplace(rv string) *Replacer[T] {
 	r := &Replacer[T]{f: f, rv: rv, seen: make(map[string]struct{})}
 	f.mu.Lock()
