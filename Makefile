@@ -18,7 +18,7 @@ vet:
 	$(GO) vet $(PKGS)
 
 prepare:
-	$(GO) run ./testenv/prepare
+	$(GO) run ./cmd/kcm dev --build-only
 
 ## bench: the side-by-side benchmarks (bench/ is its own module).
 bench:
