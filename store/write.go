@@ -1,0 +1,243 @@
+package store
+
+import (
+	"maps"
+	"slices"
+
+	"github.com/google/btree"
+
+	"github.com/kcmlab/kcm/kube"
+)
+
+// Op is one write of an Apply batch. Apply fills Old and Existed.
+type Op[T kube.Object] struct {
+	// Delete removes the key instead of storing Obj.
+	Delete bool
+	// Obj is the object to store; for a Delete it may instead name the key.
+	Obj T
+	// Key is the key to write; empty means KeyOf(Obj).
+	Key string
+
+	// Old is the object stored under the key before this op, if Existed.
+	Old     T
+	Existed bool
+}
+
+// Set stores obj (add or update) and returns the object it replaced.
+func (s *Store[T]) Set(obj T) (old T, existed bool) {
+	key := s.keyFunc(obj)
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	t := s.tab.Load()
+	old, existed, changed := s.setLocked(t, key, obj, s.gen+1)
+	if changed {
+		s.gen++
+		s.publishLocked(t, false)
+	}
+	return old, existed
+}
+
+// Delete removes key and returns the object it held.
+func (s *Store[T]) Delete(key string) (old T, existed bool) {
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	t := s.tab.Load()
+	old, existed = s.deleteLocked(t, key)
+	if existed && len(t.w) > 0 {
+		s.gen++
+		s.publishLocked(t, false)
+	}
+	return old, existed
+}
+
+// DeleteObject removes the key obj is stored under (only its key is used).
+func (s *Store[T]) DeleteObject(obj T) (old T, existed bool) {
+	return s.Delete(s.keyFunc(obj))
+}
+
+// Apply performs ops in order as one write: readers of indexes see all of
+// the batch or none of it (Get and List may see a prefix of it). It is
+// cheaper than the same writes one by one because the index snapshot is
+// published once. Old and Existed of each op are filled in.
+func (s *Store[T]) Apply(ops []Op[T]) {
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	t := s.tab.Load()
+	gen, published := s.gen+1, false
+	for i := range ops {
+		op := &ops[i]
+		key := op.Key
+		if key == "" {
+			key = s.keyFunc(op.Obj)
+		}
+		var changed bool
+		if op.Delete {
+			op.Old, op.Existed = s.deleteLocked(t, key)
+			changed = op.Existed && len(t.w) > 0
+		} else {
+			op.Old, op.Existed, changed = s.setLocked(t, key, op.Obj, gen)
+		}
+		published = published || changed
+	}
+	if published {
+		s.gen = gen
+		s.publishLocked(t, false)
+	}
+}
+
+// Replace makes items the whole content of the store (client-go's
+// Replace), atomically for readers: the new items and indexes are built
+// aside and swapped in with one atomic store, so a reader sees the old
+// content or the new, never a mixture. A key given twice keeps its last
+// object.
+func (s *Store[T]) Replace(items []T) {
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	old := s.tab.Load()
+	t := newTable[T](s.nshards, len(items))
+	t.w = make([]*windex[T], len(old.w))
+	for i, w := range old.w {
+		t.w[i] = newWindex(w.def)
+	}
+	gen := s.gen + 1
+	for _, obj := range items {
+		s.setLocked(t, s.keyFunc(obj), obj, gen)
+	}
+	s.gen = gen
+	t.snap.Store(old.snap.Load()) // names and defs carry over
+	s.publishLocked(t, false)
+	s.tab.Store(t)
+}
+
+// AddIndexers adds indexes, built from the current content, at any time.
+// All or none are added: a name already maintained yields ErrIndexExists,
+// a nil func under a name not built in ErrNilIndexFunc.
+func (s *Store[T]) AddIndexers(indexers Indexers[T]) error {
+	if len(indexers) == 0 {
+		return nil
+	}
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	t := s.tab.Load()
+	sn := t.snap.Load()
+	names := slices.Sorted(maps.Keys(indexers))
+	defs := make([]*indexDef[T], 0, len(names))
+	for _, name := range names {
+		if _, ok := sn.names[name]; ok {
+			return wrapName(ErrIndexExists, name)
+		}
+		d, err := newIndexDef(name, indexers[name])
+		if err != nil {
+			return err
+		}
+		defs = append(defs, d)
+	}
+	for _, d := range defs {
+		w := newWindex(d)
+		// Versions already stored have gen <= s.gen, and the new tree
+		// indexes exactly them, so the snapshot's gen stays correct.
+		for i := range t.shards {
+			for key, c := range t.shards[i].m {
+				w.add(&s.sc, key, c, c.p.Load().obj)
+			}
+		}
+		t.w = append(t.w, w)
+	}
+	s.publishLocked(t, true)
+	return nil
+}
+
+// setLocked stores obj under key in t. A version whose index values changed
+// (or that is new) is stamped gen; changed reports whether any index tree
+// changed, in which case the caller must publish generation gen.
+func (s *Store[T]) setLocked(t *table[T], key string, obj T, gen uint64) (old T, existed, changed bool) {
+	sh := s.shardFor(t, key)
+	c := sh.m[key]
+	if c == nil {
+		c = new(cell[T])
+		v := &version[T]{obj: obj}
+		if len(t.w) > 0 {
+			v.gen = gen // a new key changes every index (0: none to change)
+		}
+		c.p.Store(v)
+		sh.mu.Lock()
+		sh.m[key] = c
+		sh.mu.Unlock()
+		t.n.Add(1)
+		for _, w := range t.w {
+			w.add(&s.sc, key, c, obj)
+		}
+		return old, false, len(t.w) > 0
+	}
+	prev := c.p.Load()
+	// First decide which indexes change (a bit per index; a store with
+	// more than 64 indexes rechecks them all), then publish the version,
+	// then move entries: the version must carry its new gen before any
+	// snapshot shows its new entries.
+	var moved uint64
+	for i, w := range t.w {
+		var same bool
+		s.sc.ks, same = w.def.same(prev.obj, obj, s.sc.ks)
+		if !same {
+			moved |= 1 << min(i, 63)
+		}
+	}
+	v := &version[T]{obj: obj, gen: prev.gen}
+	if moved != 0 {
+		v.gen = gen
+	}
+	c.p.Store(v)
+	for i, w := range t.w {
+		if moved&(1<<min(i, 63)) != 0 {
+			w.update(&s.sc, key, c, prev.obj, obj)
+		}
+	}
+	return prev.obj, true, moved != 0
+}
+
+// deleteLocked removes key from t.
+func (s *Store[T]) deleteLocked(t *table[T], key string) (old T, existed bool) {
+	sh := s.shardFor(t, key)
+	c := sh.m[key]
+	if c == nil {
+		return old, false
+	}
+	prev := c.p.Load()
+	sh.mu.Lock()
+	delete(sh.m, key)
+	sh.mu.Unlock()
+	t.n.Add(-1)
+	c.p.Store(nil)
+	for _, w := range t.w {
+		w.remove(&s.sc, key, prev.obj)
+	}
+	return prev.obj, true
+}
+
+// publishLocked makes the writer's trees visible: it clones every tree that
+// changed since the last snapshot (O(1); the writer's next change to a
+// shared node copies it) and stores a new snapshot of generation s.gen.
+// reshape rebuilds names and defs after indexes were added.
+func (s *Store[T]) publishLocked(t *table[T], reshape bool) {
+	prev := t.snap.Load()
+	sn := &snapshot[T]{gen: s.gen, trees: make([]*btree.BTreeG[entry[T]], len(t.w))}
+	if reshape || prev == nil {
+		sn.names = make(map[string]int, len(t.w))
+		sn.defs = make([]*indexDef[T], len(t.w))
+		for i, w := range t.w {
+			sn.names[w.def.name] = i
+			sn.defs[i] = w.def
+		}
+	} else {
+		sn.names, sn.defs = prev.names, prev.defs
+	}
+	for i, w := range t.w {
+		if w.dirty || prev == nil || i >= len(prev.trees) {
+			sn.trees[i] = w.tree.Clone()
+			w.dirty = false
+		} else {
+			sn.trees[i] = prev.trees[i]
+		}
+	}
+	t.snap.Store(sn)
+}
