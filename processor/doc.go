@@ -74,7 +74,7 @@
 // client-go moves each notification through two unbuffered channels and two
 // goroutines per listener; here Distribute appends to the listener's ring
 // under a short lock and one goroutine drains it in batches, so distributing
-// allocates nothing. Deletes inferred from a relist arrive as the typed
+// allocates nothing beyond the amortised growth of a buffer. Deletes inferred from a relist arrive as the typed
 // last-known object with finalStateUnknown=true rather than wrapped in a
 // DeletedFinalStateUnknown value. The resync check period follows the
 // handlers present (it is not fixed when the informer starts).

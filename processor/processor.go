@@ -213,7 +213,8 @@ func (p *Processor[T]) Distribute(n Notification[T]) {
 // notification its writes produce; a handler added concurrently then either
 // sees a write in its snapshot or receives its notification, never both and
 // never neither. emit must not be used after update returns, and update must
-// not call back into the processor.
+// not call back into the processor (nor may Options.Lister): the lock order
+// is processor, then store.
 func (p *Processor[T]) Apply(update func(emit func(Notification[T]))) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -258,13 +259,13 @@ func (p *Processor[T]) ShouldResync() bool {
 	now := p.clock.Now()
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	any := false
+	due := false
 	for _, l := range p.listeners {
 		if l.resync.check(now) {
-			any = true
+			due = true
 		}
 	}
-	return any
+	return due
 }
 
 // Registrations returns the current registrations in registration order.

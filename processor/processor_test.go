@@ -180,7 +180,9 @@ func (m *mirror) OnDelete(obj *kube.Pod, _ bool) {
 // TestLateHandlersSeeSnapshotThenLiveEvents adds handlers while a writer
 // goroutine keeps changing the store through Apply. Every handler must end
 // with exactly the store's contents, and along the way never receive an
-// event that duplicates its snapshot or skips a change.
+// event that duplicates its snapshot or skips a change. Each write carries a
+// new resourceVersion, as the API server's do (API concepts: "resource
+// versions"), so a repeated or skipped change shows as a version mismatch.
 func TestLateHandlersSeeSnapshotThenLiveEvents(t *testing.T) {
 	const (
 		keys     = 40
@@ -394,12 +396,16 @@ func TestRemoveHandler(t *testing.T) {
 	}}, HandlerOptions{Name: "victim"})
 	other := newRecorder()
 	otherReg := mustAdd(t, p, other, HandlerOptions{Name: "other"})
-	running(t, p)
-
+	// Buffered before Run, so the victim's goroutine takes all ten in one
+	// batch: removal must also stop the nine it has taken but not delivered.
 	for i := range 10 {
 		p.Distribute(AddNotification(pod("ns", fmt.Sprint(i), 1), false))
 	}
+	running(t, p)
 	waitClosedOrRecv(t, entered)
+	if pend := victim.Pending(); pend != 9 {
+		t.Fatalf("Pending() with the first call in progress = %d, want 9", pend)
+	}
 	if err := p.RemoveHandler(victim); err != nil {
 		t.Fatal(err)
 	}
