@@ -1,0 +1,40 @@
+// Package informer assembles the engine: an Informer keeps a local,
+// indexed, always-converging copy of one resource and tells handlers what
+// changed; a Factory shares one informer per resource among all the
+// controllers that ask for it.
+//
+// # Where it sits
+//
+//	                    ┌──────────────────── Informer ────────────────────┐
+//	 kube-apiserver ──▶ │ reflector ──▶ deltafifo ──Pop(batch)──▶ apply:   │
+//	  LIST + WATCH      │                                  store.Set/Delete │──▶ Lister (reads)
+//	                    │                                  processor ───────│──▶ handlers ──▶ queue
+//	                    └──────────────────────────────────────────────────┘
+//
+// One goroutine applies deltas, in the order they arrived, writing the store
+// and handing the matching notification to the processor under one lock, so
+// that a handler added at any moment sees every change exactly once: in its
+// initial snapshot or as a live notification.
+//
+// # Guarantees
+//
+//   - Convergence: after the server stops changing, the cache holds exactly
+//     the server's objects at their resourceVersions, and each handler's last
+//     notification per key is the server's state (or a delete). The
+//     integration tests check this against a real kube-apiserver under
+//     concurrent writers, an apiserver restart and an etcd compaction that
+//     forces 410 Gone.
+//   - HasSynced turns true once the initial list has been applied and
+//     distributed; the Factory's WaitForCacheSync waits for it.
+//   - managedFields are cut from objects before they are decoded (unless
+//     FactoryOptions.KeepManagedFields), like kube-controller-manager's
+//     informers, which strip them to save memory.
+//   - Run stops every goroutine it started before it returns.
+//
+// # client-go names
+//
+// Informer ≈ cache.SharedIndexInformer; Factory ≈
+// informers.SharedInformerFactory (For, ForRaw, ForMetadata ≈ typed,
+// dynamic and metadata informers); Lister ≈ the generated listers
+// (Lister.Namespace(ns).Get(name) ≈ PodLister.Pods(ns).Get(name)).
+package informer
