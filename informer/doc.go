@@ -5,11 +5,11 @@
 //
 // # Where it sits
 //
-//	                    ┌──────────────────── Informer ────────────────────┐
-//	 kube-apiserver ──▶ │ reflector ──▶ deltafifo ──Pop(batch)──▶ apply:   │
-//	  LIST + WATCH      │                                  store.Set/Delete │──▶ Lister (reads)
-//	                    │                                  processor ───────│──▶ handlers ──▶ queue
-//	                    └──────────────────────────────────────────────────┘
+//	                   ┌──────────────────── Informer ────────────────────┐
+//	kube-apiserver ──▶ │ reflector ──▶ deltafifo ──Pop(batch)──▶ apply:   │
+//	 LIST + WATCH      │                                  store.Set/Delete │──▶ Lister (reads)
+//	                   │                                  processor ───────│──▶ handlers ──▶ queue
+//	                   └──────────────────────────────────────────────────┘
 //
 // One goroutine applies deltas, in the order they arrived, writing the store
 // and handing the matching notification to the processor under one lock, so

@@ -14,14 +14,14 @@
 // history of failures in microseconds. Reflector.Run is the thin shell that
 // performs the actions with a kube client and the injected clock.
 //
-//	          ┌────────────── 410 Gone ──────────────┐
-//	          ▼                                      │
-//	 ┌─▶ Listing ─────ok────▶ Watching ──events──▶ Watching
-//	 │   WatchListing ──end bookmark──▶ ▲  │
-//	 │      │                           │  └── server timeout, idle, dropped: resume at lastRV
-//	 │    error                         │
-//	 │      ▼                           │
-//	 └─ BackingOff (800 ms → 30 s, ×2, jitter; reset after 2 healthy minutes; 429 waits Retry-After)
+//	         ┌────────────── 410 Gone ──────────────┐
+//	         ▼                                      │
+//	┌─▶ Listing ─────ok────▶ Watching ──events──▶ Watching
+//	│   WatchListing ──end bookmark──▶ ▲  │
+//	│      │                           │  └── server timeout, idle, dropped: resume at lastRV
+//	│    error                         │
+//	│      ▼                           │
+//	└─ BackingOff (800 ms → 30 s, ×2, jitter; reset after 2 healthy minutes; 429 waits Retry-After)
 //
 // # Guarantees
 //

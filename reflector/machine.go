@@ -16,14 +16,14 @@ type Phase int
 // (or straight to the next attempt when waiting would gain nothing), and
 // only an expired resourceVersion leads back to a full list.
 //
-//	          ┌────────────── 410 Gone ───────────────┐
-//	          ▼                                       │
-//	 ┌─▶ Listing ──ok──▶ Watching ──event/bookmark──▶ Watching
-//	 │   WatchListing       │  ▲
-//	 │      │               │  └── EOF, idle, drop: resume at lastRV
-//	 │    error           error
-//	 │      ▼               ▼
-//	 └─ BackingOff ◀────────┘  (then back to the phase that failed)
+//	         ┌────────────── 410 Gone ───────────────┐
+//	         ▼                                       │
+//	┌─▶ Listing ──ok──▶ Watching ──event/bookmark──▶ Watching
+//	│   WatchListing       │  ▲
+//	│      │               │  └── EOF, idle, drop: resume at lastRV
+//	│    error           error
+//	│      ▼               ▼
+//	└─ BackingOff ◀────────┘  (then back to the phase that failed)
 const (
 	Listing      Phase = iota // LIST (paginated), streaming items into a replace
 	WatchListing              // WATCH with sendInitialEvents: the initial state arrives as events
