@@ -1,0 +1,80 @@
+package informer_test
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/kcmlab/kcm/informer"
+	"github.com/kcmlab/kcm/kube"
+	"github.com/kcmlab/kcm/processor"
+	"github.com/kcmlab/kcm/reflector"
+)
+
+// staticSource lists a fixed set of pods and then watches forever without
+// events: just enough of an apiserver for an example.
+type staticSource struct{ pods []*kube.Pod }
+
+func (s staticSource) ListEach(_ context.Context, _ kube.ListOptions, fn func(*kube.Pod) error) (kube.ListMeta, error) {
+	for _, p := range s.pods {
+		if err := fn(p); err != nil {
+			return kube.ListMeta{}, err
+		}
+	}
+	return kube.ListMeta{ResourceVersion: "10"}, nil
+}
+
+func (s staticSource) Watch(ctx context.Context, _ kube.WatchOptions) (reflector.Watch[*kube.Pod], error) {
+	return quietWatch{ctx}, nil
+}
+
+type quietWatch struct{ ctx context.Context }
+
+func (w quietWatch) Next() (kube.WatchEvent[*kube.Pod], error) {
+	<-w.ctx.Done()
+	return kube.WatchEvent[*kube.Pod]{}, w.ctx.Err()
+}
+func (quietWatch) Close() error { return nil }
+
+func examplePod(ns, name, app string) *kube.Pod {
+	return &kube.Pod{ObjectMeta: kube.ObjectMeta{Namespace: ns, Name: name, ResourceVersion: "10", Labels: map[string]string{"app": app}}}
+}
+
+// An informer over a source, a handler, and a lister query once synced.
+func Example() {
+	src := staticSource{pods: []*kube.Pod{examplePod("shop", "web-0", "web"), examplePod("shop", "db-0", "db"), examplePod("blog", "web-0", "web")}}
+	inf, err := informer.New[*kube.Pod](src, informer.Options[*kube.Pod]{Name: "pods"})
+	if err != nil {
+		panic(err)
+	}
+	added := make(chan string, 10)
+	_, _ = inf.AddEventHandler(processor.HandlerFuncs[*kube.Pod]{
+		AddFunc: func(p *kube.Pod, initial bool) { added <- fmt.Sprintf("add %s initial=%v", p.Key(), initial) },
+	}, processor.HandlerOptions{Name: "printer"})
+
+	ctx, cancel := context.WithCancel(context.Background())
+	go inf.Run(ctx)
+	for i := 0; i < 3; i++ {
+		fmt.Println(<-added)
+	}
+	sctx, scancel := context.WithTimeout(ctx, 10*time.Second)
+	defer scancel()
+	for !inf.HasSynced() && sctx.Err() == nil {
+		time.Sleep(time.Millisecond) // an example may poll; tests await events
+	}
+	web, _ := kube.ParseSelector("app=web")
+	for _, p := range inf.Lister().Namespace("shop").List(web) {
+		fmt.Println("shop web pod:", p.Name)
+	}
+	if _, err := inf.Lister().Namespace("shop").Get("nope"); kube.IsNotFound(err) {
+		fmt.Println("shop/nope: not found")
+	}
+	cancel()
+	<-inf.Done()
+	// Output:
+	// add shop/web-0 initial=true
+	// add shop/db-0 initial=true
+	// add blog/web-0 initial=true
+	// shop web pod: web-0
+	// shop/nope: not found
+}
