@@ -104,8 +104,8 @@ func get[T kube.Object](f *Factory, res kube.Resource, kind string, codec kube.C
 	if res.Group != "" {
 		name += "." + res.Group
 	}
-	if kind == "metadata" {
-		name += "(metadata)"
+	if kind == "metadata" || kind == "raw" {
+		name += "(" + kind + ")" // names are unique per factory, like the keys
 	}
 	o := Options[T]{Name: name, Reflector: f.o.Reflector, Clock: f.o.Clock, Logger: f.o.Logger, Registerer: f.o.Registerer}
 	inf, err := New(reflector.FromResources(r, f.o.Transport), o)
