@@ -57,15 +57,19 @@ type Queue[K comparable] struct {
 	m *queueMetrics[K]
 	// getters is the number of Get calls blocked waiting for a key.
 	getters int
+	// waking is set while a wake-up token is in ready or in the hands of a
+	// Get that has not yet re-locked. Only one Get is woken at a time; it
+	// passes the token on if keys remain, so a burst of adds does not wake
+	// every worker at once only for most of them to find nothing.
+	waking bool
 	// shuttingDown is set once by ShutDown; adds are then dropped.
 	shuttingDown bool
 	// drained, while a ShutDownWithDrain waits, is closed when the last
 	// processing key is Done; nil otherwise.
 	drained chan struct{}
 
-	// ready carries a wake-up token to one blocked Get. Invariant: while
-	// getters > 0 and s.ready > 0, a token is in ready or a woken Get is on
-	// its way to take a key (and passes the token on if keys remain).
+	// ready carries the wake-up token to one blocked Get. Invariant: while
+	// getters > 0 and s.ready > 0, waking is set.
 	ready chan struct{}
 	// stop is closed by ShutDown: blocked Gets and the loop return.
 	stop chan struct{}
@@ -142,15 +146,14 @@ func (q *Queue[K]) addLocked(k K, lowPriority bool) {
 	q.signalLocked()
 }
 
-// signalLocked hands a wake-up token to a blocked Get if one may need it.
+// signalLocked wakes one blocked Get if keys are ready and no wake-up is
+// already under way.
 func (q *Queue[K]) signalLocked() {
-	if q.getters == 0 || q.s.ready == 0 {
+	if q.waking || q.getters == 0 || q.s.ready == 0 {
 		return
 	}
-	select {
-	case q.ready <- struct{}{}:
-	default: // a token is already waiting to be taken
-	}
+	q.waking = true
+	q.ready <- struct{}{} // never blocks: at most one token exists
 }
 
 // Get blocks until a key is ready and hands it to the caller, who must call
@@ -182,14 +185,19 @@ func (q *Queue[K]) Get(ctx context.Context) (K, error) {
 			q.hooks.blocked()
 		}
 		var err error
+		woken := false
 		select {
 		case <-q.ready:
+			woken = true
 		case <-q.stop:
 		case <-ctx.Done():
 			err = ctx.Err()
 		}
 		q.mu.Lock()
 		q.getters--
+		if woken {
+			q.waking = false
+		}
 		if err != nil {
 			q.mu.Unlock()
 			var zero K

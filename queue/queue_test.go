@@ -344,3 +344,40 @@ func TestNoMetricsMeansNoTickerAndNoAllocations(t *testing.T) {
 		t.Fatalf("Add/Get/Done allocates %.2f per op, want 0", allocs)
 	}
 }
+
+// Blocked workers are woken one at a time and pass the wake-up on: a burst
+// of adds must still reach every one of them.
+func TestBurstReachesEveryBlockedGetter(t *testing.T) {
+	const n = 8
+	blocked := make(chan struct{}, n)
+	q, _ := newFakeQueue(t, hooks{blocked: func() { blocked <- struct{}{} }})
+	got := make(chan string, n)
+	release := make(chan struct{})
+	for range n {
+		go func() {
+			k, err := q.Get(testCtx(t))
+			if err != nil {
+				k = err.Error()
+			}
+			got <- k
+			<-release // hold the key: the others must be served by others
+			q.Done(k)
+		}()
+	}
+	for range n {
+		<-blocked
+	}
+	for i := range n {
+		q.Add(string(rune('a' + i)))
+	}
+	seen := map[string]bool{}
+	for range n {
+		seen[<-got] = true
+	}
+	close(release)
+	for i := range n {
+		if k := string(rune('a' + i)); !seen[k] {
+			t.Fatalf("key %s never reached a blocked worker; workers got %v", k, seen)
+		}
+	}
+}
