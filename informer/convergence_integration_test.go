@@ -187,12 +187,16 @@ func startFactory(t *testing.T, ctx context.Context, c *kube.Client, ns string, 
 // a fresh LIST (same keys, same resourceVersions) and each handler's last
 // event per key matches.
 func TestConvergesUnderChurn(t *testing.T) {
-	for _, watchList := range []bool{true, false} {
-		t.Run(fmt.Sprintf("watchList=%v", watchList), func(t *testing.T) {
+	for _, tc := range []struct {
+		watchList bool
+		transport kube.WatchTransport
+	}{{true, kube.Chunked}, {false, kube.Chunked}, {false, kube.WebSocket}} {
+		t.Run(fmt.Sprintf("watchList=%v,websocket=%v", tc.watchList, tc.transport == kube.WebSocket), func(t *testing.T) {
 			_, c, ns, ctx := setup(t)
 			pods := kube.NewResources(c, kube.Pods, kube.Typed[kube.Pod]()).InNamespace(ns)
 			churnPods(ctx, pods, 4, 400, 100, 1) // some objects exist before the informer starts
-			f := startFactory(t, ctx, c, ns, fastReflector(watchList))
+			f := informer.NewFactory(c, informer.FactoryOptions{Namespace: ns, Reflector: fastReflector(tc.watchList), Transport: tc.transport})
+			t.Cleanup(f.Shutdown)
 			inf := informer.For[kube.Pod](f, kube.Pods)
 			h := newLastEvents[*kube.Pod]()
 			if _, err := inf.AddEventHandler(h, processor.HandlerOptions{Name: "last"}); err != nil {

@@ -24,10 +24,11 @@ func TestFactory(t *testing.T) {
 		t.Fatal("two typed informers for one resource")
 	}
 	raw := informer.ForRaw(f, kube.ConfigMaps)
+	podLister := informer.PodsLister(f)
 	f.Start(ctx)
 	meta := informer.ForMetadata(f, kube.ConfigMaps) // requested after Start: starts at once
 	synced := f.WaitForCacheSync(ctx)
-	if len(synced) != 3 {
+	if len(synced) != 4 {
 		t.Fatalf("WaitForCacheSync saw %d informers: %v", len(synced), synced)
 	}
 	for name, ok := range synced {
@@ -53,12 +54,15 @@ func TestFactory(t *testing.T) {
 	if _, ok, _ := m.NestedField("data"); ok {
 		t.Errorf("metadata-only cache holds data")
 	}
+	if _, err := podLister.Pods(ns).Get("none"); !kube.IsNotFound(err) {
+		t.Errorf("typed pod lister: %v, want NotFound", err)
+	}
 	x, _ := kube.ParseSelector("x=y")
 	if n := len(typed.Lister().List(x)); n != 1 {
 		t.Errorf("List(x=y) = %d objects", n)
 	}
 	f.Shutdown()
-	for _, d := range []<-chan struct{}{typed.Done(), raw.Done(), meta.Done()} {
+	for _, d := range []<-chan struct{}{typed.Done(), raw.Done(), meta.Done(), informer.For[kube.Pod](f, kube.Pods).Done()} {
 		select {
 		case <-d:
 		default:

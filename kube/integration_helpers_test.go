@@ -31,7 +31,7 @@ func ptr[T any](v T) *T { return &v }
 func testPod(name string) *kube.Pod {
 	return &kube.Pod{
 		ObjectMeta: kube.ObjectMeta{Name: name, Labels: map[string]string{"app": "web"}},
-		Spec: kube.PodSpec{Containers: []kube.Container{{Name: "c", Image: "registry.k8s.io/pause:3.10"}}},
+		Spec:       kube.PodSpec{Containers: []kube.Container{{Name: "c", Image: "registry.k8s.io/pause:3.10"}}},
 	}
 }
 
