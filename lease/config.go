@@ -46,7 +46,7 @@ type Callbacks struct {
 	// if OnStartedLeading ran. Optional.
 	OnStoppedLeading func()
 	// OnNewLeader receives each new holder identity this candidate observes,
-	// its own included. Calls are made in order from one goroutine; a
+	// its own included (a lease with no holder is not reported). Calls are made in order from one goroutine; a
 	// slow callback may miss intermediate holders, never the latest one.
 	// Optional.
 	OnNewLeader func(identity string)

@@ -69,8 +69,8 @@
 //     Hence H's last successful write W was committed before C first read
 //     the version C overwrites, i.e. at a real instant c ≤ oC.
 //  2. H issued W at tL ≤ c (a write is committed after it is sent), and H
-//     stops at tL + RenewDeadline (its deadline timer; Run does not wait for
-//     a hanging request).
+//     stops at tL + RenewDeadline: a timer cancels its context then, without
+//     waiting for any request still hanging.
 //  3. C writes only after LeaseDuration has passed since oC on its clock.
 //     So C acts no earlier than oC + LeaseDuration ≥ tL + LeaseDuration,
 //     which is LeaseDuration − RenewDeadline (5 s by default) after H

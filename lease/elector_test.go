@@ -115,7 +115,10 @@ func TestRenewalRestartsTheWait(t *testing.T) {
 	}
 }
 
-// TestConflictingWriters: writes are conditioned on resourceVersion; a
+// TestConflictingWriters checks the API's optimistic concurrency rule as
+// the elector relies on it (an update carrying a stale
+// metadata.resourceVersion is refused with 409 Conflict; a create of an
+// existing name with AlreadyExists). MemoryStore enforces the rule; a
 // candidate that loses a race (409 / AlreadyExists) reads again and sees
 // the winner. Only one of the writers ever holds the lease.
 func TestConflictingWriters(t *testing.T) {
@@ -350,5 +353,41 @@ func TestCancel(t *testing.T) {
 				t.Errorf("lease after takeover %+v", got)
 			}
 		})
+	}
+}
+
+// failingGets is a Store whose Get fails while fail > 0.
+type failingGets struct {
+	lease.Store
+	fail atomic.Int32
+}
+
+func (f *failingGets) Get(ctx context.Context) (lease.Record, error) {
+	if f.fail.Add(-1) >= 0 {
+		return lease.Record{}, errors.New("apiserver unavailable")
+	}
+	return f.Store.Get(ctx)
+}
+
+// TestCandidateRetriesAfterErrors: failed reads are retried every
+// RetryPeriod; they never make a candidate lead.
+func TestCandidateRetriesAfterErrors(t *testing.T) {
+	f := &failingGets{Store: &lease.MemoryStore{}}
+	f.fail.Store(3)
+	clk := clock.NewFake(t0)
+	a := startNode(t, "a", f, clk, nil)
+	a.settle(1) // first read failed
+	clk.Step(rp)
+	a.settle(1)
+	clk.Step(rp)
+	a.settle(1)
+	none(t, "start while the store fails", a.started)
+	if a.e.IsLeader() || a.e.Healthz() != nil {
+		t.Errorf("IsLeader %v, Healthz %v while reads fail", a.e.IsLeader(), a.e.Healthz())
+	}
+	clk.Step(rp)
+	a.settle(2)
+	if at := recv(t, "start", a.started); !at.Equal(t0.Add(3 * rp)) {
+		t.Errorf("started at %v, want at the first good read (+6s)", at)
 	}
 }

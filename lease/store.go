@@ -18,7 +18,9 @@ import (
 //	Update  → kube.ErrConflict when rec.ResourceVersion is stale
 //
 // Every method must return soon after ctx is done: the elector cancels a
-// leader's pending write at its RenewDeadline and waits for it.
+// leader's pending write at its RenewDeadline and waits for it. A
+// candidate's round has no deadline of its own, so a store that talks to a
+// server should also bound each call (KubeStore takes a request timeout).
 type Store interface {
 	Get(ctx context.Context) (Record, error)
 	Create(ctx context.Context, rec Record) (Record, error)
