@@ -38,8 +38,9 @@
 //
 // # Timeline
 //
-// H holds the lease, C is a candidate. Times are each process's own clock;
-// only durations are compared, never instants across processes.
+// H holds the lease, C is a candidate. The axis is real time; each process
+// measures durations on its own clock, and no process ever compares its
+// clock's reading with a time another process wrote.
 //
 //	time ───────────────────────────────────────────────────────────────────────────────▶
 //	H   acquire   renew     renew     renew  ✗ fail  ✗ fail  ✗ fail  ✗
@@ -84,6 +85,9 @@
 // renewal attempt before its deadline. leaseDurationSeconds is written
 // rounded up to whole seconds, which only lengthens C's wait. Identities
 // must be unique; DefaultIdentity appends a random UUID to the hostname.
+// The argument assumes only electors write the Lease: if a person deletes
+// it or clears its holder, a candidate may create or take it at once, and
+// H learns of it at its next renewal (within RetryPeriod) and steps down.
 //
 // Healthz complements this for a wedged process: it fails when this
 // instance believes it leads but has not renewed for LeaseDuration +
