@@ -1,0 +1,58 @@
+// Package fakeapi is an in-process fake kube-apiserver for tests: an
+// httptest server that serves LIST and WATCH for a few namespaced
+// resources out of an in-memory store, and misbehaves on purpose when a
+// seeded fault Injector tells it to.
+//
+// It stands where the real apiserver stands in kcm's data path, so that the
+// whole informer pipeline can be exercised quickly and without a cluster:
+//
+//	test ──Create/Update/Delete (Go API)──▶ fakeapi store ── history (compacted)
+//	                                          │
+//	                      LIST / WATCH (HTTP, WebSocket)  ◀── Injector (seeded faults)
+//	                                          ▼
+//	reflector ──▶ deltafifo ──▶ store ──▶ processor ──▶ handler ──▶ queue ──▶ workers ──▶ ctrl
+//
+// # What it models
+//
+//   - A resourceVersion counter shared by all resources (etcd's revision):
+//     every write takes the next value; the object carries it, and a
+//     DELETED event carries the revision of the delete.
+//   - A history of changes with compaction: a watch from a resourceVersion
+//     older than the compacted floor is answered with an ERROR event
+//     (410 Expired), as is a watcher that falls behind a compaction; an
+//     exact LIST at such a resourceVersion, or a continue token pointing
+//     there, is answered 410.
+//   - LIST with resourceVersion ""/"0"/"N", resourceVersionMatch
+//     (NotOlderThan, Exact), limit and continue. All pages of a paginated
+//     LIST come from the snapshot of the first page, rebuilt from the
+//     history.
+//   - WATCH with resourceVersion, allowWatchBookmarks (a bookmark every
+//     BookmarkInterval), timeoutSeconds (capped by MaxWatch so tests need
+//     not wait seconds), and sendInitialEvents=true (WatchList): the current
+//     state as ADDED events, then a BOOKMARK annotated
+//     k8s.io/initial-events-end: "true", then the live stream.
+//   - Framing as kube-apiserver does it: chunked HTTP with JSON objects back
+//     to back, flushed when the pending events are written; or, for a
+//     request that asks for a WebSocket upgrade and sends an Origin header
+//     (without one the handshake is refused with 403, as kube-apiserver
+//     1.34 does), one event per text message.
+//
+// Writes go through the Go API (Server.Create, Update, Delete, Compact),
+// never over HTTP: the code under test only reads.
+//
+// # Faults
+//
+// An Injector, seeded, decides for each request, each LIST body and each
+// watch frame whether to misbehave: 500/503/429 (Retry-After: 1) answers,
+// 410 for LISTs and continue tokens, 504 "too large resource version",
+// slow starts, truncated and malformed LIST bodies, dropped connections,
+// frames cut in the middle, garbage bytes between frames, ERROR 410 events,
+// stalls (the stream goes silent, bookmarks included, until the client
+// gives up) and slow frames. The decisions come from one seeded
+// *rand.Rand, but the order in which concurrent requests draw from it
+// depends on scheduling: a seed reproduces the kind and rate of faults,
+// not an exact interleaving.
+//
+// There is no client-go counterpart; it plays the part client-go's tests
+// give to a real apiserver or to fake ListerWatchers.
+package fakeapi

@@ -1,0 +1,152 @@
+package fakeapi
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"net/http"
+	"strconv"
+)
+
+// listPage is what one LIST request resolved to.
+type listPage struct {
+	rv        int64 // the snapshot's revision
+	items     []item
+	cont      string // continue token for the rest; "" on the last page
+	remaining int
+}
+
+// apiError is a failure to answer with a Status.
+type apiError struct {
+	code   int
+	reason string
+	msg    string
+	cause  string
+}
+
+// continueToken is the (opaque to clients) continue value: the snapshot
+// revision and the last key returned.
+type continueToken struct {
+	RV    int64  `json:"rv"`
+	After string `json:"after"`
+}
+
+func (s *Server) serveList(w http.ResponseWriter, r *http.Request, res int, ns string) {
+	s.lists.Add(1)
+	q := r.URL.Query()
+	limit, _ := strconv.Atoi(q.Get("limit"))
+	page, aerr := s.list(res, ns, q.Get("resourceVersion"), q.Get("resourceVersionMatch"), q.Get("continue"), limit)
+	if aerr != nil {
+		writeStatusCause(w, aerr.code, aerr.reason, aerr.msg, causes(aerr.cause)...)
+		return
+	}
+	body := s.encodeList(s.o.Resources[res], page)
+	w.Header().Set("Content-Type", "application/json")
+	switch s.faults.roll(ListTruncated, ListGarbage) {
+	case ListTruncated:
+		w.WriteHeader(http.StatusOK)
+		_, _ = w.Write(body[:1+s.faults.intN(len(body)-1)])
+		_ = http.NewResponseController(w).Flush()
+		cut(w)
+	case ListGarbage:
+		w.WriteHeader(http.StatusOK)
+		_, _ = w.Write(append(body[:len(body)/2:len(body)/2], s.faults.garbage()...))
+	default:
+		w.WriteHeader(http.StatusOK)
+		_, _ = w.Write(body)
+	}
+}
+
+func causes(c string) []string {
+	if c == "" {
+		return nil
+	}
+	return []string{c}
+}
+
+// list resolves a LIST's resourceVersion semantics (API conventions,
+// "Resource versions"): unset = newest; "0" = any (the fake serves the
+// newest and ignores limit); "N" with NotOlderThan, or without limit = not
+// older than N; "N" with limit, or Exact = exactly N, 410 when compacted.
+// A continue token reads on from its own snapshot, 410 when compacted or
+// when the ContinueExpired fault strikes.
+func (s *Server) list(res int, ns, rvParam, match, cont string, limit int) (*listPage, *apiError) {
+	s.db.mu.Lock()
+	defer s.db.mu.Unlock()
+	at, after := s.db.rv, ""
+	switch {
+	case cont != "":
+		tok, ok := decodeContinue(cont)
+		if !ok || rvParam != "" {
+			return nil, &apiError{code: 400, reason: "BadRequest", msg: "fakeapi: invalid continue token, or resourceVersion given with it"}
+		}
+		if tok.RV < s.db.floor || s.faults.roll(ContinueExpired) == ContinueExpired {
+			return nil, &apiError{code: 410, reason: "Expired", msg: "The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter."}
+		}
+		at, after = tok.RV, tok.After
+	case rvParam == "" || rvParam == "0":
+		if rvParam == "0" {
+			limit = 0
+		}
+	default:
+		n, err := strconv.ParseInt(rvParam, 10, 64)
+		if err != nil {
+			return nil, &apiError{code: 400, reason: "BadRequest", msg: "fakeapi: invalid resourceVersion " + strconv.Quote(rvParam)}
+		}
+		if n > s.db.rv {
+			return nil, &apiError{code: 504, reason: "Timeout", msg: "Too large resource version: " + rvParam,
+				cause: "ResourceVersionTooLarge"}
+		}
+		exact := match == "Exact" || (match == "" && limit > 0)
+		if exact && n < s.db.floor {
+			return nil, &apiError{code: 410, reason: "Expired", msg: "too old resource version: " + rvParam}
+		}
+		if exact {
+			at = n
+		}
+	}
+	items := s.db.snapshotLocked(res, ns, at)
+	for len(items) > 0 && after != "" && items[0].key <= after {
+		items = items[1:]
+	}
+	p := &listPage{rv: at, items: items}
+	if limit > 0 && len(items) > limit {
+		p.items, p.remaining = items[:limit], len(items)-limit
+		p.cont = encodeContinue(continueToken{RV: at, After: items[limit-1].key})
+	}
+	return p, nil
+}
+
+func encodeContinue(t continueToken) string {
+	data, _ := json.Marshal(t)
+	return base64.RawURLEncoding.EncodeToString(data)
+}
+
+func decodeContinue(s string) (continueToken, bool) {
+	var t continueToken
+	data, err := base64.RawURLEncoding.DecodeString(s)
+	if err != nil || json.Unmarshal(data, &t) != nil || t.RV <= 0 {
+		return t, false
+	}
+	return t, true
+}
+
+// encodeList writes the list response by hand, the stored objects
+// verbatim.
+func (s *Server) encodeList(res Resource, p *listPage) []byte {
+	var b bytes.Buffer
+	b.WriteString(`{"kind":` + strconv.Quote(res.Kind+"List") + `,"apiVersion":` + strconv.Quote(res.APIVersion()))
+	b.WriteString(`,"metadata":{"resourceVersion":"` + strconv.FormatInt(p.rv, 10) + `"`)
+	if p.cont != "" {
+		b.WriteString(`,"continue":"` + p.cont + `","remainingItemCount":` + strconv.Itoa(p.remaining))
+	}
+	b.WriteString(`},"items":[`)
+	for i, it := range p.items {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.Write(it.obj)
+	}
+	b.WriteString("]}")
+	return b.Bytes()
+}

@@ -1,0 +1,362 @@
+package fakeapi
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Resource is one namespaced REST resource the fake serves.
+type Resource struct {
+	Group    string // "" for the core group
+	Version  string // "v1"
+	Resource string // plural: "pods"
+	Kind     string // "Pod"
+}
+
+// APIVersion is "group/version", or "version" for the core group.
+func (r Resource) APIVersion() string {
+	if r.Group == "" {
+		return r.Version
+	}
+	return r.Group + "/" + r.Version
+}
+
+// Options configure a Server. Zero values mean the defaults noted.
+type Options struct {
+	Resources []Resource
+	// HistoryLimit is the most changes kept for watches; older ones are
+	// compacted. 0: unlimited.
+	HistoryLimit int
+	// StartRV is the revision before the first write; default 1000.
+	StartRV int64
+	// BookmarkInterval: watches that allow bookmarks get one this often;
+	// default one minute (kube-apiserver's rhythm).
+	BookmarkInterval time.Duration
+	// MaxWatch ends every watch cleanly after at most this long, whatever
+	// its timeoutSeconds (kube-apiserver's --min-request-timeout, shrunk
+	// for tests). 0: timeoutSeconds only.
+	MaxWatch time.Duration
+	// NoWatchList refuses sendInitialEvents=true with 422 Invalid, as
+	// servers without the WatchList feature do.
+	NoWatchList bool
+	// CompactFrames writes chunked watch events back to back with no
+	// newline between them (kube-apiserver writes one after each).
+	CompactFrames bool
+	// Faults, when set, makes the server misbehave.
+	Faults *Injector
+}
+
+// Stats count what the server was asked.
+type Stats struct {
+	Lists, Watches, WebSockets int64
+}
+
+// Server is a fake kube-apiserver on a loopback httptest server.
+type Server struct {
+	o      Options
+	db     *db
+	index  map[Resource]int
+	byPath map[string]int // "group/version/resource" → index
+	srv    *httptest.Server
+	faults *Injector
+
+	// stop is closed by Close: every handler, hijacked ones included,
+	// returns when it sees it.
+	stop chan struct{}
+	// mu guards closed; handlers register in wg under it, so that Close's
+	// Wait never races a new Add.
+	mu     sync.Mutex
+	closed bool
+	wg     sync.WaitGroup
+
+	lists, watches, websockets atomic.Int64
+}
+
+// New starts a server serving o.Resources.
+func New(o Options) *Server {
+	if o.StartRV <= 0 {
+		o.StartRV = 1000
+	}
+	if o.BookmarkInterval <= 0 {
+		o.BookmarkInterval = time.Minute
+	}
+	s := &Server{o: o, db: newDB(len(o.Resources), o.HistoryLimit, o.StartRV), index: map[Resource]int{},
+		byPath: map[string]int{}, faults: o.Faults, stop: make(chan struct{})}
+	for i, r := range o.Resources {
+		s.index[r] = i
+		s.byPath[r.Group+"/"+r.Version+"/"+r.Resource] = i
+	}
+	s.srv = httptest.NewServer(http.HandlerFunc(s.serveHTTP))
+	return s
+}
+
+// URL is the server's base URL, e.g. http://127.0.0.1:41234.
+func (s *Server) URL() string { return s.srv.URL }
+
+// Stats returns the request counts so far.
+func (s *Server) Stats() Stats {
+	return Stats{Lists: s.lists.Load(), Watches: s.watches.Load(), WebSockets: s.websockets.Load()}
+}
+
+// Close ends every request in flight, stops the server and waits for all
+// its goroutines.
+func (s *Server) Close() {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return
+	}
+	s.closed = true
+	close(s.stop)
+	s.mu.Unlock()
+	s.srv.CloseClientConnections()
+	s.srv.Close()
+	s.wg.Wait()
+}
+
+// enter registers a handler; false once the server is closing.
+func (s *Server) enter() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return false
+	}
+	s.wg.Add(1)
+	return true
+}
+
+func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
+	if !s.enter() {
+		writeStatus(w, http.StatusServiceUnavailable, "ServiceUnavailable", "fakeapi: shutting down")
+		return
+	}
+	defer s.wg.Done()
+	if r.Method != http.MethodGet {
+		writeStatus(w, http.StatusMethodNotAllowed, "MethodNotAllowed", "fakeapi: only LIST and WATCH are served")
+		return
+	}
+	res, ns, ok := s.route(r.URL.Path)
+	if !ok {
+		writeStatus(w, http.StatusNotFound, "NotFound", "fakeapi: no resource at "+r.URL.Path)
+		return
+	}
+	q := r.URL.Query()
+	if q.Get("labelSelector") != "" || q.Get("fieldSelector") != "" {
+		writeStatus(w, http.StatusBadRequest, "BadRequest", "fakeapi: selectors are not supported")
+		return
+	}
+	watch := q.Get("watch") == "true" || q.Get("watch") == "1"
+	if s.requestFault(w, watch, q.Get("resourceVersion"), q.Get("continue"), q.Get("sendInitialEvents") == "true") {
+		return
+	}
+	if watch {
+		s.serveWatch(w, r, res, ns)
+		return
+	}
+	s.serveList(w, r, res, ns)
+}
+
+// route maps /api/{v}[/namespaces/{ns}]/{res} and
+// /apis/{g}/{v}[/namespaces/{ns}]/{res} to a served resource.
+func (s *Server) route(path string) (res int, ns string, ok bool) {
+	parts := strings.Split(strings.Trim(path, "/"), "/")
+	var gv string
+	switch {
+	case len(parts) >= 3 && parts[0] == "api":
+		gv, parts = "/"+parts[1], parts[2:]
+	case len(parts) >= 4 && parts[0] == "apis":
+		gv, parts = parts[1]+"/"+parts[2], parts[3:]
+	default:
+		return 0, "", false
+	}
+	switch {
+	case len(parts) == 3 && parts[0] == "namespaces" && parts[1] != "":
+		ns, parts = parts[1], parts[2:]
+	case len(parts) != 1:
+		return 0, "", false
+	}
+	res, ok = s.byPath[gv+"/"+parts[0]]
+	return res, ns, ok
+}
+
+// requestFault answers the request with an injected failure, if one
+// strikes, and reports whether it did. Only faults a real server could
+// give for this request are candidates.
+func (s *Server) requestFault(w http.ResponseWriter, watch bool, rv, cont string, initial bool) bool {
+	cands := []Fault{Status500, Status503, Status429, SlowStart}
+	exactRV := rv != "" && rv != "0"
+	switch {
+	case watch && exactRV && !initial:
+		cands = append(cands, Gone410)
+	case !watch && cont != "":
+		cands = append(cands, Gone410)
+	case !watch && exactRV:
+		cands = append(cands, Gone410, TooLarge504)
+	}
+	switch s.faults.roll(cands...) {
+	case Status500:
+		writeStatus(w, http.StatusInternalServerError, "InternalError", "fakeapi: injected internal error")
+	case Status503:
+		w.Header().Set("Content-Type", "text/plain")
+		w.WriteHeader(http.StatusServiceUnavailable)
+		_, _ = w.Write([]byte("upstream connect error or disconnect/reset before headers\n"))
+	case Status429:
+		w.Header().Set("Retry-After", "1")
+		writeStatus(w, http.StatusTooManyRequests, "TooManyRequests", "fakeapi: injected throttling")
+	case Gone410:
+		writeStatus(w, http.StatusGone, "Expired", "fakeapi: injected: too old resource version: "+rv)
+	case TooLarge504:
+		writeStatusCause(w, http.StatusGatewayTimeout, "Timeout", "fakeapi: injected: too large resource version: "+rv,
+			"ResourceVersionTooLarge")
+	case SlowStart:
+		s.pause(s.faults.slow(), nil)
+		return false
+	default:
+		return false
+	}
+	return true
+}
+
+// pause waits d, or less when the server closes or done is closed.
+func (s *Server) pause(d time.Duration, done <-chan struct{}) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-s.stop:
+	case <-done:
+	}
+}
+
+// status is a meta/v1 Status.
+type status struct {
+	Kind       string         `json:"kind"`
+	APIVersion string         `json:"apiVersion"`
+	Metadata   struct{}       `json:"metadata"`
+	Status     string         `json:"status"`
+	Message    string         `json:"message"`
+	Reason     string         `json:"reason"`
+	Details    *statusDetails `json:"details,omitempty"`
+	Code       int            `json:"code"`
+}
+
+type statusDetails struct {
+	Causes []statusCause `json:"causes,omitempty"`
+}
+
+type statusCause struct {
+	Reason  string `json:"reason"`
+	Message string `json:"message"`
+}
+
+func newStatus(code int, reason, msg string, causes ...string) []byte {
+	st := status{Kind: "Status", APIVersion: "v1", Status: "Failure", Message: msg, Reason: reason, Code: code}
+	if len(causes) > 0 {
+		st.Details = &statusDetails{}
+		for _, c := range causes {
+			st.Details.Causes = append(st.Details.Causes, statusCause{Reason: c, Message: msg})
+		}
+	}
+	data, _ := json.Marshal(st)
+	return data
+}
+
+func writeStatus(w http.ResponseWriter, code int, reason, msg string) {
+	writeStatusCause(w, code, reason, msg)
+}
+
+func writeStatusCause(w http.ResponseWriter, code int, reason, msg string, causes ...string) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(code)
+	_, _ = w.Write(newStatus(code, reason, msg, causes...))
+}
+
+// Create stores a new object of res. obj must carry metadata.name and
+// metadata.namespace; uid, creationTimestamp and resourceVersion are set
+// by the server. It returns the stored JSON.
+func (s *Server) Create(res Resource, obj map[string]any) ([]byte, error) {
+	return s.write(res, added, obj)
+}
+
+// Update replaces an existing object. A non-empty metadata.resourceVersion
+// in obj is a precondition (ErrConflict when stale).
+func (s *Server) Update(res Resource, obj map[string]any) ([]byte, error) {
+	return s.write(res, modified, obj)
+}
+
+// Delete removes an object and returns its final state, stamped with the
+// revision of the delete as the DELETED event carries it.
+func (s *Server) Delete(res Resource, namespace, name string) ([]byte, error) {
+	return s.write(res, deleted, map[string]any{"metadata": map[string]any{"namespace": namespace, "name": name}})
+}
+
+func (s *Server) write(res Resource, typ string, obj map[string]any) ([]byte, error) {
+	i, ok := s.index[res]
+	if !ok {
+		return nil, fmt.Errorf("%w: %s", ErrUnknownResource, res.Resource)
+	}
+	meta, _ := obj["metadata"].(map[string]any)
+	ns, _ := meta["namespace"].(string)
+	name, _ := meta["name"].(string)
+	if ns == "" || name == "" {
+		return nil, fmt.Errorf("%w: metadata.namespace and metadata.name are required", ErrInvalidObject)
+	}
+	if typ != deleted {
+		obj = withType(obj, res)
+	}
+	return s.db.write(i, ns, name, typ, obj)
+}
+
+// withType sets apiVersion and kind when obj lacks them.
+func withType(obj map[string]any, res Resource) map[string]any {
+	if _, ok := obj["kind"]; ok {
+		return obj
+	}
+	out := map[string]any{"apiVersion": res.APIVersion(), "kind": res.Kind}
+	for k, v := range obj {
+		out[k] = v
+	}
+	return out
+}
+
+// Objects returns the current key ("namespace/name") → resourceVersion of
+// res's objects in namespace ("" = all).
+func (s *Server) Objects(res Resource, namespace string) map[string]string {
+	out := map[string]string{}
+	i, ok := s.index[res]
+	if !ok {
+		return out
+	}
+	s.db.mu.Lock()
+	defer s.db.mu.Unlock()
+	for k, e := range s.db.objects[i] {
+		if namespace == "" || strings.HasPrefix(k, namespace+"/") {
+			out[k] = strconv.FormatInt(e.rv, 10)
+		}
+	}
+	return out
+}
+
+// ResourceVersion returns the newest revision.
+func (s *Server) ResourceVersion() string {
+	s.db.mu.Lock()
+	defer s.db.mu.Unlock()
+	return strconv.FormatInt(s.db.rv, 10)
+}
+
+// Compact drops all but the newest keep changes from the history: watches
+// and exact reads from before them get 410 Expired.
+func (s *Server) Compact(keep int) {
+	s.db.mu.Lock()
+	defer s.db.mu.Unlock()
+	s.db.compactLocked(keep)
+	close(s.db.changed) // lagging watches must learn they fell behind
+	s.db.changed = make(chan struct{})
+}

@@ -1,0 +1,276 @@
+package fakeapi
+
+import (
+	"net/http"
+	"net/url"
+	"strconv"
+	"time"
+
+	"github.com/gorilla/websocket"
+)
+
+// watchRequest is a parsed WATCH.
+type watchRequest struct {
+	res       int
+	ns        string
+	rv        string
+	initial   bool // sendInitialEvents=true (WatchList)
+	bookmarks bool
+	timeout   time.Duration // 0: none
+}
+
+// frameWriter is one watch connection as the watch loop sees it: chunked
+// HTTP or WebSocket. Every method but flush ends the use of the writer when
+// it breaks the connection.
+type frameWriter interface {
+	write(frame []byte) error // one event
+	flush() error
+	garbage(b []byte) error // bytes that are no event
+	truncate(frame []byte)  // half a frame, then the connection is cut
+	abort()                 // cut the connection without a clean end
+	finish()                // end the watch cleanly
+	gone() <-chan struct{}  // closed when the client went away
+}
+
+func (s *Server) parseWatch(q url.Values, res int, ns string) (watchRequest, *apiError) {
+	wr := watchRequest{res: res, ns: ns, rv: q.Get("resourceVersion"),
+		initial: q.Get("sendInitialEvents") == "true", bookmarks: q.Get("allowWatchBookmarks") == "true"}
+	if secs, err := strconv.Atoi(q.Get("timeoutSeconds")); err == nil && secs > 0 {
+		wr.timeout = time.Duration(secs) * time.Second
+	}
+	if s.o.MaxWatch > 0 && (wr.timeout == 0 || wr.timeout > s.o.MaxWatch) {
+		wr.timeout = s.o.MaxWatch
+	}
+	if wr.initial {
+		switch {
+		case s.o.NoWatchList:
+			return wr, &apiError{code: 422, reason: "Invalid", msg: "sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled"}
+		case !wr.bookmarks || q.Get("resourceVersionMatch") != "NotOlderThan":
+			return wr, &apiError{code: 422, reason: "Invalid", msg: "sendInitialEvents requires allowWatchBookmarks=true and resourceVersionMatch=NotOlderThan"}
+		}
+	}
+	if wr.rv != "" {
+		if _, err := strconv.ParseUint(wr.rv, 10, 64); err != nil {
+			return wr, &apiError{code: 400, reason: "BadRequest", msg: "fakeapi: invalid resourceVersion " + strconv.Quote(wr.rv)}
+		}
+	}
+	return wr, nil
+}
+
+func (s *Server) serveWatch(w http.ResponseWriter, r *http.Request, res int, ns string) {
+	s.watches.Add(1)
+	wr, aerr := s.parseWatch(r.URL.Query(), res, ns)
+	if aerr != nil {
+		writeStatus(w, aerr.code, aerr.reason, aerr.msg)
+		return
+	}
+	if websocket.IsWebSocketUpgrade(r) {
+		s.serveWebSocket(w, r, wr)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusOK)
+	cw := &chunked{w: w, rc: http.NewResponseController(w), done: r.Context().Done(), sep: []byte("\n")}
+	if s.o.CompactFrames {
+		cw.sep = nil
+	}
+	_ = cw.flush()
+	s.runWatch(cw, wr)
+}
+
+// start resolves where a watch begins: the objects to announce first (for
+// WatchList and for resourceVersion ""/"0") and the revision after which
+// changes are streamed.
+func (s *Server) start(wr watchRequest) (initial []item, pos int64, fail []byte) {
+	s.db.mu.Lock()
+	defer s.db.mu.Unlock()
+	if wr.initial || wr.rv == "" || wr.rv == "0" {
+		return s.db.snapshotLocked(wr.res, wr.ns, s.db.rv), s.db.rv, nil
+	}
+	n, _ := strconv.ParseInt(wr.rv, 10, 64)
+	switch {
+	case n < s.db.floor:
+		return nil, 0, goneFrame(n, s.db.floor)
+	case n > s.db.rv:
+		return nil, 0, frameOf("ERROR", newStatus(504, "Timeout", "Too large resource version: "+wr.rv, "ResourceVersionTooLarge"))
+	}
+	return nil, n, nil
+}
+
+// runWatch streams one watch until it ends: by timeout (cleanly), by the
+// client leaving, by the server closing, or by a fault.
+func (s *Server) runWatch(fw frameWriter, wr watchRequest) {
+	res := s.o.Resources[wr.res]
+	initial, pos, fail := s.start(wr)
+	if fail != nil {
+		s.endWith(fw, fail)
+		return
+	}
+	for _, it := range initial {
+		if !s.emit(fw, frameOf(added, it.obj)) {
+			return
+		}
+	}
+	if wr.initial && !s.emit(fw, bookmarkFrame(res, pos, true)) {
+		return
+	}
+	var timeout <-chan time.Time
+	if wr.timeout > 0 {
+		t := time.NewTimer(wr.timeout)
+		defer t.Stop()
+		timeout = t.C
+	}
+	tick := time.NewTicker(s.o.BookmarkInterval)
+	defer tick.Stop()
+	for {
+		changes, changed, cur, fail := s.next(wr, pos)
+		if fail != nil {
+			s.endWith(fw, fail)
+			return
+		}
+		for _, c := range changes {
+			if !s.emit(fw, frameOf(c.typ, c.obj)) {
+				return
+			}
+		}
+		pos = cur
+		if fw.flush() != nil {
+			return
+		}
+		select {
+		case <-fw.gone():
+			fw.abort()
+			return
+		case <-s.stop:
+			fw.abort()
+			return
+		case <-timeout:
+			fw.finish()
+			return
+		case <-tick.C:
+			if wr.bookmarks && !s.emit(fw, bookmarkFrame(res, pos, false)) {
+				return
+			}
+		case <-changed:
+		}
+	}
+}
+
+// next returns the changes after pos, the channel that announces the next
+// write, and the revision they bring the watch to; or an ERROR frame when
+// the history after pos was compacted away (the watch fell behind).
+func (s *Server) next(wr watchRequest, pos int64) ([]change, <-chan struct{}, int64, []byte) {
+	s.db.mu.Lock()
+	defer s.db.mu.Unlock()
+	if pos < s.db.floor {
+		return nil, nil, 0, goneFrame(pos, s.db.floor)
+	}
+	return s.db.changesAfterLocked(wr.res, wr.ns, pos), s.db.changed, s.db.rv, nil
+}
+
+// endWith sends a last frame (an ERROR event) and ends the watch.
+func (s *Server) endWith(fw frameWriter, frame []byte) {
+	if fw.write(frame) == nil && fw.flush() == nil {
+		fw.finish()
+	}
+}
+
+// emit writes one frame, unless a fault strikes first; false when the
+// watch is over.
+func (s *Server) emit(fw frameWriter, frame []byte) bool {
+	switch s.faults.roll(Drop, Truncated, Garbage, ErrorGone, Stall, SlowFrame) {
+	case Drop:
+		_ = fw.flush()
+		fw.abort()
+		return false
+	case Truncated:
+		fw.truncate(frame)
+		return false
+	case Garbage:
+		if fw.garbage(s.faults.garbage()) != nil {
+			return false
+		}
+	case ErrorGone:
+		s.endWith(fw, frameOf("ERROR", newStatus(410, "Expired", "fakeapi: injected: too old resource version")))
+		return false
+	case Stall:
+		_ = fw.flush()
+		s.pause(time.Hour, fw.gone())
+		fw.abort()
+		return false
+	case SlowFrame:
+		_ = fw.flush()
+		s.pause(s.faults.slow(), fw.gone())
+	}
+	return fw.write(frame) == nil
+}
+
+func goneFrame(rv, floor int64) []byte {
+	msg := "too old resource version: " + strconv.FormatInt(rv, 10) + " (" + strconv.FormatInt(floor, 10) + ")"
+	return frameOf("ERROR", newStatus(410, "Expired", msg))
+}
+
+// frameOf wraps an object into a watch event.
+func frameOf(typ string, obj []byte) []byte {
+	b := make([]byte, 0, len(obj)+32)
+	b = append(b, `{"type":"`...)
+	b = append(b, typ...)
+	b = append(b, `","object":`...)
+	b = append(b, obj...)
+	return append(b, '}')
+}
+
+// bookmarkFrame is a BOOKMARK at rv; end marks the end of a WatchList's
+// initial events.
+func bookmarkFrame(res Resource, rv int64, end bool) []byte {
+	obj := `{"kind":` + strconv.Quote(res.Kind) + `,"apiVersion":` + strconv.Quote(res.APIVersion()) +
+		`,"metadata":{"resourceVersion":"` + strconv.FormatInt(rv, 10) + `"`
+	if end {
+		obj += `,"annotations":{"k8s.io/initial-events-end":"true"}`
+	}
+	return frameOf("BOOKMARK", []byte(obj+"}}"))
+}
+
+// chunked writes a watch as one streamed HTTP response.
+type chunked struct {
+	w    http.ResponseWriter
+	rc   *http.ResponseController
+	done <-chan struct{}
+	sep  []byte
+}
+
+func (c *chunked) write(frame []byte) error {
+	if _, err := c.w.Write(frame); err != nil {
+		return err
+	}
+	_, err := c.w.Write(c.sep)
+	return err
+}
+
+func (c *chunked) flush() error          { return c.rc.Flush() }
+func (c *chunked) gone() <-chan struct{} { return c.done }
+func (c *chunked) finish()               {}
+func (c *chunked) abort()                { cut(c.w) }
+
+func (c *chunked) garbage(b []byte) error {
+	if _, err := c.w.Write(b); err != nil {
+		return err
+	}
+	return c.flush()
+}
+
+func (c *chunked) truncate(frame []byte) {
+	_, _ = c.w.Write(frame[:len(frame)/2])
+	_ = c.flush()
+	cut(c.w)
+}
+
+// cut breaks a response's connection without ending the body properly
+// (no final chunk): the client sees an unexpected EOF.
+func cut(w http.ResponseWriter) {
+	conn, _, err := http.NewResponseController(w).Hijack()
+	if err != nil {
+		panic(http.ErrAbortHandler) // HTTP/2: net/http resets the stream
+	}
+	_ = conn.Close()
+}
