@@ -13,6 +13,17 @@
 //	              └──────────────────────────────────────────────┘
 //	                 ▲ reflector (list+watch)   ▲ controllers (writes)   ▲ lease
 //
+// # Configuration
+//
+// BuildConfig finds a cluster the way kube-controller-manager does: an
+// explicit --kubeconfig or --master wins, then the pod's service account
+// (InClusterConfig), then $KUBECONFIG (several files merged: the first file
+// that sets a value wins) and ~/.kube/config (LoadKubeconfig). Contexts,
+// CA files or data, insecure-skip-tls-verify (only when set), tls-server-name,
+// tokens and rotating token files, client certificates, basic auth and exec
+// credential plugins are supported; a malformed file yields a
+// KubeconfigError naming the file, the context and the field.
+//
 // # The object model
 //
 // Every object implements Object: access to its TypeMeta and ObjectMeta.
