@@ -20,6 +20,10 @@ type ServerOptions struct {
 	// default a watch stays open afterwards, as on a real server, until the
 	// client goes away or the server is closed.
 	EndWatch bool
+	// EventsGate, when set, holds every watch before its MODIFIED events
+	// until a value arrives on it (one value releases one watch), so a
+	// benchmark can time the events apart from the initial sync.
+	EventsGate <-chan struct{}
 }
 
 // Stats counts the requests a Server answered.
@@ -42,17 +46,24 @@ type Stats struct {
 //     k8s.io/initial-events-end BOOKMARK, then the MODIFIED events.
 //
 // The collection's resourceVersion is ListRV; event k carries ListRV+1+k.
+// The encoded bytes live outside the Go heap (see offHeap), so a benchmark
+// in the same process measures only its client's memory.
 type Server struct {
 	// URL is the base URL, e.g. "http://127.0.0.1:40193".
 	URL string
 
-	srv    *httptest.Server
-	items  [][]byte // list items, without apiVersion/kind; read-only
-	events [][]byte // MODIFIED event frames; read-only
-	listRV int
-	end    bool
-	done   chan struct{} // closed by Close: open watches return
-	once   sync.Once
+	srv *httptest.Server
+	// items (list items, without apiVersion/kind) and events (MODIFIED
+	// event frames) are read-only slices of one off-heap arena, unmapped
+	// by Close after the last handler returned.
+	items   [][]byte
+	events  [][]byte
+	release func()
+	listRV  int
+	end     bool
+	gate    <-chan struct{}
+	done    chan struct{} // closed by Close: open watches return
+	once    sync.Once
 
 	lists, watches, watchLists atomic.Int64
 }
@@ -60,15 +71,35 @@ type Server struct {
 // NewServer encodes the pods and events of o and starts serving them on a
 // loopback port. Close it when done.
 func NewServer(o ServerOptions) *Server {
-	s := &Server{items: Items(o.Pods), listRV: BaseResourceVersion + o.Pods, end: o.EndWatch,
-		done: make(chan struct{})}
-	s.events = make([][]byte, o.Events)
-	for k := range s.events {
-		s.events[k] = Event("MODIFIED", eventPod(o.Pods, k, s.listRV))
+	s := &Server{listRV: BaseResourceVersion + o.Pods, end: o.EndWatch, gate: o.EventsGate, done: make(chan struct{})}
+	items := Items(o.Pods)
+	events := make([][]byte, o.Events)
+	for k := range events {
+		events[k] = Event("MODIFIED", eventPod(o.Pods, k, s.listRV))
 	}
+	size := 0
+	for _, b := range append(items[:len(items):len(items)], events...) {
+		size += len(b)
+	}
+	arena, release := offHeap(size)
+	s.items, arena = copyInto(arena, items)
+	s.events, _ = copyInto(arena, events)
+	s.release = release
 	s.srv = httptest.NewServer(http.HandlerFunc(s.serve))
 	s.URL = s.srv.URL
 	return s
+}
+
+// copyInto copies each slice of src to the front of arena and returns the
+// copies and the rest of the arena.
+func copyInto(arena []byte, src [][]byte) ([][]byte, []byte) {
+	out := make([][]byte, len(src))
+	for k, b := range src {
+		out[k] = arena[:len(b):len(b)]
+		copy(out[k], b)
+		arena = arena[len(b):]
+	}
+	return out, arena
 }
 
 // ListRV is the resourceVersion of the collection as listed.
@@ -87,6 +118,8 @@ func (s *Server) Close() {
 	s.once.Do(func() {
 		close(s.done)
 		s.srv.Close()
+		s.items, s.events = nil, nil
+		s.release()
 	})
 }
 
@@ -137,11 +170,11 @@ func writeList(w http.ResponseWriter, items [][]byte, rv, cont string, remaining
 	_, _ = w.Write(head[:len(head)-len("]}\n")])
 	for k, it := range items {
 		if k > 0 {
-			_, _ = w.Write([]byte{','})
+			_, _ = w.Write(comma)
 		}
 		_, _ = w.Write(it)
 	}
-	_, _ = w.Write([]byte("]}\n"))
+	_, _ = w.Write(listTail)
 }
 
 func (s *Server) serveWatch(w http.ResponseWriter, r *http.Request) {
@@ -164,6 +197,18 @@ func (s *Server) serveWatch(w http.ResponseWriter, r *http.Request) {
 		}
 		from = min(max(n-s.listRV, 0), len(s.events))
 	}
+	if s.gate != nil && from < len(s.events) {
+		if f, ok := w.(http.Flusher); ok {
+			f.Flush()
+		}
+		select {
+		case <-s.gate:
+		case <-r.Context().Done():
+			return
+		case <-s.done:
+			return
+		}
+	}
 	for _, ev := range s.events[from:] {
 		if _, err := w.Write(ev); err != nil {
 			return
@@ -181,14 +226,20 @@ func (s *Server) serveWatch(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+var (
+	addedHead = []byte(`{"type":"ADDED","object":{"kind":"Pod","apiVersion":"v1",`)
+	eventTail = []byte("}\n")
+	comma     = []byte{','}
+	listTail  = []byte("]}\n")
+)
+
 // writeAdded writes an ADDED event for each pod, adding the apiVersion and
 // kind that list items leave out.
 func (s *Server) writeAdded(w http.ResponseWriter) {
-	const head = `{"type":"ADDED","object":{"kind":"Pod","apiVersion":"v1",`
 	for _, it := range s.items {
-		_, _ = w.Write([]byte(head))
+		_, _ = w.Write(addedHead)
 		_, _ = w.Write(it[1:]) // skips the item's opening brace
-		_, _ = w.Write([]byte("}\n"))
+		_, _ = w.Write(eventTail)
 	}
 }
 

@@ -175,3 +175,31 @@ func TestServerRejectsOtherPaths(t *testing.T) {
 		t.Errorf("status %d", resp.StatusCode)
 	}
 }
+
+// TestServerEventsGate: with a gate, a watch's events follow only the
+// value that releases them.
+func TestServerEventsGate(t *testing.T) {
+	gate := make(chan struct{})
+	s, pods := newPods(t, podgen.ServerOptions{Pods: 3, Events: 4, EndWatch: true, EventsGate: gate})
+	ctx := testContext(t)
+	w, err := pods.Watch(ctx, kube.WatchOptions{ListOptions: kube.ListOptions{ResourceVersion: s.ListRV()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	got := make(chan int)
+	go func() {
+		n := 0
+		for {
+			if _, err := w.Next(); err != nil {
+				got <- n
+				return
+			}
+			n++
+		}
+	}()
+	gate <- struct{}{} // accepted only by the waiting handler
+	if n := <-got; n != 4 {
+		t.Errorf("%d events after release, want 4", n)
+	}
+}
