@@ -24,10 +24,14 @@ func runDev(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	buildOnly := fs.Bool("build-only", false, "build (or find in the cache) etcd and kube-apiserver, print their paths, and exit")
 	verbose := fs.BoolP("verbose", "v", false, "log each step and its timing")
+	noDemo := fs.Bool("no-demo", false, "do not run the demo workload in namespace "+DemoNamespace)
+	traced := fs.String("trace", "pods", "trace this resource in all namespaces (\"\" = no trace); see kcm trace --help")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: kcm dev [flags]\n\n"+
 			"Starts etcd %s and kube-apiserver %s on free loopback ports, building them from the Go module\n"+
-			"proxy the first time (cached in $%s or the user cache directory), and runs until interrupted.\n\nflags:\n",
+			"proxy the first time (cached in $%s or the user cache directory), and runs until interrupted.\n"+
+			"On it, a demo workload churns pods and configmaps in namespace "+DemoNamespace+" while kcm traces pods\n"+
+			"through its informer pipeline.\n\nflags:\n",
 			testenv.EtcdVersion, testenv.KubernetesVersion, testenv.EnvCache)
 		fs.PrintDefaults()
 	}
@@ -68,8 +72,13 @@ func runDev(args []string, stdout, stderr io.Writer) int {
 	}
 	defer c.Stop()
 	printReach(stdout, c, time.Since(began))
-	<-ctx.Done()
+	out := &lineWriter{w: stdout}
+	err = runDevWorkload(ctx, c.Config(), devWorkload{Demo: !*noDemo, Trace: *traced, Logger: log}, out)
 	fmt.Fprintln(stderr, "kcm dev: stopping")
+	if err != nil && ctx.Err() == nil {
+		fmt.Fprintf(stderr, "kcm dev: %v\n", err)
+		return 1
+	}
 	return 0
 }
 

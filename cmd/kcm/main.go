@@ -1,6 +1,7 @@
 // Command kcm is the kcm controller manager and its tools.
 //
-//	kcm dev    start a local etcd + kube-apiserver for development
+//	kcm dev    start a local etcd + kube-apiserver, a demo workload and a trace of it
+//	kcm trace  follow each event of one resource through the informer pipeline
 //
 // Each subcommand lives in its own file and registers itself in commands.
 package main
@@ -21,7 +22,8 @@ type command struct {
 
 // commands maps subcommand names to their implementations.
 var commands = map[string]command{
-	"dev": {summary: "start a local etcd + kube-apiserver and print how to reach it", run: runDev},
+	"dev":   {summary: "start a local etcd + kube-apiserver, a demo workload and a trace of it", run: runDev},
+	"trace": {summary: "print each event of a resource on its way through the informer", run: runTrace},
 }
 
 func main() { os.Exit(dispatch(os.Args[1:], os.Stdout, os.Stderr)) }

@@ -4,7 +4,13 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/kcmlab/kcm/testenv"
 )
+
+// TestMain runs the tests with testenv.Main: the integration tests share
+// one real cluster, stopped after the tests, and no goroutine may leak.
+func TestMain(m *testing.M) { os.Exit(testenv.Main(m)) }
 
 func TestDispatch(t *testing.T) {
 	tests := []struct {
@@ -19,6 +25,13 @@ func TestDispatch(t *testing.T) {
 		{[]string{"dev", "--no-such-flag"}, 2, "unknown flag: --no-such-flag"},
 		{[]string{"dev", "extra"}, 2, "unexpected arguments"},
 		{[]string{"dev", "--help"}, 0, "--build-only"},
+		{[]string{"dev", "--help"}, 0, "--no-demo"},
+		{[]string{"trace"}, 2, "want exactly one resource"},
+		{[]string{"trace", "pods", "cm"}, 2, "want exactly one resource"},
+		{[]string{"trace", "pods", "--transport=carrier-pigeon"}, 2, `--transport "carrier-pigeon"`},
+		{[]string{"trace", "--no-such-flag", "pods"}, 2, "unknown flag: --no-such-flag"},
+		{[]string{"trace", "--help"}, 0, "--watch-list"},
+		{[]string{"trace", "pods", "--kubeconfig=/nonexistent/kubeconfig"}, 1, "kcm trace:"},
 	}
 	for _, tt := range tests {
 		var stderr strings.Builder
@@ -35,7 +48,8 @@ func Example() {
 	// usage: kcm <command> [flags]
 	//
 	// commands:
-	//   dev      start a local etcd + kube-apiserver and print how to reach it
+	//   dev      start a local etcd + kube-apiserver, a demo workload and a trace of it
+	//   trace    print each event of a resource on its way through the informer
 	//
 	// Run 'kcm <command> --help' for the flags of a command.
 }

@@ -1,0 +1,116 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/rs/zerolog"
+	"github.com/spf13/pflag"
+
+	"github.com/kcmlab/kcm/kube"
+)
+
+// traceFlags are the flags of `kcm trace`.
+type traceFlags struct {
+	namespace, kubeconfig, context, transport string
+	watchList, showInitial, verbose           bool
+}
+
+// runTrace implements `kcm trace <resource>`: one informer against the
+// cluster of the current kubeconfig, with every event printed stage by
+// stage until SIGINT or SIGTERM.
+func runTrace(args []string, stdout, stderr io.Writer) int {
+	fs := pflag.NewFlagSet("kcm trace", pflag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var f traceFlags
+	fs.StringVarP(&f.namespace, "namespace", "n", "", "trace only this namespace (default: all namespaces)")
+	fs.StringVar(&f.kubeconfig, "kubeconfig", "", "kubeconfig file (default: $KUBECONFIG, then ~/.kube/config)")
+	fs.StringVar(&f.context, "context", "", "kubeconfig context (default: current-context)")
+	fs.StringVar(&f.transport, "transport", "chunked", "watch transport: chunked or websocket")
+	fs.BoolVar(&f.watchList, "watch-list", true, "stream the initial state over the watch (WatchList); false: LIST then WATCH")
+	fs.BoolVar(&f.showInitial, "show-initial", false, "show the initial state object by object instead of a summary")
+	fs.BoolVarP(&f.verbose, "verbose", "v", false, "log the informer's own messages to stderr")
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "usage: kcm trace <resource> [flags]\n\n"+
+			"Runs one informer on <resource> (pods, po, rs, deploy, ns, cm, sa, lease, or any name discovery finds:\n"+
+			"plural, singular or plural.group) and prints each event's path through reflector, deltafifo, store and\n"+
+			"processor. Ctrl-C stops it.\n\nflags:\n")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			return 0
+		}
+		fmt.Fprintf(stderr, "kcm trace: %v\n", err)
+		return 2
+	}
+	if fs.NArg() != 1 {
+		fmt.Fprintf(stderr, "kcm trace: want exactly one resource, got %d arguments\n", fs.NArg())
+		fs.Usage()
+		return 2
+	}
+	transport, err := parseTransport(f.transport)
+	if err != nil {
+		fmt.Fprintf(stderr, "kcm trace: %v\n", err)
+		return 2
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := trace(ctx, fs.Arg(0), f, transport, stdout, stderr); err != nil {
+		fmt.Fprintf(stderr, "kcm trace: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+// trace connects, resolves the resource and runs the tracer until ctx ends.
+func trace(ctx context.Context, resource string, f traceFlags, transport kube.WatchTransport, stdout, stderr io.Writer) error {
+	log := zerolog.Nop()
+	if f.verbose {
+		log = zerolog.New(zerolog.ConsoleWriter{Out: stderr, TimeFormat: time.TimeOnly}).With().Timestamp().Logger()
+	}
+	cfg, err := kube.BuildConfig(kube.LoadOptions{ExplicitPath: f.kubeconfig, Context: f.context, Logger: log})
+	if err != nil {
+		return err
+	}
+	c, err := kube.NewClient(cfg, kube.WithLogger(log))
+	if err != nil {
+		return err
+	}
+	res, err := resolveResource(ctx, c, resource)
+	if err != nil {
+		return err
+	}
+	t, err := newTracer(c, traceOptions{Resource: res, Namespace: f.namespace, Transport: transport,
+		WatchList: f.watchList, ShowInitial: f.showInitial, Logger: log}, stdout)
+	if err != nil {
+		return err
+	}
+	return ignoreCanceled(t.Run(ctx))
+}
+
+// parseTransport reads --transport.
+func parseTransport(s string) (kube.WatchTransport, error) {
+	switch s {
+	case "chunked", "":
+		return kube.Chunked, nil
+	case "websocket", "ws":
+		return kube.WebSocket, nil
+	}
+	return 0, fmt.Errorf("--transport %q: want chunked or websocket", s)
+}
+
+// ignoreCanceled treats the end of the context, the normal way to stop, as
+// success.
+func ignoreCanceled(err error) error {
+	if errors.Is(err, context.Canceled) {
+		return nil
+	}
+	return err
+}

@@ -1,0 +1,110 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/kcmlab/kcm/clock"
+	"github.com/kcmlab/kcm/informer"
+	"github.com/kcmlab/kcm/kube"
+	"github.com/kcmlab/kcm/processor"
+	"github.com/kcmlab/kcm/reflector"
+)
+
+// traceOptions say what a tracer watches and how.
+type traceOptions struct {
+	Resource    kube.Resource
+	Namespace   string // "" = all namespaces; ignored for cluster-scoped resources
+	Transport   kube.WatchTransport
+	WatchList   bool
+	ShowInitial bool
+	// Reflector overrides the reflector's settings (tests shorten the
+	// backoff); its WatchList and Observer are set from this struct.
+	Reflector reflector.Options
+	Clock     clock.Clock
+	Logger    zerolog.Logger
+}
+
+// tracer runs one informer over RawObjects whose every stage is recorded
+// and printed.
+type tracer struct {
+	o   traceOptions
+	rec *recorder
+	inf *informer.Informer[*kube.RawObject]
+	// start is the header event, printed when Run begins.
+	start traceStart
+	// synced is closed once the "synced" line has been printed.
+	synced chan struct{}
+}
+
+// newTracer builds the informer; Run starts it. Lines go to w, which must
+// accept whole-line writes from several goroutines one at a time (the
+// recorder serialises its own writes; share w with others through a
+// lineWriter).
+func newTracer(c *kube.Client, o traceOptions, w io.Writer) (*tracer, error) {
+	ns := o.Namespace
+	if !o.Resource.Namespaced {
+		ns = ""
+	}
+	r := kube.NewResources(c, o.Resource, kube.StrippingManagedFields(kube.Raw())).InNamespace(ns)
+	start := traceStart{Resource: o.Resource, Namespace: ns, Server: c.Host(), Transport: transportName(o.Transport), WatchList: o.WatchList}
+	return newTracerFrom(reflector.FromResources(r, o.Transport), start, o, w)
+}
+
+// newTracerFrom builds a tracer reading from lw; start describes it.
+func newTracerFrom(lw reflector.ListerWatcher[*kube.RawObject], start traceStart, o traceOptions, w io.Writer) (*tracer, error) {
+	if o.Clock == nil {
+		o.Clock = clock.Real{}
+	}
+	rec := newRecorder(o.Clock, w, printerOptions{ShowInitial: o.ShowInitial})
+	ro := o.Reflector
+	ro.WatchList = o.WatchList
+	name := o.Resource.Resource
+	if o.Resource.Group != "" {
+		name += "." + o.Resource.Group
+	}
+	inf, err := informer.New[*kube.RawObject](tracedLW{inner: lw, rec: rec},
+		informer.Options[*kube.RawObject]{Name: name, Reflector: ro, Observer: rec, Clock: o.Clock, Logger: o.Logger})
+	if err != nil {
+		return nil, fmt.Errorf("trace %s: %w", name, err)
+	}
+	reg, err := inf.AddEventHandler(rec, processor.HandlerOptions{Name: "trace"})
+	if err != nil {
+		return nil, fmt.Errorf("trace %s: %w", name, err)
+	}
+	rec.reg.Store(reg)
+	return &tracer{o: o, rec: rec, inf: inf, start: start, synced: make(chan struct{})}, nil
+}
+
+// Run prints the header, runs the informer until ctx ends, and prints the
+// closing line. It returns once every goroutine it started has stopped.
+func (t *tracer) Run(ctx context.Context) error {
+	t.rec.record(func(at time.Time) traceEvent { s := t.start; s.At = at; return s })
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if informer.WaitForCacheSync(ctx, t.o.Clock, t.inf)[t.inf.Name()] {
+			t.rec.record(func(at time.Time) traceEvent { return synced{At: at, Objects: t.inf.Store().Len()} })
+			close(t.synced)
+		}
+	}()
+	err := t.inf.Run(ctx)
+	<-done
+	t.rec.record(func(at time.Time) traceEvent { return traceStopped{At: at} })
+	return err
+}
+
+// Synced is closed once the informer holds the initial state and the
+// trace has said so.
+func (t *tracer) Synced() <-chan struct{} { return t.synced }
+
+func transportName(t kube.WatchTransport) string {
+	if t == kube.WebSocket {
+		return "websocket"
+	}
+	return "chunked"
+}
