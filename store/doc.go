@@ -48,19 +48,28 @@
 // writer's next change copies only the nodes on its path — and publishes
 // the clones as a new snapshot with one atomic store. Index readers load
 // the snapshot and walk it without any lock, so they scale with cores and
-// never make the writer wait. An update that leaves an object's index
-// values unchanged (most updates: status) touches no tree and publishes
-// nothing. Apply publishes once for a whole batch, amortising the path
-// copies.
+// never make the writer wait.
+//
+// The price is paid by writes that change index entries: each copies the
+// root-to-leaf path of every entry it touches, a few KB of short-lived
+// garbage, which makes a single add or delete several times dearer than in
+// a mutable tree. Three things keep that off the hot path. An update that
+// leaves an object's index values unchanged (most updates: status) touches
+// no tree and publishes nothing. An update that changes one label moves
+// only that label's entry. And Apply publishes once for a whole batch:
+// after the first change in a tree node the node belongs to the writer and
+// later changes in it are in place, so an informer that applies what it
+// pops from the FIFO as one batch pays the copies once per batch, exactly
+// when the event rate is high.
 //
 // Why not a lock per index, or one lock for everything (client-go)? A
 // reader scanning a large index under a read lock holds the writer off for
 // the length of the scan, and a writer waiting for a lock blocks new
 // readers behind it; with sixteen readers that is most of the time
-// (BenchmarkWriteUnderReaders measures it). Why entries point at cells
-// rather than ByIndex looking keys up in the shards: that would cost one
-// shard lock (two atomic writes on a shared cache line) per result, which
-// is what stops read scaling.
+// (BenchmarkWrite's readers=16 cases show it on naiveStore, a single-lock
+// yardstick). Why entries point at cells rather than ByIndex looking keys
+// up in the shards: that would cost one shard lock (two atomic writes on a
+// shared cache line) per result, which is what stops read scaling.
 //
 // # What a reader racing a writer can observe
 //
@@ -84,8 +93,10 @@
 //     ByIndexPage and ByIndexRange behave the same page by page.
 //   - IndexKeys and ListIndexValues answer from snapshot S alone: exactly
 //     the index as of the latest write published.
-//   - Writes in one Apply become visible to index queries together; Get and
-//     List may see a prefix of the batch first.
+//   - An Apply batch is published as one snapshot: IndexKeys and
+//     ListIndexValues see all of it or none. Objects are stored one by one,
+//     so Get, List and ByIndex (which read live objects) may see a prefix
+//     of the batch, within the rules above.
 //   - Replace builds a whole new table (shards and trees) aside and swaps
 //     it in with one atomic store: a reader sees the old content or the
 //     new, never a mixture, whichever call it makes.

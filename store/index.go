@@ -114,8 +114,8 @@ func newIndexDef[T kube.Object](name string, fn IndexFunc[T]) (*indexDef[T], err
 // string: a is the value (or a label's key), b a label's value.
 type internKey struct{ a, b string }
 
-// keys appends obj's index values as intern keys, without duplicates
-// (labels cannot repeat a key; other kinds are sorted and compacted).
+// keys appends obj's index values as intern keys, sorted (by a, then b)
+// and without duplicates.
 func (d *indexDef[T]) keys(dst []internKey, obj T) []internKey {
 	m := obj.GetObjectMeta()
 	start := len(dst)
@@ -126,7 +126,6 @@ func (d *indexDef[T]) keys(dst []internKey, obj T) []internKey {
 		for k, v := range m.Labels {
 			dst = append(dst, internKey{a: k, b: v})
 		}
-		return dst
 	case kindOwner:
 		for i := range m.OwnerReferences {
 			dst = append(dst, internKey{a: m.OwnerReferences[i].UID})
@@ -138,10 +137,31 @@ func (d *indexDef[T]) keys(dst []internKey, obj T) []internKey {
 	}
 	if len(dst)-start > 1 {
 		tail := dst[start:]
-		slices.SortFunc(tail, func(x, y internKey) int { return strings.Compare(x.a, y.a) })
+		slices.SortFunc(tail, cmpKey)
 		dst = dst[:start+len(slices.Compact(tail))]
 	}
 	return dst
+}
+
+func cmpKey(x, y internKey) int {
+	if c := strings.Compare(x.a, y.a); c != 0 {
+		return c
+	}
+	return strings.Compare(x.b, y.b)
+}
+
+// forMissing calls f for each key of the sorted list a that the sorted
+// list b lacks.
+func forMissing(a, b []internKey, f func(internKey)) {
+	j := 0
+	for _, k := range a {
+		for j < len(b) && cmpKey(b[j], k) < 0 {
+			j++
+		}
+		if j == len(b) || b[j] != k {
+			f(k)
+		}
+	}
 }
 
 // same reports whether old and new have the same index values, so that an

@@ -95,25 +95,47 @@ func (s *Store[T]) ByIndexPage(index, value, after string, limit int) (items []T
 	if err != nil {
 		return nil, "", err
 	}
-	tree := sn.trees[i]
-	n := countValue(tree, value, after, limit)
-	if n == 0 {
-		return nil, "", nil
-	}
-	items = make([]T, 0, n)
+	buf := s.scratch()
 	last := ""
-	walkValue(tree, value, after, func(e entry[T]) bool {
-		if limit > 0 && len(items) == limit {
+	walkValue(sn.trees[i], value, after, func(e entry[T]) bool {
+		if limit > 0 && len(*buf) == limit {
 			next = last // one more entry exists
 			return false
 		}
 		if obj, ok := sn.resolve(i, e); ok {
-			items = append(items, obj)
+			*buf = append(*buf, obj)
 			last = e.key
 		}
 		return true
 	})
-	return items, next, nil
+	return s.keep(buf), next, nil
+}
+
+// maxScratch is the largest read buffer kept for reuse (objects).
+const maxScratch = 4096
+
+// scratch returns an empty buffer for collecting a query's objects.
+func (s *Store[T]) scratch() *[]T {
+	if b, ok := s.bufs.Get().(*[]T); ok {
+		return b
+	}
+	return new([]T)
+}
+
+// keep copies what buf collected into an exactly sized result (nil when
+// empty) and recycles buf, so a query allocates only its result.
+func (s *Store[T]) keep(buf *[]T) []T {
+	var out []T
+	if len(*buf) > 0 {
+		out = make([]T, len(*buf))
+		copy(out, *buf)
+	}
+	if cap(*buf) <= maxScratch {
+		clear(*buf) // the pool must not keep objects alive
+		*buf = (*buf)[:0]
+		s.bufs.Put(buf)
+	}
+	return out
 }
 
 // ByIndexRange returns up to limit (<= 0: all) objects indexed under a
@@ -131,6 +153,7 @@ func (s *Store[T]) ByIndexRange(index, from, to string, after Cursor, limit int)
 	if a := (entry[T]{value: after.Value, key: after.Key}); after != (Cursor{}) && !lessEntry(a, start) {
 		start, skip = a, true
 	}
+	buf := s.scratch()
 	var last Cursor
 	sn.trees[i].AscendGreaterOrEqual(start, func(e entry[T]) bool {
 		if to != "" && e.value >= to {
@@ -139,17 +162,17 @@ func (s *Store[T]) ByIndexRange(index, from, to string, after Cursor, limit int)
 		if skip && e.value == start.value && e.key == start.key {
 			return true
 		}
-		if limit > 0 && len(items) == limit {
+		if limit > 0 && len(*buf) == limit {
 			next = last
 			return false
 		}
 		if obj, ok := sn.resolve(i, e); ok {
-			items = append(items, obj)
+			*buf = append(*buf, obj)
 			last = Cursor{Value: e.value, Key: e.key}
 		}
 		return true
 	})
-	return items, next, nil
+	return s.keep(buf), next, nil
 }
 
 // ListIndexValues returns the distinct values of index that have at least

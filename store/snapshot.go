@@ -11,8 +11,10 @@ import (
 )
 
 // btreeDegree is the google/btree degree of every index tree: nodes hold
-// 15..31 entries. Smaller nodes make the writer's copy-on-write path copies
-// cheaper; larger ones make trees shallower. Chosen by BenchmarkWrite*.
+// 15..31 entries. Measured on 10k pods with degrees 4 to 32: an
+// index-changing write costs about the same throughout (smaller nodes are
+// cheaper to copy but the path is longer), while queries walk fewer nodes
+// as nodes grow. 16 is where queries stop improving much.
 const btreeDegree = 16
 
 // cell is the slot of one stored key. Index entries and the shard map point
@@ -96,10 +98,21 @@ func newWindex[T kube.Object](def *indexDef[T]) *windex[T] {
 	return &windex[T]{def: def, tree: newTree[T](), in: newInterner(def.kind == kindLabel), dirty: true}
 }
 
-// scratch is the writer's reusable buffers.
+// scratch is the writer's reusable buffer.
 type scratch struct {
 	ks []internKey
-	vs []string
+}
+
+// bulkLoad indexes every item of t into the (empty) tree. (Sorting the
+// entries first to insert them in order was measured: the sort costs what
+// the ordered inserts save.)
+func (w *windex[T]) bulkLoad(sc *scratch, t *table[T]) {
+	for i := range t.shards {
+		for key, c := range t.shards[i].m {
+			w.add(sc, key, c, c.p.Load().obj)
+		}
+	}
+	w.dirty = true
 }
 
 // add indexes a new key.
@@ -120,17 +133,21 @@ func (w *windex[T]) remove(sc *scratch, key string, obj T) {
 	w.dirty = w.dirty || len(sc.ks) > 0
 }
 
-// update moves a key from old's values to new's. New values are interned
-// before old ones are released so that a value in both keeps its string.
+// update moves a key from old's values to new's, touching only the values
+// that differ (each touched tree path is copied once per snapshot). Old
+// entries go first: two different label pairs can spell one value
+// ("a=b"+"c", "a"+"b=c"), and such a value must end up present.
 func (w *windex[T]) update(sc *scratch, key string, c *cell[T], old, new T) {
-	sc.ks = w.def.keys(sc.ks[:0], new)
-	sc.vs = sc.vs[:0]
-	for _, k := range sc.ks {
-		sc.vs = append(sc.vs, w.in.acquire(k))
-	}
-	w.remove(sc, key, old)
-	for _, v := range sc.vs {
-		w.tree.ReplaceOrInsert(entry[T]{value: v, key: key, c: c})
-	}
-	w.dirty = true
+	sc.ks = w.def.keys(sc.ks[:0], old)
+	n := len(sc.ks)
+	sc.ks = w.def.keys(sc.ks, new)
+	olds, news := sc.ks[:n], sc.ks[n:]
+	forMissing(olds, news, func(k internKey) {
+		w.tree.Delete(entry[T]{value: w.in.release(k), key: key})
+		w.dirty = true
+	})
+	forMissing(news, olds, func(k internKey) {
+		w.tree.ReplaceOrInsert(entry[T]{value: w.in.acquire(k), key: key, c: c})
+		w.dirty = true
+	})
 }

@@ -48,6 +48,9 @@ type Store[T kube.Object] struct {
 	// gen is the generation of the last published index-changing write.
 	gen uint64
 	sc  scratch
+
+	// bufs recycles the readers' collection buffers (*[]T, empty).
+	bufs sync.Pool
 }
 
 // table is one complete state: items and indexes. Only the current table

@@ -55,10 +55,11 @@ func (s *Store[T]) DeleteObject(obj T) (old T, existed bool) {
 	return s.Delete(s.keyFunc(obj))
 }
 
-// Apply performs ops in order as one write: readers of indexes see all of
-// the batch or none of it (Get and List may see a prefix of it). It is
-// cheaper than the same writes one by one because the index snapshot is
-// published once. Old and Existed of each op are filled in.
+// Apply performs ops in order under one writer critical section and
+// publishes the index snapshot once, which is cheaper than the same writes
+// one by one: IndexKeys and ListIndexValues see all of the batch or none
+// of it, while Get, List and ByIndex, which read live objects, may see a
+// prefix. Old and Existed of each op are filled in.
 func (s *Store[T]) Apply(ops []Op[T]) {
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
@@ -101,7 +102,20 @@ func (s *Store[T]) Replace(items []T) {
 	}
 	gen := s.gen + 1
 	for _, obj := range items {
-		s.setLocked(t, s.keyFunc(obj), obj, gen)
+		key := s.keyFunc(obj)
+		sh := s.shardFor(t, key)
+		v := &version[T]{obj: obj, gen: gen}
+		if c := sh.m[key]; c != nil {
+			c.p.Store(v) // a key given twice keeps its last object
+			continue
+		}
+		c := new(cell[T])
+		c.p.Store(v)
+		sh.m[key] = c // t is not visible to readers yet: no lock needed
+		t.n.Add(1)
+	}
+	for _, w := range t.w {
+		w.bulkLoad(&s.sc, t)
 	}
 	s.gen = gen
 	t.snap.Store(old.snap.Load()) // names and defs carry over
@@ -136,11 +150,7 @@ func (s *Store[T]) AddIndexers(indexers Indexers[T]) error {
 		w := newWindex(d)
 		// Versions already stored have gen <= s.gen, and the new tree
 		// indexes exactly them, so the snapshot's gen stays correct.
-		for i := range t.shards {
-			for key, c := range t.shards[i].m {
-				w.add(&s.sc, key, c, c.p.Load().obj)
-			}
-		}
+		w.bulkLoad(&s.sc, t)
 		t.w = append(t.w, w)
 	}
 	s.publishLocked(t, true)
