@@ -147,10 +147,23 @@ type request struct {
 }
 
 func (r *request) url(base *url.URL) string {
-	u := *base
-	u.Path = base.Path + r.path
+	u := joinPath(base, r.path)
 	u.RawQuery = r.query.Encode()
 	return u.String()
+}
+
+// joinPath appends path, already escaped (Resource.Path escapes names), to
+// base's path. Setting RawPath keeps it from being escaped a second time: a
+// name "a,b" is sent as "a%2Cb", not "a%252Cb".
+func joinPath(base *url.URL, path string) url.URL {
+	u := *base
+	u.RawPath = base.EscapedPath() + path
+	p, err := url.PathUnescape(u.RawPath)
+	if err != nil {
+		u.RawPath, p = "", base.Path+path
+	}
+	u.Path = p
+	return u
 }
 
 // do sends r with rate limiting and retries, and returns a 2xx response

@@ -1,11 +1,13 @@
 package kube
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"net/http"
 	"strconv"
 	"time"
+	"unicode/utf8"
 )
 
 // Sentinel errors for the conditions callers test. A *StatusError from the
@@ -242,10 +244,18 @@ func reasonForCode(code int) string {
 	return "Unknown"
 }
 
+// trimBody shortens a non-Status body for an error message: surrounding
+// whitespace dropped, at most 256 bytes, cut on a character boundary so the
+// message stays valid UTF-8.
 func trimBody(b []byte) string {
 	const max = 256
-	if len(b) > max {
-		return string(b[:max]) + "..."
+	b = bytes.TrimSpace(b)
+	if len(b) <= max {
+		return string(b)
 	}
-	return string(b)
+	n := max
+	for n > 0 && !utf8.RuneStart(b[n]) {
+		n--
+	}
+	return string(b[:n]) + "..."
 }

@@ -67,8 +67,15 @@ func (r *Resources[T]) ListEach(ctx context.Context, opts ListOptions, fn func(T
 		return ListMeta{}, err
 	}
 	defer resp.Body.Close()
-	meta, err := DecodeList(resp.Body, r.codec, fn)
-	if err != nil {
+	var fnErr error
+	meta, err := DecodeList(resp.Body, r.codec, func(item T) error {
+		fnErr = fn(item)
+		return fnErr
+	})
+	switch {
+	case fnErr != nil:
+		return meta, fnErr
+	case err != nil:
 		return meta, contextError(ctx, fmt.Errorf("list %s: %w", r.res, err))
 	}
 	return meta, nil
@@ -83,11 +90,12 @@ func DecodeList[T Object](body io.Reader, codec Codec[T], fn func(T) error) (met
 			err = fmt.Errorf("%w: list: %v", ErrDecode, p)
 		}
 	}()
-	it := jsoniter.Parse(jsonx, body, listBufferSize)
+	it, er := parseStream(body, listBufferSize)
+	if it.WhatIsNext() != jsoniter.ObjectValue && it.Error == nil {
+		return meta, fmt.Errorf("%w: list: not a JSON object", ErrDecode)
+	}
 	var fnErr error
-	sawObject := false
 	it.ReadObjectCB(func(it *jsoniter.Iterator, key string) bool {
-		sawObject = true
 		switch key {
 		case "metadata":
 			it.ReadVal(&meta)
@@ -116,10 +124,10 @@ func DecodeList[T Object](body io.Reader, codec Codec[T], fn func(T) error) (met
 	if fnErr != nil {
 		return meta, fnErr
 	}
-	if it.Error != nil && !errors.Is(it.Error, io.EOF) {
+	if it.Error != nil && !errors.Is(it.Error, io.EOF) && !er.eof {
 		return meta, decodeErr("list", it.Error)
 	}
-	if it.Error != nil || !sawObject {
+	if it.Error != nil {
 		return meta, fmt.Errorf("%w: list: %w", ErrDecode, io.ErrUnexpectedEOF)
 	}
 	return meta, nil
@@ -134,4 +142,36 @@ func decodeErr(what string, err error) error {
 		return fmt.Errorf("%s: %w", what, err)
 	}
 	return fmt.Errorf("%w: %s: %v", ErrDecode, what, err)
+}
+
+// eofReader remembers that its reader reached the end of the body before
+// the iterator reading it found anything wrong. json-iterator replaces
+// io.EOF with an error of its own wording when it meets the end in the
+// middle of a value, so its error alone cannot tell a body cut short from
+// malformed bytes.
+type eofReader struct {
+	r  io.Reader
+	it *jsoniter.Iterator
+	// eof: a Read returned io.EOF with no data while it had no error.
+	// Once it has an error nothing more is read, so that how far past a
+	// malformed byte the iterator reads cannot decide this.
+	eof bool
+}
+
+// parseStream returns an iterator over r and the eofReader under it.
+func parseStream(r io.Reader, bufSize int) (*jsoniter.Iterator, *eofReader) {
+	er := &eofReader{r: r}
+	er.it = jsoniter.Parse(jsonx, er, bufSize)
+	return er.it, er
+}
+
+func (e *eofReader) Read(p []byte) (int, error) {
+	if e.it.Error != nil {
+		return 0, e.it.Error
+	}
+	n, err := e.r.Read(p)
+	if n == 0 && errors.Is(err, io.EOF) {
+		e.eof = true
+	}
+	return n, err
 }

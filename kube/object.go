@@ -57,10 +57,12 @@ func (o *RawObject) Map() (map[string]any, error) {
 }
 
 // Edit returns a new RawObject: a copy of o changed by fn. o is unchanged.
+// Numbers reach fn as json.Number, so that those fn does not touch are
+// written back exactly (an int64 beyond 2^53 does not survive float64).
 func (o *RawObject) Edit(fn func(m map[string]any) error) (*RawObject, error) {
-	m, err := o.Map()
-	if err != nil {
-		return nil, err
+	var m map[string]any
+	if err := jsonNumbers.Unmarshal(o.Raw(), &m); err != nil {
+		return nil, fmt.Errorf("%w: object: %v", ErrDecode, err)
 	}
 	if err := fn(m); err != nil {
 		return nil, err

@@ -155,6 +155,7 @@ type chunkedSource struct {
 	body io.ReadCloser
 	it   *jsoniter.Iterator
 	idle *idleReader
+	eof  *eofReader // tells a stream cut inside an event from garbage
 	ctx  context.Context
 }
 
@@ -163,8 +164,15 @@ func (c *Client) openChunked(ctx context.Context, cancel context.CancelFunc, req
 	if err != nil {
 		return nil, err
 	}
-	ir := newIdleReader(resp.Body, idle, cancel)
-	return &chunkedSource{body: resp.Body, idle: ir, ctx: ctx, it: jsoniter.Parse(jsonx, ir, 32<<10)}, nil
+	return newChunkedSource(ctx, resp.Body, idle, cancel), nil
+}
+
+// newChunkedSource reads events from body; cancel is called when no bytes
+// arrived for idle (zero: never).
+func newChunkedSource(ctx context.Context, body io.ReadCloser, idle time.Duration, cancel context.CancelFunc) *chunkedSource {
+	ir := newIdleReader(body, idle, cancel)
+	it, er := parseStream(ir, 32<<10)
+	return &chunkedSource{body: body, idle: ir, eof: er, ctx: ctx, it: it}
 }
 
 func (s *chunkedSource) next() (frame []byte, err error) {
@@ -194,7 +202,7 @@ func (s *chunkedSource) streamErr(atBoundary bool) error {
 		return s.ctx.Err()
 	case errors.Is(err, io.EOF) && atBoundary:
 		return io.EOF
-	case errors.Is(err, io.EOF):
+	case errors.Is(err, io.EOF) || s.eof.eof:
 		return fmt.Errorf("watch: %w", io.ErrUnexpectedEOF)
 	case err == nil:
 		return fmt.Errorf("%w: watch stream: unexpected byte", ErrDecode)

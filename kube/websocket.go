@@ -29,8 +29,7 @@ func (c *Client) dialWebSocket(ctx context.Context, req *request, idle time.Dura
 			return nil, contextError(ctx, err)
 		}
 	}
-	u := *c.base
-	u.Path = c.base.Path + req.path
+	u := joinPath(c.base, req.path)
 	u.RawQuery = req.query.Encode()
 	origin := u.Scheme + "://" + u.Host
 	if u.Scheme == "https" {
@@ -41,6 +40,7 @@ func (c *Client) dialWebSocket(ctx context.Context, req *request, idle time.Dura
 	h := http.Header{}
 	h.Set("Origin", origin)
 	h.Set("User-Agent", c.userAgent)
+	h.Set("Accept", req.accept) // metadata-only watches ask for PartialObjectMetadata
 	if c.creds != nil {
 		a, err := c.creds.Authorization(ctx)
 		if err != nil {
