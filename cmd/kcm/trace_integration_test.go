@@ -28,6 +28,8 @@ func expectLine(t *testing.T, ctx context.Context, tap *lineTap, from int, parts
 // every stage, in order.
 func TestDevWorkloadTracesDemoChurn(t *testing.T) {
 	cl := testenv.Shared(t)
+	// Namespace also creates the "default" ServiceAccount: the
+	// ServiceAccount admission plugin refuses pods in a namespace without it.
 	ns := cl.Namespace(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()

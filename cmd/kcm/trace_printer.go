@@ -43,6 +43,15 @@ type printer struct {
 	// trip to the handler. Entries are removed at delivery; the map is
 	// cleared when it exceeds maxSeen.
 	seen map[string]time.Time
+	// A listener may call the handler before the informer's Observer hears
+	// that the delta was applied (the notification is handed over first),
+	// so deliveries are matched to applied deltas per key, in order: ahead
+	// counts a key's applied deltas whose delivery has not come yet, early
+	// holds deliveries whose applied delta has not come yet. Each is shown
+	// after its store line, which is the order in which things happened.
+	// (This relies on the trace's informer having exactly one handler.)
+	ahead map[string]int
+	early map[string][]delivered
 
 	began time.Time
 	// listFrom is when the current LIST began; listed and pages count its
@@ -67,7 +76,8 @@ type printer struct {
 }
 
 func newPrinter(o printerOptions) *printer {
-	return &printer{o: o, cache: map[string]objState{}, seen: map[string]time.Time{}}
+	return &printer{o: o, cache: map[string]objState{}, seen: map[string]time.Time{},
+		ahead: map[string]int{}, early: map[string][]delivered{}}
 }
 
 // render prints events in order to w: the whole printer as one function.
@@ -237,9 +247,23 @@ func (p *printer) phaseChange(e phaseChange) []string {
 	return []string{row(e.At, "reflector", "phase", details)}
 }
 
-// applied shows the FIFO and store stages of one delta, and keeps the
-// cache mirror in step whether or not anything is shown.
+// applied shows the FIFO and store stages of one delta, then its delivery
+// if that came first.
 func (p *printer) applied(e applied) []string {
+	out := p.appliedLines(e)
+	if early := p.early[e.Key]; len(early) > 0 {
+		if p.early[e.Key] = early[1:]; len(early) == 1 {
+			delete(p.early, e.Key)
+		}
+		return append(out, p.deliveredLines(early[0])...)
+	}
+	p.ahead[e.Key]++
+	return out
+}
+
+// appliedLines shows one delta, and keeps the cache mirror in step whether
+// or not anything is shown.
+func (p *printer) appliedLines(e applied) []string {
 	old, had := p.cache[e.Key]
 	now := objState{rv: e.RV, idx: e.Index}
 	if e.Type == deltafifo.Deleted {
@@ -292,7 +316,22 @@ func (p *printer) flushReplays(at time.Time) []string {
 	return []string{row(at, "store", "relist", fmt.Sprintf("%d unchanged object%s re-listed (not shown)", n, plural(n)))}
 }
 
+// delivered shows a handler call, or holds it until its delta's store line.
 func (p *printer) delivered(e delivered) []string {
+	n := p.ahead[e.Key]
+	if n == 0 {
+		p.early[e.Key] = append(p.early[e.Key], e)
+		return nil
+	}
+	if n == 1 {
+		delete(p.ahead, e.Key)
+	} else {
+		p.ahead[e.Key] = n - 1
+	}
+	return p.deliveredLines(e)
+}
+
+func (p *printer) deliveredLines(e delivered) []string {
 	id := e.Key + "@" + e.RV
 	seenAt, ok := p.seen[id]
 	delete(p.seen, id)

@@ -72,6 +72,7 @@ func TestPrinterStages(t *testing.T) {
 		name: "an update shows which index entries changed, and the trip time",
 		events: []traceEvent{
 			applied{At: ms(1), Type: deltafifo.Replaced, Key: "shop/web-0", RV: "5", InitialList: true, Index: webFE},
+			delivered{At: ms(1), Call: "OnAdd", Key: "shop/web-0", RV: "5", Initial: true, Listeners: 1},
 			watchEvent{At: ms(1000), Type: kube.Modified, Key: "shop/web-0", RV: "8", Bytes: 1946},
 			applied{At: ms(1000.5), Type: deltafifo.Updated, Key: "shop/web-0", RV: "8", Existed: true, Depth: 1, Index: webBE},
 			delivered{At: ms(1001.2), Call: "OnUpdate", Key: "shop/web-0", RV: "8", Listeners: 1},
@@ -81,6 +82,26 @@ func TestPrinterStages(t *testing.T) {
 			"12:00:01.000  deltafifo  Updated   shop/web-0, queue depth 1",
 			"12:00:01.000  store      update    shop/web-0  index namespace shop, label app=web (+tier=be -tier=fe)",
 			"12:00:01.001  processor  OnUpdate  shop/web-0 → 1 listener, buffer depth 0, 1.2ms after the reflector read it",
+		},
+	}, {
+		name: "a handler call observed before its store write is shown after it",
+		events: []traceEvent{
+			watchEvent{At: ms(1000), Type: kube.Added, Key: "shop/web-0", RV: "8", Bytes: 1946},
+			delivered{At: ms(1000.4), Call: "OnAdd", Key: "shop/web-0", RV: "8", Listeners: 1},
+			applied{At: ms(1000.5), Type: deltafifo.Added, Key: "shop/web-0", RV: "8", Depth: 1, Index: webFE},
+			watchEvent{At: ms(1001), Type: kube.Modified, Key: "shop/web-0", RV: "9", Bytes: 1946},
+			applied{At: ms(1001.5), Type: deltafifo.Updated, Key: "shop/web-0", RV: "9", Existed: true, Depth: 1, Index: webBE},
+			delivered{At: ms(1001.6), Call: "OnUpdate", Key: "shop/web-0", RV: "9", Listeners: 1},
+		},
+		want: []string{
+			"12:00:01.000  reflector  ADDED     shop/web-0 rv=8 1.9KB",
+			"12:00:01.000  deltafifo  Added     shop/web-0, queue depth 1",
+			"12:00:01.000  store      add       shop/web-0  index namespace (+shop), label (+app=web +tier=fe)",
+			"12:00:01.000  processor  OnAdd     shop/web-0 → 1 listener, buffer depth 0, 400µs after the reflector read it",
+			"12:00:01.001  reflector  MODIFIED  shop/web-0 rv=9 1.9KB",
+			"12:00:01.001  deltafifo  Updated   shop/web-0, queue depth 1",
+			"12:00:01.001  store      update    shop/web-0  index namespace shop, label app=web (+tier=be -tier=fe)",
+			"12:00:01.001  processor  OnUpdate  shop/web-0 → 1 listener, buffer depth 0, 600µs after the reflector read it",
 		},
 	}, {
 		name: "a delete removes every entry the cached object had; deletionTimestamp is called out",

@@ -101,6 +101,8 @@ func (r *recorder) delivered(call string, obj *kube.RawObject, initial, unchange
 		pending = reg.Pending()
 	}
 	m := obj.GetObjectMeta()
+	// Listeners is 1: the trace's informer is private and this recorder is
+	// its only handler.
 	r.record(func(at time.Time) traceEvent {
 		return delivered{At: at, Call: call, Key: m.Key(), RV: m.ResourceVersion, Initial: initial,
 			Unchanged: unchanged, Pending: pending, Listeners: 1}

@@ -77,7 +77,9 @@ func rawPod(t *testing.T, rv string, labels map[string]any, annotations map[stri
 // TestTracerPipeline runs the real informer with the recorder on a fake
 // server: the initial state is summarised, then a change and a delete are
 // each followed through all four stages, in order, and a watch the server
-// ends is resumed.
+// ends is resumed. The fake follows the WatchList rule (KEP-3157): with
+// sendInitialEvents=true the current state comes as ADDED events, closed
+// by a BOOKMARK annotated k8s.io/initial-events-end: "true".
 func TestTracerPipeline(t *testing.T) {
 	lw := &fakeLW{steps: make(chan step), initial: []kube.WatchEvent[*kube.RawObject]{
 		{Type: kube.Added, Object: rawPod(t, "5", map[string]any{"app": "web", "tier": "fe"}, nil), Size: 300},
