@@ -11,7 +11,8 @@ test: vet prepare
 
 ## dev: start a local real etcd + kube-apiserver and run kcm against it.
 dev:
-	$(GO) run ./cmd/kcm dev
+	@mkdir -p bin && $(GO) build -o bin/kcm ./cmd/kcm
+	@bin/kcm dev || test $$? -eq 130
 
 vet:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { echo "gofmt needed:"; gofmt -l $$(git ls-files '*.go'); exit 1; }

@@ -57,6 +57,8 @@ type Reflector[T kube.Object] struct {
 	// rv mirrors m.LastRV() for readers on other goroutines; the machine
 	// itself is only touched by Run's goroutine.
 	rv atomic.Pointer[string]
+	// reported is the phase last reported to the logger and observer.
+	reported Phase
 }
 
 // New returns a reflector from lw into sink.
@@ -107,8 +109,8 @@ func (r *Reflector[T]) publishRV() {
 // Run lists and watches until ctx is done, then returns ctx's error.
 // Failures never end Run: they are logged and retried.
 func (r *Reflector[T]) Run(ctx context.Context) error {
+	r.reported = r.m.Phase()
 	for ctx.Err() == nil {
-		before := r.m.Phase()
 		act := r.m.Next()
 		var err error
 		switch act.Kind {
@@ -121,14 +123,18 @@ func (r *Reflector[T]) Run(ctx context.Context) error {
 			r.m.WaitDone()
 		}
 		r.publishRV()
-		if after := r.m.Phase(); after != before {
-			r.phaseChange(before, after, err)
-		}
+		r.notePhase(err)
 	}
 	return ctx.Err()
 }
 
-func (r *Reflector[T]) phaseChange(from, to Phase, err error) {
+// notePhase reports a phase change, if there was one since the last report.
+func (r *Reflector[T]) notePhase(err error) {
+	from, to := r.reported, r.m.Phase()
+	if from == to {
+		return
+	}
+	r.reported = to
 	if r.o.Observer != nil {
 		r.o.Observer.PhaseChange(from, to, err)
 	}
@@ -229,6 +235,7 @@ func (r *Reflector[T]) stream(w Watch[T], rep Replacer[T]) error {
 			return err
 		}
 		r.publishRV()
+		r.notePhase(nil) // the end of a WatchList's initial events moves to watching mid-stream
 	}
 }
 

@@ -239,7 +239,7 @@ func (p *printer) phaseChange(e phaseChange) []string {
 	}
 	details := fmt.Sprintf("%s → %s", e.From, e.To)
 	if e.From == reflector.WatchListing && e.To == reflector.Watching {
-		details += " (the reflector reports this when the watch that carried the initial state ends)"
+		details += " (the initial state is complete; the same watch goes on)"
 	}
 	if e.Err != nil && !errors.Is(e.Err, io.EOF) {
 		details += ": " + e.Err.Error()
