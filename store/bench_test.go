@@ -134,28 +134,35 @@ func withWriter(c cache, w *mixedWriter) (stop func()) {
 
 type readFn func(c cache, r *rand.Rand)
 
+// sink keeps read results alive so the compiler cannot drop the reads.
+var sink atomic.Int64
+
 var reads = []struct {
 	name string
 	fn   readFn
 }{
 	{"Get", func(c cache, r *rand.Rand) {
-		if _, ok := c.Get(benchData().keys[r.IntN(benchPodsN)]); !ok {
-			panic("missing")
+		if _, ok := c.Get(benchData().keys[r.IntN(benchPodsN)]); ok {
+			sink.Add(1)
 		}
 	}},
+	// 100 objects per namespace (fewer while addDelete runs).
 	{"ByIndexNamespace", func(c cache, r *rand.Rand) {
-		if objs, _ := c.ByIndex(IndexNamespace, benchData().namespaces[r.IntN(benchNS)]); len(objs) != benchPodsN/benchNS {
+		objs, _ := c.ByIndex(IndexNamespace, benchData().namespaces[r.IntN(benchNS)])
+		if len(objs) > benchPodsN/benchNS {
 			panic(len(objs))
 		}
 	}},
+	// 1000 objects per app label.
 	{"ByIndexLabel", func(c cache, r *rand.Rand) {
-		if objs, _ := c.ByIndex(IndexLabel, benchData().apps[r.IntN(benchApps)]); len(objs) != benchPodsN/benchApps {
+		objs, _ := c.ByIndex(IndexLabel, benchData().apps[r.IntN(benchApps)])
+		if len(objs) > benchPodsN/benchApps {
 			panic(len(objs))
 		}
 	}},
 	{"List", func(c cache, r *rand.Rand) {
-		if len(c.List()) != benchPodsN {
-			panic("short list")
+		if len(c.List()) > benchPodsN {
+			panic("long list")
 		}
 	}},
 }

@@ -325,6 +325,9 @@ func checkIndex(t *testing.T, g gen, s *Store[*tobj], o *oracle, index string) {
 				t.Errorf("%s: ByIndex(%q) returned a stale object for %s", index, v, obj.Key())
 			}
 		}
+		if app, err := s.AppendByIndex(nil, index, v); err != nil || !slices.Equal(keysOf(app), want) {
+			t.Errorf("%s: AppendByIndex(%q) = %v, want %v", index, v, keysOf(app), want)
+		}
 		if keys, err := s.IndexKeys(index, v); err != nil || !slices.Equal(keys, want) {
 			t.Errorf("%s: IndexKeys(%q) = %v, want %v", index, v, keys, want)
 		}

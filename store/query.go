@@ -46,13 +46,12 @@ func walkValue[T kube.Object](tree *btree.BTreeG[entry[T]], value, after string,
 	})
 }
 
-// countValue counts the entries with value after `after`, up to max (<= 0:
-// no limit).
-func countValue[T kube.Object](tree *btree.BTreeG[entry[T]], value, after string, max int) int {
+// countValue counts the entries with value.
+func countValue[T kube.Object](tree *btree.BTreeG[entry[T]], value string) int {
 	n := 0
-	walkValue(tree, value, after, func(entry[T]) bool {
+	walkValue(tree, value, "", func(entry[T]) bool {
 		n++
-		return max <= 0 || n < max
+		return true
 	})
 	return n
 }
@@ -65,6 +64,22 @@ func (s *Store[T]) ByIndex(index, value string) ([]T, error) {
 	return items, err
 }
 
+// AppendByIndex is ByIndex appending to dst: a reader that reuses dst
+// allocates nothing.
+func (s *Store[T]) AppendByIndex(dst []T, index, value string) ([]T, error) {
+	sn, i, err := s.view(index)
+	if err != nil {
+		return dst, err
+	}
+	walkValue(sn.trees[i], value, "", func(e entry[T]) bool {
+		if obj, ok := sn.resolve(i, e); ok {
+			dst = append(dst, obj)
+		}
+		return true
+	})
+	return dst, nil
+}
+
 // IndexKeys returns the keys indexed under value, ordered, exactly as of
 // the latest published snapshot (nil if none).
 func (s *Store[T]) IndexKeys(index, value string) ([]string, error) {
@@ -73,7 +88,7 @@ func (s *Store[T]) IndexKeys(index, value string) ([]string, error) {
 		return nil, err
 	}
 	tree := sn.trees[i]
-	n := countValue(tree, value, "", 0)
+	n := countValue(tree, value)
 	if n == 0 {
 		return nil, nil
 	}

@@ -195,6 +195,10 @@ func TestByIndex(t *testing.T) {
 		if !slices.Equal(keysOf(got), tc.want) {
 			t.Errorf("ByIndex(%s, %s) = %v, want %v", tc.index, tc.value, keysOf(got), tc.want)
 		}
+		appended, err := s.AppendByIndex([]*tobj{nil}, tc.index, tc.value)
+		if !errors.Is(err, tc.err) || appended[0] != nil || !slices.Equal(keysOf(appended[1:]), tc.want) {
+			t.Errorf("AppendByIndex(%s, %s) = %v, %v; want nil + %v", tc.index, tc.value, appended, err, tc.want)
+		}
 		keys, err := s.IndexKeys(tc.index, tc.value)
 		if !errors.Is(err, tc.err) || !slices.Equal(keys, tc.want) {
 			t.Errorf("IndexKeys(%s, %s) = %v, %v; want %v", tc.index, tc.value, keys, err, tc.want)
@@ -510,6 +514,10 @@ func TestGetAllocatesNothing(t *testing.T) {
 	}
 	if n := testing.AllocsPerRun(100, func() { _, _ = s.ByIndex(IndexNamespace, "default") }); n != 1 {
 		t.Errorf("ByIndex allocates %v times, want 1 (the result)", n)
+	}
+	buf := make([]*tobj, 0, 16)
+	if n := testing.AllocsPerRun(100, func() { buf, _ = s.AppendByIndex(buf[:0], IndexNamespace, "default") }); n != 0 {
+		t.Errorf("AppendByIndex into a large enough buffer allocates %v times", n)
 	}
 	// An update that keeps its index values allocates its key and its
 	// version only: no tree copy, no label strings.
