@@ -61,7 +61,7 @@ func newScenario(seed uint64) chaosScenario {
 		historyLimit: 10 + rng.IntN(90), compactFrames: rng.IntN(2) == 0,
 		maxWatch: time.Duration(100+rng.IntN(400)) * time.Millisecond,
 		names:    10 + rng.IntN(40), writes: 150 + rng.IntN(300), slowHandler: rng.Float64() * 0.2,
-		intensity: 0.5 + rng.Float64()*1.5,
+		intensity: 0.5 + rng.Float64()*2.5,
 	}
 }
 
@@ -87,6 +87,22 @@ func (s chaosScenario) rates() fakeapi.Rates {
 		base[f] *= s.intensity
 	}
 	return base
+}
+
+// checkStats verifies that the paths the scenario chose were taken:
+// WatchList when asked for and served, LIST+WATCH otherwise, and no
+// WebSocket on chunked seeds. (That WebSocket seeds used WebSocket is
+// checked over the whole run: a seed may converge by LISTs alone.)
+func (s chaosScenario) checkStats(st fakeapi.Stats) string {
+	switch {
+	case !s.websocket && st.WebSockets > 0:
+		return "WebSocket watches on a chunked seed"
+	case (s.watchList && !s.noWatchList) != (st.WatchLists > 0):
+		return "WatchList requests served: " + strconv.FormatInt(st.WatchLists, 10)
+	case (!s.watchList || s.noWatchList) && st.Lists == 0:
+		return "no LIST although WatchList was off or refused"
+	}
+	return ""
 }
 
 // chaosHandler records the last notification per key and checks that no
@@ -397,6 +413,7 @@ func TestChaos(t *testing.T) {
 	start := time.Now()
 	total := map[fakeapi.Fault]int{}
 	var failed []uint64
+	var wsSeeds, wsWatches int64
 	for seed := first; seed < first+uint64(n); seed++ {
 		sc := newScenario(seed)
 		ok := t.Run(fmt.Sprintf("seed=%d", seed), func(t *testing.T) {
@@ -405,6 +422,9 @@ func TestChaos(t *testing.T) {
 			for f, c := range r.faults {
 				total[f] += c
 			}
+			if sc.websocket {
+				wsSeeds, wsWatches = wsSeeds+1, wsWatches+r.stats.WebSockets
+			}
 			if r.diff != "" {
 				t.Errorf("seed %d did not converge (%s):\n    %s\n  faults %v, requests %+v\n  last reflector phases:\n    %s\n  replay: go test -run 'TestChaos/seed=%d$' ./informer/ -chaos.seed=%d -chaos.seeds=1",
 					seed, sc, r.diff, r.faults, r.stats, r.phases, seed, seed)
@@ -412,10 +432,54 @@ func TestChaos(t *testing.T) {
 			if len(r.faults) == 0 {
 				t.Errorf("seed %d (%s): no fault was injected; the chaos test tests nothing", seed, sc)
 			}
+			if msg := sc.checkStats(r.stats); msg != "" {
+				t.Errorf("seed %d (%s): %s (requests %+v)", seed, sc, msg, r.stats)
+			}
 		})
 		if !ok {
 			failed = append(failed, seed)
 		}
 	}
+	if wsSeeds >= 2 && wsWatches == 0 {
+		t.Errorf("%d WebSocket seeds made no WebSocket watch", wsSeeds)
+	}
 	t.Logf("%d seeds from %d in %v; failed: %v; faults injected: %v", n, first, time.Since(start).Round(time.Millisecond), failed, total)
+}
+
+// TestSyncsWhenContinueTokensAlwaysExpire: a paginated LIST whose continue
+// tokens expire before the second page (etcd compacted past the first
+// page's snapshot) must not keep the informer from syncing: like client-go's
+// pager (FullListIfExpired), the reflector then reads the collection in one
+// unpaginated LIST. API rule: an expired continue token is answered 410.
+func TestSyncsWhenContinueTokensAlwaysExpire(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	inj := fakeapi.NewInjector(1, fakeapi.Rates{fakeapi.ContinueExpired: 1}, 0)
+	srv := fakeapi.New(fakeapi.Options{Resources: []fakeapi.Resource{chaosPods}, Faults: inj})
+	defer srv.Close()
+	w := &chaosWriter{srv: srv, rng: rand.New(rand.NewPCG(1, 3)), names: 30}
+	for range 60 {
+		if err := w.write(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c, err := kube.NewClient(&kube.Config{Host: srv.URL(), QPS: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := reflector.DefaultBackoff()
+	b.Initial, b.Max = time.Millisecond, 20*time.Millisecond
+	f := informer.NewFactory(c, informer.FactoryOptions{Reflector: reflector.Options{PageSize: 5, Backoff: &b}})
+	defer f.Shutdown()
+	inf := informer.For[kube.Pod](f, kube.Pods)
+	h := newChaosHandler(chaosScenario{seed: 1}, 0) // all namespaces, never slow
+	if _, err := inf.AddEventHandler(h, processor.HandlerOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	f.Start(context.Background())
+	if d := awaitChaos(srv, inf, []*chaosHandler{h}, "", 5*time.Second); d != "" {
+		t.Fatalf("no sync while every continue token expires: %s (faults %v, requests %+v)", d, inj.Counts(), srv.Stats())
+	}
+	if inj.Counts()[fakeapi.ContinueExpired] == 0 {
+		t.Fatal("no continue token was refused: the test tests nothing")
+	}
 }

@@ -35,7 +35,9 @@
 //   - "Too large resourceVersion" cannot loop: the next list reads the newest
 //     state.
 //   - Lists stream into the sink item by item, page by page: the reflector
-//     never holds a decoded list. With WatchList (sendInitialEvents=true, the
+//     never holds a decoded list. When a continue token expires midway (410:
+//     its snapshot was compacted), the list is read again at once without
+//     pagination, so a list slower than compaction still completes. With WatchList (sendInitialEvents=true, the
 //     default when the server accepts it) the initial state arrives as events
 //     ending with a bookmark annotated k8s.io/initial-events-end; a server
 //     that refuses it gets LIST+WATCH from then on.

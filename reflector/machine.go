@@ -98,9 +98,13 @@ type Machine struct {
 	relistRV string
 	// watchListOff is set once the server refused WatchList.
 	watchListOff bool
-	refusals     int
-	wait         time.Duration
-	synced       bool
+	// unpaginated is set when a paginated LIST lost its continue token to
+	// a compaction: the next LIST asks for everything in one response (no
+	// continue token to expire). ListDone clears it.
+	unpaginated bool
+	refusals    int
+	wait        time.Duration
+	synced      bool
 }
 
 // NewMachine returns a machine about to make its first list.
@@ -132,7 +136,9 @@ func (m *Machine) Next() Action {
 	base := kube.ListOptions{LabelSelector: m.s.LabelSelector, FieldSelector: m.s.FieldSelector}
 	switch m.phase {
 	case Listing:
-		base.Limit = m.s.PageSize
+		if !m.unpaginated {
+			base.Limit = m.s.PageSize
+		}
 		base.ResourceVersion = m.relistRV
 		if m.relistRV != "" {
 			base.ResourceVersionMatch = "NotOlderThan"
@@ -165,6 +171,7 @@ func (m *Machine) WaitDone() {
 // ListDone reports a complete LIST at resourceVersion rv.
 func (m *Machine) ListDone(rv string) {
 	m.lastRV, m.relistRV, m.synced = rv, rv, true
+	m.unpaginated = false
 	m.phase = Watching
 }
 
@@ -182,6 +189,15 @@ func (m *Machine) ListFailed(err error, now time.Time) {
 		m.relistRV = ""
 	}
 	m.backOff(err, now, Listing)
+}
+
+// ContinueExpired reports a paginated LIST whose continue token was
+// refused as expired (410) after the first page: the snapshot it was
+// reading has been compacted. Paging again could meet the same fate every
+// time, so the next LIST, at once and at the same resourceVersion, is
+// unpaginated (client-go's pager falls back likewise: FullListIfExpired).
+func (m *Machine) ContinueExpired() {
+	m.unpaginated = true
 }
 
 // Event routes one watch event of type t carrying obj (nil for ERROR) and

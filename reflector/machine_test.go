@@ -225,3 +225,23 @@ func TestMachineWatchListDroppedRetries(t *testing.T) {
 		t.Fatalf("%+v, want WatchList again", a)
 	}
 }
+
+// API rule: a continue token whose snapshot was compacted is answered 410
+// Expired. The list is then read again at once, unpaginated, at the same
+// resourceVersion, so that it cannot expire the same way; the next relist
+// pages again.
+func TestMachineContinueExpiredListsUnpaginated(t *testing.T) {
+	m := newTestMachine(false)
+	m.ListDone("100")
+	m.WatchEnded(statusErr(http.StatusGone, "Expired"), t0)
+	m.ContinueExpired()
+	a := m.Next()
+	if a.Kind != DoList || a.Options.Limit != 0 || a.Options.ResourceVersion != "100" || a.Options.ResourceVersionMatch != "NotOlderThan" {
+		t.Fatalf("after an expired continue token: %+v, want an unpaginated LIST not older than 100", a)
+	}
+	m.ListDone("180")
+	m.WatchEnded(statusErr(http.StatusGone, "Expired"), t0)
+	if a := m.Next(); a.Kind != DoList || a.Options.Limit != 500 {
+		t.Fatalf("next relist: %+v, want paginated again", a)
+	}
+}

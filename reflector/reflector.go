@@ -167,7 +167,11 @@ func (r *Reflector[T]) list(ctx context.Context, opts kube.ListOptions) error {
 		meta, err := r.lw.ListEach(ctx, opts, func(obj T) error { n++; return rep.Add(obj) })
 		if err != nil {
 			rep.Abort()
-			if !Stopped(err) {
+			switch {
+			case Stopped(err):
+			case opts.Continue != "" && kube.IsGone(err):
+				r.m.ContinueExpired()
+			default:
 				r.m.ListFailed(err, r.o.Clock.Now())
 			}
 			return fmt.Errorf("list %s: %w", r.o.Name, err)

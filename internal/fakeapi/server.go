@@ -53,9 +53,11 @@ type Options struct {
 	Faults *Injector
 }
 
-// Stats count what the server was asked.
+// Stats count what the server was asked: LIST requests, WATCH requests,
+// the watches among them served over WebSocket and those served as
+// WatchList (sendInitialEvents=true).
 type Stats struct {
-	Lists, Watches, WebSockets int64
+	Lists, Watches, WebSockets, WatchLists int64
 }
 
 // Server is a fake kube-apiserver on a loopback httptest server.
@@ -76,7 +78,7 @@ type Server struct {
 	closed bool
 	wg     sync.WaitGroup
 
-	lists, watches, websockets atomic.Int64
+	lists, watches, websockets, watchLists atomic.Int64
 }
 
 // New starts a server serving o.Resources.
@@ -102,7 +104,8 @@ func (s *Server) URL() string { return s.srv.URL }
 
 // Stats returns the request counts so far.
 func (s *Server) Stats() Stats {
-	return Stats{Lists: s.lists.Load(), Watches: s.watches.Load(), WebSockets: s.websockets.Load()}
+	return Stats{Lists: s.lists.Load(), Watches: s.watches.Load(), WebSockets: s.websockets.Load(),
+		WatchLists: s.watchLists.Load()}
 }
 
 // Close ends every request in flight, stops the server and waits for all

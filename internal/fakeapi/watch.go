@@ -64,6 +64,9 @@ func (s *Server) serveWatch(w http.ResponseWriter, r *http.Request, res int, ns 
 		writeStatus(w, aerr.code, aerr.reason, aerr.msg)
 		return
 	}
+	if wr.initial {
+		s.watchLists.Add(1)
+	}
 	if websocket.IsWebSocketUpgrade(r) {
 		s.serveWebSocket(w, r, wr)
 		return
@@ -139,7 +142,6 @@ func (s *Server) runWatch(fw frameWriter, wr watchRequest) {
 		}
 		select {
 		case <-fw.gone():
-			fw.abort()
 			return
 		case <-s.stop:
 			fw.abort()
