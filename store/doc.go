@@ -8,16 +8,17 @@
 // NamespaceIndexFunc, ByIndex, IndexKeys, ListIndexValues) and changes the
 // inside, so that readers scale with cores and cannot starve the writer.
 //
-//	apiserver → reflector → deltafifo ─Pop(batch)─▶ apply loop
-//	                                                  │ Set / Delete / Apply / Replace
-//	                                                  ▼         (one writer at a time)
-//	                        ┌──────────────────── Store[T] ─────────────────────┐
-//	                        │ shards[hash(key)]: RWMutex + map key → cell ──────┼──▶ Get, List
-//	                        │ snapshot (atomic pointer, read-only):             │
-//	                        │   index trees of (value, key, cell), ordered  ────┼──▶ ByIndex, IndexKeys,
-//	                        └───────────────────────────────────────────────────┘    ByIndexPage, Range
-//	                                                  │
-//	                             processor → handlers │ listers, ctrl reconcilers (read-only)
+//	apiserver → reflector → deltafifo ─Pop(batch)─▶ informer apply loop ──▶ processor → handlers → queue
+//	                                                  │ Set / Delete / Apply / Replace (one writer at a time)
+//	                                                  ▼
+//	              ┌───────────────────────── Store[T] ──────────────────────────┐
+//	              │ shards[hash(key)]: RWMutex + map key → cell ─────────────────┼──▶ Get, List, ListKeys
+//	              │ cell: atomic pointer → version {object, gen}                 │
+//	              │ snapshot (atomic pointer): per index, a top tree of values;  │
+//	              │   each value → its own tree of (key, cell), ordered by key ──┼──▶ ByIndex, IndexKeys,
+//	              └──────────────────────────────────────────────────────────────┘    ByIndexPage/Range
+//	                                                  ▲
+//	                               listers, workers → ctrl reconcilers (read-only)
 //
 // # Items
 //
@@ -32,35 +33,43 @@
 //
 // # Indexes
 //
-// Each index is a google/btree tree of entries (value, key, cell), ordered
-// by value then key, so a query for one value is a range scan that yields
-// keys in order, pages (ByIndexPage) and value ranges (ByIndexRange) come
-// for free, and ListIndexValues seeks from value to value. The built-in
-// indexes are IndexNamespace, IndexLabel ("key=value") and IndexOwner
-// (ownerReference UIDs); any IndexFunc can be added, at any time, with
-// AddIndexers (spec.nodeName is an IndexFunc a typed user supplies). An
-// index value is interned once per distinct value with a use count, so a
-// million entries for "app=web" share one string and no entry keeps an old
-// object's strings alive.
+// An index is a google/btree "top" tree of its values, ordered; each value
+// holds its own tree of (key, cell) entries, ordered by key. A query for a
+// value finds the value in the top tree and walks its key tree: results
+// come in key order, their number is known before the walk (one exact
+// allocation), pages (ByIndexPage) resume from a key, value ranges
+// (ByIndexRange) walk the top tree from value to value, and
+// ListIndexValues is the top tree itself. Entries are small (a key and a
+// cell pointer); the value is stored once per value, interned with a use
+// count, so a million pods labelled "app=web" share one string and no
+// index keeps an old object's strings alive.
 //
-// The writer owns private trees. After a write it clones each tree it
-// changed — Clone is O(1): the nodes become shared and read-only, and the
-// writer's next change copies only the nodes on its path — and publishes
-// the clones as a new snapshot with one atomic store. Index readers load
-// the snapshot and walk it without any lock, so they scale with cores and
-// never make the writer wait.
+// The built-in indexes are IndexNamespace, IndexLabel ("key=value") and
+// IndexOwner (ownerReference UIDs); any IndexFunc can be added, at any
+// time, with AddIndexers (spec.nodeName is an IndexFunc a typed user
+// supplies).
+//
+// The writer owns private trees. A write changes the key trees of the
+// values it touches; before returning it publishes each changed key tree
+// into its value's holder (an atomic pointer) as a clone — Clone is O(1):
+// the nodes become shared and read-only, and the writer's next change
+// copies only the nodes on its path — and, when values appeared or
+// disappeared, clones the top tree into a new snapshot. Readers load the
+// snapshot and the holders with atomic loads and walk read-only trees
+// without any lock, so they scale with cores and never make the writer
+// wait.
 //
 // The price is paid by writes that change index entries: each copies the
-// root-to-leaf path of every entry it touches, a few KB of short-lived
-// garbage, which makes a single add or delete several times dearer than in
-// a mutable tree. Three things keep that off the hot path. An update that
-// leaves an object's index values unchanged (most updates: status) touches
-// no tree and publishes nothing. An update that changes one label moves
-// only that label's entry. And Apply publishes once for a whole batch:
-// after the first change in a tree node the node belongs to the writer and
-// later changes in it are in place, so an informer that applies what it
-// pops from the FIFO as one batch pays the copies once per batch, exactly
-// when the event rate is high.
+// root-to-leaf path of the key trees it touches, short-lived garbage that
+// makes a single add or delete several times dearer than in a mutable
+// tree. Three things keep that off the hot path. An update that leaves an
+// object's index values unchanged (most updates: status) touches no tree
+// and publishes nothing. An update that changes one label moves only that
+// label's entry. And Apply publishes once for a whole batch: after the
+// first change in a node the node belongs to the writer and later changes
+// in it are in place, so an informer that applies what it pops from the
+// FIFO as one batch pays the copies once per batch, exactly when the event
+// rate is high.
 //
 // Why not a lock per index, or one lock for everything (client-go)? A
 // reader scanning a large index under a read lock holds the writer off for
@@ -75,31 +84,34 @@
 //
 // Generations number the index-changing writes. A version records the
 // generation of the last write that changed its key's index values; a
-// snapshot records the last generation it includes. The writer stores the
-// new version in the cell before it publishes the snapshot that indexes it,
-// so a reader holding snapshot S who finds version v through an entry knows:
-// if v.gen <= S, v's index values are exactly those S indexes it under; if
-// v.gen > S, they changed after S, and the reader rechecks v against the
-// index (built-ins without allocating, user funcs by calling them). A
-// deleted key's cell is emptied, so readers skip it. Therefore:
+// snapshot records the last generation it includes. The writer stores new
+// versions, then publishes key trees, then the snapshot, so a reader that
+// loaded snapshot S finds key trees at least as new as S. For an entry it
+// walks, it loads the cell: if the version's gen <= S, the object's index
+// values have not changed since S and the entry is right; if gen > S they
+// changed after S, and the reader rechecks the object against the index
+// (built-ins without allocating, user funcs by calling them). A deleted
+// key's cell is emptied, so readers skip it. Therefore:
 //
 //   - Get sees the latest write to its key that has completed, or a
 //     concurrent one.
 //   - Every object ByIndex(index, value) returns is indexed under value at
-//     the moment it is read, and the objects come in key order without
-//     duplicates. The result is the objects indexed under value both in
-//     snapshot S and when read: an object that gained the value after S is
-//     left for the next call, one that lost it or was deleted is dropped.
-//     ByIndexPage and ByIndexRange behave the same page by page.
-//   - IndexKeys and ListIndexValues answer from snapshot S alone: exactly
-//     the index as of the latest write published.
-//   - An Apply batch is published as one snapshot: IndexKeys and
-//     ListIndexValues see all of it or none. Objects are stored one by one,
-//     so Get, List and ByIndex (which read live objects) may see a prefix
-//     of the batch, within the rules above.
-//   - Replace builds a whole new table (shards and trees) aside and swaps
-//     it in with one atomic store: a reader sees the old content or the
-//     new, never a mixture, whichever call it makes.
+//     the moment it is read; the objects come in key order without
+//     duplicates; every object that was under value in the key tree the
+//     reader walked and still is when read is returned. ByIndexPage and
+//     ByIndexRange behave the same page by page and value by value.
+//   - IndexKeys returns one published key tree: the value's keys at one
+//     point in time, no older than the last write that returned before the
+//     call. ListIndexValues returns the top tree of snapshot S.
+//   - A write (and a whole Apply batch) replaces each value's key tree and
+//     the top tree with one atomic store each: a query on one value sees
+//     all of the write's changes to it or none; ListIndexValues sees all
+//     values that came or went or none. Objects are stored one by one, so
+//     Get, List and ByIndex, which read live objects, may see a prefix of
+//     an Apply batch, within the rules above.
+//   - Replace builds a whole new table (shards, trees, snapshot) aside and
+//     swaps it in with one atomic store: a reader sees the old content or
+//     the new, never a mixture, whichever call it makes.
 //   - List and ListKeys read one table shard by shard: a write racing them
 //     may be seen in one shard and not yet in another.
 //   - After any write returns, every index agrees exactly with the items:

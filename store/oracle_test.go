@@ -391,7 +391,8 @@ func checkRange(t *testing.T, g gen, s *Store[*tobj], index string, ents []pair,
 // checkInternals checks what the public API cannot show: every published
 // change is visible (no version newer than the snapshot), entries point at
 // the live cell of their key, the writer's trees equal the published ones,
-// and the interners count exactly the values in use.
+// no value is published empty, and the interners count exactly the values
+// in use.
 func checkInternals(t *testing.T, s *Store[*tobj], o *oracle) {
 	t.Helper()
 	tab := s.tab.Load()
@@ -406,15 +407,28 @@ func checkInternals(t *testing.T, s *Store[*tobj], o *oracle) {
 		}
 	}
 	for i, w := range tab.w {
-		if w.dirty {
-			t.Errorf("%s: writer tree not published", w.def.name)
+		if len(w.dirty) != 0 || w.topDirty {
+			t.Errorf("%s: writer changes not published", w.def.name)
 		}
-		if w.tree.Len() != sn.trees[i].Len() {
-			t.Errorf("%s: writer tree has %d entries, snapshot %d", w.def.name, w.tree.Len(), sn.trees[i].Len())
+		if w.top.Len() != sn.tops[i].Len() || len(w.byValue) != w.top.Len() {
+			t.Errorf("%s: top trees: writer %d, snapshot %d, byValue %d", w.def.name, w.top.Len(), sn.tops[i].Len(), len(w.byValue))
 		}
-		sn.trees[i].Ascend(func(e entry[*tobj]) bool {
-			if cells[e.key] != e.c {
-				t.Errorf("%s: entry %s/%s does not point at its key's cell", w.def.name, e.value, e.key)
+		sn.tops[i].Ascend(func(g group[*tobj]) bool {
+			set := g.h.keys.Load()
+			switch {
+			case set == nil || set.Len() == 0:
+				t.Errorf("%s: value %q published without keys", w.def.name, g.value)
+			case w.byValue[g.value] != g.h || g.h.value != g.value:
+				t.Errorf("%s: value %q has a stray holder", w.def.name, g.value)
+			case g.h.w.Len() != set.Len():
+				t.Errorf("%s: value %q: writer has %d keys, published %d", w.def.name, g.value, g.h.w.Len(), set.Len())
+			default:
+				set.Ascend(func(e kentry[*tobj]) bool {
+					if cells[e.key] != e.c {
+						t.Errorf("%s: entry %s/%s does not point at its key's cell", w.def.name, g.value, e.key)
+					}
+					return true
+				})
 			}
 			return true
 		})

@@ -20,48 +20,56 @@ func (s *Store[T]) view(index string) (*snapshot[T], int, error) {
 	return sn, i, err
 }
 
-// resolve returns the object an entry of index i leads to, or false when
-// the key was deleted or its index values changed after sn away from
-// e.value (see the package documentation).
-func (sn *snapshot[T]) resolve(i int, e entry[T]) (T, bool) {
+// resolve returns the object that key entry e of value in index i leads
+// to, or false when the key was deleted or its index values changed after
+// sn away from value (see the package documentation).
+func (sn *snapshot[T]) resolve(i int, value string, e kentry[T]) (T, bool) {
 	v := e.c.p.Load()
-	if v == nil || (v.gen > sn.gen && !sn.defs[i].has(v.obj, e.value)) {
+	if v == nil || (v.gen > sn.gen && !sn.defs[i].has(v.obj, value)) {
 		var zero T
 		return zero, false
 	}
 	return v.obj, true
 }
 
-// walkValue calls f for the entries of tree with the given value whose key
-// is after `after` ("" = from the first), in key order, until f says stop.
-func walkValue[T kube.Object](tree *btree.BTreeG[entry[T]], value, after string, f func(entry[T]) bool) {
-	tree.AscendGreaterOrEqual(entry[T]{value: value, key: after}, func(e entry[T]) bool {
-		if e.value != value {
-			return false
-		}
-		if after != "" && e.key == after {
-			return true
-		}
-		return f(e)
+// walkKeys calls f for the keys of set after `after` ("" = from the
+// first), in order, until f says stop.
+func walkKeys[T kube.Object](set *btree.BTreeG[kentry[T]], after string, f func(kentry[T]) bool) {
+	if set == nil {
+		return
+	}
+	if after == "" {
+		set.Ascend(f)
+		return
+	}
+	set.AscendGreaterOrEqual(kentry[T]{key: after}, func(e kentry[T]) bool {
+		return e.key == after || f(e)
 	})
-}
-
-// countValue counts the entries with value.
-func countValue[T kube.Object](tree *btree.BTreeG[entry[T]], value string) int {
-	n := 0
-	walkValue(tree, value, "", func(entry[T]) bool {
-		n++
-		return true
-	})
-	return n
 }
 
 // ByIndex returns the objects indexed under value, ordered by key (nil if
 // none). It takes no lock and allocates only its result. Unknown index:
 // ErrNoIndex.
 func (s *Store[T]) ByIndex(index, value string) ([]T, error) {
-	items, _, err := s.ByIndexPage(index, value, "", 0)
-	return items, err
+	sn, i, err := s.view(index)
+	if err != nil {
+		return nil, err
+	}
+	set := sn.keys(i, value)
+	if set == nil || set.Len() == 0 {
+		return nil, nil
+	}
+	out := make([]T, 0, set.Len())
+	set.Ascend(func(e kentry[T]) bool {
+		if obj, ok := sn.resolve(i, value, e); ok {
+			out = append(out, obj)
+		}
+		return true
+	})
+	if len(out) == 0 {
+		return nil, nil
+	}
+	return out, nil
 }
 
 // AppendByIndex is ByIndex appending to dst: a reader that reuses dst
@@ -71,8 +79,8 @@ func (s *Store[T]) AppendByIndex(dst []T, index, value string) ([]T, error) {
 	if err != nil {
 		return dst, err
 	}
-	walkValue(sn.trees[i], value, "", func(e entry[T]) bool {
-		if obj, ok := sn.resolve(i, e); ok {
+	walkKeys(sn.keys(i, value), "", func(e kentry[T]) bool {
+		if obj, ok := sn.resolve(i, value, e); ok {
 			dst = append(dst, obj)
 		}
 		return true
@@ -80,20 +88,20 @@ func (s *Store[T]) AppendByIndex(dst []T, index, value string) ([]T, error) {
 	return dst, nil
 }
 
-// IndexKeys returns the keys indexed under value, ordered, exactly as of
-// the latest published snapshot (nil if none).
+// IndexKeys returns the keys indexed under value, ordered (nil if none):
+// the value's key set as last published, a point in time no older than
+// the latest write that had returned when the call began.
 func (s *Store[T]) IndexKeys(index, value string) ([]string, error) {
 	sn, i, err := s.view(index)
 	if err != nil {
 		return nil, err
 	}
-	tree := sn.trees[i]
-	n := countValue(tree, value)
-	if n == 0 {
+	set := sn.keys(i, value)
+	if set == nil || set.Len() == 0 {
 		return nil, nil
 	}
-	out := make([]string, 0, n)
-	walkValue(tree, value, "", func(e entry[T]) bool {
+	out := make([]string, 0, set.Len())
+	set.Ascend(func(e kentry[T]) bool {
 		out = append(out, e.key)
 		return true
 	})
@@ -112,18 +120,80 @@ func (s *Store[T]) ByIndexPage(index, value, after string, limit int) (items []T
 	}
 	buf := s.scratch()
 	last := ""
-	walkValue(sn.trees[i], value, after, func(e entry[T]) bool {
+	walkKeys(sn.keys(i, value), after, func(e kentry[T]) bool {
 		if limit > 0 && len(*buf) == limit {
 			next = last // one more entry exists
 			return false
 		}
-		if obj, ok := sn.resolve(i, e); ok {
+		if obj, ok := sn.resolve(i, value, e); ok {
 			*buf = append(*buf, obj)
 			last = e.key
 		}
 		return true
 	})
 	return s.keep(buf), next, nil
+}
+
+// ByIndexRange returns up to limit (<= 0: all) objects indexed under a
+// value in [from, to) (to == "": no upper bound), ordered by value then key,
+// starting strictly after the cursor `after` (zero Cursor: from the start).
+// An object with several values in the range appears once per value. next
+// resumes the query, or is the zero Cursor when the index held nothing
+// more.
+func (s *Store[T]) ByIndexRange(index, from, to string, after Cursor, limit int) (items []T, next Cursor, err error) {
+	sn, i, err := s.view(index)
+	if err != nil {
+		return nil, Cursor{}, err
+	}
+	start, afterKey := from, ""
+	if after != (Cursor{}) && after.Value >= from {
+		start, afterKey = after.Value, after.Key
+	}
+	buf := s.scratch()
+	var last Cursor
+	sn.tops[i].AscendGreaterOrEqual(group[T]{value: start}, func(g group[T]) bool {
+		if to != "" && g.value >= to {
+			return false
+		}
+		skip := ""
+		if g.value == start {
+			skip = afterKey
+		}
+		more := true
+		walkKeys(g.h.keys.Load(), skip, func(e kentry[T]) bool {
+			if limit > 0 && len(*buf) == limit {
+				next, more = last, false
+				return false
+			}
+			if obj, ok := sn.resolve(i, g.value, e); ok {
+				*buf = append(*buf, obj)
+				last = Cursor{Value: g.value, Key: e.key}
+			}
+			return true
+		})
+		return more
+	})
+	return s.keep(buf), next, nil
+}
+
+// ListIndexValues returns the distinct values of index that have at least
+// one key, in order, as of the latest published snapshot (nil for an
+// unknown index; client-go's ListIndexFuncValues).
+func (s *Store[T]) ListIndexValues(index string) []string {
+	sn, i, err := s.view(index)
+	if err != nil {
+		return nil
+	}
+	top := sn.tops[i]
+	if top.Len() == 0 {
+		return nil
+	}
+	out := make([]string, 0, top.Len())
+	top.Ascend(func(g group[T]) bool {
+		out = append(out, g.value)
+		return true
+	})
+	return out
 }
 
 // maxScratch is the largest read buffer kept for reuse (objects).
@@ -151,67 +221,4 @@ func (s *Store[T]) keep(buf *[]T) []T {
 		s.bufs.Put(buf)
 	}
 	return out
-}
-
-// ByIndexRange returns up to limit (<= 0: all) objects indexed under a
-// value in [from, to) (to == "": no upper bound), ordered by value then key,
-// starting strictly after the cursor `after` (zero Cursor: from the start).
-// An object with several values in the range appears once per value. next
-// resumes the query, or is the zero Cursor when the index held nothing
-// more.
-func (s *Store[T]) ByIndexRange(index, from, to string, after Cursor, limit int) (items []T, next Cursor, err error) {
-	sn, i, err := s.view(index)
-	if err != nil {
-		return nil, Cursor{}, err
-	}
-	start, skip := entry[T]{value: from}, false
-	if a := (entry[T]{value: after.Value, key: after.Key}); after != (Cursor{}) && !lessEntry(a, start) {
-		start, skip = a, true
-	}
-	buf := s.scratch()
-	var last Cursor
-	sn.trees[i].AscendGreaterOrEqual(start, func(e entry[T]) bool {
-		if to != "" && e.value >= to {
-			return false
-		}
-		if skip && e.value == start.value && e.key == start.key {
-			return true
-		}
-		if limit > 0 && len(*buf) == limit {
-			next = last
-			return false
-		}
-		if obj, ok := sn.resolve(i, e); ok {
-			*buf = append(*buf, obj)
-			last = Cursor{Value: e.value, Key: e.key}
-		}
-		return true
-	})
-	return s.keep(buf), next, nil
-}
-
-// ListIndexValues returns the distinct values of index that have at least
-// one key, in order, as of the latest published snapshot (nil for an
-// unknown index; client-go's ListIndexFuncValues).
-func (s *Store[T]) ListIndexValues(index string) []string {
-	sn, i, err := s.view(index)
-	if err != nil {
-		return nil
-	}
-	tree := sn.trees[i]
-	var out []string
-	pivot := entry[T]{}
-	for {
-		found := false
-		tree.AscendGreaterOrEqual(pivot, func(e entry[T]) bool {
-			out = append(out, e.value)
-			found = true
-			return false
-		})
-		if !found {
-			return out
-		}
-		// The least string greater than every entry with this value.
-		pivot = entry[T]{value: out[len(out)-1] + "\x00"}
-	}
 }

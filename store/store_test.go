@@ -2,6 +2,7 @@ package store
 
 import (
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -375,8 +376,13 @@ func TestReplace(t *testing.T) {
 	}
 	sn := oldTable.snap.Load()
 	i, _ := sn.lookup(IndexNamespace)
-	if n := sn.trees[i].Len(); n != 5 {
-		t.Errorf("old namespace tree has %d entries, want 5", n)
+	n := 0
+	sn.tops[i].Ascend(func(g group[*tobj]) bool {
+		n += g.h.keys.Load().Len()
+		return true
+	})
+	if n != 5 {
+		t.Errorf("old namespace index has %d entries, want 5", n)
 	}
 	s.Replace(nil)
 	if s.Len() != 0 || s.ListIndexValues(IndexLabel) != nil {
@@ -428,22 +434,28 @@ func TestOldSnapshotRechecks(t *testing.T) {
 	s := newTestStore(mk("ns", "moved", labels("app", "a")), mk("ns", "stays", labels("app", "a"), rev(1)))
 	old := s.tab.Load().snap.Load()
 	i, _ := old.lookup(IndexLabel)
+	set := old.keys(i, "app=a")                          // the key set as published then
 	s.Set(mk("ns", "moved", labels("app", "b")))         // changes index values: gen bumps
 	s.Set(mk("ns", "stays", labels("app", "a"), rev(2))) // status-like update: same values
 	var got []string
-	old.trees[i].Ascend(func(e entry[*tobj]) bool {
-		if o, ok := old.resolve(i, e); ok {
-			got = append(got, e.value+" "+o.Key()+" rev"+string(rune('0'+o.Rev)))
+	set.Ascend(func(e kentry[*tobj]) bool {
+		if o, ok := old.resolve(i, "app=a", e); ok {
+			got = append(got, fmt.Sprintf("%s rev%d", o.Key(), o.Rev))
 		}
 		return true
 	})
-	if want := []string{"app=a ns/stays rev2"}; !slices.Equal(got, want) {
-		t.Fatalf("old snapshot resolves to %q, want %q", got, want)
+	if want := []string{"ns/stays rev2"}; !slices.Equal(got, want) {
+		t.Fatalf("old key set resolves to %q, want %q", got, want)
+	}
+	// Through the old snapshot's top tree a reader finds the value's
+	// current key set.
+	if cur := old.keys(i, "app=a"); cur.Len() != 1 {
+		t.Fatalf("old snapshot finds %d keys under app=a, want 1", cur.Len())
 	}
 	s.Delete("ns/stays")
 	got = got[:0]
-	old.trees[i].Ascend(func(e entry[*tobj]) bool {
-		if _, ok := old.resolve(i, e); ok {
+	set.Ascend(func(e kentry[*tobj]) bool {
+		if _, ok := old.resolve(i, "app=a", e); ok {
 			got = append(got, e.key)
 		}
 		return true
@@ -451,30 +463,31 @@ func TestOldSnapshotRechecks(t *testing.T) {
 	if len(got) != 0 {
 		t.Fatalf("deleted keys still resolve: %v", got)
 	}
+	if cur := old.keys(i, "app=a"); cur != nil {
+		t.Fatalf("emptied value still has a key set in an old snapshot: %d keys", cur.Len())
+	}
 }
 
-// Index values are interned: equal values share one string, entries never
-// point into an object's own strings, and values nobody uses are dropped.
+// Index values are interned: an index keeps one copy of each value, never
+// an object's own strings, and drops values nobody uses.
 func TestInterning(t *testing.T) {
 	s := newTestStore()
 	a := mk("ns", "a", labels("app", "web"), owners("u1"))
 	b := mk("ns", "b", labels("app", "web"), owners("u1"))
 	s.Set(a)
 	s.Set(b)
-	t.Run("shared", func(t *testing.T) {
+	t.Run("not the object's strings", func(t *testing.T) {
 		sn := s.tab.Load().snap.Load()
 		for _, index := range []string{IndexLabel, IndexOwner, IndexNamespace} {
 			i, _ := sn.lookup(index)
-			var ptrs []*byte
-			sn.trees[i].Ascend(func(e entry[*tobj]) bool {
-				ptrs = append(ptrs, unsafe.StringData(e.value))
-				return true
-			})
-			if len(ptrs) != 2 || ptrs[0] != ptrs[1] {
-				t.Errorf("%s: entries do not share one value string", index)
+			if sn.tops[i].Len() != 1 {
+				t.Fatalf("%s: %d values, want 1", index, sn.tops[i].Len())
 			}
-			if ptrs[0] == unsafe.StringData(a.Namespace) || ptrs[0] == unsafe.StringData(a.OwnerReferences[0].UID) {
-				t.Errorf("%s: entry value points into the object", index)
+			g, _ := sn.tops[i].Min()
+			p := unsafe.StringData(g.value)
+			if p == unsafe.StringData(a.Namespace) || p == unsafe.StringData(a.OwnerReferences[0].UID) ||
+				p == unsafe.StringData(b.Namespace) || p == unsafe.StringData(b.OwnerReferences[0].UID) {
+				t.Errorf("%s: value %q points into an object", index, g.value)
 			}
 		}
 	})
@@ -529,5 +542,26 @@ func TestGetAllocatesNothing(t *testing.T) {
 	i := 0
 	if n := testing.AllocsPerRun(100, func() { b.Set(objs[i%2]); i++ }); n != 2 {
 		t.Errorf("Set of an update with unchanged index values allocates %v times, want 2", n)
+	}
+}
+
+// An update of an existing key takes no shard lock, so readers holding
+// read locks (here: all of them, held for the whole test) never delay it;
+// if it waited, this test would deadlock.
+func TestUpdateTakesNoShardLock(t *testing.T) {
+	s := fixture()
+	tab := s.tab.Load()
+	for i := range tab.shards {
+		tab.shards[i].mu.RLock()
+	}
+	defer func() {
+		for i := range tab.shards {
+			tab.shards[i].mu.RUnlock()
+		}
+	}()
+	s.Set(mk("default", "web-1", labels("app", "moved"), node("n9")))
+	s.Apply([]Op[*tobj]{{Obj: mk("default", "db-0", labels("app", "db"), rev(2))}})
+	if keys, _ := s.IndexKeys(IndexLabel, "app=moved"); !slices.Equal(keys, []string{"default/web-1"}) {
+		t.Fatalf("IndexKeys(app=moved) = %v", keys)
 	}
 }

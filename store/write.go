@@ -224,13 +224,14 @@ func (s *Store[T]) deleteLocked(t *table[T], key string) (old T, existed bool) {
 	return prev.obj, true
 }
 
-// publishLocked makes the writer's trees visible: it clones every tree that
-// changed since the last snapshot (O(1); the writer's next change to a
-// shared node copies it) and stores a new snapshot of generation s.gen.
-// reshape rebuilds names and defs after indexes were added.
+// publishLocked makes the writer's changes visible: each index stores its
+// changed key sets into their holders and clones its top tree if values
+// came or went (Clone is O(1); the writer's next change to a shared node
+// copies it), then a new snapshot of generation s.gen is stored. reshape
+// rebuilds names and defs after indexes were added.
 func (s *Store[T]) publishLocked(t *table[T], reshape bool) {
 	prev := t.snap.Load()
-	sn := &snapshot[T]{gen: s.gen, trees: make([]*btree.BTreeG[entry[T]], len(t.w))}
+	sn := &snapshot[T]{gen: s.gen, tops: make([]*btree.BTreeG[group[T]], len(t.w))}
 	if reshape || prev == nil {
 		sn.names = make(map[string]int, len(t.w))
 		sn.defs = make([]*indexDef[T], len(t.w))
@@ -242,12 +243,11 @@ func (s *Store[T]) publishLocked(t *table[T], reshape bool) {
 		sn.names, sn.defs = prev.names, prev.defs
 	}
 	for i, w := range t.w {
-		if w.dirty || prev == nil || i >= len(prev.trees) {
-			sn.trees[i] = w.tree.Clone()
-			w.dirty = false
-		} else {
-			sn.trees[i] = prev.trees[i]
+		var top *btree.BTreeG[group[T]]
+		if prev != nil && i < len(prev.tops) {
+			top = prev.tops[i]
 		}
+		sn.tops[i] = w.publish(top)
 	}
 	t.snap.Store(sn)
 }
