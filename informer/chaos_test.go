@@ -2,6 +2,7 @@ package informer_test
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"math/rand/v2"
@@ -82,6 +83,13 @@ func (s chaosScenario) rates() fakeapi.Rates {
 		fakeapi.ContinueExpired: 0.05, fakeapi.ListTruncated: 0.04, fakeapi.ListGarbage: 0.03,
 		fakeapi.Drop: 0.02, fakeapi.Truncated: 0.02, fakeapi.Garbage: 0.02, fakeapi.ErrorGone: 0.015,
 		fakeapi.Stall: 0.005, fakeapi.SlowFrame: 0.03,
+	}
+	if !s.websocket {
+		// A watch that never gets its response headers: IdleTimeout must
+		// cover the wait for them. (Not on WebSocket seeds: the handshake
+		// is bounded by kube's fixed 30 s HandshakeTimeout, longer than a
+		// seed may take.)
+		base[fakeapi.StallHeader] = 0.01
 	}
 	for f := range base {
 		base[f] *= s.intensity
@@ -481,5 +489,29 @@ func TestSyncsWhenContinueTokensAlwaysExpire(t *testing.T) {
 	}
 	if inj.Counts()[fakeapi.ContinueExpired] == 0 {
 		t.Fatal("no continue token was refused: the test tests nothing")
+	}
+}
+
+// TestWatchHeaderStallEndsWithIdleTimeout: a server that accepts a watch
+// but never sends the response headers is silent like a dead stream; the
+// idle timeout must end the wait (found by the chaos suite: before, the
+// reflector waited forever and the seed never converged).
+func TestWatchHeaderStallEndsWithIdleTimeout(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	inj := fakeapi.NewInjector(1, fakeapi.Rates{fakeapi.StallHeader: 1}, 0)
+	srv := fakeapi.New(fakeapi.Options{Resources: []fakeapi.Resource{chaosPods}, Faults: inj})
+	defer srv.Close()
+	c, err := kube.NewClient(&kube.Config{Host: srv.URL(), QPS: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	w, err := kube.NewResources(c, kube.Pods, kube.Typed[kube.Pod]()).Watch(ctx, kube.WatchOptions{IdleTimeout: 100 * time.Millisecond})
+	if err == nil {
+		w.Close()
+	}
+	if !errors.Is(err, kube.ErrIdleTimeout) || ctx.Err() != nil {
+		t.Fatalf("watch without response headers: %v (context: %v), want ErrIdleTimeout after 100ms", err, ctx.Err())
 	}
 }

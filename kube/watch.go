@@ -160,7 +160,20 @@ type chunkedSource struct {
 }
 
 func (c *Client) openChunked(ctx context.Context, cancel context.CancelFunc, req *request, idle time.Duration) (*chunkedSource, error) {
+	// The idle timeout also bounds the wait for the response headers: a
+	// server that accepted the watch but never answers is as silent as a
+	// stream that stopped.
+	var headers *time.Timer
+	if idle > 0 {
+		headers = time.AfterFunc(idle, cancel)
+	}
 	resp, err := c.do(ctx, req)
+	if headers != nil && !headers.Stop() {
+		if err == nil {
+			resp.Body.Close()
+		}
+		return nil, fmt.Errorf("watch: no response headers within %v: %w", idle, ErrIdleTimeout)
+	}
 	if err != nil {
 		return nil, err
 	}

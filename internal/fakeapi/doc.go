@@ -45,13 +45,13 @@
 // An Injector, seeded, decides for each request, each LIST body and each
 // watch frame whether to misbehave: 500/503/429 (Retry-After: 1) answers,
 // 410 for LISTs and continue tokens, 504 "too large resource version",
-// slow starts, truncated and malformed LIST bodies, dropped connections,
-// frames cut in the middle, garbage bytes between frames, ERROR 410 events,
-// stalls (the stream goes silent, bookmarks included, until the client
-// gives up) and slow frames. The decisions come from one seeded
-// *rand.Rand, but the order in which concurrent requests draw from it
-// depends on scheduling: a seed reproduces the kind and rate of faults,
-// not an exact interleaving.
+// slow starts, watches that never get their response headers, truncated
+// and malformed LIST bodies, dropped connections, frames cut in the
+// middle, garbage bytes between frames, ERROR 410 events, stalls (the
+// stream goes silent, bookmarks included, until the client gives up) and
+// slow frames. The decisions come from one seeded *rand.Rand, but the
+// order in which concurrent requests draw from it depends on scheduling:
+// a seed reproduces the kind and rate of faults, not an exact interleaving.
 //
 // There is no client-go counterpart; it plays the part client-go's tests
 // give to a real apiserver or to fake ListerWatchers.

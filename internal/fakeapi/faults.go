@@ -20,6 +20,7 @@ const (
 	Gone410     // 410 Expired: LIST at an exact RV or a continue; WATCH at an RV
 	TooLarge504 // 504 with cause ResourceVersionTooLarge: LIST at an RV
 	SlowStart   // the answer starts only after a short delay
+	StallHeader // WATCH: no answer at all, not even headers, until the client leaves
 
 	// In a LIST answer.
 	ContinueExpired // the continue token is refused with 410
@@ -37,7 +38,7 @@ const (
 	numFaults
 )
 
-var faultNames = [...]string{"none", "500", "503", "429", "410", "504-too-large", "slow-start",
+var faultNames = [...]string{"none", "500", "503", "429", "410", "504-too-large", "slow-start", "stall-header",
 	"continue-expired", "list-truncated", "list-garbage",
 	"drop", "truncated", "garbage", "error-410", "stall", "slow-frame"}
 

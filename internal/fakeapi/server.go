@@ -156,7 +156,7 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	watch := q.Get("watch") == "true" || q.Get("watch") == "1"
-	if s.requestFault(w, watch, q.Get("resourceVersion"), q.Get("continue"), q.Get("sendInitialEvents") == "true") {
+	if s.requestFault(w, r, watch, q.Get("resourceVersion"), q.Get("continue"), q.Get("sendInitialEvents") == "true") {
 		return
 	}
 	if watch {
@@ -192,9 +192,12 @@ func (s *Server) route(path string) (res int, ns string, ok bool) {
 // requestFault answers the request with an injected failure, if one
 // strikes, and reports whether it did. Only faults a real server could
 // give for this request are candidates.
-func (s *Server) requestFault(w http.ResponseWriter, watch bool, rv, cont string, initial bool) bool {
+func (s *Server) requestFault(w http.ResponseWriter, r *http.Request, watch bool, rv, cont string, initial bool) bool {
 	cands := []Fault{Status500, Status503, Status429, SlowStart}
 	exactRV := rv != "" && rv != "0"
+	if watch {
+		cands = append(cands, StallHeader)
+	}
 	switch {
 	case watch && exactRV && !initial:
 		cands = append(cands, Gone410)
@@ -221,6 +224,8 @@ func (s *Server) requestFault(w http.ResponseWriter, watch bool, rv, cont string
 	case SlowStart:
 		s.pause(s.faults.slow(), nil)
 		return false
+	case StallHeader:
+		s.pause(time.Hour, r.Context().Done())
 	default:
 		return false
 	}
