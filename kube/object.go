@@ -12,7 +12,11 @@ import (
 // (only metadata is parsed; spec and status are skipped).
 //
 // A RawObject is immutable once decoded. To change one, Edit it into a new
-// RawObject and write that.
+// RawObject and write that. Immutability is load-bearing: RawObjects
+// decoded by Raw() share label and annotation maps with siblings decoded
+// from the same bytes, and their strings are interned (see intern.go), so
+// writing to one in place would change others. DeepCopy gives a private
+// copy.
 type RawObject struct {
 	TypeMeta
 	ObjectMeta `json:"metadata"`
