@@ -2,7 +2,6 @@ package informer_test
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"math/rand/v2"
@@ -84,12 +83,8 @@ func (s chaosScenario) rates() fakeapi.Rates {
 		fakeapi.Drop: 0.02, fakeapi.Truncated: 0.02, fakeapi.Garbage: 0.02, fakeapi.ErrorGone: 0.015,
 		fakeapi.Stall: 0.005, fakeapi.SlowFrame: 0.03,
 	}
-	if !s.websocket {
-		// A watch that never gets its response headers: IdleTimeout must
-		// cover the wait for them. (Not on WebSocket seeds: the handshake
-		// is bounded by kube's fixed 30 s HandshakeTimeout, longer than a
-		// seed may take.)
-		base[fakeapi.StallHeader] = 0.01
+	if !s.websocket { // not WebSocket: kube's handshake timeout is a fixed 30 s, longer than a seed may take
+		base[fakeapi.StallHeader] = 0.01 // IdleTimeout must cover the wait for response headers
 	}
 	for f := range base {
 		base[f] *= s.intensity
@@ -393,21 +388,19 @@ func awaitChaos(srv *fakeapi.Server, inf *informer.Informer[*kube.Pod], hs []*ch
 	}
 }
 
-func chaosPlan(t *testing.T) (first uint64, n int) {
-	first, n = *chaosFirst, *chaosSeeds
-	if v := os.Getenv("KCM_CHAOS_SEEDS"); v != "" {
-		var err error
-		if n, err = strconv.Atoi(v); err != nil {
-			t.Fatalf("KCM_CHAOS_SEEDS=%q: %v", v, err)
+// chaosPlan returns the first seed and the number of seeds: flags, or the
+// environment (which `make test` can pass through).
+func chaosPlan(t *testing.T) (uint64, int) {
+	first, n := *chaosFirst, uint64(*chaosSeeds)
+	for name, v := range map[string]*uint64{"KCM_CHAOS_SEED": &first, "KCM_CHAOS_SEEDS": &n} {
+		if s := os.Getenv(name); s != "" {
+			var err error
+			if *v, err = strconv.ParseUint(s, 10, 64); err != nil {
+				t.Fatalf("%s=%q: %v", name, s, err)
+			}
 		}
 	}
-	if v := os.Getenv("KCM_CHAOS_SEED"); v != "" {
-		var err error
-		if first, err = strconv.ParseUint(v, 10, 64); err != nil {
-			t.Fatalf("KCM_CHAOS_SEED=%q: %v", v, err)
-		}
-	}
-	return first, n
+	return first, int(n)
 }
 
 // TestChaos: for each seed, an informer on the fake apiserver under
@@ -452,66 +445,4 @@ func TestChaos(t *testing.T) {
 		t.Errorf("%d WebSocket seeds made no WebSocket watch", wsSeeds)
 	}
 	t.Logf("%d seeds from %d in %v; failed: %v; faults injected: %v", n, first, time.Since(start).Round(time.Millisecond), failed, total)
-}
-
-// TestSyncsWhenContinueTokensAlwaysExpire: a paginated LIST whose continue
-// tokens expire before the second page (etcd compacted past the first
-// page's snapshot) must not keep the informer from syncing: like client-go's
-// pager (FullListIfExpired), the reflector then reads the collection in one
-// unpaginated LIST. API rule: an expired continue token is answered 410.
-func TestSyncsWhenContinueTokensAlwaysExpire(t *testing.T) {
-	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
-	inj := fakeapi.NewInjector(1, fakeapi.Rates{fakeapi.ContinueExpired: 1}, 0)
-	srv := fakeapi.New(fakeapi.Options{Resources: []fakeapi.Resource{chaosPods}, Faults: inj})
-	defer srv.Close()
-	w := &chaosWriter{srv: srv, rng: rand.New(rand.NewPCG(1, 3)), names: 30}
-	for range 60 {
-		if err := w.write(); err != nil {
-			t.Fatal(err)
-		}
-	}
-	c, err := kube.NewClient(&kube.Config{Host: srv.URL(), QPS: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	b := reflector.DefaultBackoff()
-	b.Initial, b.Max = time.Millisecond, 20*time.Millisecond
-	f := informer.NewFactory(c, informer.FactoryOptions{Reflector: reflector.Options{PageSize: 5, Backoff: &b}})
-	defer f.Shutdown()
-	inf := informer.For[kube.Pod](f, kube.Pods)
-	h := newChaosHandler(chaosScenario{seed: 1}, 0) // all namespaces, never slow
-	if _, err := inf.AddEventHandler(h, processor.HandlerOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	f.Start(context.Background())
-	if d := awaitChaos(srv, inf, []*chaosHandler{h}, "", 5*time.Second); d != "" {
-		t.Fatalf("no sync while every continue token expires: %s (faults %v, requests %+v)", d, inj.Counts(), srv.Stats())
-	}
-	if inj.Counts()[fakeapi.ContinueExpired] == 0 {
-		t.Fatal("no continue token was refused: the test tests nothing")
-	}
-}
-
-// TestWatchHeaderStallEndsWithIdleTimeout: a server that accepts a watch
-// but never sends the response headers is silent like a dead stream; the
-// idle timeout must end the wait (found by the chaos suite: before, the
-// reflector waited forever and the seed never converged).
-func TestWatchHeaderStallEndsWithIdleTimeout(t *testing.T) {
-	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
-	inj := fakeapi.NewInjector(1, fakeapi.Rates{fakeapi.StallHeader: 1}, 0)
-	srv := fakeapi.New(fakeapi.Options{Resources: []fakeapi.Resource{chaosPods}, Faults: inj})
-	defer srv.Close()
-	c, err := kube.NewClient(&kube.Config{Host: srv.URL(), QPS: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	w, err := kube.NewResources(c, kube.Pods, kube.Typed[kube.Pod]()).Watch(ctx, kube.WatchOptions{IdleTimeout: 100 * time.Millisecond})
-	if err == nil {
-		w.Close()
-	}
-	if !errors.Is(err, kube.ErrIdleTimeout) || ctx.Err() != nil {
-		t.Fatalf("watch without response headers: %v (context: %v), want ErrIdleTimeout after 100ms", err, ctx.Err())
-	}
 }
