@@ -34,23 +34,25 @@ type Options[T kube.Object] struct {
 // serialised among themselves. See the package documentation for what a
 // reader racing a writer observes.
 type Store[T kube.Object] struct {
+	// Fields every reader reads; never written after New.
 	keyFunc func(T) string
 	seed    maphash.Seed
 	nshards int
-
 	// tab is the current table. Replace builds a new table and swaps it in;
 	// a reader loads tab once per call and works on that table only.
 	tab atomic.Pointer[table[T]]
+	// bufs recycles the readers' collection buffers (*[]T, empty).
+	bufs sync.Pool
 
+	// The writer's fields have cache lines of their own, so that taking
+	// wmu does not evict the line readers load tab from.
+	_ [128]byte
 	// wmu serialises writers. It guards gen, sc and every writer-only field
 	// of the current table (table.w, the shard maps' mutation).
 	wmu sync.Mutex
 	// gen is the generation of the last published index-changing write.
 	gen uint64
 	sc  scratch
-
-	// bufs recycles the readers' collection buffers (*[]T, empty).
-	bufs sync.Pool
 }
 
 // table is one complete state: items and indexes. Only the current table
@@ -60,11 +62,13 @@ type table[T kube.Object] struct {
 	shards []shard[T]
 	// snap is the published index state; readers load it without locks.
 	snap atomic.Pointer[snapshot[T]]
-	// n counts keys (updated after each shard map insert or delete).
-	n atomic.Int64
 	// w is the writer's side of each index, aligned with snap's defs and
-	// trees. Guarded by Store.wmu.
+	// tops. Guarded by Store.wmu.
 	w []*windex[T]
+	// n counts keys (updated after each shard map insert or delete). It
+	// has cache lines of its own: every reader reads the fields above.
+	_ [128]byte
+	n atomic.Int64
 }
 
 // shard is one lock-protected part of the key → cell map.

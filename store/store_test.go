@@ -565,3 +565,11 @@ func TestUpdateTakesNoShardLock(t *testing.T) {
 		t.Fatalf("IndexKeys(app=moved) = %v", keys)
 	}
 }
+
+// Each shard's lock must sit on its own cache lines, or readers of
+// neighbouring shards slow each other down.
+func TestShardIsPadded(t *testing.T) {
+	if n := unsafe.Sizeof(shard[*tobj]{}); n != 128 {
+		t.Fatalf("shard is %d bytes, want 128", n)
+	}
+}
