@@ -54,7 +54,7 @@ func (c *Client) dialWebSocket(ctx context.Context, req *request, idle time.Dura
 	tc.NextProtos = []string{"http/1.1"} // WebSocket upgrades need HTTP/1.1
 	d := websocket.Dialer{
 		TLSClientConfig:  tc,
-		HandshakeTimeout: 30 * time.Second,
+		HandshakeTimeout: handshakeTimeout(idle),
 		NetDialContext:   (&net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
 		ReadBufferSize:   32 << 10,
 	}
@@ -99,4 +99,14 @@ func (s *wsSource) next() ([]byte, error) {
 func (s *wsSource) close() error {
 	s.stop()
 	return s.conn.Close()
+}
+
+// handshakeTimeout bounds the WebSocket upgrade: 30 s, or the watch's idle
+// timeout when that is shorter, so a server that accepts the connection and
+// never answers is noticed as soon as a silent watch would be.
+func handshakeTimeout(idle time.Duration) time.Duration {
+	if idle > 0 && idle < 30*time.Second {
+		return idle
+	}
+	return 30 * time.Second
 }
