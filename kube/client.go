@@ -38,8 +38,10 @@ type Client struct {
 	userAgent string
 	limiter   *rate.Limiter // nil: unlimited
 	timeout   time.Duration
-	retry     RetryPolicy
-	log       zerolog.Logger
+	// listIdle cuts off a LIST that sends nothing for this long (0: never).
+	listIdle time.Duration
+	retry    RetryPolicy
+	log      zerolog.Logger
 }
 
 // RetryPolicy says how a Client retries requests that may be retried:
@@ -61,6 +63,12 @@ type Option func(*Client)
 
 // WithLogger sets the logger for retries and warnings.
 func WithLogger(l zerolog.Logger) Option { return func(c *Client) { c.log = l } }
+
+// DefaultListIdleTimeout is how long a LIST may go without sending a byte.
+const DefaultListIdleTimeout = time.Minute
+
+// WithListIdleTimeout replaces DefaultListIdleTimeout (0 disables it).
+func WithListIdleTimeout(d time.Duration) Option { return func(c *Client) { c.listIdle = d } }
 
 // WithRetryPolicy replaces DefaultRetryPolicy.
 func WithRetryPolicy(p RetryPolicy) Option { return func(c *Client) { c.retry = p } }
@@ -84,12 +92,13 @@ func NewClient(cfg *Config, opts ...Option) (*Client, error) {
 		ua = DefaultUserAgent
 	}
 	c := &Client{
-		base:    base,
-		tls:     tc,
-		creds:   cfg.Credentials,
-		timeout: cfg.Timeout,
-		retry:   DefaultRetryPolicy,
-		log:     zerolog.Nop(),
+		base:     base,
+		tls:      tc,
+		creds:    cfg.Credentials,
+		timeout:  cfg.Timeout,
+		retry:    DefaultRetryPolicy,
+		listIdle: DefaultListIdleTimeout,
+		log:      zerolog.Nop(),
 	}
 	c.hc = &http.Client{Transport: &authTransport{next: newTransport(tc.Clone()), creds: cfg.Credentials, userAgent: ua}}
 	c.userAgent = ua

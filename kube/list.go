@@ -62,19 +62,31 @@ func (r *Resources[T]) ListEach(ctx context.Context, opts ListOptions, fn func(T
 		ctx, cancel = context.WithTimeout(ctx, r.c.timeout)
 		defer cancel()
 	}
+	// A list that stops sending (headers or body) for listIdle is cut off,
+	// like a silent watch: a stalled LIST must not hang an informer.
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	idle := newIdleReader(nil, r.c.listIdle, cancel)
+	defer idle.stop()
 	resp, err := r.c.do(ctx, req)
 	if err != nil {
+		if idle.expired() {
+			return ListMeta{}, fmt.Errorf("list %s: no response within %v: %w", r.res, r.c.listIdle, ErrIdleTimeout)
+		}
 		return ListMeta{}, err
 	}
 	defer resp.Body.Close()
+	idle.r = resp.Body
 	var fnErr error
-	meta, err := DecodeList(resp.Body, r.codec, func(item T) error {
+	meta, err := DecodeList(idle, r.codec, func(item T) error {
 		fnErr = fn(item)
 		return fnErr
 	})
 	switch {
 	case fnErr != nil:
 		return meta, fnErr
+	case err != nil && idle.expired():
+		return meta, fmt.Errorf("list %s: no bytes for %v: %w", r.res, r.c.listIdle, ErrIdleTimeout)
 	case err != nil:
 		return meta, contextError(ctx, fmt.Errorf("list %s: %w", r.res, err))
 	}
