@@ -21,9 +21,9 @@ vet:
 prepare:
 	$(GO) run ./cmd/kcm dev --build-only
 
-## bench: the side-by-side benchmarks (bench/ is its own module).
+## bench: the side-by-side benchmarks (bench/ is its own module); `cd bench && go run ./cmd/report` tabulates them.
 bench:
-	cd bench && $(GO) test -run '^$$' -bench . -benchmem
+	cd bench && $(GO) test -run '^$$' -bench . -benchmem -timeout 60m
 
 fmt:
 	gofmt -w $$(git ls-files '*.go')

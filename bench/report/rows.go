@@ -212,16 +212,25 @@ func storeRows(s *Set) []Row {
 	}
 	for _, p := range s.Procs("StoreWriter/") {
 		alone := metric("StoreWriter/readers=0", p, "writes/s", nil)
-		busy := metric("StoreWriter/readers=16", p, "writes/s", nil)
-		rows = append(rows,
-			row(s, fmt.Sprintf("writer alone, %d procs", p), "writes/s", KCM, alone, none),
-			row(s, fmt.Sprintf("writer with 16 readers, %d procs", p), "writes/s", KCM, busy, none),
-			row(s, fmt.Sprintf("writer rate kept with 16 readers, %d procs", p), "×", KCM,
-				func(s *Set, e string) (float64, bool) {
-					a, ok1 := alone(s, e)
-					b, ok2 := busy(s, e)
-					return b / a, ok1 && ok2 && a > 0
-				}, kcmAtLeast(0.8, "kcm ≥ 0.8")))
+		rows = append(rows, row(s, fmt.Sprintf("writer alone, %d procs", p), "writes/s", KCM, alone, none))
+		for _, r := range s.Params("StoreWriter/", "readers") {
+			if r == 0 {
+				continue
+			}
+			busy := metric(fmt.Sprintf("StoreWriter/readers=%d", r), p, "writes/s", nil)
+			t := none
+			if r >= 16 {
+				t = kcmAtLeast(0.8, "kcm ≥ 0.8")
+			}
+			rows = append(rows,
+				row(s, fmt.Sprintf("writer with %d readers, %d procs", r, p), "writes/s", KCM, busy, none),
+				row(s, fmt.Sprintf("writer rate kept with %d readers, %d procs", r, p), "×", KCM,
+					func(s *Set, e string) (float64, bool) {
+						a, ok1 := alone(s, e)
+						b, ok2 := busy(s, e)
+						return b / a, ok1 && ok2 && a > 0
+					}, t))
+		}
 	}
 	return rows
 }
