@@ -60,6 +60,8 @@ type Informer[T kube.Object] struct {
 	log   zerolog.Logger
 	batch int
 	obs   Observer[T]
+	// ops is applyBatch's reusable buffer (apply goroutine only).
+	ops []store.Op[T]
 
 	started atomic.Bool
 	// synced latches once the FIFO reported HasSynced.
@@ -181,44 +183,46 @@ func (i *Informer[T]) applyLoop(ctx context.Context) {
 	}
 }
 
-// applyBatch writes each delta to the store and hands the matching
-// notification to the processor, both under the processor's lock so that a
-// handler added concurrently sees each change exactly once.
+// applyBatch writes the batch to the store in one Apply (one index publish
+// per batch, far cheaper than one per delta) and hands the matching
+// notifications to the processor, both under the processor's lock so that
+// a handler added concurrently sees each change exactly once.
 func (i *Informer[T]) applyBatch(batch []deltafifo.Delta[T]) error {
+	ops := i.ops[:0]
+	for _, d := range batch {
+		ops = append(ops, store.Op[T]{Delete: d.Type == deltafifo.Deleted, Obj: d.Object, Key: d.Key})
+	}
 	i.proc.Apply(func(emit func(processor.Notification[T])) {
-		for _, d := range batch {
-			existed := i.applyOne(d, emit)
+		i.store.Apply(ops)
+		for j, d := range batch {
+			emit(notification(d, &ops[j]))
 			if i.obs != nil {
-				i.obs.Applied(d, existed, i.fifo.Len())
+				i.obs.Applied(d, ops[j].Existed, i.fifo.Len())
 			}
 		}
 	})
+	clear(ops) // do not keep objects alive through the reused buffer
+	i.ops = ops[:0]
 	i.applied.Add(int64(len(batch)))
 	return nil
 }
 
-func (i *Informer[T]) applyOne(d deltafifo.Delta[T], emit func(processor.Notification[T])) bool {
-	if d.Type == deltafifo.Deleted {
-		old, existed := i.store.Delete(d.Key)
-		obj := d.Object
-		if existed && !d.FinalStateUnknown {
-			_ = old // the server's final state is the better one to report
-		} else if existed {
-			obj = old
-		}
-		emit(processor.DeleteNotification(obj, d.FinalStateUnknown))
-		return existed
-	}
-	old, existed := i.store.Set(d.Object)
+// notification is what handlers are told about delta d, given what the
+// store held before it (op.Old, op.Existed).
+func notification[T kube.Object](d deltafifo.Delta[T], op *store.Op[T]) processor.Notification[T] {
 	switch {
+	case d.Type == deltafifo.Deleted:
+		obj := d.Object
+		if op.Existed && d.FinalStateUnknown {
+			obj = op.Old // the cache's last state is the newest known one
+		}
+		return processor.DeleteNotification(obj, d.FinalStateUnknown)
 	case d.Type == deltafifo.Sync:
-		emit(processor.SyncNotification(old, d.Object))
-	case existed:
-		emit(processor.UpdateNotification(old, d.Object))
-	default:
-		emit(processor.AddNotification(d.Object, d.InitialList))
+		return processor.SyncNotification(op.Old, d.Object)
+	case op.Existed:
+		return processor.UpdateNotification(op.Old, d.Object)
 	}
-	return existed
+	return processor.AddNotification(d.Object, d.InitialList)
 }
 
 // noteSync logs the initial sync once, with its rate.
