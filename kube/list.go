@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-
-	jsoniter "github.com/json-iterator/go"
 )
 
 // listBufferSize is the read buffer of the streaming list decoder.
@@ -102,47 +100,126 @@ func DecodeList[T Object](body io.Reader, codec Codec[T], fn func(T) error) (met
 			err = fmt.Errorf("%w: list: %v", ErrDecode, p)
 		}
 	}()
-	it, er := parseStream(body, listBufferSize)
-	if it.WhatIsNext() != jsoniter.ObjectValue && it.Error == nil {
-		return meta, fmt.Errorf("%w: list: not a JSON object", ErrDecode)
-	}
+	fr := newFrameReader(body, listBufferSize)
 	var fnErr error
-	it.ReadObjectCB(func(it *jsoniter.Iterator, key string) bool {
-		switch key {
-		case "metadata":
-			it.ReadVal(&meta)
-		case "items":
-			it.ReadArrayCB(func(it *jsoniter.Iterator) bool {
-				raw := it.SkipAndReturnBytes()
-				if it.Error != nil {
-					return false
-				}
-				item, err := codec.Decode(raw)
-				if err != nil {
-					fnErr = err
-					return false
-				}
-				if err := fn(item); err != nil {
-					fnErr = err
-					return false
-				}
-				return true
-			})
-		default:
-			it.Skip()
+	err = walkList(fr, &meta, func(raw []byte) error {
+		item, err := codec.Decode(append([]byte(nil), raw...))
+		if err != nil {
+			return err
 		}
-		return it.Error == nil
+		if fnErr = fn(item); fnErr != nil {
+			return fnErr
+		}
+		return nil
 	})
-	if fnErr != nil {
+	switch {
+	case fnErr != nil:
 		return meta, fnErr
-	}
-	if it.Error != nil && !errors.Is(it.Error, io.EOF) && !er.eof {
-		return meta, decodeErr("list", it.Error)
-	}
-	if it.Error != nil {
+	case errors.Is(err, io.ErrUnexpectedEOF):
 		return meta, fmt.Errorf("%w: list: %w", ErrDecode, io.ErrUnexpectedEOF)
+	case err != nil:
+		return meta, decodeErr("list", err)
 	}
 	return meta, nil
+}
+
+// walkList reads a list object member by member: metadata is decoded,
+// each element of items is handed to item as it becomes complete, other
+// members are skipped.
+func walkList(fr *frameReader, meta *ListMeta, item func([]byte) error) error {
+	c, err := fr.peek(false)
+	if err != nil {
+		return err
+	}
+	if c != '{' {
+		return fmt.Errorf("%w: list: not a JSON object", ErrDecode)
+	}
+	fr.off++
+	for first := true; ; first = false {
+		c, err := fr.peek(false)
+		if err != nil {
+			return err
+		}
+		if c == '}' {
+			fr.off++
+			return nil
+		}
+		if !first {
+			if err := fr.expect(','); err != nil {
+				return err
+			}
+		}
+		k, err := fr.value(false)
+		if err != nil {
+			return err
+		}
+		if k[0] != '"' {
+			return fmt.Errorf("%w: list: expected a member name", ErrDecode)
+		}
+		key := string(k) // k is a slice of the buffer, which the next read reuses
+		if err := fr.expect(':'); err != nil {
+			return err
+		}
+		switch key {
+		case `"items"`:
+			err = walkArray(fr, item)
+		case `"metadata"`:
+			var v []byte
+			if v, err = fr.value(false); err == nil {
+				if e := jsonx.Unmarshal(v, meta); e != nil {
+					err = fmt.Errorf("%w: list metadata: %v", ErrDecode, e)
+				}
+			}
+		default:
+			_, err = fr.value(false)
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
+
+// walkArray hands each element of the array at fr to item.
+func walkArray(fr *frameReader, item func([]byte) error) error {
+	c, err := fr.peek(false)
+	if err != nil {
+		return err
+	}
+	if c == 'n' { // "items": null
+		v, err := fr.value(false)
+		if err == nil && string(v) != "null" {
+			err = fmt.Errorf("%w: list items: unexpected %.20q", ErrDecode, v)
+		}
+		return err
+	}
+	if err := fr.expect('['); err != nil {
+		return err
+	}
+	for first := true; ; first = false {
+		c, err := fr.peek(false)
+		if err != nil {
+			return err
+		}
+		if c == ']' {
+			fr.off++
+			return nil
+		}
+		if !first {
+			if err := fr.expect(','); err != nil {
+				return err
+			}
+		}
+		v, err := fr.value(false)
+		if err != nil {
+			return err
+		}
+		if v[0] != '{' {
+			return fmt.Errorf("%w: list item is not an object", ErrDecode)
+		}
+		if err := item(v); err != nil {
+			return err
+		}
+	}
 }
 
 // decodeErr wraps a decoder failure: transport errors stay recognisable
@@ -154,36 +231,4 @@ func decodeErr(what string, err error) error {
 		return fmt.Errorf("%s: %w", what, err)
 	}
 	return fmt.Errorf("%w: %s: %v", ErrDecode, what, err)
-}
-
-// eofReader remembers that its reader reached the end of the body before
-// the iterator reading it found anything wrong. json-iterator replaces
-// io.EOF with an error of its own wording when it meets the end in the
-// middle of a value, so its error alone cannot tell a body cut short from
-// malformed bytes.
-type eofReader struct {
-	r  io.Reader
-	it *jsoniter.Iterator
-	// eof: a Read returned io.EOF with no data while it had no error.
-	// Once it has an error nothing more is read, so that how far past a
-	// malformed byte the iterator reads cannot decide this.
-	eof bool
-}
-
-// parseStream returns an iterator over r and the eofReader under it.
-func parseStream(r io.Reader, bufSize int) (*jsoniter.Iterator, *eofReader) {
-	er := &eofReader{r: r}
-	er.it = jsoniter.Parse(jsonx, er, bufSize)
-	return er.it, er
-}
-
-func (e *eofReader) Read(p []byte) (int, error) {
-	if e.it.Error != nil {
-		return 0, e.it.Error
-	}
-	n, err := e.r.Read(p)
-	if n == 0 && errors.Is(err, io.EOF) {
-		e.eof = true
-	}
-	return n, err
 }

@@ -8,8 +8,6 @@ import (
 	"net/http"
 	"sync"
 	"time"
-
-	jsoniter "github.com/json-iterator/go"
 )
 
 // EventType is the type of a watch event.
@@ -89,40 +87,63 @@ func (w *Watcher[T]) Close() error {
 	return err
 }
 
-// wireEvent is the envelope of a watch event.
-type wireEvent struct {
-	Type   EventType           `json:"type"`
-	Object jsoniter.RawMessage `json:"object"`
-}
-
-// decodeEvent decodes one event frame.
+// decodeEvent decodes one event frame. The frame may be a slice of a read
+// buffer: the object's bytes are copied before the codec keeps them.
 func decodeEvent[T Object](frame []byte, codec Codec[T], path string) (ev WatchEvent[T], err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			err = fmt.Errorf("%w: watch event: %v", ErrDecode, p)
 		}
 	}()
-	var we wireEvent
-	if err := jsonx.Unmarshal(frame, &we); err != nil {
-		return ev, fmt.Errorf("%w: watch event: %v", ErrDecode, err)
+	typ, obj, err := splitEvent(frame)
+	if err != nil {
+		return ev, err
 	}
-	ev.Type, ev.Size = we.Type, len(frame)
-	if len(we.Object) == 0 {
-		return ev, fmt.Errorf("%w: watch event %q without object", ErrDecode, we.Type)
-	}
-	switch we.Type {
+	ev.Type, ev.Size = typ, len(frame)
+	switch typ {
 	case Added, Modified, Deleted, Bookmark:
-		ev.Object, err = codec.Decode(we.Object)
+		ev.Object, err = codec.Decode(append([]byte(nil), obj...))
 		return ev, err
 	case Error:
 		var s Status
-		if err := jsonx.Unmarshal(we.Object, &s); err != nil {
+		if err := jsonx.Unmarshal(obj, &s); err != nil {
 			return ev, fmt.Errorf("%w: watch ERROR event: %v", ErrDecode, err)
 		}
 		ev.Err = StatusErrorFrom("WATCH", path, s)
 		return ev, nil
 	}
-	return ev, fmt.Errorf("%w: unknown watch event type %q", ErrDecode, we.Type)
+	return ev, fmt.Errorf("%w: unknown watch event type %q", ErrDecode, typ)
+}
+
+// splitEvent finds the type and the object of an event envelope
+// {"type":"...","object":{...}} by scanning, without decoding the object.
+func splitEvent(frame []byte) (EventType, []byte, error) {
+	ms, err := members(frame, 0)
+	if err != nil {
+		return "", nil, fmt.Errorf("%w: watch event: %w", ErrDecode, err)
+	}
+	var typ EventType
+	var obj []byte
+	for _, m := range ms {
+		v := frame[m.valStart:m.end]
+		switch string(frame[m.keyStart:m.keyEnd]) {
+		case "type":
+			s, ok := unquote(v)
+			if !ok {
+				return "", nil, fmt.Errorf("%w: watch event type %.40q is not a string", ErrDecode, v)
+			}
+			typ = EventType(s)
+		case "object":
+			if len(v) == 0 || v[0] != '{' {
+				return "", nil, fmt.Errorf("%w: watch event %q: object is not a JSON object", ErrDecode, typ)
+			}
+			obj = v
+		}
+	}
+	if obj == nil {
+		return "", nil, fmt.Errorf("%w: watch event %q without object", ErrDecode, typ)
+	}
+	return typ, obj, nil
 }
 
 // Watch opens a watch. opts.ResourceVersion "N" streams events after N;
@@ -153,9 +174,8 @@ func (r *Resources[T]) Watch(ctx context.Context, opts WatchOptions) (*Watcher[T
 // parsing, not by newlines.
 type chunkedSource struct {
 	body io.ReadCloser
-	it   *jsoniter.Iterator
+	fr   *frameReader
 	idle *idleReader
-	eof  *eofReader // tells a stream cut inside an event from garbage
 	ctx  context.Context
 }
 
@@ -184,41 +204,34 @@ func (c *Client) openChunked(ctx context.Context, cancel context.CancelFunc, req
 // arrived for idle (zero: never).
 func newChunkedSource(ctx context.Context, body io.ReadCloser, idle time.Duration, cancel context.CancelFunc) *chunkedSource {
 	ir := newIdleReader(body, idle, cancel)
-	it, er := parseStream(ir, 32<<10)
-	return &chunkedSource{body: body, idle: ir, eof: er, ctx: ctx, it: it}
+	return &chunkedSource{body: body, idle: ir, ctx: ctx, fr: newFrameReader(ir, 32<<10)}
 }
 
-func (s *chunkedSource) next() (frame []byte, err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			frame, err = nil, fmt.Errorf("%w: watch stream: %v", ErrDecode, p)
+// next returns the next event's bytes: a slice of the read buffer, valid
+// until the following call.
+func (s *chunkedSource) next() ([]byte, error) {
+	c, err := s.fr.peek(true)
+	if err == nil && c != '{' {
+		err = fmt.Errorf("%w: watch stream: expected an event object, found %q", ErrDecode, c)
+	}
+	if err == nil {
+		var frame []byte
+		if frame, err = s.fr.value(false); err == nil {
+			return frame, nil
 		}
-	}()
-	if s.it.WhatIsNext() == jsoniter.InvalidValue {
-		return nil, s.streamErr(true)
 	}
-	frame = s.it.SkipAndReturnBytes()
-	if s.it.Error != nil {
-		return nil, s.streamErr(false)
-	}
-	return frame, nil
+	return nil, s.streamErr(err)
 }
 
-// streamErr explains why the stream stopped. atBoundary: nothing of a new
-// event had been read, so an EOF there is the server ending the watch.
-func (s *chunkedSource) streamErr(atBoundary bool) error {
-	err := s.it.Error
+// streamErr explains why the stream stopped.
+func (s *chunkedSource) streamErr(err error) error {
 	switch {
 	case s.idle.expired():
 		return fmt.Errorf("watch: %w", ErrIdleTimeout)
 	case s.ctx.Err() != nil:
 		return s.ctx.Err()
-	case errors.Is(err, io.EOF) && atBoundary:
+	case errors.Is(err, io.EOF):
 		return io.EOF
-	case errors.Is(err, io.EOF) || s.eof.eof:
-		return fmt.Errorf("watch: %w", io.ErrUnexpectedEOF)
-	case err == nil:
-		return fmt.Errorf("%w: watch stream: unexpected byte", ErrDecode)
 	}
 	return decodeErr("watch", err)
 }
