@@ -1,0 +1,102 @@
+package informer_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kcmlab/kcm/informer"
+	"github.com/kcmlab/kcm/kube"
+	"github.com/kcmlab/kcm/processor"
+)
+
+// installCRD creates a namespaced CRD gizmos.<group>/v1 and returns its
+// resource once discovery serves it.
+func installCRD(t *testing.T, ctx context.Context, c *kube.Client, group string) kube.Resource {
+	t.Helper()
+	crds := kube.NewResources(c, kube.CRDs, kube.Raw())
+	crd, err := kube.NewRawObject(map[string]any{
+		"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+		"metadata": map[string]any{"name": "gizmos." + group},
+		"spec": map[string]any{
+			"group": group, "scope": "Namespaced",
+			"names": map[string]any{"plural": "gizmos", "singular": "gizmo", "kind": "Gizmo", "listKind": "GizmoList"},
+			"versions": []any{map[string]any{"name": "v1", "served": true, "storage": true,
+				"schema": map[string]any{"openAPIV3Schema": map[string]any{"type": "object", "x-kubernetes-preserve-unknown-fields": true}}}},
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := crds.Create(ctx, crd); err != nil {
+		t.Fatalf("create CRD: %v", err)
+	}
+	t.Cleanup(func() { _ = crds.Delete(context.Background(), "gizmos."+group, kube.DeleteOptions{}) })
+	for {
+		res, err := c.ResourceForKind(ctx, group+"/v1", "Gizmo")
+		if err == nil {
+			return res
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("CRD never served: %v", err)
+		case <-time.After(100 * time.Millisecond): // discovery offers nothing to wait on
+		}
+	}
+}
+
+// TestConvergesOnCustomResources: an informer over a CRD's custom resources
+// (as RawObjects) syncs and converges under creates, updates and deletes.
+func TestConvergesOnCustomResources(t *testing.T) {
+	_, c, ns, ctx := setup(t)
+	res := installCRD(t, ctx, c, strings.ToLower(ns)+".kcm.test")
+	gizmos := kube.NewResources(c, res, kube.Raw()).InNamespace(ns)
+	gizmo := func(i, size int) *kube.RawObject {
+		o, err := kube.NewRawObject(map[string]any{"apiVersion": res.GroupVersion(), "kind": "Gizmo",
+			"metadata": map[string]any{"name": fmt.Sprintf("g-%02d", i)}, "spec": map[string]any{"size": size}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return o
+	}
+	for i := 0; i < 20; i++ {
+		if _, err := gizmos.Create(ctx, gizmo(i, i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f := startFactory(t, ctx, c, ns, fastReflector(true))
+	inf := informer.ForRaw(f, res)
+	h := newLastEvents[*kube.RawObject]()
+	if _, err := inf.AddEventHandler(h, processor.HandlerOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	f.Start(ctx)
+	if synced := f.WaitForCacheSync(ctx); !synced[inf.Name()] {
+		t.Fatalf("not synced: %v", synced)
+	}
+	for i := 0; i < 20; i++ {
+		switch i % 3 {
+		case 0:
+			if err := gizmos.Delete(ctx, fmt.Sprintf("g-%02d", i), kube.DeleteOptions{}); err != nil {
+				t.Fatal(err)
+			}
+		case 1:
+			if _, err := gizmos.Patch(ctx, fmt.Sprintf("g-%02d", i), kube.MergePatch, []byte(`{"spec":{"size":100}}`), kube.PatchOptions{}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := gizmos.Create(ctx, gizmo(100+i, i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	awaitConverged(t, ctx, gizmos, inf, h)
+	g, err := inf.Lister().Namespace(ns).Get("g-01")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if size, _, _ := g.NestedField("spec", "size"); size != float64(100) {
+		t.Fatalf("cached g-01 size = %v, want 100", size)
+	}
+}
