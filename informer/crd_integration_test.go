@@ -1,57 +1,21 @@
 package informer_test
 
 import (
-	"context"
 	"fmt"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/kcmlab/kcm/informer"
 	"github.com/kcmlab/kcm/kube"
 	"github.com/kcmlab/kcm/processor"
+	"github.com/kcmlab/kcm/testenv"
 )
-
-// installCRD creates a namespaced CRD gizmos.<group>/v1 and returns its
-// resource once discovery serves it.
-func installCRD(t *testing.T, ctx context.Context, c *kube.Client, group string) kube.Resource {
-	t.Helper()
-	crds := kube.NewResources(c, kube.CRDs, kube.Raw())
-	crd, err := kube.NewRawObject(map[string]any{
-		"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
-		"metadata": map[string]any{"name": "gizmos." + group},
-		"spec": map[string]any{
-			"group": group, "scope": "Namespaced",
-			"names": map[string]any{"plural": "gizmos", "singular": "gizmo", "kind": "Gizmo", "listKind": "GizmoList"},
-			"versions": []any{map[string]any{"name": "v1", "served": true, "storage": true,
-				"schema": map[string]any{"openAPIV3Schema": map[string]any{"type": "object", "x-kubernetes-preserve-unknown-fields": true}}}},
-		},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := crds.Create(ctx, crd); err != nil {
-		t.Fatalf("create CRD: %v", err)
-	}
-	t.Cleanup(func() { _ = crds.Delete(context.Background(), "gizmos."+group, kube.DeleteOptions{}) })
-	for {
-		res, err := c.ResourceForKind(ctx, group+"/v1", "Gizmo")
-		if err == nil {
-			return res
-		}
-		select {
-		case <-ctx.Done():
-			t.Fatalf("CRD never served: %v", err)
-		case <-time.After(100 * time.Millisecond): // discovery offers nothing to wait on
-		}
-	}
-}
 
 // TestConvergesOnCustomResources: an informer over a CRD's custom resources
 // (as RawObjects) syncs and converges under creates, updates and deletes.
 func TestConvergesOnCustomResources(t *testing.T) {
 	_, c, ns, ctx := setup(t)
-	res := installCRD(t, ctx, c, strings.ToLower(ns)+".kcm.test")
+	res := testenv.InstallCRD(t, ctx, c, strings.ToLower(ns)+".kcm.test", "Gizmo")
 	gizmos := kube.NewResources(c, res, kube.Raw()).InNamespace(ns)
 	gizmo := func(i, size int) *kube.RawObject {
 		o, err := kube.NewRawObject(map[string]any{"apiVersion": res.GroupVersion(), "kind": "Gizmo",

@@ -1,59 +1,19 @@
 package kube_test
 
 import (
-	"context"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/kcmlab/kcm/kube"
+	"github.com/kcmlab/kcm/testenv"
 )
-
-// installCRD creates a namespaced CRD widgets.<group>/v1 and waits until it
-// is Established and served.
-func installCRD(t *testing.T, ctx context.Context, c *kube.Client, group string) kube.Resource {
-	t.Helper()
-	crds := kube.NewResources(c, kube.CRDs, kube.Raw())
-	crd, err := kube.NewRawObject(map[string]any{
-		"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
-		"metadata": map[string]any{"name": "widgets." + group},
-		"spec": map[string]any{
-			"group": group, "scope": "Namespaced",
-			"names": map[string]any{"plural": "widgets", "singular": "widget", "kind": "Widget", "listKind": "WidgetList"},
-			"versions": []any{map[string]any{"name": "v1", "served": true, "storage": true,
-				"subresources": map[string]any{"status": map[string]any{}},
-				"schema": map[string]any{"openAPIV3Schema": map[string]any{"type": "object",
-					"x-kubernetes-preserve-unknown-fields": true}}}},
-		},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := crds.Create(ctx, crd); err != nil {
-		t.Fatalf("create CRD: %v", err)
-	}
-	t.Cleanup(func() {
-		_ = crds.Delete(context.Background(), "widgets."+group, kube.DeleteOptions{})
-	})
-	for {
-		res, err := c.ResourceForKind(ctx, group+"/v1", "Widget")
-		if err == nil {
-			return res
-		}
-		select {
-		case <-ctx.Done():
-			t.Fatalf("CRD never served: %v", err)
-		case <-time.After(100 * time.Millisecond): // polling discovery: the apiserver offers no event for it
-		}
-	}
-}
 
 // TestCRDThroughRawObject: a custom resource goes through create, get,
 // edit+update, status update, list and delete as a RawObject.
 func TestCRDThroughRawObject(t *testing.T) {
 	c, ns, ctx := env(t)
 	group := strings.ToLower(ns) + ".kcm.test"
-	res := installCRD(t, ctx, c, group)
+	res := testenv.InstallCRD(t, ctx, c, group, "Widget")
 	if !res.Namespaced || res.Resource != "widgets" {
 		t.Fatalf("discovered %+v", res)
 	}
