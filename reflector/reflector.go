@@ -189,7 +189,10 @@ func (r *Reflector[T]) list(ctx context.Context, opts kube.ListOptions) error {
 		opts.ResourceVersion, opts.ResourceVersionMatch = "", ""
 	}
 	if err := rep.Finish(rv); err != nil {
-		return err // the sink is closed: the informer is stopping
+		// The sink refused (closed: the informer is stopping). Back off
+		// rather than list again at once, should the context live on.
+		r.m.ListFailed(err, r.o.Clock.Now())
+		return err
 	}
 	r.m.ListDone(rv)
 	return nil
