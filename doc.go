@@ -4,21 +4,21 @@
 // doc.go that names the concept, draws its place in the pipeline, states
 // its guarantees and gives the client-go name it corresponds to.
 //
-//	kube-apiserver ─LIST+WATCH─▶ reflector ─▶ deltafifo ─▶ store ─▶ processor ─▶ handler ─▶ queue ─▶ workers
-//	                             └──────────── informer (one per resource, shared by a Factory) ──────────┘
-//	lease: only the leader runs controllers
+//		kube-apiserver ─LIST+WATCH─▶ reflector ─▶ deltafifo ─▶ store ─▶ processor ─▶ handler ─▶ queue ─▶ workers
+//		                             └──────────── informer (one per resource, shared by a Factory) ──────────┘
+//		lease: only the leader runs controllers
 //
-//  1. kube       — configuration, the REST client, the object model, typed errors
-//  2. testenv    — the real etcd + kube-apiserver the tests and `make dev` run
-//  3. clock      — the injectable clock, so tests step time
-//  4. reflector  — LIST + WATCH as an explicit state machine
-//  5. deltafifo  — the arrival-ordered queue of changes
-//  6. store      — the sharded cache with copy-on-write B-tree indexes
-//  7. processor  — fan-out to event handlers, one buffer each
-//  8. informer   — the pieces assembled; the shared Factory; listers
-//  9. queue      — the work queue: dedup, processing set, rate-limited retries
-//  10. lease     — leader election on a coordination.k8s.io Lease
-//  11. cmd/kcm   — the binary: kcm dev, kcm trace
+//	 1. kube       — configuration, the REST client, the object model, typed errors
+//	 2. testenv    — the real etcd + kube-apiserver the tests and `make dev` run
+//	 3. clock      — the injectable clock, so tests step time
+//	 4. reflector  — LIST + WATCH as an explicit state machine
+//	 5. deltafifo  — the arrival-ordered queue of changes
+//	 6. store      — the sharded cache with copy-on-write B-tree indexes
+//	 7. processor  — fan-out to event handlers, one buffer each
+//	 8. informer   — the pieces assembled; the shared Factory; listers
+//	 9. queue      — the work queue: dedup, processing set, rate-limited retries
+//	 10. lease     — leader election on a coordination.k8s.io Lease
+//	 11. cmd/kcm   — the binary: kcm dev, kcm trace
 //
 // Benchmarks against client-go live in the separate module bench/.
 package kcm
