@@ -90,6 +90,29 @@ func (s stripCodec[T]) Decode(data []byte) (T, error) {
 	return s.inner.Decode(cut)
 }
 
+// decodeBorrowed decodes data that the caller does not hand over (a slice
+// of a read buffer, about to be reused). The stripping RawObject codec
+// copies only the bytes it keeps — usually it has just built a smaller copy
+// without managedFields — instead of the caller copying every object first.
+func decodeBorrowed[T Object](c Codec[T], data []byte) (T, error) {
+	s, ok := c.(stripCodec[T])
+	if !ok {
+		return c.Decode(append([]byte(nil), data...))
+	}
+	if _, ok := any(s.inner).(rawCodec); !ok {
+		return c.Decode(append([]byte(nil), data...))
+	}
+	o, err := decodeRaw(data, true)
+	if err != nil {
+		var zero T
+		return zero, err
+	}
+	if r := o.Raw(); len(r) > 0 && &r[0] == &data[0] {
+		o.SetRaw(append([]byte(nil), r...)) // nothing was cut: keep a copy, not the buffer
+	}
+	return any(o).(T), nil
+}
+
 // DeepCopy returns an independent copy of obj that still remembers the raw
 // JSON obj was read from, so Update of the copy keeps unmodelled fields.
 // Cached objects are shared and read-only: copy before you modify.

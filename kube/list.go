@@ -103,7 +103,7 @@ func DecodeList[T Object](body io.Reader, codec Codec[T], fn func(T) error) (met
 	fr := newFrameReader(body, listBufferSize)
 	var fnErr error
 	err = walkList(fr, &meta, func(raw []byte) error {
-		item, err := codec.Decode(append([]byte(nil), raw...))
+		item, err := decodeBorrowed(codec, raw)
 		if err != nil {
 			return err
 		}

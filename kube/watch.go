@@ -102,7 +102,7 @@ func decodeEvent[T Object](frame []byte, codec Codec[T], path string) (ev WatchE
 	ev.Type, ev.Size = typ, len(frame)
 	switch typ {
 	case Added, Modified, Deleted, Bookmark:
-		ev.Object, err = codec.Decode(append([]byte(nil), obj...))
+		ev.Object, err = decodeBorrowed(codec, obj)
 		return ev, err
 	case Error:
 		var s Status
