@@ -46,7 +46,9 @@ func crud[S any, P kube.TypedPtr[S]](t *testing.T, c *kube.Client, ctx context.C
 	if got.GetObjectMeta().Labels["kcm-test"] == "updated" {
 		t.Fatalf("DeepCopy shares labels with the original")
 	}
-	list, err := r.List(ctx, kube.ListOptions{LabelSelector: "kcm-test=updated"})
+	// The field selector keeps out objects of earlier runs: cluster-scoped
+	// namespaces deleted here stay Terminating (no namespace controller runs).
+	list, err := r.List(ctx, kube.ListOptions{LabelSelector: "kcm-test=updated", FieldSelector: "metadata.name=" + name})
 	if err != nil {
 		t.Fatalf("list %s: %v", res, err)
 	}
