@@ -298,3 +298,7 @@ func (c *Client) doBytes(ctx context.Context, r *request) ([]byte, error) {
 func (c *Client) RawGet(ctx context.Context, path string) ([]byte, error) {
 	return c.doBytes(ctx, &request{verb: http.MethodGet, path: path, accept: "application/json, */*", idempotent: true})
 }
+
+// CloseIdleConnections closes the shared transport's idle keep-alive
+// connections (for every client derived from the same one).
+func (c *Client) CloseIdleConnections() { c.hc.CloseIdleConnections() }

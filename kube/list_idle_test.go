@@ -14,7 +14,7 @@ import (
 // TestListIdleTimeout: a LIST that stops sending — before its headers or
 // in the middle of its body — ends with ErrIdleTimeout instead of hanging.
 func TestListIdleTimeout(t *testing.T) {
-	defer goleak.VerifyNone(t)
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent()) // connections of earlier tests may linger
 	for _, tc := range []struct {
 		name  string
 		serve func(w http.ResponseWriter, stop <-chan struct{})
@@ -37,6 +37,7 @@ func TestListIdleTimeout(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			defer c.CloseIdleConnections()
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 			defer cancel()
 			_, err = NewResources(c, Pods, Raw()).ListEach(ctx, ListOptions{}, func(*RawObject) error { return nil })
