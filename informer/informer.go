@@ -66,9 +66,8 @@ type Informer[T kube.Object] struct {
 	started atomic.Bool
 	// synced latches once the FIFO reported HasSynced.
 	synced atomic.Bool
-	// syncedAt and applied describe the initial sync, for the progress log.
+	// startedAt is when Run began, for the sync progress log.
 	startedAt time.Time
-	applied   atomic.Int64
 	done      chan struct{}
 }
 
@@ -203,7 +202,6 @@ func (i *Informer[T]) applyBatch(batch []deltafifo.Delta[T]) error {
 	})
 	clear(ops) // do not keep objects alive through the reused buffer
 	i.ops = ops[:0]
-	i.applied.Add(int64(len(batch)))
 	return nil
 }
 

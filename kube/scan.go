@@ -138,22 +138,8 @@ func StripManagedFields(obj []byte) ([]byte, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%w: metadata: %w", ErrDecode, err)
 		}
-		for j, m := range meta {
-			if string(obj[m.keyStart:m.keyEnd]) != "managedFields" {
-				continue
-			}
-			from, to := m.start, m.end
-			switch {
-			case j > 0:
-				from = meta[j-1].end
-			case len(meta) > 1:
-				to = meta[1].start
-			}
-			out := make([]byte, 0, len(obj)-(to-from))
-			out = append(out, obj[:from]...)
-			return append(out, obj[to:]...), nil
-		}
-		return obj, nil
+		_, raw, err := cutManagedFields(obj, t.valStart, t.end, meta, true)
+		return raw, err
 	}
 	return obj, nil
 }

@@ -49,23 +49,12 @@ func (e *StatusError) Error() string {
 // do sends a JSON request and decodes a JSON answer into out (if not nil).
 // Non-2xx answers are returned as *StatusError.
 func (c *apiClient) do(ctx context.Context, method, path string, in, out any) error {
-	var body io.Reader
-	if in != nil {
-		b, err := json.Marshal(in)
-		if err != nil {
-			return err
-		}
-		body = bytes.NewReader(b)
-	}
-	req, err := http.NewRequestWithContext(ctx, method, c.host+path, body)
+	req, err := newJSONRequest(ctx, method, c.host+path, in)
 	if err != nil {
 		return err
 	}
 	req.Header.Set("Authorization", "Bearer "+c.token)
 	req.Header.Set("Accept", "application/json")
-	if in != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
 	resp, err := c.http.Do(req)
 	if err != nil {
 		return err
@@ -96,3 +85,24 @@ func (c *apiClient) do(ctx context.Context, method, path string, in, out any) er
 
 // close drops idle keep-alive connections, ending their goroutines.
 func (c *apiClient) close() { c.http.CloseIdleConnections() }
+
+// newJSONRequest builds a request whose body, if in is not nil, is in as
+// JSON. testenv's two small HTTP clients (apiserver and etcd gateway) share it.
+func newJSONRequest(ctx context.Context, method, url string, in any) (*http.Request, error) {
+	var body io.Reader
+	if in != nil {
+		b, err := json.Marshal(in)
+		if err != nil {
+			return nil, err
+		}
+		body = bytes.NewReader(b)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, url, body)
+	if err != nil {
+		return nil, err
+	}
+	if in != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	return req, nil
+}

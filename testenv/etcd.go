@@ -1,7 +1,6 @@
 package testenv
 
 import (
-	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/json"
@@ -120,19 +119,10 @@ func (e *gatewayError) Error() string {
 
 // call sends one request to etcd's JSON gateway and decodes the answer.
 func (e *etcdServer) call(ctx context.Context, method, path string, in, out any) error {
-	var body io.Reader
-	if in != nil {
-		b, err := json.Marshal(in)
-		if err != nil {
-			return err
-		}
-		body = bytes.NewReader(b)
-	}
-	req, err := http.NewRequestWithContext(ctx, method, e.clientURL+path, body)
+	req, err := newJSONRequest(ctx, method, e.clientURL+path, in)
 	if err != nil {
 		return err
 	}
-	req.Header.Set("Content-Type", "application/json")
 	resp, err := e.http.Do(req)
 	if err != nil {
 		return err
