@@ -24,8 +24,9 @@ import (
 
 // The chaos suite runs the whole informer (kube client, reflector, FIFO,
 // store, processor, handler) against the in-process fake apiserver while a
-// seeded injector breaks things. A few seeds run in every `make test`; the
-// nightly run asks for 1000:
+// seeded injector breaks things. A few seeds run in every `make test`, from a
+// first seed derived from the commit so that CI explores new seeds on every
+// change; `make chaos` runs 1000:
 //
 //	KCM_CHAOS_SEEDS=1000 go test -race -run TestChaos ./informer/
 //	go test -run 'TestChaos/seed=17$' ./informer/ -chaos.seed=17 -chaos.seeds=1 -v   # replay one
@@ -389,18 +390,42 @@ func awaitChaos(srv *fakeapi.Server, inf *informer.Informer[*kube.Pod], hs []*ch
 }
 
 // chaosPlan returns the first seed and the number of seeds: flags, or the
-// environment (which `make test` can pass through).
+// environment (which `make test` and `make chaos` set). A count that is not
+// a positive integer fails the test: a chaos run that runs no seed must not
+// pass.
 func chaosPlan(t *testing.T) (uint64, int) {
-	first, n := *chaosFirst, uint64(*chaosSeeds)
-	for name, v := range map[string]*uint64{"KCM_CHAOS_SEED": &first, "KCM_CHAOS_SEEDS": &n} {
-		if s := os.Getenv(name); s != "" {
-			var err error
-			if *v, err = strconv.ParseUint(s, 10, 64); err != nil {
-				t.Fatalf("%s=%q: %v", name, s, err)
-			}
-		}
+	first, n, err := parseChaosPlan(*chaosFirst, *chaosSeeds, os.Getenv)
+	if err != nil {
+		t.Fatal(err)
 	}
-	return first, int(n)
+	return first, n
+}
+
+// parseChaosPlan applies the environment's KCM_CHAOS_SEED and
+// KCM_CHAOS_SEEDS over the flags' values and checks the result.
+func parseChaosPlan(first uint64, n int, getenv func(string) string) (uint64, int, error) {
+	if s := getenv("KCM_CHAOS_SEED"); s != "" {
+		v, err := strconv.ParseUint(s, 10, 64)
+		if err != nil {
+			return 0, 0, fmt.Errorf("KCM_CHAOS_SEED=%q: the first seed must be a non-negative integer: %w", s, err)
+		}
+		first = v
+	}
+	src := "-chaos.seeds"
+	if s := getenv("KCM_CHAOS_SEEDS"); s != "" {
+		v, err := strconv.Atoi(s)
+		if err != nil {
+			return 0, 0, fmt.Errorf("KCM_CHAOS_SEEDS=%q: the number of seeds must be a positive integer: %w", s, err)
+		}
+		n, src = v, "KCM_CHAOS_SEEDS"
+	}
+	if n <= 0 {
+		return 0, 0, fmt.Errorf("%s=%d: the number of seeds must be at least 1 (a chaos run of no seed tests nothing)", src, n)
+	}
+	if first+uint64(n) < first {
+		return 0, 0, fmt.Errorf("seeds %d..%d+%d overflow uint64", first, first, n)
+	}
+	return first, n, nil
 }
 
 // TestChaos: for each seed, an informer on the fake apiserver under
@@ -411,6 +436,7 @@ func chaosPlan(t *testing.T) (uint64, int) {
 // going backwards, no goroutine left behind.
 func TestChaos(t *testing.T) {
 	first, n := chaosPlan(t)
+	t.Logf("chaos: %d seeds from %d; replay all: KCM_CHAOS_SEED=%d KCM_CHAOS_SEEDS=%d go test -run TestChaos ./informer/", n, first, first, n)
 	start := time.Now()
 	total := map[fakeapi.Fault]int{}
 	var failed []uint64

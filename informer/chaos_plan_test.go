@@ -1,0 +1,43 @@
+package informer_test
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestChaosPlan: the chaos suite's seed plan refuses counts that would run
+// no seed (a chaos run that tests nothing must not pass), names the
+// variable at fault, and lets the environment override the flags.
+func TestChaosPlan(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		flagFirst uint64
+		flagN     int
+		env       map[string]string
+		first     uint64
+		n         int
+		err       string // substring of the error; "" = no error
+	}{
+		{name: "flags", flagFirst: 1, flagN: 5, first: 1, n: 5},
+		{name: "env overrides", flagFirst: 1, flagN: 5, env: map[string]string{"KCM_CHAOS_SEED": "977", "KCM_CHAOS_SEEDS": "1000"}, first: 977, n: 1000},
+		{name: "zero seeds from env", flagN: 5, env: map[string]string{"KCM_CHAOS_SEEDS": "0"}, err: "KCM_CHAOS_SEEDS=0: the number of seeds must be at least 1"},
+		{name: "negative seeds from env", flagN: 5, env: map[string]string{"KCM_CHAOS_SEEDS": "-3"}, err: "KCM_CHAOS_SEEDS=-3: the number of seeds must be at least 1"},
+		{name: "unparsable seeds", flagN: 5, env: map[string]string{"KCM_CHAOS_SEEDS": "lots"}, err: `KCM_CHAOS_SEEDS="lots": the number of seeds must be a positive integer`},
+		{name: "zero seeds from the flag", flagN: 0, err: "-chaos.seeds=0"},
+		{name: "unparsable first seed", flagN: 5, env: map[string]string{"KCM_CHAOS_SEED": "x1"}, err: `KCM_CHAOS_SEED="x1"`},
+		{name: "overflow", flagFirst: ^uint64(0), flagN: 2, err: "overflow"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			first, n, err := parseChaosPlan(tc.flagFirst, tc.flagN, func(k string) string { return tc.env[k] })
+			if tc.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.err) {
+					t.Fatalf("err = %v, want one containing %q", err, tc.err)
+				}
+				return
+			}
+			if err != nil || first != tc.first || n != tc.n {
+				t.Fatalf("= %d, %d, %v; want %d, %d, nil", first, n, err, tc.first, tc.n)
+			}
+		})
+	}
+}
