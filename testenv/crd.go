@@ -3,7 +3,6 @@ package testenv
 import (
 	"context"
 	"strings"
-	"testing"
 	"time"
 
 	"github.com/kcmlab/kcm/kube"
@@ -13,7 +12,7 @@ import (
 // group, version v1, with a status subresource and a schema that keeps any
 // field, waits until discovery serves it, and deletes it when the test
 // ends. It returns the resource of its objects.
-func InstallCRD(t testing.TB, ctx context.Context, c *kube.Client, group, kind string) kube.Resource {
+func InstallCRD(t TB, ctx context.Context, c *kube.Client, group, kind string) kube.Resource {
 	t.Helper()
 	singular := strings.ToLower(kind)
 	plural := singular + "s"

@@ -10,7 +10,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"testing"
 	"time"
 
 	"go.uber.org/goleak"
@@ -27,6 +26,21 @@ var shared struct {
 	err     error    // guarded by mu: why the start failed
 }
 
+// TB is the part of testing.TB that testenv uses. testenv names it itself
+// rather than importing package testing, so that `kcm dev`, which starts
+// the same cluster, does not link the test framework into the kcm binary.
+type TB interface {
+	Helper()
+	Name() string
+	Errorf(format string, args ...any)
+	Fatalf(format string, args ...any)
+	Fatal(args ...any)
+	Cleanup(func())
+}
+
+// M is the part of *testing.M that Main uses.
+type M interface{ Run() int }
+
 // sharedStartTimeout bounds a shared start, a first-time build included.
 const sharedStartTimeout = buildTimeout + DefaultReadyTimeout
 
@@ -35,7 +49,7 @@ const sharedStartTimeout = buildTimeout + DefaultReadyTimeout
 // Use it from TestMain:
 //
 //	func TestMain(m *testing.M) { os.Exit(testenv.Main(m)) }
-func Main(m *testing.M, opts ...goleak.Option) int {
+func Main(m M, opts ...goleak.Option) int {
 	shared.inMain.Store(true)
 	code := m.Run()
 	stopShared()
@@ -61,7 +75,7 @@ func stopShared() {
 // use. When the cluster cannot start, the test fails with the reason; it is
 // never skipped. The package's TestMain must call Main, which stops the
 // cluster when the tests are done.
-func Shared(t testing.TB) *Cluster {
+func Shared(t TB) *Cluster {
 	t.Helper()
 	if !shared.inMain.Load() {
 		t.Fatalf("testenv.Shared: TestMain must run the tests with testenv.Main, which stops the shared cluster")
@@ -92,7 +106,7 @@ const namespaceTimeout = 30 * time.Second
 // cluster kube-controller-manager creates it. No controller runs here.
 // Deleting leaves the namespace Terminating, since no namespace controller
 // runs either; the random suffix keeps later tests from colliding with it.
-func (c *Cluster) Namespace(t testing.TB) string {
+func (c *Cluster) Namespace(t TB) string {
 	t.Helper()
 	suffix, err := randomName(5)
 	if err != nil {

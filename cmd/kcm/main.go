@@ -1,6 +1,6 @@
 // Command kcm is the kcm controller manager and its tools.
 //
-//	kcm dev    start a local etcd + kube-apiserver, a demo workload and a trace of it
+//	kcm dev    run a local etcd + kube-apiserver built from the Go module proxy, a demo and a trace
 //	kcm trace  follow each event of one resource through the informer pipeline
 //
 // Each subcommand lives in its own file and registers itself in commands.
@@ -22,7 +22,7 @@ type command struct {
 
 // commands maps subcommand names to their implementations.
 var commands = map[string]command{
-	"dev":   {summary: "start a local etcd + kube-apiserver, a demo workload and a trace of it", run: runDev},
+	"dev":   {summary: "run a local etcd + kube-apiserver built from the Go module proxy, a demo and a trace", run: runDev},
 	"trace": {summary: "print each event of a resource on its way through the informer", run: runTrace},
 }
 

@@ -48,7 +48,7 @@ func Example() {
 	// usage: kcm <command> [flags]
 	//
 	// commands:
-	//   dev      start a local etcd + kube-apiserver, a demo workload and a trace of it
+	//   dev      run a local etcd + kube-apiserver built from the Go module proxy, a demo and a trace
 	//   trace    print each event of a resource on its way through the informer
 	//
 	// Run 'kcm <command> --help' for the flags of a command.
