@@ -11,13 +11,16 @@ import (
 
 // consumer is an apply loop in its own goroutine. It applies every delta to
 // the store, checks what the FIFO promises about the stream, and closes
-// sentinelSeen when the delta for sentinelKey arrives: in an arrival-ordered
-// FIFO everything enqueued before the sentinel has then been applied.
+// sentinelSeen once the Pop that delivered sentinelKey's delta has returned:
+// in an arrival-ordered FIFO everything enqueued before the sentinel has then
+// been applied and counted as consumed (HasSynced reads that count).
 type consumer struct {
 	f            *FIFO[*obj]
 	s            *store
 	sentinelKey  string
 	sentinelSeen chan struct{}
+	sawSentinel  bool       // apply met the sentinel (loop goroutine only)
+	signalled    bool       // sentinelSeen is closed (loop goroutine only)
 	errs         chan error // the first violation, or the loop's end
 
 	lastGen  map[string]int64     // per producer namespace: the last generation seen
@@ -47,13 +50,17 @@ func (c *consumer) loop() {
 			c.errs <- err
 			return
 		}
+		if c.sawSentinel && !c.signalled {
+			close(c.sentinelSeen)
+			c.signalled = true
+		}
 	}
 }
 
 func (c *consumer) apply(b []Delta[*obj]) error {
 	for _, d := range b {
 		if d.Key == c.sentinelKey {
-			close(c.sentinelSeen)
+			c.sawSentinel = true
 			continue
 		}
 		if d.Type == Deleted && c.lastType[d.Key] == Deleted {
