@@ -13,8 +13,8 @@ type Cursor struct {
 	Key   string
 }
 
-// view returns the current snapshot and the position of index in it.
-func (s *Store[T]) view(index string) (*snapshot[T], int, error) {
+// indexIn returns the current snapshot and the position of index in it.
+func (s *Store[T]) indexIn(index string) (*snapshot[T], int, error) {
 	sn := s.tab.Load().snap.Load()
 	i, err := sn.lookup(index)
 	return sn, i, err
@@ -51,7 +51,7 @@ func walkKeys[T kube.Object](set *btree.BTreeG[kentry[T]], after string, f func(
 // none). It takes no lock and allocates only its result. Unknown index:
 // ErrNoIndex.
 func (s *Store[T]) ByIndex(index, value string) ([]T, error) {
-	sn, i, err := s.view(index)
+	sn, i, err := s.indexIn(index)
 	if err != nil {
 		return nil, err
 	}
@@ -75,7 +75,7 @@ func (s *Store[T]) ByIndex(index, value string) ([]T, error) {
 // AppendByIndex is ByIndex appending to dst: a reader that reuses dst
 // allocates nothing.
 func (s *Store[T]) AppendByIndex(dst []T, index, value string) ([]T, error) {
-	sn, i, err := s.view(index)
+	sn, i, err := s.indexIn(index)
 	if err != nil {
 		return dst, err
 	}
@@ -92,7 +92,7 @@ func (s *Store[T]) AppendByIndex(dst []T, index, value string) ([]T, error) {
 // the value's key set as last published, a point in time no older than
 // the latest write that had returned when the call began.
 func (s *Store[T]) IndexKeys(index, value string) ([]string, error) {
-	sn, i, err := s.view(index)
+	sn, i, err := s.indexIn(index)
 	if err != nil {
 		return nil, err
 	}
@@ -114,7 +114,7 @@ func (s *Store[T]) IndexKeys(index, value string) ([]string, error) {
 // the index held nothing more (a following page can still come back empty
 // if its objects are deleted meanwhile).
 func (s *Store[T]) ByIndexPage(index, value, after string, limit int) (items []T, next string, err error) {
-	sn, i, err := s.view(index)
+	sn, i, err := s.indexIn(index)
 	if err != nil {
 		return nil, "", err
 	}
@@ -141,7 +141,7 @@ func (s *Store[T]) ByIndexPage(index, value, after string, limit int) (items []T
 // resumes the query, or is the zero Cursor when the index held nothing
 // more.
 func (s *Store[T]) ByIndexRange(index, from, to string, after Cursor, limit int) (items []T, next Cursor, err error) {
-	sn, i, err := s.view(index)
+	sn, i, err := s.indexIn(index)
 	if err != nil {
 		return nil, Cursor{}, err
 	}
@@ -180,7 +180,7 @@ func (s *Store[T]) ByIndexRange(index, from, to string, after Cursor, limit int)
 // one key, in order, as of the latest published snapshot (nil for an
 // unknown index; client-go's ListIndexFuncValues).
 func (s *Store[T]) ListIndexValues(index string) []string {
-	sn, i, err := s.view(index)
+	sn, i, err := s.indexIn(index)
 	if err != nil {
 		return nil
 	}

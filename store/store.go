@@ -137,9 +137,6 @@ func (s *Store[T]) Get(key string) (T, bool) {
 	return zero, false
 }
 
-// GetByKey is Get under the name deltafifo's KnownObjects uses.
-func (s *Store[T]) GetByKey(key string) (T, bool) { return s.Get(key) }
-
 // Len returns the number of stored keys.
 func (s *Store[T]) Len() int { return int(s.tab.Load().n.Load()) }
 
