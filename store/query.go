@@ -109,7 +109,8 @@ func (s *Store[T]) IndexKeys(index, value string) ([]string, error) {
 }
 
 // ByIndexPage returns up to limit (<= 0: all) objects indexed under value
-// whose key sorts after `after` ("" = from the first), ordered by key.
+// whose key sorts after `after` ("" = from the first), ordered by key (nil
+// if none).
 // next is the key to pass as `after` for the following page, or "" when
 // the index held nothing more (a following page can still come back empty
 // if its objects are deleted meanwhile).
@@ -135,8 +136,9 @@ func (s *Store[T]) ByIndexPage(index, value, after string, limit int) (items []T
 }
 
 // ByIndexRange returns up to limit (<= 0: all) objects indexed under a
-// value in [from, to) (to == "": no upper bound), ordered by value then key,
-// starting strictly after the cursor `after` (zero Cursor: from the start).
+// value in [from, to) (to == "": no upper bound), ordered by value then key
+// (nil if none), starting strictly after the cursor `after` (zero Cursor:
+// from the start).
 // An object with several values in the range appears once per value. next
 // resumes the query, or is the zero Cursor when the index held nothing
 // more.
