@@ -228,7 +228,9 @@ func TestStoreIsAView(t *testing.T) {
 		if _, ok := any(v).(*store.Store[*kube.Pod]); ok {
 			t.Fatal("Store() type-asserts to the writer")
 		}
-		if _, ok := any(v).(interface{ Set(*kube.Pod) (*kube.Pod, bool) }); ok {
+		if _, ok := any(v).(interface {
+			Set(*kube.Pod) (*kube.Pod, bool)
+		}); ok {
 			t.Fatal("Store() can Set")
 		}
 		ctx, cancel := context.WithCancel(t.Context())
