@@ -215,6 +215,11 @@ func TestFailure(t *testing.T) {
 	}
 }
 
+// podSetter is the store's Set, which a view must not have.
+type podSetter interface {
+	Set(*kube.Pod) (*kube.Pod, bool)
+}
+
 // TestStoreIsAView: Informer.Store hands out the cache's read-only view,
 // which reads what the apply loop wrote and cannot be turned back into the
 // writer (the informer's own *store.Store).
@@ -228,9 +233,7 @@ func TestStoreIsAView(t *testing.T) {
 		if _, ok := any(v).(*store.Store[*kube.Pod]); ok {
 			t.Fatal("Store() type-asserts to the writer")
 		}
-		if _, ok := any(v).(interface {
-			Set(*kube.Pod) (*kube.Pod, bool)
-		}); ok {
+		if _, ok := any(v).(podSetter); ok {
 			t.Fatal("Store() can Set")
 		}
 		ctx, cancel := context.WithCancel(t.Context())
