@@ -5,16 +5,24 @@
 //
 // # Where it sits
 //
-//	                   ┌──────────────────── Informer ────────────────────┐
-//	kube-apiserver ──▶ │ reflector ──▶ deltafifo ──Pop(batch)──▶ apply:   │
-//	 LIST + WATCH      │                                  store.Set/Delete │──▶ Lister (reads)
-//	                   │                                  processor ───────│──▶ handlers ──▶ queue
-//	                   └──────────────────────────────────────────────────┘
+//	                   ┌────────────────────────── Informer ──────────────────────────┐
+//	kube-apiserver ──▶ │ reflector ──▶ deltafifo ──Pop(batch)──▶ apply loop:          │
+//	 LIST + WATCH      │                  ▲                      store.Apply          │
+//	                   │     KnownObjects └──── store.View ◀──── (the only writer)    │──▶ Store(), Lister: read-only
+//	                   │                                         processor ───────────│──▶ handlers ──▶ queue
+//	                   └──────────────────────────────────────────────────────────────┘
 //
 // One goroutine applies deltas, in the order they arrived, writing the store
 // and handing the matching notification to the processor under one lock, so
 // that a handler added at any moment sees every change exactly once: in its
 // initial snapshot or as a live notification.
+//
+// That goroutine is the cache's only writer, and the *store.Store never
+// leaves the package: Store() hands out a store.View (reads only, and no
+// way back to the writer), which the Lister, the processor's snapshot for
+// late handlers and the FIFO's KnownObjects read through. A Lister finds
+// objects under the key the cache stores them by, store.MetaNamespaceKey
+// ("namespace/name", or "name" when cluster-scoped).
 //
 // # Guarantees
 //
@@ -29,11 +37,17 @@
 //   - managedFields are cut from objects before they are decoded (unless
 //     FactoryOptions.KeepManagedFields), like kube-controller-manager's
 //     informers, which strip them to save memory.
-//   - Run stops every goroutine it started before it returns.
+//   - Run stops every goroutine it started before it returns, and returns
+//     the failures it met (joined, wrapped with the informer's name): the
+//     processor's ErrShutdownTimeout when handlers outlived
+//     Options.ShutdownTimeout, the apply loop's failed batches, a reflector
+//     or resync loop that ended for another reason than the stop. The end
+//     of its context is not an error. A Factory logs what Run returns.
 //
 // # client-go names
 //
-// Informer ≈ cache.SharedIndexInformer; Factory ≈
+// Informer ≈ cache.SharedIndexInformer (Store() ≈ GetIndexer() without
+// the writes); Factory ≈
 // informers.SharedInformerFactory (For, ForRaw, ForMetadata ≈ typed,
 // dynamic and metadata informers); Lister ≈ the generated listers
 // (Lister.Namespace(ns).Get(name) ≈ PodLister.Pods(ns).Get(name)).

@@ -27,8 +27,11 @@ type FactoryOptions struct {
 	// kube-controller-manager's informers drop them.
 	KeepManagedFields bool
 	Clock             clock.Clock
-	Logger            zerolog.Logger
+	Logger            zerolog.Logger // also gets the errors an informer's Run returns
 	Registerer        prometheus.Registerer
+
+	// ShutdownTimeout is every informer's Options.ShutdownTimeout.
+	ShutdownTimeout time.Duration
 }
 
 // runner is the part of an informer the factory starts and waits for.
@@ -108,6 +111,7 @@ func get[T kube.Object](f *Factory, res kube.Resource, kind string, codec kube.C
 		name += "(" + kind + ")" // names are unique per factory, like the keys
 	}
 	o := Options[T]{Name: name, Reflector: f.o.Reflector, Clock: f.o.Clock, Logger: f.o.Logger, Registerer: f.o.Registerer}
+	o.ShutdownTimeout = f.o.ShutdownTimeout
 	inf, err := New(reflector.FromResources(r, f.o.Transport), o)
 	if err != nil {
 		// Only registering metrics can fail: run without them rather than
@@ -143,7 +147,9 @@ func (f *Factory) startLocked(key factoryKey, inf runner) {
 	f.wg.Add(1)
 	go func() {
 		defer f.wg.Done()
-		_ = inf.Run(f.ctx)
+		if err := inf.Run(f.ctx); err != nil {
+			f.o.Logger.Error().Err(err).Str("informer", inf.Name()).Msg("informer stopped with errors")
+		}
 	}()
 }
 

@@ -31,7 +31,12 @@ type Options[T kube.Object] struct {
 	// Reflector settings (page size, WatchList, timeouts, selectors, backoff).
 	Reflector reflector.Options
 	// BatchSize is the most deltas applied per FIFO pop; default 256.
-	BatchSize  int
+	BatchSize int
+	// ShutdownTimeout bounds how long Run waits, once ctx has ended, for
+	// handler calls in progress; Run then returns an error wrapping
+	// processor.ErrShutdownTimeout. 0: wait as long as they take.
+	ShutdownTimeout time.Duration
+
 	Clock      clock.Clock
 	Logger     zerolog.Logger
 	Registerer prometheus.Registerer
@@ -85,9 +90,9 @@ func New[T kube.Object](lw reflector.ListerWatcher[T], o Options[T]) (*Informer[
 	log := o.Logger.With().Str("informer", o.Name).Logger()
 	inf := &Informer[T]{name: o.Name, clk: o.Clock, log: log, batch: o.BatchSize, obs: o.Observer, done: make(chan struct{})}
 	inf.store = store.New(store.Options[T]{Indexers: o.Indexers})
-	inf.fifo = deltafifo.New(deltafifo.Options[T]{Known: inf.store, Logger: log})
-	proc, err := processor.New(processor.Options[T]{Name: o.Name, Lister: inf.store, HasSynced: inf.HasSynced,
-		Clock: o.Clock, Logger: log, Registerer: o.Registerer})
+	inf.fifo = deltafifo.New(deltafifo.Options[T]{Known: knownObjects[T]{inf.store.View()}, Logger: log})
+	proc, err := processor.New(processor.Options[T]{Name: o.Name, Lister: inf.store.View(), HasSynced: inf.HasSynced,
+		Clock: o.Clock, Logger: log, Registerer: o.Registerer, ShutdownTimeout: o.ShutdownTimeout})
 	if err != nil {
 		return nil, fmt.Errorf("informer %s: %w", o.Name, err)
 	}
@@ -104,11 +109,12 @@ func New[T kube.Object](lw reflector.ListerWatcher[T], o Options[T]) (*Informer[
 // Name returns the informer's name.
 func (i *Informer[T]) Name() string { return i.name }
 
-// Store returns the cache. It is read-only for everyone but the informer.
-func (i *Informer[T]) Store() *store.Store[T] { return i.store }
+// Store returns a read-only view of the cache (client-go's GetIndexer,
+// without its writes): only the informer's apply loop writes the cache.
+func (i *Informer[T]) Store() store.View[T] { return i.store.View() }
 
 // Lister returns a lister over the cache.
-func (i *Informer[T]) Lister() Lister[T] { return Lister[T]{s: i.store, res: i.name} }
+func (i *Informer[T]) Lister() Lister[T] { return NewLister(i.store.View(), i.name) }
 
 // HasSynced reports whether the initial list has been applied to the
 // store and distributed to the handlers.
@@ -141,6 +147,13 @@ var ErrAlreadyStarted = errors.New("informer already started")
 
 // Run lists, watches and applies until ctx ends, then stops every goroutine
 // it started and returns. It may be called once.
+//
+// The end of ctx is not an error. Run returns, joined with errors.Join and
+// wrapped with the informer's name, the failures it met on the way: the
+// processor's (processor.ErrShutdownTimeout when handlers outlived
+// Options.ShutdownTimeout), the reflector's and the resync loop's when
+// they ended for another reason than the stop, and the apply loop's failed
+// batches (each logged when it happened; the loop pops on after one).
 func (i *Informer[T]) Run(ctx context.Context) error {
 	if !i.started.CompareAndSwap(false, true) {
 		return ErrAlreadyStarted
@@ -150,36 +163,74 @@ func (i *Informer[T]) Run(ctx context.Context) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var wg sync.WaitGroup
-	run := func(f func(context.Context)) {
+	// Each goroutine writes only its own slot; wg.Wait orders the writes
+	// before the reads.
+	errs := make([]error, 4)
+	run := func(slot int, what string, f func(context.Context) error) {
 		wg.Add(1)
-		go func() { defer wg.Done(); f(ctx) }()
+		go func() {
+			defer wg.Done()
+			errs[slot] = failure(what, f(ctx))
+		}()
 	}
-	run(func(ctx context.Context) { _ = i.proc.Run(ctx) })
-	run(func(ctx context.Context) { _ = i.refl.Run(ctx) })
-	run(i.resyncLoop)
-	run(func(ctx context.Context) { <-ctx.Done(); i.fifo.Close() })
-	i.applyLoop(ctx)
+	run(0, "", i.proc.Run) // its errors say "processor: " already
+	run(1, "reflector", i.refl.Run)
+	run(2, "resync", i.resyncLoop)
+	wg.Add(1)
+	go func() { defer wg.Done(); <-ctx.Done(); i.fifo.Close() }()
+	errs[3] = failure("apply loop", i.applyLoop(ctx, func(ctx context.Context) error {
+		return i.fifo.Pop(ctx, i.batch, i.applyBatch)
+	}))
 	cancel()
 	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("informer %s: %w", i.name, err)
+	}
 	return nil
+}
+
+// failure is err as one of Run's failures, prefixed with the part that
+// met it (what; "" for none), or nil when err only reports the stop: ctx's
+// end, or the FIFO closed because of it.
+func failure(what string, err error) error {
+	if err == nil || reflector.Stopped(err) || errors.Is(err, deltafifo.ErrClosed) {
+		return nil
+	}
+	if what == "" {
+		return err
+	}
+	return fmt.Errorf("%s: %w", what, err)
 }
 
 // Done is closed when Run has returned.
 func (i *Informer[T]) Done() <-chan struct{} { return i.done }
 
-// applyLoop pops batches of deltas and applies them in arrival order.
-func (i *Informer[T]) applyLoop(ctx context.Context) {
+// applyLoop pops batches of deltas (pop is one FIFO Pop applying one
+// batch) and applies them in arrival order until ctx ends or the FIFO
+// closes. A failed batch is logged and the loop pops on: the FIFO has
+// consumed it, and the next batch does not depend on it. It returns the
+// first failure and how many batches failed, or nil.
+func (i *Informer[T]) applyLoop(ctx context.Context, pop func(context.Context) error) error {
+	var first error
+	failed := 0
 	for ctx.Err() == nil {
-		err := i.fifo.Pop(ctx, i.batch, i.applyBatch)
-		switch {
-		case err == nil:
-		case errors.Is(err, deltafifo.ErrClosed) || ctx.Err() != nil:
-			return
-		default:
+		err := pop(ctx)
+		if err != nil {
+			if errors.Is(err, deltafifo.ErrClosed) || ctx.Err() != nil {
+				break
+			}
 			i.log.Error().Err(err).Msg("applying deltas")
+			if failed == 0 {
+				first = err
+			}
+			failed++
 		}
 		i.noteSync()
 	}
+	if failed == 0 {
+		return nil
+	}
+	return fmt.Errorf("batches failed: %d; the first: %w", failed, first)
 }
 
 // applyBatch writes the batch to the store in one Apply (one index publish
@@ -240,8 +291,9 @@ func (i *Informer[T]) noteSync() {
 }
 
 // resyncLoop periodically asks the FIFO to resync when a handler's resync
-// period is due.
-func (i *Informer[T]) resyncLoop(ctx context.Context) {
+// period is due, until ctx ends (nil) or a resync fails (its error;
+// deltafifo.ErrClosed when the FIFO closed for the stop).
+func (i *Informer[T]) resyncLoop(ctx context.Context) error {
 	for {
 		period := i.proc.ResyncCheckPeriod()
 		if period <= 0 {
@@ -251,12 +303,12 @@ func (i *Informer[T]) resyncLoop(ctx context.Context) {
 		select {
 		case <-ctx.Done():
 			t.Stop()
-			return
+			return nil
 		case <-t.C():
 		}
 		if i.proc.ResyncCheckPeriod() > 0 && i.proc.ShouldResync() {
 			if err := i.fifo.Resync(); err != nil {
-				return
+				return err
 			}
 		}
 	}

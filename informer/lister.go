@@ -9,15 +9,18 @@ import (
 
 // Lister reads an informer's cache (client-go's listers). Results are the
 // cached objects themselves: shared and read-only — kube.DeepCopy before
-// modifying one.
+// modifying one. Get finds an object under the key the cache stores it by,
+// store.MetaNamespaceKey(namespace, name): "namespace/name", or "name" for
+// a cluster-scoped object.
 type Lister[T kube.Object] struct {
-	s   *store.Store[T]
+	s   store.View[T]
 	res string
 }
 
-// NewLister returns a lister over any store.
-func NewLister[T kube.Object](s *store.Store[T], resource string) Lister[T] {
-	return Lister[T]{s: s, res: resource}
+// NewLister returns a lister over any store's view whose keys are the
+// default ones (store.MetaNamespaceKey; an informer's always are).
+func NewLister[T kube.Object](v store.View[T], resource string) Lister[T] {
+	return Lister[T]{s: v, res: resource}
 }
 
 // List returns the cached objects whose labels match sel.
@@ -27,10 +30,10 @@ func (l Lister[T]) List(sel kube.Selector) []T {
 
 // Get returns a cluster-scoped object by name. A missing object is a
 // kube.ErrNotFound, like the apiserver's answer.
-func (l Lister[T]) Get(name string) (T, error) { return l.get(name, name) }
+func (l Lister[T]) Get(name string) (T, error) { return l.get("", name) }
 
-func (l Lister[T]) get(key, name string) (T, error) {
-	obj, ok := l.s.Get(key)
+func (l Lister[T]) get(ns, name string) (T, error) {
+	obj, ok := l.s.Get(store.MetaNamespaceKey(ns, name))
 	if !ok {
 		var zero T
 		return zero, fmt.Errorf("%s %q not found in cache: %w", l.res, name, kube.ErrNotFound)
@@ -38,7 +41,8 @@ func (l Lister[T]) get(key, name string) (T, error) {
 	return obj, nil
 }
 
-// Namespace returns a lister for one namespace.
+// Namespace returns a lister for one namespace; "" reads the
+// cluster-scoped objects.
 func (l Lister[T]) Namespace(ns string) NamespaceLister[T] {
 	return NamespaceLister[T]{l: l, ns: ns}
 }
@@ -53,7 +57,7 @@ type NamespaceLister[T kube.Object] struct {
 }
 
 // Get returns the object named name in the namespace.
-func (n NamespaceLister[T]) Get(name string) (T, error) { return n.l.get(n.ns+"/"+name, name) }
+func (n NamespaceLister[T]) Get(name string) (T, error) { return n.l.get(n.ns, name) }
 
 // List returns the namespace's objects whose labels match sel, using the
 // namespace index when the store has one.

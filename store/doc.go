@@ -18,11 +18,25 @@
 //	              │   each value → its own tree of (key, cell), ordered by key ──┼──▶ ByIndex, IndexKeys,
 //	              └──────────────────────────────────────────────────────────────┘    ByIndexPage/Range
 //	                                                  ▲
-//	                               listers, workers → ctrl reconcilers (read-only)
+//	                    View[T] (read-only) → listers, workers → ctrl reconcilers
+//
+// # Readers and the writer
+//
+// A Store is the writer: Set, Delete, DeleteObject, Apply, Replace and
+// AddIndexers. Its owner (the informer's apply loop) hands everyone else a
+// View, the reading half (client-go's Indexer minus Add, Update, Delete and
+// Replace): KeyOf, Get, Len, List, ListKeys, ByIndex, AppendByIndex,
+// IndexKeys, ByIndexPage, ByIndexRange, ListIndexValues. A View is a struct
+// with one unexported field rather than an interface, because an interface
+// value holding the *Store could be type-asserted back to it and written
+// through; a View cannot, short of package unsafe. Readers that look an
+// object up by namespace and name build its key with MetaNamespaceKey, the
+// default KeyFunc's rule, never by concatenating strings (a cluster-scoped
+// key has no slash).
 //
 // # Items
 //
-// Keys ("namespace/name") are spread over a power-of-two number of shards
+// Keys ("namespace/name", or "name" when cluster-scoped) are spread over a power-of-two number of shards
 // by a seeded maphash of the key. A shard is an RWMutex and a map from key
 // to cell; a cell holds an atomic pointer to the key's current version
 // (the object plus a generation number). Get takes one shard read lock and

@@ -65,3 +65,28 @@ func Example() {
 	// namespaces: [kube-system shop]
 	// store: no such index: "zone"
 }
+
+// The owner of a store keeps the *Store, the writer, and hands out its
+// View: the same reads, no way to write.
+func ExampleView() {
+	s := store.New(store.Options[*pod]{Indexers: store.BuiltinIndexers[*pod](store.IndexNamespace)})
+	s.Set(newPod("shop", "web-a", "web", "n1"))
+	s.Set(&pod{ObjectMeta: kube.ObjectMeta{Name: "n1"}}) // cluster-scoped
+	v := s.View()
+
+	p, ok := v.Get(store.MetaNamespaceKey("shop", "web-a"))
+	fmt.Println(p.Name, ok)
+	n, ok := v.Get(store.MetaNamespaceKey("", "n1"))
+	fmt.Println(n.Name, ok, v.KeyOf(n))
+	inShop, _ := v.ByIndex(store.IndexNamespace, "shop")
+	fmt.Println(len(inShop), v.Len())
+
+	s.Delete("shop/web-a") // the owner writes; every View sees it
+	_, ok = v.Get("shop/web-a")
+	fmt.Println(ok)
+	// Output:
+	// web-a true
+	// n1 true n1
+	// 1 2
+	// false
+}

@@ -135,12 +135,9 @@ func (d *indexDef[T]) keys(dst []internKey, obj T) []internKey {
 			dst = append(dst, internKey{a: v})
 		}
 	}
-	if len(dst)-start > 1 {
-		tail := dst[start:]
-		slices.SortFunc(tail, cmpKey)
-		dst = dst[:start+len(slices.Compact(tail))]
-	}
-	return dst
+	tail := dst[start:]
+	slices.SortFunc(tail, cmpKey)
+	return dst[:start+len(slices.Compact(tail))]
 }
 
 func cmpKey(x, y internKey) int {

@@ -13,8 +13,8 @@ type Cursor struct {
 	Key   string
 }
 
-// view returns the current snapshot and the position of index in it.
-func (s *Store[T]) view(index string) (*snapshot[T], int, error) {
+// indexIn returns the current snapshot and the position of index in it.
+func (s *Store[T]) indexIn(index string) (*snapshot[T], int, error) {
 	sn := s.tab.Load().snap.Load()
 	i, err := sn.lookup(index)
 	return sn, i, err
@@ -51,7 +51,7 @@ func walkKeys[T kube.Object](set *btree.BTreeG[kentry[T]], after string, f func(
 // none). It takes no lock and allocates only its result. Unknown index:
 // ErrNoIndex.
 func (s *Store[T]) ByIndex(index, value string) ([]T, error) {
-	sn, i, err := s.view(index)
+	sn, i, err := s.indexIn(index)
 	if err != nil {
 		return nil, err
 	}
@@ -75,7 +75,7 @@ func (s *Store[T]) ByIndex(index, value string) ([]T, error) {
 // AppendByIndex is ByIndex appending to dst: a reader that reuses dst
 // allocates nothing.
 func (s *Store[T]) AppendByIndex(dst []T, index, value string) ([]T, error) {
-	sn, i, err := s.view(index)
+	sn, i, err := s.indexIn(index)
 	if err != nil {
 		return dst, err
 	}
@@ -92,7 +92,7 @@ func (s *Store[T]) AppendByIndex(dst []T, index, value string) ([]T, error) {
 // the value's key set as last published, a point in time no older than
 // the latest write that had returned when the call began.
 func (s *Store[T]) IndexKeys(index, value string) ([]string, error) {
-	sn, i, err := s.view(index)
+	sn, i, err := s.indexIn(index)
 	if err != nil {
 		return nil, err
 	}
@@ -109,12 +109,13 @@ func (s *Store[T]) IndexKeys(index, value string) ([]string, error) {
 }
 
 // ByIndexPage returns up to limit (<= 0: all) objects indexed under value
-// whose key sorts after `after` ("" = from the first), ordered by key.
+// whose key sorts after `after` ("" = from the first), ordered by key (nil
+// if none).
 // next is the key to pass as `after` for the following page, or "" when
 // the index held nothing more (a following page can still come back empty
 // if its objects are deleted meanwhile).
 func (s *Store[T]) ByIndexPage(index, value, after string, limit int) (items []T, next string, err error) {
-	sn, i, err := s.view(index)
+	sn, i, err := s.indexIn(index)
 	if err != nil {
 		return nil, "", err
 	}
@@ -135,13 +136,14 @@ func (s *Store[T]) ByIndexPage(index, value, after string, limit int) (items []T
 }
 
 // ByIndexRange returns up to limit (<= 0: all) objects indexed under a
-// value in [from, to) (to == "": no upper bound), ordered by value then key,
-// starting strictly after the cursor `after` (zero Cursor: from the start).
+// value in [from, to) (to == "": no upper bound), ordered by value then key
+// (nil if none), starting strictly after the cursor `after` (zero Cursor:
+// from the start).
 // An object with several values in the range appears once per value. next
 // resumes the query, or is the zero Cursor when the index held nothing
 // more.
 func (s *Store[T]) ByIndexRange(index, from, to string, after Cursor, limit int) (items []T, next Cursor, err error) {
-	sn, i, err := s.view(index)
+	sn, i, err := s.indexIn(index)
 	if err != nil {
 		return nil, Cursor{}, err
 	}
@@ -180,7 +182,7 @@ func (s *Store[T]) ByIndexRange(index, from, to string, after Cursor, limit int)
 // one key, in order, as of the latest published snapshot (nil for an
 // unknown index; client-go's ListIndexFuncValues).
 func (s *Store[T]) ListIndexValues(index string) []string {
-	sn, i, err := s.view(index)
+	sn, i, err := s.indexIn(index)
 	if err != nil {
 		return nil
 	}

@@ -219,7 +219,9 @@ func (w *windex[T]) publish(prev *btree.BTreeG[group[T]]) *btree.BTreeG[group[T]
 		h.keys.Store(h.w.Clone())
 	}
 	w.dirty = w.dirty[:0]
-	if !w.topDirty && prev != nil {
+	// prev is nil only for an index never published, and a new windex
+	// starts topDirty.
+	if !w.topDirty {
 		return prev
 	}
 	w.topDirty = false

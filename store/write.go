@@ -228,11 +228,12 @@ func (s *Store[T]) deleteLocked(t *table[T], key string) (old T, existed bool) {
 // changed key sets into their holders and clones its top tree if values
 // came or went (Clone is O(1); the writer's next change to a shared node
 // copies it), then a new snapshot of generation s.gen is stored. reshape
-// rebuilds names and defs after indexes were added.
+// rebuilds names and defs: for New's first snapshot (no previous one) and
+// after indexes were added; otherwise the previous snapshot's carry over.
 func (s *Store[T]) publishLocked(t *table[T], reshape bool) {
 	prev := t.snap.Load()
 	sn := &snapshot[T]{gen: s.gen, tops: make([]*btree.BTreeG[group[T]], len(t.w))}
-	if reshape || prev == nil {
+	if reshape {
 		sn.names = make(map[string]int, len(t.w))
 		sn.defs = make([]*indexDef[T], len(t.w))
 		for i, w := range t.w {

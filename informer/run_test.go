@@ -1,0 +1,276 @@
+package informer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/kcmlab/kcm/deltafifo"
+	"github.com/kcmlab/kcm/kube"
+	"github.com/kcmlab/kcm/processor"
+	"github.com/kcmlab/kcm/reflector"
+	"github.com/kcmlab/kcm/store"
+)
+
+// staticLW is an in-memory ListerWatcher: its LIST returns objs, its
+// watches stay silent until closed or their context ends, and it refuses
+// WatchList like a server without the feature, so the reflector lists.
+type staticLW struct{ objs []*kube.Pod }
+
+func (l staticLW) ListEach(_ context.Context, _ kube.ListOptions, fn func(*kube.Pod) error) (kube.ListMeta, error) {
+	for _, o := range l.objs {
+		if err := fn(o); err != nil {
+			return kube.ListMeta{}, err
+		}
+	}
+	return kube.ListMeta{ResourceVersion: "1"}, nil
+}
+
+func (l staticLW) Watch(ctx context.Context, o kube.WatchOptions) (reflector.Watch[*kube.Pod], error) {
+	if o.SendInitialEvents != nil {
+		return nil, fmt.Errorf("static: %w", kube.ErrBadRequest)
+	}
+	return &silentWatch{ctx: ctx, closed: make(chan struct{})}, nil
+}
+
+type silentWatch struct {
+	ctx    context.Context
+	closed chan struct{}
+}
+
+func (w *silentWatch) Next() (kube.WatchEvent[*kube.Pod], error) {
+	select {
+	case <-w.ctx.Done():
+		return kube.WatchEvent[*kube.Pod]{}, w.ctx.Err()
+	case <-w.closed:
+		return kube.WatchEvent[*kube.Pod]{}, io.EOF
+	}
+}
+
+func (w *silentWatch) Close() error {
+	select {
+	case <-w.closed:
+	default:
+		close(w.closed)
+	}
+	return nil
+}
+
+func pod(ns, name string) *kube.Pod {
+	return &kube.Pod{ObjectMeta: kube.ObjectMeta{Namespace: ns, Name: name, ResourceVersion: "1"}}
+}
+
+// runUntilAdded runs inf, waits until its handler has entered OnAdd,
+// stops it, and returns what Run returned. A stuck handler returns only
+// once Run has: a shutdown timeout, if any, must have expired first.
+func runUntilAdded(t *testing.T, inf *Informer[*kube.Pod], stuck bool) error {
+	t.Helper()
+	entered, release := make(chan struct{}), make(chan struct{})
+	var once bool
+	h := processor.HandlerFuncs[*kube.Pod]{AddFunc: func(*kube.Pod, bool) {
+		if !once {
+			once = true
+			close(entered)
+		}
+		if stuck {
+			<-release
+		}
+	}}
+	if _, err := inf.AddEventHandler(h, processor.HandlerOptions{Name: "stuck"}); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	errc := make(chan error, 1)
+	go func() { errc <- inf.Run(ctx) }()
+	<-entered
+	cancel()
+	err := <-errc
+	close(release)
+	return err
+}
+
+// TestRunReturnsShutdownTimeout: a handler still running when the
+// processor's shutdown timeout expires makes Run return the processor's
+// ErrShutdownTimeout, named after the informer (client-go's informers
+// drop it; kcm's Run reports it so the caller knows a handler was left).
+func TestRunReturnsShutdownTimeout(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		inf, err := New[*kube.Pod](staticLW{[]*kube.Pod{pod("ns", "a")}}, Options[*kube.Pod]{Name: "pods", ShutdownTimeout: time.Second})
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = runUntilAdded(t, inf, true)
+		if !errors.Is(err, processor.ErrShutdownTimeout) {
+			t.Fatalf("Run = %v, want ErrShutdownTimeout", err)
+		}
+		if msg := err.Error(); !strings.HasPrefix(msg, "informer pods: processor: handlers still running") || !strings.Contains(msg, "stuck") {
+			t.Errorf("Run's error %q does not name the informer, the part and the handler", msg)
+		}
+	})
+}
+
+// TestRunCleanStopIsNil: the end of Run's context stops the reflector, the
+// FIFO and the loops with context and ErrClosed errors; none of them is a
+// failure, so Run returns nil.
+func TestRunCleanStopIsNil(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		inf, err := New[*kube.Pod](staticLW{[]*kube.Pod{pod("ns", "a")}}, Options[*kube.Pod]{Name: "pods"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := runUntilAdded(t, inf, false); err != nil {
+			t.Fatalf("Run after a clean stop = %v, want nil", err)
+		}
+		if err := inf.Run(t.Context()); !errors.Is(err, ErrAlreadyStarted) {
+			t.Fatalf("second Run = %v, want ErrAlreadyStarted", err)
+		}
+	})
+}
+
+// TestApplyLoop: the apply loop pops on after a failed batch (the FIFO has
+// consumed it), ends without error when the FIFO closes or ctx ends, and
+// returns the first failure with the number of failed batches.
+func TestApplyLoop(t *testing.T) {
+	errA, errB := errors.New("batch a"), errors.New("batch b")
+	for _, tc := range []struct {
+		name    string
+		pops    []error // what each Pop returns
+		cancel  int     // the pop (1-based) that ends ctx; 0: none
+		want    error
+		wantMsg string
+		popped  int
+	}{
+		{name: "closed FIFO ends it", pops: []error{nil, nil, deltafifo.ErrClosed}, popped: 3},
+		{name: "ctx end ends it", pops: []error{nil, fmt.Errorf("deltafifo: pop: %w", context.Canceled)}, cancel: 2, popped: 2},
+		{name: "failures are counted, the first kept", pops: []error{errA, nil, errB, deltafifo.ErrClosed},
+			want: errA, wantMsg: "batches failed: 2; the first: batch a", popped: 4},
+		{name: "a failure as ctx ends is the stop", pops: []error{errA, errB}, cancel: 2,
+			want: errA, wantMsg: "batches failed: 1;", popped: 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			inf, err := New[*kube.Pod](staticLW{}, Options[*kube.Pod]{Name: "pods"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx, cancel := context.WithCancel(t.Context())
+			defer cancel()
+			n := 0
+			got := inf.applyLoop(ctx, func(context.Context) error {
+				n++
+				if n == tc.cancel {
+					cancel()
+				}
+				if n > len(tc.pops) {
+					t.Fatalf("pop %d after the last scripted one", n)
+				}
+				return tc.pops[n-1]
+			})
+			if n != tc.popped {
+				t.Errorf("popped %d times, want %d", n, tc.popped)
+			}
+			if tc.want == nil {
+				if got != nil {
+					t.Fatalf("applyLoop = %v, want nil", got)
+				}
+				return
+			}
+			if !errors.Is(got, tc.want) || !strings.Contains(got.Error(), tc.wantMsg) {
+				t.Fatalf("applyLoop = %v, want %v and %q", got, tc.want, tc.wantMsg)
+			}
+		})
+	}
+}
+
+// TestFailure: what ends a part of Run because Run is stopping (ctx's end,
+// the FIFO closed) is no failure; anything else is, named after the part.
+func TestFailure(t *testing.T) {
+	boom := errors.New("boom")
+	for _, tc := range []struct {
+		what string
+		err  error
+		want string // "" = no failure
+	}{
+		{"reflector", nil, ""},
+		{"reflector", context.Canceled, ""},
+		{"apply loop", fmt.Errorf("deltafifo: pop: %w", context.DeadlineExceeded), ""},
+		{"resync", deltafifo.ErrClosed, ""},
+		{"reflector", boom, "reflector: boom"},
+		{"", processor.ErrShutdownTimeout, processor.ErrShutdownTimeout.Error()},
+	} {
+		got := failure(tc.what, tc.err)
+		if tc.want == "" {
+			if got != nil {
+				t.Errorf("failure(%v) = %v, want nil", tc.err, got)
+			}
+			continue
+		}
+		if got == nil || got.Error() != tc.want || !errors.Is(got, tc.err) {
+			t.Errorf("failure(%v) = %v, want %q wrapping it", tc.err, got, tc.want)
+		}
+	}
+}
+
+// podSetter is the store's Set, which a view must not have.
+type podSetter interface {
+	Set(*kube.Pod) (*kube.Pod, bool)
+}
+
+// TestStoreIsAView: Informer.Store hands out the cache's read-only view,
+// which reads what the apply loop wrote and cannot be turned back into the
+// writer (the informer's own *store.Store).
+func TestStoreIsAView(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		inf, err := New[*kube.Pod](staticLW{[]*kube.Pod{pod("ns", "a"), pod("", "n1")}}, Options[*kube.Pod]{Name: "pods"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		v := inf.Store()
+		if _, ok := any(v).(*store.Store[*kube.Pod]); ok {
+			t.Fatal("Store() type-asserts to the writer")
+		}
+		if _, ok := any(v).(podSetter); ok {
+			t.Fatal("Store() can Set")
+		}
+		ctx, cancel := context.WithCancel(t.Context())
+		done := make(chan error, 1)
+		go func() { done <- inf.Run(ctx) }()
+		synctest.Wait() // the list is applied, every goroutine waits
+		if !inf.HasSynced() {
+			t.Fatal("not synced once idle")
+		}
+		if v.Len() != 2 || len(v.List()) != 2 {
+			t.Errorf("view holds %d objects, want 2", v.Len())
+		}
+		if _, ok := v.Get("ns/a"); !ok {
+			t.Error("view lacks ns/a")
+		}
+		cancel()
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+	})
+}
+
+// TestKnownObjects: the FIFO's view of the cache lists and gets exactly
+// what the store holds (deltafifo relies on it to ignore deletes of
+// unknown keys and to resync).
+func TestKnownObjects(t *testing.T) {
+	s := store.New(store.Options[*kube.Pod]{})
+	a := pod("ns", "a")
+	s.Set(a)
+	var k deltafifo.KnownObjects[*kube.Pod] = knownObjects[*kube.Pod]{s.View()}
+	if keys := k.ListKeys(); len(keys) != 1 || keys[0] != "ns/a" {
+		t.Errorf("ListKeys = %v, want [ns/a]", keys)
+	}
+	if got, ok := k.GetByKey("ns/a"); !ok || got != a {
+		t.Errorf("GetByKey(ns/a) = %v, %v", got, ok)
+	}
+	if _, ok := k.GetByKey("ns/b"); ok {
+		t.Error("GetByKey(ns/b) found a missing key")
+	}
+}
