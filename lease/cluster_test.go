@@ -1,3 +1,5 @@
+//go:build !nocluster
+
 package lease_test
 
 import (
