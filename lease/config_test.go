@@ -20,6 +20,7 @@ func TestConfigValidate(t *testing.T) {
 	cases := []struct {
 		name          string
 		ld, rd, rp    time.Duration
+		ht            time.Duration // HealthTolerance
 		noCallback    bool
 		field, inText string // "" field: valid
 	}{
@@ -33,11 +34,12 @@ func TestConfigValidate(t *testing.T) {
 		{name: "negative retry", rp: -s, field: "RetryPeriod", inText: "RetryPeriod -1s must be positive"},
 		{name: "negative deadline", rd: -s, field: "RenewDeadline", inText: "-1s"},
 		{name: "sub-second lease", ld: 900 * time.Millisecond, rd: 500 * time.Millisecond, rp: 100 * time.Millisecond, field: "LeaseDuration", inText: "900ms must be at least 1s"},
+		{name: "negative health tolerance", ht: -s, field: "HealthTolerance", inText: "HealthTolerance -1s must not be negative"},
 		{name: "no OnStartedLeading", noCallback: true, field: "Callbacks.OnStartedLeading", inText: "is required"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			cfg := lease.Config{LeaseDuration: c.ld, RenewDeadline: c.rd, RetryPeriod: c.rp}
+			cfg := lease.Config{LeaseDuration: c.ld, RenewDeadline: c.rd, RetryPeriod: c.rp, HealthTolerance: c.ht}
 			if !c.noCallback {
 				cfg.Callbacks.OnStartedLeading = noop
 			}
