@@ -279,7 +279,7 @@ func TestKubeStore(t *testing.T) {
 	if l := labelsOf(srv.lastPut()); len(l) != 0 {
 		t.Errorf("a store that never read the lease sent labels %v", l)
 	}
-	srv.label("team", "y") // rv 5
+	srv.label("team", "y")                // rv 5
 	if _, err := k.Get(ctx); err != nil { // k last saw rv 5 with team=y
 		t.Fatal(err)
 	}

@@ -56,8 +56,8 @@ func TestReleaseAfterLostAnswer(t *testing.T) {
 	cases := []struct {
 		name     string
 		meantime func(t *testing.T, l *lossy, store *lease.MemoryStore) // between the lost answer and the cancel
-		want     lease.Record                                            // the lease after Run returned
-		log      string                                                  // in the log after Run returned
+		want     lease.Record                                           // the lease after Run returned
+		log      string                                                 // in the log after Run returned
 	}{
 		{"still mine: released at the fresh version", nil,
 			lease.Record{LeaseDuration: time.Second, AcquireTime: t0, RenewTime: t0.Add(rp), ResourceVersion: "3"},
