@@ -111,6 +111,9 @@ func assertDeadlineStop(t *testing.T, a *node, want time.Time, since time.Durati
 	if a.e.IsLeader() || a.gauge() != 0 {
 		t.Errorf("after the step-down: IsLeader %v, gauge %v", a.e.IsLeader(), a.gauge())
 	}
+	if !a.logged("leadership lost; stopped leading") || a.logged("context done") {
+		t.Errorf("log does not report the loss of leadership (and only that):\n%s", a.logs.String())
+	}
 }
 
 // TestStepDownWhileRenewalHangs: the leader's renewal is sent and never

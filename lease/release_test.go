@@ -1,15 +1,11 @@
 package lease_test
 
 import (
-	"bytes"
 	"context"
 	"errors"
-	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
-
-	"github.com/rs/zerolog"
 
 	"github.com/kcmlab/kcm/clock"
 	"github.com/kcmlab/kcm/lease"
@@ -78,11 +74,7 @@ func TestReleaseAfterLostAnswer(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			store := &lease.MemoryStore{}
 			l := &lossy{Store: store}
-			var logs bytes.Buffer // read only after Run returned
-			a := startNode(t, "a", l, clock.NewFake(t0), func(cfg *lease.Config) {
-				cfg.ReleaseOnCancel = true
-				cfg.Logger = zerolog.New(&logs)
-			})
+			a := startNode(t, "a", l, clock.NewFake(t0), func(cfg *lease.Config) { cfg.ReleaseOnCancel = true })
 			a.settle(2)
 			recv(t, "start", a.started)
 			l.loseNext.Store(true)
@@ -105,9 +97,9 @@ func TestReleaseAfterLostAnswer(t *testing.T) {
 			if got := mustGet(t, store); !sameRecord(got, c.want) {
 				t.Errorf("lease after Run = %+v, want %+v", got, c.want)
 			}
-			for _, msg := range []string{"lease renewal failed", c.log} {
-				if !strings.Contains(logs.String(), msg) {
-					t.Errorf("log lacks %q:\n%s", msg, logs.String())
+			for _, msg := range []string{"lease renewal failed", "context done; stopped leading", c.log} {
+				if !a.logged(msg) {
+					t.Errorf("log lacks %q:\n%s", msg, a.logs.String())
 				}
 			}
 		})
@@ -163,6 +155,9 @@ func TestCandidateReleasesNothing(t *testing.T) {
 		t.Fatalf("Run = %v, want nil", err)
 	}
 	none(t, "OnStoppedLeading of a candidate", b.offDuty)
+	if b.logged("stopped leading") {
+		t.Errorf("a candidate logged that it stopped leading:\n%s", b.logs.String())
+	}
 	if got := mustGet(t, store); got != before {
 		t.Errorf("lease after the candidate's cancel = %+v, want unchanged %+v", got, before)
 	}
