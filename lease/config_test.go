@@ -61,6 +61,22 @@ func TestConfigValidate(t *testing.T) {
 	}
 }
 
+// TestDefaults: the defaults are kube-controller-manager's flags
+// --leader-elect-lease-duration=15s, --leader-elect-renew-deadline=10s,
+// --leader-elect-retry-period=2s, --leader-elect-resource-namespace=
+// kube-system, --leader-elect-resource-name=kube-controller-manager, and
+// the 20s its leader-election healthz adaptor allows.
+func TestDefaults(t *testing.T) {
+	got := []any{lease.DefaultLeaseDuration, lease.DefaultRenewDeadline, lease.DefaultRetryPeriod,
+		lease.DefaultNamespace, lease.DefaultName, lease.DefaultHealthTolerance}
+	want := []any{15 * time.Second, 10 * time.Second, 2 * time.Second, "kube-system", "kube-controller-manager", 20 * time.Second}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("default %d = %v, want %v", i, got[i], want[i])
+		}
+	}
+}
+
 func TestNewRejectsInvalidConfig(t *testing.T) {
 	_, err := lease.NewWithStore(&lease.MemoryStore{}, lease.Config{RenewDeadline: time.Minute, Callbacks: lease.Callbacks{OnStartedLeading: noop}})
 	if !errors.Is(err, lease.ErrInvalidConfig) {
