@@ -59,10 +59,10 @@ func (e *Elector) attempt(ctx context.Context, s State) attemptResult {
 func (e *Elector) read(ctx context.Context, s State) (State, error) {
 	rec, err := e.store.Get(ctx)
 	now := e.clk.Now()
-	switch {
-	case err == nil:
+	if err == nil {
 		return Observe(s, rec, true, now), nil
-	case kube.IsNotFound(err):
+	}
+	if kube.IsNotFound(err) {
 		return Observe(s, Record{}, false, now), nil
 	}
 	return s, err

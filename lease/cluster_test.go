@@ -1,3 +1,5 @@
+//go:build !nocluster
+
 package lease_test
 
 import (
@@ -19,13 +21,22 @@ import (
 
 // Tests against a real kube-apiserver (testenv). They must use the real
 // clock; they wait on events, never sleep, and use short durations.
+//
+// They assert order and outcome, not timing windows: who leads, that the
+// old leader stopped before the new one started, and — from the Lease's
+// own record — that nobody took the lease less than leaseDurationSeconds
+// after its holder's last renewal. Those hold however slow the machine is.
+// Durations are only logged (failover times), or bounded from above with
+// generous slack, to catch a failover that does not happen at all.
 const (
-	realLD    = 3 * time.Second
+	realLD    = 4 * time.Second
 	realRD    = 2 * time.Second
 	realRP    = 500 * time.Millisecond
 	leaseName = "kcm-test"
-	// slack covers apiserver latency on a loaded 2-core machine.
-	slack = time.Second
+	// slack is how much later than the configured durations predict a
+	// failover may come on a loaded 2-core machine (apiserver latency,
+	// request timeouts of RenewDeadline/2, goroutines waiting for a core).
+	slack = 10 * time.Second
 )
 
 // timeline records when each elector believed it led.
@@ -68,7 +79,7 @@ func (tl *timeline) record(id string, start bool) time.Time {
 // next returns the next event matching want.
 func (tl *timeline) next(t *testing.T, want func(event) bool) event {
 	t.Helper()
-	deadline := time.After(20 * time.Second)
+	deadline := time.After(realLD + slack + 10*time.Second)
 	for {
 		select {
 		case ev := <-tl.events:
@@ -98,15 +109,16 @@ func (tl *timeline) checkNoOverlap(t *testing.T) {
 	t.Logf("%d leadership spans, none overlapping", len(spans))
 }
 
-// probe wraps a node's store: it records the issue time of each
-// successful write and, while paused, blocks every call until its context
-// is done, as requests to an unreachable apiserver would.
+// probe wraps a node's store: it records the issue time and the answer of
+// each successful write and, while paused, blocks every call until its
+// context is done, as requests to an unreachable apiserver would.
 type probe struct {
 	lease.Store
-	paused atomic.Bool
-	mu     sync.Mutex
-	last   time.Time      // issue time of the last successful write; guarded by mu
-	writes chan time.Time // the same, for tests to await (non-blocking sends)
+	paused  atomic.Bool
+	mu      sync.Mutex
+	last    time.Time      // issue time of the last successful write; guarded by mu
+	lastRec lease.Record   // the record the server returned for it; guarded by mu
+	writes  chan time.Time // issue times, for tests to await (non-blocking sends)
 }
 
 func (p *probe) hold(ctx context.Context) error {
@@ -117,9 +129,9 @@ func (p *probe) hold(ctx context.Context) error {
 	return nil
 }
 
-func (p *probe) wrote(issued time.Time) {
+func (p *probe) wrote(issued time.Time, rec lease.Record) {
 	p.mu.Lock()
-	p.last = issued
+	p.last, p.lastRec = issued, rec
 	p.mu.Unlock()
 	select {
 	case p.writes <- issued:
@@ -127,10 +139,12 @@ func (p *probe) wrote(issued time.Time) {
 	}
 }
 
-func (p *probe) lastWrite() time.Time {
+// lastWrite returns the issue time and the stored record of the last
+// successful write.
+func (p *probe) lastWrite() (time.Time, lease.Record) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return p.last
+	return p.last, p.lastRec
 }
 
 func (p *probe) Get(ctx context.Context) (lease.Record, error) {
@@ -155,7 +169,7 @@ func (p *probe) write(ctx context.Context, r lease.Record, f func(context.Contex
 	issued := time.Now()
 	out, err := f(ctx, r)
 	if err == nil {
-		p.wrote(issued)
+		p.wrote(issued, out)
 	}
 	return out, err
 }
@@ -220,7 +234,7 @@ func (n *realNode) wait(t *testing.T) error {
 	select {
 	case <-n.exit:
 		return n.err
-	case <-time.After(20 * time.Second):
+	case <-time.After(realLD + slack + 10*time.Second):
 		t.Fatalf("%s: Run did not return", n.id)
 		return nil
 	}
@@ -292,23 +306,47 @@ func holder(l *kube.Lease) string {
 	return *l.Spec.HolderIdentity
 }
 
+// handover checks a change of leader from old to next, as the Lease
+// records it and as the electors saw it: next holds the Lease with
+// leaseTransitions 1; its acquireTime is no sooner than minGap after
+// oldRenew, the renewTime of the old holder's last write (the Lease's own
+// record of the two leaderships not overlapping); and old stopped before
+// next started. It returns the new Lease.
+func handover(t *testing.T, leases *kube.Resources[*kube.Lease], old *realNode, stop, next event, oldRenew time.Time, minGap time.Duration) *kube.Lease {
+	t.Helper()
+	if next.id == old.id {
+		t.Fatalf("%s led again", old.id)
+	}
+	if !stop.at.Before(next.at) {
+		t.Errorf("%s stopped at %v, %s started at %v: want the old leader stopped first", old.id, stop.at, next.id, next.at)
+	}
+	l := getLease(t, leases)
+	if holder(l) != next.id || l.Spec.LeaseTransitions == nil || *l.Spec.LeaseTransitions != 1 || l.Spec.AcquireTime == nil {
+		t.Fatalf("lease after the handover: %+v; want held by %s, 1 transition, an acquireTime", l.Spec, next.id)
+	}
+	if gap := l.Spec.AcquireTime.Sub(oldRenew); gap < minGap {
+		t.Errorf("%s's acquireTime is %v after %s's last renewTime, want at least %v", next.id, gap, old.id, minGap)
+	}
+	return l
+}
+
 // TestRealElectionAndFailover: three electors on one Lease of a real
 // apiserver; exactly one leads; the Lease carries holderIdentity,
 // leaseDurationSeconds, acquireTime, renewTime and leaseTransitions
 // (coordination.k8s.io/v1 LeaseSpec). A foreign write (a label) makes the
 // leader's renewal a 409: it re-reads, renews, and keeps the label (a PUT
 // replaces the whole object, so the writer must start from what it read).
-// Cancelling the leader without release
-// hands over within LeaseDuration + RetryPeriod (+ apiserver slack), never
-// sooner than LeaseDuration − RetryPeriod.
+// Cancelled without release, the leader's lease is taken over no sooner
+// than LeaseDuration after its last write was issued — by the electors'
+// clock and by the Lease's acquireTime and renewTime — and not never.
 func TestRealElectionAndFailover(t *testing.T) {
 	tl, nodes, leases := startThree(t, false)
 	leader := awaitLeader(t, tl, nodes)
 
 	l := getLease(t, leases)
-	if holder(l) != leader.id || *l.Spec.LeaseDurationSeconds != 3 || l.Spec.AcquireTime == nil ||
+	if holder(l) != leader.id || *l.Spec.LeaseDurationSeconds != int32(realLD/time.Second) || l.Spec.AcquireTime == nil ||
 		l.Spec.RenewTime == nil || *l.Spec.LeaseTransitions != 0 {
-		t.Fatalf("lease spec = %+v, want held by %s for 3s, 0 transitions", l.Spec, leader.id)
+		t.Fatalf("lease spec = %+v, want held by %s for %v, 0 transitions", l.Spec, leader.id, realLD)
 	}
 
 	touchLease(t, leases)
@@ -327,14 +365,20 @@ func TestRealElectionAndFailover(t *testing.T) {
 	if err := leader.wait(t); err != nil {
 		t.Fatalf("Run after cancel = %v", err)
 	}
+	stop := tl.next(t, func(ev event) bool { return !ev.start })
 	next := tl.next(t, func(ev event) bool { return ev.start })
-	failover := next.at.Sub(cancelled)
-	t.Logf("failover after cancel (no release): %v", failover)
-	if failover < realLD-realRP-slack/2 || failover > realLD+realRP+slack {
-		t.Errorf("failover %v outside [LD−RP−%v, LD+RP+%v]", failover, slack/2, slack)
+	last, lastRec := leader.probe.lastWrite()
+	t.Logf("failover after cancel (no release): %v after the cancel, %v after the old leader's last write (LeaseDuration %v)",
+		next.at.Sub(cancelled), next.at.Sub(last), realLD)
+	if stop.id != leader.id || lastRec.HolderIdentity != leader.id {
+		t.Fatalf("stop by %s, last write of the old leader %+v; want %s stopping, its last write a renewal", stop.id, lastRec, leader.id)
 	}
-	if l := getLease(t, leases); holder(l) != next.id || *l.Spec.LeaseTransitions != 1 {
-		t.Errorf("after failover: holder %q, transitions %d; want %s, 1", holder(l), *l.Spec.LeaseTransitions, next.id)
+	handover(t, leases, leader, stop, next, lastRec.RenewTime, realLD)
+	if d := next.at.Sub(last); d < realLD {
+		t.Errorf("next leader started %v after the old leader's last write, before LeaseDuration %v", d, realLD)
+	}
+	if d := next.at.Sub(cancelled); d > realLD+realRP+slack {
+		t.Errorf("failover took %v, more than LeaseDuration + RetryPeriod + %v", d, slack)
 	}
 }
 
@@ -358,8 +402,10 @@ func touchLease(t *testing.T, leases *kube.Resources[*kube.Lease]) {
 	}
 }
 
-// TestRealReleaseOnCancel: with ReleaseOnCancel the next candidate takes
-// over at its next read, within RetryPeriod (+ slack).
+// TestRealReleaseOnCancel: with ReleaseOnCancel the leader, once its
+// OnStartedLeading returned, writes the Lease with no holder and
+// leaseDurationSeconds 1, and the next candidate takes it over (in the
+// unit tests: at its next read; here the time is only logged).
 func TestRealReleaseOnCancel(t *testing.T) {
 	tl, nodes, leases := startThree(t, true)
 	leader := awaitLeader(t, tl, nodes)
@@ -368,23 +414,31 @@ func TestRealReleaseOnCancel(t *testing.T) {
 	if err := leader.wait(t); err != nil {
 		t.Fatalf("Run after cancel = %v", err)
 	}
+	stop := tl.next(t, func(ev event) bool { return !ev.start })
 	next := tl.next(t, func(ev event) bool { return ev.start })
-	failover := next.at.Sub(cancelled)
-	t.Logf("failover after cancel with ReleaseOnCancel: %v", failover)
-	if failover > realRP+slack {
-		t.Errorf("failover %v, want at most RetryPeriod + %v", failover, slack)
+	released, rec := leader.probe.lastWrite()
+	t.Logf("failover after cancel with ReleaseOnCancel: %v after the cancel, %v after the release was sent",
+		next.at.Sub(cancelled), next.at.Sub(released))
+	if stop.id != leader.id || rec.HolderIdentity != "" || rec.LeaseDuration != time.Second {
+		t.Fatalf("stop by %s, last write of the old leader %+v; want %s stopping, its last write a release (no holder, 1s)",
+			stop.id, rec, leader.id)
 	}
-	if l := getLease(t, leases); holder(l) != next.id || *l.Spec.LeaseTransitions != 1 {
-		t.Errorf("after failover: holder %q, transitions %d; want %s, 1", holder(l), *l.Spec.LeaseTransitions, next.id)
+	if released.Before(stop.at) {
+		t.Errorf("released at %v, before OnStartedLeading saw its context end at %v", released, stop.at)
+	}
+	handover(t, leases, leader, stop, next, rec.RenewTime, 0)
+	if d := next.at.Sub(cancelled); d > realLD+realRP+slack {
+		t.Errorf("failover took %v, more than LeaseDuration + RetryPeriod + %v", d, slack)
 	}
 }
 
 // TestRealPausedLeaderStepsDown: the leader's requests hang (it is not
 // cancelled). It must stop RenewDeadline after its last successful write
-// was issued, before anyone else can take over; the next leader starts no
-// sooner than LeaseDuration after that write.
+// was issued, while its request still hangs, and before anyone else can
+// take over; the next leader starts no sooner than LeaseDuration after
+// that write.
 func TestRealPausedLeaderStepsDown(t *testing.T) {
-	tl, nodes, _ := startThree(t, false)
+	tl, nodes, leases := startThree(t, false)
 	leader := awaitLeader(t, tl, nodes)
 	leader.probe.paused.Store(true)
 	paused := time.Now()
@@ -394,21 +448,22 @@ func TestRealPausedLeaderStepsDown(t *testing.T) {
 	if err := leader.wait(t); !errors.Is(err, lease.ErrLeadershipLost) {
 		t.Errorf("paused leader's Run = %v, want ErrLeadershipLost", err)
 	}
-	last := leader.probe.lastWrite()
-	t.Logf("paused leader stopped %v after its last write (RenewDeadline %v); next leader %s started %v after it; failover after pause: %v",
-		stop.at.Sub(last), realRD, next.id, next.at.Sub(last), next.at.Sub(paused))
-	if stop.id != leader.id || next.id == leader.id {
-		t.Fatalf("stop by %s, start by %s; want stop by the paused leader %s", stop.id, next.id, leader.id)
+	last, lastRec := leader.probe.lastWrite()
+	t.Logf("paused leader stopped %v after its last write (RenewDeadline %v); next leader %s started %v after it (LeaseDuration %v); failover after pause: %v",
+		stop.at.Sub(last), realRD, next.id, next.at.Sub(last), realLD, next.at.Sub(paused))
+	if stop.id != leader.id {
+		t.Fatalf("stop by %s; want the paused leader %s", stop.id, leader.id)
 	}
-	// The elector takes its own issue time a moment before the probe does,
-	// hence the small allowance below RenewDeadline.
-	if d := stop.at.Sub(last); d < realRD-50*time.Millisecond || d > realRD+slack/2 {
-		t.Errorf("stepped down %v after the last write, want RenewDeadline %v (+ at most %v)", d, realRD, slack/2)
+	// renewTime is the elector's clock reading when it decided to write,
+	// before the write was issued: the deadline cannot come sooner.
+	if d := stop.at.Sub(lastRec.RenewTime); d < realRD {
+		t.Errorf("stepped down %v after the renewTime of its last write, before RenewDeadline %v", d, realRD)
 	}
+	if d := stop.at.Sub(last); d > realRD+slack {
+		t.Errorf("stepped down %v after its last write, more than RenewDeadline + %v", d, slack)
+	}
+	handover(t, leases, leader, stop, next, lastRec.RenewTime, realLD)
 	if d := next.at.Sub(last); d < realLD {
 		t.Errorf("next leader started %v after the old leader's last write, before LeaseDuration %v", d, realLD)
-	}
-	if !stop.at.Before(next.at) {
-		t.Errorf("old leader stopped at %v, new one started at %v", stop.at, next.at)
 	}
 }

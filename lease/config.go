@@ -145,22 +145,27 @@ func (c Config) withDefaults() Config {
 // *ConfigError.
 func (c Config) Validate() error {
 	c = c.withDefaults()
-	switch {
-	case c.RetryPeriod < 0:
+	if c.RetryPeriod < 0 {
 		return &ConfigError{"RetryPeriod", c.RetryPeriod, "must be positive"}
-	case c.RenewDeadline < 0:
+	}
+	if c.RenewDeadline < 0 {
 		return &ConfigError{"RenewDeadline", c.RenewDeadline, "must be positive"}
-	case c.LeaseDuration < time.Second:
+	}
+	if c.LeaseDuration < time.Second {
 		return &ConfigError{"LeaseDuration", c.LeaseDuration, "must be at least 1s"}
-	case c.LeaseDuration <= c.RenewDeadline:
+	}
+	if c.LeaseDuration <= c.RenewDeadline {
 		return &ConfigError{"LeaseDuration", c.LeaseDuration,
 			fmt.Sprintf("must be greater than RenewDeadline (%v)", c.RenewDeadline)}
-	case float64(c.RenewDeadline) <= retryFactor*float64(c.RetryPeriod):
+	}
+	if float64(c.RenewDeadline) <= retryFactor*float64(c.RetryPeriod) {
 		return &ConfigError{"RenewDeadline", c.RenewDeadline,
 			fmt.Sprintf("must be greater than %v × RetryPeriod (%v)", retryFactor, c.RetryPeriod)}
-	case c.HealthTolerance < 0:
+	}
+	if c.HealthTolerance < 0 {
 		return &ConfigError{"HealthTolerance", c.HealthTolerance, "must not be negative"}
-	case c.Callbacks.OnStartedLeading == nil:
+	}
+	if c.Callbacks.OnStartedLeading == nil {
 		return &ConfigError{Field: "Callbacks.OnStartedLeading", Rule: "is required"}
 	}
 	return nil

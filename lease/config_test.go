@@ -20,6 +20,7 @@ func TestConfigValidate(t *testing.T) {
 	cases := []struct {
 		name          string
 		ld, rd, rp    time.Duration
+		ht            time.Duration // HealthTolerance
 		noCallback    bool
 		field, inText string // "" field: valid
 	}{
@@ -33,11 +34,12 @@ func TestConfigValidate(t *testing.T) {
 		{name: "negative retry", rp: -s, field: "RetryPeriod", inText: "RetryPeriod -1s must be positive"},
 		{name: "negative deadline", rd: -s, field: "RenewDeadline", inText: "-1s"},
 		{name: "sub-second lease", ld: 900 * time.Millisecond, rd: 500 * time.Millisecond, rp: 100 * time.Millisecond, field: "LeaseDuration", inText: "900ms must be at least 1s"},
+		{name: "negative health tolerance", ht: -s, field: "HealthTolerance", inText: "HealthTolerance -1s must not be negative"},
 		{name: "no OnStartedLeading", noCallback: true, field: "Callbacks.OnStartedLeading", inText: "is required"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			cfg := lease.Config{LeaseDuration: c.ld, RenewDeadline: c.rd, RetryPeriod: c.rp}
+			cfg := lease.Config{LeaseDuration: c.ld, RenewDeadline: c.rd, RetryPeriod: c.rp, HealthTolerance: c.ht}
 			if !c.noCallback {
 				cfg.Callbacks.OnStartedLeading = noop
 			}
@@ -56,6 +58,22 @@ func TestConfigValidate(t *testing.T) {
 				t.Errorf("Validate() = %q (field %s), want field %s and text %q", err, ce.Field, c.field, c.inText)
 			}
 		})
+	}
+}
+
+// TestDefaults: the defaults are kube-controller-manager's flags
+// --leader-elect-lease-duration=15s, --leader-elect-renew-deadline=10s,
+// --leader-elect-retry-period=2s, --leader-elect-resource-namespace=
+// kube-system, --leader-elect-resource-name=kube-controller-manager, and
+// the 20s its leader-election healthz adaptor allows.
+func TestDefaults(t *testing.T) {
+	got := []any{lease.DefaultLeaseDuration, lease.DefaultRenewDeadline, lease.DefaultRetryPeriod,
+		lease.DefaultNamespace, lease.DefaultName, lease.DefaultHealthTolerance}
+	want := []any{15 * time.Second, 10 * time.Second, 2 * time.Second, "kube-system", "kube-controller-manager", 20 * time.Second}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("default %d = %v, want %v", i, got[i], want[i])
+		}
 	}
 }
 

@@ -91,17 +91,18 @@ func Decide(s State, now time.Time, me Candidate) Decision {
 		}}
 	}
 	old, holder := s.Observed, s.Observed.HolderIdentity
-	switch {
-	case holder == me.Identity:
+	if holder == me.Identity {
 		w := old
 		w.LeaseDuration, w.RenewTime = wireDuration(me.LeaseDuration), now
 		if w.AcquireTime.IsZero() {
 			w.AcquireTime = now
 		}
 		return Decision{Action: Renew, Write: w}
-	case s.Leading:
+	}
+	if s.Leading {
 		return Decision{Action: StepDown, Err: fmt.Errorf("%w: the lease now names %q", ErrLeadershipLost, holder)}
-	case holder != "" && now.Before(s.expiresAt(me.LeaseDuration)):
+	}
+	if holder != "" && now.Before(s.expiresAt(me.LeaseDuration)) {
 		return Decision{Action: Wait, Until: s.expiresAt(me.LeaseDuration)}
 	}
 	return Decision{Action: Acquire, Write: Record{

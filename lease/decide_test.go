@@ -107,6 +107,11 @@ func TestDecideRecords(t *testing.T) {
 		t.Errorf("renew writes %+v, want %+v (acquireTime and transitions kept)", renew, want)
 	}
 
+	noAcquire := leading(held("me", t0, func(r *lease.Record) { r.AcquireTime = time.Time{} }), t0)
+	if got := lease.Decide(noAcquire, t0.Add(2*time.Second), me).Write.AcquireTime; !got.Equal(t0.Add(2 * time.Second)) {
+		t.Errorf("renewing a record without acquireTime writes acquireTime %v, want now", got)
+	}
+
 	odd := me
 	odd.LeaseDuration = 2500 * time.Millisecond
 	if got := lease.Decide(lease.State{}, t0, odd).Write.LeaseDuration; got != 3*time.Second {
@@ -139,6 +144,22 @@ func TestObserve(t *testing.T) {
 	}
 }
 
+// TestWrote: after a successful write the candidate leads, with its
+// deadline counted from when the write was issued (the record may have
+// been committed, and seen by others, at any moment after that) and the
+// record observed when the answer came.
+func TestWrote(t *testing.T) {
+	rec := lease.Record{HolderIdentity: "me", LeaseDuration: 15 * time.Second, ResourceVersion: "7"}
+	issued, done := t0, t0.Add(3*time.Second)
+	s := lease.Wrote(held("other", t0.Add(-time.Minute)), rec, issued, done)
+	if !s.Leading || !s.LastRenew.Equal(issued) {
+		t.Errorf("Leading %v, LastRenew %v; want true, the issue time %v", s.Leading, s.LastRenew, issued)
+	}
+	if !s.Exists || s.Observed != rec || !s.ObservedAt.Equal(done) {
+		t.Errorf("observed %+v at %v; want %+v at the answer's time %v", s.Observed, s.ObservedAt, rec, done)
+	}
+}
+
 func TestReleaseRecord(t *testing.T) {
 	s := leading(held("me", t0), t0)
 	rec, ok := lease.ReleaseRecord(s, t0.Add(3*time.Second), me)
@@ -160,7 +181,7 @@ func TestReleaseRecord(t *testing.T) {
 
 func TestActionString(t *testing.T) {
 	for a, want := range map[lease.Action]string{lease.Wait: "wait", lease.Create: "create", lease.Acquire: "acquire",
-		lease.Renew: "renew", lease.StepDown: "step-down", lease.Action(42): "Action(42)"} {
+		lease.Renew: "renew", lease.StepDown: "step-down", lease.Action(5): "Action(5)", lease.Action(-1): "Action(-1)"} {
 		if got := a.String(); got != want {
 			t.Errorf("%d.String() = %q, want %q", int(a), got, want)
 		}

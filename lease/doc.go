@@ -71,7 +71,11 @@
 //     the version C overwrites, i.e. at a real instant c ≤ oC.
 //  2. H issued W at tL ≤ c (a write is committed after it is sent), and H
 //     stops at tL + RenewDeadline: a timer cancels its context then, without
-//     waiting for any request still hanging.
+//     waiting for any request still hanging. tL is the time the write was
+//     sent, not the time its answer came: W may be committed, and seen, at
+//     any moment in between. For the same reason a candidate whose
+//     acquiring write is answered RenewDeadline or more after it was sent
+//     does not start leading at all.
 //  3. C writes only after LeaseDuration has passed since oC on its clock.
 //     So C acts no earlier than oC + LeaseDuration ≥ tL + LeaseDuration,
 //     which is LeaseDuration − RenewDeadline (5 s by default) after H
@@ -103,6 +107,24 @@
 //     goroutine behind.
 //   - leader_election_master_status{name="<lease name>"} is 1 exactly while
 //     IsLeader is true.
+//
+// # How it is tested
+//
+// Decide is stepped through a table, one case per rule and boundary. The
+// shell runs on clock.Fake with stores that misbehave on purpose: one
+// holds a write until the test releases it, so a test can move the clock
+// while a renewal is on its way and check that the deadline counts from
+// the moment the write was sent, and that a leader whose renewal hangs
+// steps down at RenewDeadline all the same; others lose answers, fail
+// reads or make every write meet a Conflict. KubeStore is checked against
+// an httptest fake apiserver serving one Lease. cluster_test.go runs
+// electors against a real kube-apiserver; it carries the build constraint
+// !nocluster, so `go test -tags nocluster` (and mutation runs, which rerun
+// the tests once per mutant) leave it out. It asserts order and outcome —
+// who leads, that the old leader stopped before the new one started, that
+// by the Lease's acquireTime and renewTime nobody took over sooner than
+// leaseDurationSeconds after the last renewal — and logs failover times
+// instead of asserting timing windows.
 //
 // # Kubernetes counterpart
 //

@@ -391,3 +391,45 @@ func TestCandidateRetriesAfterErrors(t *testing.T) {
 		t.Errorf("started at %v, want at the first good read (+6s)", at)
 	}
 }
+
+// meddler is a Store on which another writer touches the lease (same
+// spec, new resourceVersion) just before each of our updates, so that
+// every update we send meets a Conflict.
+type meddler struct {
+	*lease.MemoryStore
+	updates atomic.Int32
+}
+
+func (m *meddler) Update(ctx context.Context, r lease.Record) (lease.Record, error) {
+	m.updates.Add(1)
+	if cur, err := m.MemoryStore.Get(ctx); err == nil {
+		_, _ = m.MemoryStore.Update(ctx, cur)
+	}
+	return m.MemoryStore.Update(ctx, r)
+}
+
+// TestRoundWritesAtMostTwice: a write that loses a race (409) is followed
+// by one fresh read and one more write in the same round, no more; the
+// next round comes RetryPeriod later. A candidate that always loses keeps
+// to two writes per RetryPeriod and never leads.
+func TestRoundWritesAtMostTwice(t *testing.T) {
+	m := &meddler{MemoryStore: &lease.MemoryStore{}}
+	if _, err := m.Create(context.Background(), lease.Record{LeaseDuration: ld}); err != nil { // free
+		t.Fatal(err)
+	}
+	clk := clock.NewFake(t0)
+	a := startNode(t, "a", m, clk, nil)
+	for round := int32(1); round <= 3; round++ {
+		if round > 1 {
+			clk.Step(rp)
+		}
+		a.settle(1)
+		if n := m.updates.Load(); n != 2*round {
+			t.Fatalf("after round %d: %d updates, want %d", round, n, 2*round)
+		}
+	}
+	none(t, "start", a.started)
+	if a.e.IsLeader() {
+		t.Error("a candidate that lost every race leads")
+	}
+}

@@ -1,13 +1,16 @@
 package lease_test
 
 import (
+	"bytes"
 	"context"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/rs/zerolog"
 
 	"github.com/kcmlab/kcm/clock"
 	"github.com/kcmlab/kcm/lease"
@@ -39,14 +42,36 @@ type node struct {
 	cancel context.CancelFunc
 	exit   chan struct{} // closed when Run returned
 	err    error         // Run's result, valid after exit
+	logs   syncBuffer    // the elector's log, one JSON line per event
 }
+
+// syncBuffer is a bytes.Buffer safe for one writer and concurrent readers.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// logged reports whether the node's log holds msg.
+func (n *node) logged(msg string) bool { return strings.Contains(n.logs.String(), msg) }
 
 func startNode(t *testing.T, id string, store lease.Store, clk *clock.Fake, mod func(*lease.Config)) *node {
 	t.Helper()
 	n := &node{t: t, id: id, clk: clk, reg: prometheus.NewRegistry(),
 		started: make(chan time.Time, 1), stopped: make(chan time.Time, 1), offDuty: make(chan struct{}, 1),
 		leaders: make(chan string, 16), exit: make(chan struct{})}
-	cfg := lease.Config{Name: "test-lease", Identity: id, Clock: clk, Registerer: n.reg, Callbacks: lease.Callbacks{
+	cfg := lease.Config{Name: "test-lease", Identity: id, Clock: clk, Registerer: n.reg, Logger: zerolog.New(&n.logs), Callbacks: lease.Callbacks{
 		OnStartedLeading: func(ctx context.Context) {
 			n.started <- clk.Now()
 			<-ctx.Done()

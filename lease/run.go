@@ -111,9 +111,10 @@ func (r *runner) apply(ctx context.Context, res attemptResult) error {
 // startLeading starts OnStartedLeading on a context that lives until the
 // campaign's ctx ends or finish cancels it.
 func (r *runner) startLeading(ctx context.Context) error {
-	left := r.st.LastRenew.Add(r.e.cfg.RenewDeadline).Sub(r.e.clk.Now())
-	if left <= 0 { // the acquiring write took longer than RenewDeadline
-		return deadlineExceeded(r.e.cfg.RenewDeadline-left, r.e.cfg.RenewDeadline)
+	// The acquiring write's answer may come RenewDeadline or more after it
+	// was issued; others may count from the issue time, so it is too late.
+	if since := r.e.clk.Since(r.st.LastRenew); since >= r.e.cfg.RenewDeadline {
+		return deadlineExceeded(since, r.e.cfg.RenewDeadline)
 	}
 	lctx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
@@ -127,14 +128,14 @@ func (r *runner) startLeading(ctx context.Context) error {
 	return nil
 }
 
-// armDeadline (re)arms the step-down timer after a successful write and
-// publishes the renewal for Check.
+// armDeadline (re)arms the step-down timer for LastRenew + RenewDeadline,
+// an absolute time, and publishes the renewal for Check.
 func (r *runner) armDeadline() {
-	left := r.st.LastRenew.Add(r.e.cfg.RenewDeadline).Sub(r.e.clk.Now())
+	at := r.st.LastRenew.Add(r.e.cfg.RenewDeadline)
 	if r.deadline == nil {
-		r.deadline = r.e.clk.NewTimer(left)
+		r.deadline = clock.NewTimerAt(r.e.clk, at)
 	} else {
-		r.deadline.Reset(left)
+		clock.ResetAt(r.e.clk, r.deadline, at)
 	}
 	r.e.setLeading(true, r.st.LastRenew)
 }
@@ -204,13 +205,14 @@ func (r *runner) stopLeading(cause error) {
 		r.leaderCancel()
 	}
 	r.e.setLeading(false, r.st.LastRenew)
-	switch {
-	case r.leaderDone == nil:
-	case cause != nil:
-		r.e.log.Error().Err(cause).Msg("leadership lost; stopped leading")
-	default:
-		r.e.log.Info().Msg("context done; stopped leading")
+	if r.leaderDone == nil {
+		return // never led: nothing stopped
 	}
+	if cause != nil {
+		r.e.log.Error().Err(cause).Msg("leadership lost; stopped leading")
+		return
+	}
+	r.e.log.Info().Msg("context done; stopped leading")
 }
 
 // release gives the lease up, bounded by RenewDeadline on the injected

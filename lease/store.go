@@ -78,10 +78,10 @@ func (m *MemoryStore) Update(ctx context.Context, rec Record) (Record, error) {
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	switch {
-	case !m.exists:
+	if !m.exists {
 		return Record{}, fmt.Errorf("lease: memory store: %w", kube.ErrNotFound)
-	case rec.ResourceVersion != m.rec.ResourceVersion:
+	}
+	if rec.ResourceVersion != m.rec.ResourceVersion {
 		return Record{}, fmt.Errorf("lease: memory store: resourceVersion %q, stored %q: %w",
 			rec.ResourceVersion, m.rec.ResourceVersion, kube.ErrConflict)
 	}
