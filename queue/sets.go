@@ -119,12 +119,12 @@ func (s *sets[K]) get() (K, bool) {
 // and if so forgets one stale copy of k.
 func (s *sets[K]) dropStale(k K) bool {
 	n := s.staleLow[k]
-	switch {
-	case n == 0:
+	if n == 0 {
 		return false
-	case n == 1:
+	}
+	if n == 1 {
 		delete(s.staleLow, k)
-	default:
+	} else {
 		s.staleLow[k] = n - 1
 	}
 	return true
