@@ -11,17 +11,19 @@ import (
 
 // consumer is an apply loop in its own goroutine. It applies every delta to
 // the store, checks what the FIFO promises about the stream, and closes
-// sentinelSeen once the Pop that delivered sentinelKey's delta has returned:
-// in an arrival-ordered FIFO everything enqueued before the sentinel has then
-// been applied and counted as consumed (HasSynced reads that count).
+// drained when its Pop is about to wait after the delta for sentinelKey
+// arrived: in an arrival-ordered FIFO everything enqueued before the
+// sentinel has then been applied and consumed (the sentinel's batch
+// included, so HasSynced already counts it).
 type consumer struct {
-	f            *FIFO[*obj]
-	s            *store
-	sentinelKey  string
-	sentinelSeen chan struct{}
-	sawSentinel  bool       // apply met the sentinel (loop goroutine only)
-	signalled    bool       // sentinelSeen is closed (loop goroutine only)
-	errs         chan error // the first violation, or the loop's end
+	f           *FIFO[*obj]
+	s           *store
+	sentinelKey string
+	// sawSentinel is set by apply; drained is closed by the FIFO's
+	// waitHook. Both run on the consumer goroutine only.
+	sawSentinel bool
+	drained     chan struct{}
+	errs        chan error // the first violation, or the loop's end
 
 	lastGen  map[string]int64     // per producer namespace: the last generation seen
 	lastType map[string]DeltaType // per key: the last delta type
@@ -30,10 +32,16 @@ type consumer struct {
 func startConsumer(f *FIFO[*obj], s *store, sentinelKey string) *consumer {
 	c := &consumer{
 		f: f, s: s, sentinelKey: sentinelKey,
-		sentinelSeen: make(chan struct{}),
-		errs:         make(chan error, 1),
-		lastGen:      map[string]int64{},
-		lastType:     map[string]DeltaType{},
+		drained:  make(chan struct{}),
+		errs:     make(chan error, 1),
+		lastGen:  map[string]int64{},
+		lastType: map[string]DeltaType{},
+	}
+	f.waitHook = func() {
+		if c.sawSentinel {
+			c.sawSentinel = false
+			close(c.drained)
+		}
 	}
 	go c.loop()
 	return c
@@ -49,10 +57,6 @@ func (c *consumer) loop() {
 		if err != nil {
 			c.errs <- err
 			return
-		}
-		if c.sawSentinel && !c.signalled {
-			close(c.sentinelSeen)
-			c.signalled = true
 		}
 	}
 }
@@ -84,12 +88,15 @@ func (c *consumer) apply(b []Delta[*obj]) error {
 	return nil
 }
 
-// finish waits for the sentinel (or a failure), closes the FIFO and returns
-// the consumer's verdict.
+// finish waits until the consumer has drained up to the sentinel (or
+// failed), closes the FIFO and returns the consumer's verdict. Waiting for
+// the consumer to go idle, not merely for the sentinel to be applied, makes
+// sure the sentinel's batch was consumed before Close: a batch still being
+// processed at Close never counts as consumed.
 func (c *consumer) finish(t *testing.T) {
 	t.Helper()
 	select {
-	case <-c.sentinelSeen:
+	case <-c.drained:
 	case err := <-c.errs:
 		t.Fatalf("consumer stopped before the sentinel: %v", err)
 	}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/kcmlab/kcm/internal/ring"
 	"github.com/kcmlab/kcm/kube"
 )
 
@@ -33,7 +34,7 @@ type FIFO[T kube.Object] struct {
 	mu sync.Mutex
 	// queue holds the deltas with sequence numbers head ≤ s < tail, oldest
 	// first: s sits at queue.at(s-head).
-	queue ring[Delta[T]]
+	queue ring.Ring[Delta[T]]
 	// batch holds the in-flight deltas done ≤ s < head at batch[s-done].
 	// Reused by every Pop and zeroed after process returns.
 	batch []Delta[T]
@@ -200,7 +201,7 @@ func (f *FIFO[T]) Close() {
 	}
 	f.closed = true
 	close(f.closedCh)
-	f.queue = ring[Delta[T]]{}
+	f.queue.Reset()
 	f.keys = nil
 	f.replace = nil
 }
@@ -214,8 +215,8 @@ func (f *FIFO[T]) IsClosed() bool {
 
 // pushLocked appends d to the queue and records it in the key's bookkeeping.
 func (f *FIFO[T]) pushLocked(d Delta[T]) {
-	wasEmpty := f.queue.len() == 0
-	f.queue.push(d)
+	wasEmpty := f.queue.Len() == 0
+	f.queue.Push(d)
 	st := f.keys[d.Key]
 	st.pending++
 	st.last = f.tail
@@ -232,7 +233,7 @@ func (f *FIFO[T]) pushLocked(d Delta[T]) {
 // lastLocked returns the newest pending delta of a key, wherever it is.
 func (f *FIFO[T]) lastLocked(st keyState) *Delta[T] {
 	if st.last >= f.head {
-		return f.queue.at(int(st.last - f.head))
+		return f.queue.At(int(st.last - f.head))
 	}
 	return &f.batch[st.last-f.done]
 }

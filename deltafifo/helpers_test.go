@@ -112,15 +112,15 @@ func (f *FIFO[T]) checkInvariant() error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.closed {
-		if f.keys != nil || f.queue.len() != 0 {
-			return fmt.Errorf("closed FIFO still holds %d keys, %d queued", len(f.keys), f.queue.len())
+		if f.keys != nil || f.queue.Len() != 0 {
+			return fmt.Errorf("closed FIFO still holds %d keys, %d queued", len(f.keys), f.queue.Len())
 		}
 		return nil
 	}
 	if f.done > f.head || f.head > f.tail {
 		return fmt.Errorf("counters out of order: done=%d head=%d tail=%d", f.done, f.head, f.tail)
 	}
-	if got := uint64(f.queue.len()); got != f.tail-f.head {
+	if got := uint64(f.queue.Len()); got != f.tail-f.head {
 		return fmt.Errorf("queue holds %d deltas, tail-head=%d", got, f.tail-f.head)
 	}
 	if f.head-f.done > uint64(len(f.batch)) {
@@ -137,7 +137,7 @@ func (f *FIFO[T]) checkInvariant() error {
 		visit(s, &f.batch[s-f.done])
 	}
 	for s := f.head; s < f.tail; s++ {
-		visit(s, f.queue.at(int(s-f.head)))
+		visit(s, f.queue.At(int(s-f.head)))
 	}
 	if len(want) != len(f.keys) {
 		return fmt.Errorf("bookkeeping has %d keys, log has %d", len(f.keys), len(want))

@@ -79,7 +79,7 @@ func (f *FIFO[T]) tryTake(ctx context.Context, limit int) ([]Delta[T], error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("deltafifo: pop: %w", err)
 	}
-	n := min(f.queue.len(), max(1, limit))
+	n := min(f.queue.Len(), max(1, limit))
 	if n == 0 {
 		return nil, nil
 	}
@@ -87,7 +87,7 @@ func (f *FIFO[T]) tryTake(ctx context.Context, limit int) ([]Delta[T], error) {
 		f.batch = make([]Delta[T], n)
 	}
 	b := f.batch[:n]
-	f.queue.popInto(b)
+	f.queue.PopInto(b)
 	f.head += uint64(n)
 	return b, nil
 }

@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/kcmlab/kcm/internal/ring"
 	"github.com/kcmlab/kcm/kube"
 )
 
@@ -59,7 +60,7 @@ func BenchmarkDistribute(b *testing.B) {
 
 // BenchmarkRingPushPop measures the listener buffer alone at a steady depth.
 func BenchmarkRingPushPop(b *testing.B) {
-	r := newRing[Notification[*kube.Pod]](initialBufferCapacity)
+	var r ring.Ring[Notification[*kube.Pod]]
 	o := pod("ns", "a", 1)
 	for range 100 {
 		r.Push(AddNotification(o, false))

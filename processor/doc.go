@@ -19,8 +19,8 @@
 //	  processor.Distribute(n) ─────────┬──────────────────┬──────────────────┐
 //	                                   ▼                  ▼                  ▼
 //	                           ┌─ listener ───┐   ┌─ listener ───┐   ┌─ listener ───┐
-//	                           │ ring buffer  │   │ ring buffer  │   │ ring buffer  │  unbounded, start 1024,
-//	                           │ [n n n n ..] │   │ [n]          │   │ []           │  shrink after a burst
+//	                           │ ring buffer  │   │ ring buffer  │   │ ring buffer  │  unbounded (internal/ring):
+//	                           │ [n n n n ..] │   │ [n]          │   │ []           │  shrinks after a burst
 //	                           └──────┬───────┘   └──────┬───────┘   └──────┬───────┘
 //	                             goroutine           goroutine          goroutine
 //	                                  ▼                  ▼                  ▼
@@ -73,9 +73,12 @@
 //
 // client-go moves each notification through two unbuffered channels and two
 // goroutines per listener; here Distribute appends to the listener's ring
-// under a short lock and one goroutine drains it in batches, so distributing
-// allocates nothing beyond the amortised growth of a buffer. Deletes inferred from a relist arrive as the typed
-// last-known object with finalStateUnknown=true rather than wrapped in a
-// DeletedFinalStateUnknown value. The resync check period follows the
-// handlers present (it is not fixed when the informer starts).
+// (internal/ring) under a short lock and one goroutine drains it in batches,
+// so distributing allocates nothing beyond the amortised growth of a buffer.
+// client-go's buffer starts at 1024 slots and never shrinks; this one starts
+// at 16, keeps up to 1024 and gives the rest back after a burst. Deletes
+// inferred from a relist arrive as the typed last-known object with
+// finalStateUnknown=true rather than wrapped in a DeletedFinalStateUnknown
+// value. The resync check period follows the handlers present (it is not
+// fixed when the informer starts).
 package processor

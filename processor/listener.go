@@ -10,12 +10,9 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/rs/zerolog"
 
+	"github.com/kcmlab/kcm/internal/ring"
 	"github.com/kcmlab/kcm/kube"
 )
-
-// initialBufferCapacity is the capacity a listener buffer starts with
-// (client-go: initialBufferSize). The buffer grows without bound beyond it.
-const initialBufferCapacity = 1024
 
 // batchSize is how many notifications the goroutine takes from the buffer
 // under one lock: it then contends with Distribute for the lock once per up
@@ -48,7 +45,7 @@ type listener[T kube.Object] struct {
 	mu sync.Mutex
 	// buf holds the notifications not yet taken by the goroutine, oldest
 	// first. Guarded by mu.
-	buf ring[Notification[T]]
+	buf ring.Ring[Notification[T]]
 	// removed is set by RemoveHandler, under mu. Invariant: once it is set,
 	// buf is empty and stays empty (add drops), and the goroutine starts no
 	// further handler call (it checks before each call, so it also drops
@@ -83,7 +80,6 @@ func newListener[T kube.Object](name string, h Handler[T], log zerolog.Logger,
 		log:          log.With().Str("handler", name).Logger(),
 		panicCounter: panicCounter,
 		sourceSynced: sourceSynced,
-		buf:          newRing[Notification[T]](initialBufferCapacity),
 		wake:         make(chan struct{}, 1),
 		done:         make(chan struct{}),
 	}
@@ -165,7 +161,7 @@ func (l *listener[T]) take(ctx context.Context, batch []Notification[T]) (_ []No
 			return batch, false
 		}
 		l.mu.Lock()
-		batch = l.buf.PopInto(batch, batchSize)
+		batch = batch[:l.buf.PopInto(batch[:batchSize])]
 		l.taken.Add(int64(len(batch)))
 		l.mu.Unlock()
 		if len(batch) > 0 {

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/kcmlab/kcm/clock"
@@ -587,4 +588,36 @@ func TestRunWaitsForHandlerCalls(t *testing.T) {
 			waitClosed(t, reg.Done(), "listener goroutine")
 		})
 	}
+}
+
+// TestRunWithoutShutdownTimeoutWaits: with ShutdownTimeout 0, Run waits for
+// a handler call in progress however long it takes (client-go's
+// sharedProcessor.run likewise waits for every listener), and returns nil.
+func TestRunWithoutShutdownTimeoutWaits(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		p := mustNew(t, Options[*kube.Pod]{})
+		entered := make(chan struct{})
+		release := make(chan struct{})
+		mustAdd(t, p, HandlerFuncs[*kube.Pod]{AddFunc: func(*kube.Pod, bool) {
+			close(entered)
+			<-release
+		}}, HandlerOptions{Name: "slow"})
+		ctx, cancel := context.WithCancel(context.Background())
+		errc := make(chan error, 1)
+		go func() { errc <- p.Run(ctx) }()
+		p.Distribute(AddNotification(pod("ns", "a", 1), false))
+		<-entered
+		cancel()
+		synctest.Wait() // Run is waiting for the handler, or has wrongly given up
+		select {
+		case err := <-errc:
+			close(release)
+			t.Fatalf("Run returned %v while a handler call was still running", err)
+		default:
+		}
+		close(release)
+		if err := <-errc; err != nil {
+			t.Fatalf("Run = %v, want nil", err)
+		}
+	})
 }

@@ -14,7 +14,7 @@ type resyncSchedule struct {
 	// Invariant: 0 or >= MinResyncPeriod.
 	period time.Duration
 	// next is the earliest instant the listener is due again. Unused when
-	// period is 0.
+	// period is 0 (check never fires then).
 	next time.Time
 	// due is the verdict of the last check: sync notifications are passed on
 	// to this listener only while it holds.
@@ -23,11 +23,8 @@ type resyncSchedule struct {
 
 // newResyncSchedule starts a schedule at now for a requested period.
 func newResyncSchedule(requested time.Duration, now time.Time) resyncSchedule {
-	s := resyncSchedule{period: effectiveResyncPeriod(requested)}
-	if s.period > 0 {
-		s.next = now.Add(s.period)
-	}
-	return s
+	period := effectiveResyncPeriod(requested)
+	return resyncSchedule{period: period, next: now.Add(period)}
 }
 
 // effectiveResyncPeriod clamps a requested period: negative and zero mean no

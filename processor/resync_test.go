@@ -66,6 +66,7 @@ func TestResyncCheckPeriod(t *testing.T) {
 		{"no handlers", nil, -1, 0},
 		{"no handler wants resync", []time.Duration{0, 0}, -1, 0},
 		{"the smallest positive period", []time.Duration{0, 30 * time.Second, 10 * time.Second}, -1, 10 * time.Second},
+		{"a handler without resync after one with", []time.Duration{10 * time.Second, 0}, -1, 10 * time.Second},
 		{"clamped to the minimum", []time.Duration{time.Minute, time.Millisecond}, -1, MinResyncPeriod},
 		{"recomputed after a removal", []time.Duration{time.Minute, 10 * time.Second}, 1, time.Minute},
 	}

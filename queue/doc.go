@@ -42,8 +42,9 @@
 //     back of its lane now.
 //
 // The dirty and processing sets share one map of flags, so each operation is
-// one map lookup under one mutex. The pure state (sets, ring, delayHeap) has
-// no locks or goroutines and is tested step by step.
+// one map lookup under one mutex. The lanes are ring buffers (internal/ring)
+// that give their memory back after a flood drains. The pure state (sets,
+// delayHeap) has no locks or goroutines and is tested step by step.
 //
 // # Delays and rate limiting
 //

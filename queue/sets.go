@@ -1,5 +1,7 @@
 package queue
 
+import "github.com/kcmlab/kcm/internal/ring"
+
 // flags records where a key stands in the queue's three sets.
 type flags uint8
 
@@ -25,11 +27,11 @@ type sets[K comparable] struct {
 	// normal and lowLane hold the keys ready to be handed to a worker, in
 	// arrival order. get serves lowLane only when normal is empty.
 	// Invariant: a key in normal has flags dirty, not processing, not low.
-	normal ring[K]
+	normal ring.Ring[K]
 	// lowLane may also hold stale copies of keys promoted to normal while
 	// they waited here (see staleLow). Every other key in lowLane has flags
 	// dirty|low and is not processing.
-	lowLane ring[K]
+	lowLane ring.Ring[K]
 	// items maps every dirty or processing key to its flags; a key with
 	// neither flag is absent.
 	items map[K]flags
@@ -83,14 +85,14 @@ func (s *sets[K]) promote(k K, f flags) {
 		s.staleLow = make(map[K]int)
 	}
 	s.staleLow[k]++
-	s.normal.push(k)
+	s.normal.Push(k)
 }
 
 func (s *sets[K]) enqueue(k K, f flags) {
 	if f&low != 0 {
-		s.lowLane.push(k)
+		s.lowLane.Push(k)
 	} else {
-		s.normal.push(k)
+		s.normal.Push(k)
 	}
 	s.ready++
 }
@@ -98,9 +100,9 @@ func (s *sets[K]) enqueue(k K, f flags) {
 // get hands out the oldest ready key, normal lane first, and moves it from
 // dirty to processing. It reports false when no key is ready.
 func (s *sets[K]) get() (K, bool) {
-	k, ok := s.normal.pop()
-	for !ok && s.lowLane.len() > 0 {
-		k, _ = s.lowLane.pop()
+	k, ok := s.normal.Pop()
+	for !ok && s.lowLane.Len() > 0 {
+		k, _ = s.lowLane.Pop()
 		ok = !s.dropStale(k)
 	}
 	if !ok {
@@ -117,12 +119,12 @@ func (s *sets[K]) get() (K, bool) {
 // and if so forgets one stale copy of k.
 func (s *sets[K]) dropStale(k K) bool {
 	n := s.staleLow[k]
-	switch {
-	case n == 0:
+	if n == 0 {
 		return false
-	case n == 1:
+	}
+	if n == 1 {
 		delete(s.staleLow, k)
-	default:
+	} else {
 		s.staleLow[k] = n - 1
 	}
 	return true

@@ -4,6 +4,8 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"github.com/kcmlab/kcm/internal/ring"
 )
 
 // op is one step of a table test on sets: add (normal or low), get, or done.
@@ -213,36 +215,27 @@ func TestSetsAgainstModel(t *testing.T) {
 	}
 }
 
-func TestRingWrapGrowShrink(t *testing.T) {
-	var r ring[int]
-	next, want := 0, 0
-	// Interleave pushes and pops so head wraps, then flood and drain.
-	for round := range 3 {
-		n := []int{5, 40, 5000}[round]
-		for range n {
-			r.push(next)
-			next++
-			if next%3 == 0 {
-				got, _ := r.pop()
-				if got != want {
-					t.Fatalf("pop = %d, want %d", got, want)
-				}
-				want++
-			}
+// A flood of keys in either lane must not leave its slots behind once the
+// workers have drained it.
+func TestSetsGiveMemoryBackAfterFlood(t *testing.T) {
+	const n = 20_000
+	s := newSets[int]()
+	for i := range n {
+		s.add(i, i%2 == 1)
+	}
+	peakNormal, peakLow := s.normal.Cap(), s.lowLane.Cap()
+	if peakNormal < n/2 || peakLow < n/2 {
+		t.Fatalf("lanes hold %d and %d slots for %d keys each", peakNormal, peakLow, n/2)
+	}
+	for range n {
+		k, ok := s.get()
+		if !ok {
+			t.Fatal("get found no key before the flood drained")
 		}
+		s.done(k)
 	}
-	peak := len(r.buf)
-	for r.len() > 0 {
-		got, _ := r.pop()
-		if got != want {
-			t.Fatalf("pop = %d, want %d", got, want)
-		}
-		want++
-	}
-	if _, ok := r.pop(); ok {
-		t.Fatal("pop of empty ring reported a key")
-	}
-	if len(r.buf) >= peak {
-		t.Fatalf("ring kept capacity %d after draining (peak %d)", len(r.buf), peak)
+	if c, l := s.normal.Cap(), s.lowLane.Cap(); c > ring.KeepCap || l > ring.KeepCap {
+		t.Fatalf("lanes keep %d and %d slots after draining (peaks %d, %d), want ≤ %d",
+			c, l, peakNormal, peakLow, ring.KeepCap)
 	}
 }

@@ -1,0 +1,39 @@
+package deltafifo
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/kcmlab/kcm/internal/ring"
+)
+
+// A 50k-item initial list must not leave a 50k-slot queue behind.
+func TestQueueShrinksAfterBurst(t *testing.T) {
+	const n = 50_000
+	f := New(Options[*obj]{})
+	r := f.StartReplace("1")
+	for i := 0; i < n; i++ {
+		if err := r.Add(mk(fmt.Sprintf("ns/p%d", i), "1")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := r.Finish(); err != nil {
+		t.Fatal(err)
+	}
+	peak := f.queue.Cap()
+	if peak < n {
+		t.Fatalf("peak capacity %d < %d", peak, n)
+	}
+	for f.Len() > 0 {
+		if err := f.Pop(context.Background(), 500, func([]Delta[*obj]) error { return nil }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if c := f.queue.Cap(); c > ring.KeepCap {
+		t.Errorf("capacity after drain = %d (peak %d), want ≤ %d", c, peak, ring.KeepCap)
+	}
+	if len(f.keys) != 0 || !f.HasSynced() {
+		t.Errorf("keys=%d synced=%v after drain", len(f.keys), f.HasSynced())
+	}
+}

@@ -1,0 +1,77 @@
+// Package ring is the growable FIFO buffer under three of kcm's queues: the
+// deltafifo's log of changes, the work queue's two lanes of keys and each
+// event handler's buffer of notifications in the processor. All three need
+// the same thing — append at one end, take from the other, in order, with
+// no bound on how much may pile up — and all three see the same traffic
+// shape: long quiet stretches at a small size, then a burst (an initial
+// list of 50 000 objects, a resync, a slow handler) that must be absorbed
+// without blocking and whose memory should be given back once it drains.
+//
+// # Place in the pipeline
+//
+//	reflector ─▶ deltafifo ─▶ store ─▶ processor ─▶ handler ─▶ queue ─▶ workers
+//	             └ Ring[Delta]          └ Ring[Notification]    └ Ring[K] ×2 (normal, low lane)
+//	               (+ At: the newest     per handler              per queue
+//	               delta of a key is
+//	               rewritten in place)
+//
+// Each owner guards its ring with its own mutex; a Ring takes no locks and
+// starts no goroutines.
+//
+// # Layout
+//
+// The elements live in one array used as a circle: head is the oldest, and
+// the element i places after it sits at (head+i) mod capacity. Capacity is
+// always a power of two, so "mod capacity" is a mask, not a division. A
+// popped slot is set to the zero value at once, so the ring never keeps an
+// object alive that its owner has let go of.
+//
+// # Growth and shrink rule
+//
+//   - The zero Ring has no array; the first Push allocates StartCap (16)
+//     slots, so a queue that stays empty, or nearly, costs almost nothing.
+//   - A Push into a full ring doubles the capacity.
+//   - After a Pop or PopInto, while the capacity is above KeepCap (1024)
+//     and the ring is at most a quarter full, the capacity halves; the
+//     halvings are counted first and the elements move once. A ring never
+//     shrinks below KeepCap, nor at all if it never grew past it.
+//
+// Why this one rule serves all three owners: growing at full and halving
+// at a quarter leave a ring half full after every resize, so a ring must
+// double or halve its contents again before the next one. A queue that
+// hovers around any size therefore never reallocates back and forth, and
+// the copying a resize costs is paid for by the pushes or pops since the
+// last one (amortised O(1) per element, the classic dynamic-table
+// argument). Halving, rather than jumping straight to a small size, also
+// keeps room for the next burst when one drain is followed by another. The
+// KeepCap floor keeps the common case — queues of up to a thousand
+// elements — free of resizes altogether once warmed up, for 1024 slots
+// (16-48 KiB for kcm's element types) per ring that ever grew that far.
+// Before this package the three owners had three rules (quarter at an
+// eighth above 1024 in two of them, half at a quarter above a configurable
+// minimum in the third); the one chosen here bounds the memory of a
+// drained ring to four times its contents (above KeepCap) instead of
+// eight, for some more copying in a long drain.
+//
+// # Complexity
+//
+//   - Push, Pop: O(1) amortised; O(1) worst case unless that call resizes,
+//     which copies the Len() live elements once.
+//   - PopInto(dst): O(len(dst)) plus at most one resize, done with two
+//     copies and two clears, not element by element.
+//   - At, Len, Cap, Reset: O(1). Reserve: O(1), or one resize.
+//   - Memory: at most 2·Len() slots after a growth, at most 4·Len() slots
+//     after a pop above KeepCap, and never more than KeepCap slots for a
+//     ring that never held more than KeepCap elements.
+//   - Steady state allocates nothing: Push, Pop, PopInto and At allocate
+//     only when the capacity changes (TestAllocations counts them).
+//
+// # Kubernetes counterpart
+//
+// client-go's processorListener buffers notifications in
+// k8s.io/utils/buffer.RingGrowing, which doubles when full and never
+// shrinks; that package's newer Ring drops back to a fixed "normal size"
+// only once it is completely empty. client-go's DeltaFIFO and work queue
+// keep their keys in plain slices instead. This package replaces all of
+// them with one ring that shrinks gradually as it drains.
+package ring
