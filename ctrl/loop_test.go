@@ -16,6 +16,7 @@ import (
 
 	"github.com/kcmlab/kcm/clock"
 	"github.com/kcmlab/kcm/informer"
+	"github.com/kcmlab/kcm/kube"
 	"github.com/kcmlab/kcm/queue"
 )
 
@@ -396,6 +397,38 @@ func TestRunOnce(t *testing.T) {
 		}
 		if h.loop.Name() != loopName {
 			t.Errorf("Name = %q", h.loop.Name())
+		}
+	})
+}
+
+// TestLoopRunsEvents: the loop runs its controller's broadcaster while it
+// runs, so an event recorded by a sync is written, and stops it after.
+func TestLoopRunsEvents(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		sink := newMemSink()
+		b, _, _ := newTestBroadcaster(t, sink, BroadcasterOptions{})
+		rec := b.NewRecorder("test-controller")
+		cc := ControllerContext{Clock: clock.NewFake(t0)}
+		l := cc.NewLoop(loopName, func(_ context.Context, key string) (Result, error) {
+			rec.Eventf(rsRef, kube.EventTypeNormal, ReasonSuccessfulCreate, "synced %s", key)
+			return Result{}, nil
+		}, LoopOptions{Events: b})
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan error)
+		go func() { done <- l.Run(ctx, 1) }()
+		l.Queue().Add("ns/a")
+		synctest.Wait()
+		if calls := sink.got(); len(calls) != 1 || !strings.HasPrefix(calls[0], "create ns/web-5d4f.") {
+			t.Fatalf("sink calls %q", calls)
+		}
+		cancel()
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+		rec.Event(rsRef, kube.EventTypeNormal, "After", "stop")
+		synctest.Wait()
+		if len(sink.got()) != 1 {
+			t.Fatal("the broadcaster still writes after Run returned")
 		}
 	})
 }
