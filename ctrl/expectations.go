@@ -104,7 +104,9 @@ func (c *ControllerExpectations) ExpectCreations(key string, n int) { c.SetExpec
 func (c *ControllerExpectations) ExpectDeletions(key string, n int) { c.SetExpectations(key, 0, n) }
 
 // LowerExpectations subtracts from key's counts, if it has expectations.
-func (c *ControllerExpectations) LowerExpectations(key string, add, del int) { c.adjust(key, -add, -del) }
+func (c *ControllerExpectations) LowerExpectations(key string, add, del int) {
+	c.adjust(key, -add, -del)
+}
 
 // RaiseExpectations adds to key's counts, if it has expectations.
 func (c *ControllerExpectations) RaiseExpectations(key string, add, del int) { c.adjust(key, add, del) }
