@@ -4,18 +4,17 @@
 //
 // # Where it sits
 //
-//	                      ┌──────────── ControllerContext ────────────┐
-//	 CreateControllerContext: one informer.Factory (shared caches),    │
-//	 a client per controller (shared transport, own QPS/burst and      │
-//	 User-Agent "kcm/<version> (<controller>)"), clock, logger, metrics│
-//	                      └──────────────────┬────────────────────────┘
-//	 Descriptors (the registry) ──Enabled(--controllers)──▶ ControllerConstructor(ctx, cc, name)
-//	                                                             │ registers handlers on informers
-//	                                                             ▼
-//	 informer handler ──key──▶ Loop.Queue() ──▶ workers ──▶ SyncFunc(ctx, key) ──▶ listers, client
-//	                                              │                 │
-//	                                              │                 └──▶ Recorder ──▶ Broadcaster ──▶ Events
-//	                                              └── retry with backoff / RequeueAfter / Forget
+//	CreateControllerContext ──▶ ControllerContext: one informer.Factory (shared caches),
+//	                            a client per controller (shared transport, own QPS/burst,
+//	                            User-Agent "kcm/<version> (<controller>)"), clock, logger, metrics
+//	                                   │
+//	Descriptors ──Enabled(--controllers)──▶ ControllerConstructor(ctx, cc, name)
+//	                                   │    (takes informers, registers handlers)
+//	                                   ▼
+//	informer handler ──key──▶ Loop.Queue() ──▶ workers ──▶ SyncFunc(ctx, key) ──▶ listers, client
+//	                              ▲                              │
+//	                              └── backoff / RequeueAfter ────┤
+//	                                                             └──▶ Recorder ──▶ Broadcaster ──▶ Events
 //
 // One concept per file:
 //
