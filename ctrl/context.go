@@ -23,8 +23,9 @@ type Config struct {
 	// Options carries --concurrent-<x>-syncs; nil gives every controller
 	// DefaultWorkers.
 	Options *Options
-	// Factory configures the shared informer factory. Its Clock and
-	// Registerer default to the ones below; its Logger is Logger.
+	// Factory configures the shared informer factory. Its Clock,
+	// Logger and Registerer are replaced by the ones below: one clock,
+	// one logger and one registry for the whole manager.
 	Factory informer.FactoryOptions
 	// Clock is handed to every controller; nil means clock.Real.
 	Clock clock.Clock
@@ -87,13 +88,7 @@ func CreateControllerContext(client *kube.Client, cfg Config) (ControllerContext
 		cc.Metrics = m
 	}
 	fo := cfg.Factory
-	if fo.Clock == nil {
-		fo.Clock = cfg.Clock
-	}
-	if fo.Registerer == nil {
-		fo.Registerer = cfg.Registerer
-	}
-	fo.Logger = cfg.Logger
+	fo.Clock, fo.Registerer, fo.Logger = cfg.Clock, cfg.Registerer, cfg.Logger
 	cc.InformerFactory = informer.NewFactory(cc.ClientFor(SharedInformersName), fo)
 	return cc, nil
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/rs/zerolog"
 
+	"github.com/kcmlab/kcm/clock"
 	"github.com/kcmlab/kcm/informer"
 	"github.com/kcmlab/kcm/kube"
 )
@@ -67,7 +68,7 @@ func next(t *testing.T, reqs chan request) request {
 	select {
 	case r := <-reqs:
 		return r
-	case <-time.After(30 * time.Second):
+	case <-time.After(10 * time.Second):
 		t.Fatal("no request reached the fake apiserver")
 		return request{}
 	}
@@ -93,6 +94,13 @@ func TestControllerContextClients(t *testing.T) {
 	}
 	if cc.Workers("replicaset-controller") != 7 || cc.Workers("serviceaccount-controller") != DefaultWorkers || cc.Metrics == nil {
 		t.Fatalf("workers %d/%d metrics %v", cc.Workers("replicaset-controller"), cc.Workers("serviceaccount-controller"), cc.Metrics)
+	}
+	if cc.Clock != (clock.Real{}) {
+		t.Fatalf("no Clock configured: cc.Clock = %v, want clock.Real", cc.Clock)
+	}
+	fake := clock.NewFake(t0)
+	if cc2, _ := CreateControllerContext(base, Config{Clock: fake}); cc2.Clock != fake || cc2.Metrics != nil {
+		t.Fatalf("configured clock not kept (%v) or metrics without a registerer (%v)", cc2.Clock, cc2.Metrics)
 	}
 	if got := (ControllerContext{}).Workers("x"); got != DefaultWorkers {
 		t.Fatalf("no options: %d workers", got)
