@@ -19,11 +19,12 @@ import (
 // controllers must already be canonical (see Canonical).
 func IsControllerEnabled(name string, disabledByDefault map[string]bool, controllers []string) bool {
 	star := false
+	off := "-" + name
 	for _, c := range controllers {
 		switch c {
 		case name:
 			return true
-		case "-" + name:
+		case off:
 			return false
 		case "*":
 			star = true
