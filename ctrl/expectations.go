@@ -77,16 +77,17 @@ func (c *ControllerExpectations) SatisfiedExpectations(key string) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	e, ok := c.m[key]
-	switch {
-	case !ok:
-		return true
-	case e.add <= 0 && e.del <= 0:
-		return true
-	case c.clock.Since(e.at) > ExpectationsTimeout:
-		c.log.Debug().Str("key", key).Int64("add", e.add).Int64("del", e.del).Msg("expectations expired")
-		return true
+	if !ok {
+		return true // never set, or deleted
 	}
-	return false
+	if e.add <= 0 && e.del <= 0 {
+		return true // fulfilled
+	}
+	expired := c.clock.Since(e.at) > ExpectationsTimeout
+	if expired {
+		c.log.Debug().Str("key", key).Int64("add", e.add).Int64("del", e.del).Msg("expectations expired")
+	}
+	return expired
 }
 
 // SetExpectations replaces key's expectations with add creations and del

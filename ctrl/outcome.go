@@ -36,12 +36,13 @@ const (
 // backoff unless maxRetries (0 = unlimited) rate-limited retries are
 // already on record for it.
 func decide(res Result, err error, requeues, maxRetries int) action {
-	switch {
-	case err != nil && maxRetries > 0 && requeues >= maxRetries:
-		return drop
-	case err != nil:
+	if err != nil {
+		if maxRetries > 0 && requeues >= maxRetries {
+			return drop
+		}
 		return retry
-	case res.RequeueAfter > 0:
+	}
+	if res.RequeueAfter > 0 {
 		return requeueAfter
 	}
 	return forget

@@ -9,6 +9,7 @@ import (
 	"github.com/kcmlab/kcm/informer"
 	"github.com/kcmlab/kcm/kube"
 	"github.com/kcmlab/kcm/processor"
+	"github.com/kcmlab/kcm/queue"
 )
 
 // Name is the controller's canonical name, kube-controller-manager's.
@@ -46,25 +47,33 @@ func New(_ context.Context, cc ctrl.ControllerContext, name string) (ctrl.Contro
 	saInf := informer.For[kube.ServiceAccount](cc.InformerFactory, kube.ServiceAccounts)
 	c := NewController(nsInf.Lister(), informer.ServiceAccountLister{Lister: saInf.Lister()}, cc.ClientFor(name))
 	loop := cc.NewLoop(name, c.Sync, ctrl.LoopOptions{Synced: []informer.Synced{nsInf, saInf}})
-	q := loop.Queue()
+	h := handlers{q: loop.Queue()}
 	_, err := nsInf.AddEventHandler(processor.HandlerFuncs[*kube.Namespace]{
-		AddFunc:    func(ns *kube.Namespace, _ bool) { q.Add(ns.Name) },
-		UpdateFunc: func(_, ns *kube.Namespace) { q.Add(ns.Name) },
+		AddFunc: h.namespaceAdded, UpdateFunc: h.namespaceUpdated,
 	}, processor.HandlerOptions{Name: name})
 	if err != nil {
 		return nil, fmt.Errorf("%s: namespace handler: %w", name, err)
 	}
 	_, err = saInf.AddEventHandler(processor.HandlerFuncs[*kube.ServiceAccount]{
-		DeleteFunc: func(sa *kube.ServiceAccount, _ bool) {
-			if sa.Name == DefaultServiceAccount {
-				q.Add(sa.Namespace)
-			}
-		},
+		DeleteFunc: h.serviceAccountDeleted,
 	}, processor.HandlerOptions{Name: name})
 	if err != nil {
 		return nil, fmt.Errorf("%s: serviceaccount handler: %w", name, err)
 	}
 	return loop, nil
+}
+
+// handlers turn informer notifications into namespace keys
+// (kube-controller-manager's namespaceAdded, namespaceUpdated and
+// serviceAccountDeleted).
+type handlers struct{ q *queue.Queue[string] }
+
+func (h handlers) namespaceAdded(ns *kube.Namespace, _ bool) { h.q.Add(ns.Name) }
+func (h handlers) namespaceUpdated(_, ns *kube.Namespace)    { h.q.Add(ns.Name) }
+func (h handlers) serviceAccountDeleted(sa *kube.ServiceAccount, _ bool) {
+	if sa.Name == DefaultServiceAccount {
+		h.q.Add(sa.Namespace)
+	}
 }
 
 // Sync ensures the namespace named key has its default ServiceAccount.

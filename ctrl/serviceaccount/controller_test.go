@@ -12,6 +12,7 @@ import (
 
 	"github.com/kcmlab/kcm/informer"
 	"github.com/kcmlab/kcm/kube"
+	"github.com/kcmlab/kcm/queue"
 	"github.com/kcmlab/kcm/store"
 )
 
@@ -140,5 +141,29 @@ func TestDescriptor(t *testing.T) {
 	d := Descriptor()
 	if d.Name != "serviceaccount-controller" || !slices.Equal(d.Aliases, []string{"serviceaccount"}) || d.DisabledByDefault || d.Concurrency != nil || d.Constructor == nil {
 		t.Fatalf("descriptor %+v", d)
+	}
+}
+
+// TestHandlers: namespace adds and updates, and the deletion of a
+// "default" account, enqueue the namespace; other deletions do not.
+func TestHandlers(t *testing.T) {
+	q := queue.New(queue.Config[string]{})
+	defer q.ShutDown()
+	h := handlers{q: q}
+	h.namespaceAdded(namespace("a", kube.NamespaceActive), true)
+	h.namespaceUpdated(namespace("x", kube.NamespaceActive), namespace("b", kube.NamespaceTerminating))
+	h.serviceAccountDeleted(account("c", "builder"), false)
+	h.serviceAccountDeleted(account("d", "default"), true)
+	var got []string
+	for q.Len() > 0 {
+		k, err := q.Get(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, k)
+		q.Done(k)
+	}
+	if !slices.Equal(got, []string{"a", "b", "d"}) {
+		t.Fatalf("enqueued %q, want [a b d]", got)
 	}
 }
