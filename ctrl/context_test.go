@@ -101,6 +101,8 @@ func TestControllerContextClients(t *testing.T) {
 	fake := clock.NewFake(t0)
 	if cc2, _ := CreateControllerContext(base, Config{Clock: fake}); cc2.Clock != fake || cc2.Metrics != nil {
 		t.Fatalf("configured clock not kept (%v) or metrics without a registerer (%v)", cc2.Clock, cc2.Metrics)
+	} else if ua := cc2.ClientFor("x").UserAgent(); ua != "kcm/v0 (x)" {
+		t.Fatalf("no Version configured: User-Agent %q, want kcm/v0 (x)", ua)
 	}
 	if got := (ControllerContext{}).Workers("x"); got != DefaultWorkers {
 		t.Fatalf("no options: %d workers", got)

@@ -120,8 +120,8 @@ func (b *Broadcaster) enqueue(e *kube.CoreEvent) {
 	case b.queue <- e:
 	default:
 		b.count(e, eventDropped)
-		b.log.Error().Str("reason", e.Reason).Str("object", e.InvolvedObject.Namespace+"/"+e.InvolvedObject.Name).
-			Msg("too many queued events; event dropped")
+		b.log.Error().Str("reason", e.Reason).Str("namespace", e.InvolvedObject.Namespace).
+			Str("name", e.InvolvedObject.Name).Msg("too many queued events; event dropped")
 	}
 }
 

@@ -1,7 +1,9 @@
 package ctrl
 
 import (
+	"bytes"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -91,9 +93,14 @@ func TestControllerExpectations(t *testing.T) {
 // UIDTrackingControllerExpectations.DeletionObserved).
 func TestUIDTrackingExpectations(t *testing.T) {
 	clk := clock.NewFake(t0)
-	u := NewUIDTrackingControllerExpectations(NewControllerExpectations(clk, zerolog.Nop()))
+	var log bytes.Buffer
+	u := NewUIDTrackingControllerExpectations(NewControllerExpectations(clk, zerolog.New(&log)))
 	const rs = "ns/rs"
+	u.ExpectDeletions(rs, nil)
 	u.ExpectDeletions(rs, []string{"ns/p1", "ns/p2", "ns/p2"})
+	if log.Len() != 0 {
+		t.Fatalf("replacing an empty set warned: %s", log.String())
+	}
 	if _, del, _ := u.GetExpectations(rs); del != 2 {
 		t.Fatalf("duplicate pod keys count once: del = %d, want 2", del)
 	}
@@ -110,9 +117,16 @@ func TestUIDTrackingExpectations(t *testing.T) {
 	if !u.SatisfiedExpectations(rs) || len(u.GetUIDs(rs)) != 0 {
 		t.Fatalf("all deletions observed but not satisfied (uids %v)", u.GetUIDs(rs))
 	}
-	// Expecting again replaces the set.
+	// Expecting again replaces the set; replacing pending keys warns
+	// (Kubernetes logs "Clobbering existing delete keys").
 	u.ExpectDeletions(rs, []string{"ns/p3"})
+	if log.Len() != 0 {
+		t.Fatalf("replacing a fully observed set warned: %s", log.String())
+	}
 	u.ExpectDeletions(rs, []string{"ns/p4"})
+	if !strings.Contains(log.String(), `"level":"warn"`) || !strings.Contains(log.String(), `"pending":1`) {
+		t.Fatalf("replacing a pending deletion did not warn: %s", log.String())
+	}
 	u.DeletionObserved(rs, "ns/p3")
 	if u.SatisfiedExpectations(rs) {
 		t.Fatal("a pod of the replaced set counted")

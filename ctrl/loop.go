@@ -144,12 +144,9 @@ func (l *Loop) Run(ctx context.Context, workers int) error {
 		go func() { defer close(done); ev.Run(evCtx) }()
 		defer func() { stopEvents(); <-done }()
 	}
-	if len(l.o.Synced) > 0 {
-		synced := informer.WaitForCacheSync(ctx, l.clock, l.o.Synced...)
-		for name, ok := range synced {
-			if !ok {
-				return fmt.Errorf("%s: waiting for %s: %w", l.name, name, ErrCacheNotSynced)
-			}
+	for name, ok := range informer.WaitForCacheSync(ctx, l.clock, l.o.Synced...) {
+		if !ok {
+			return fmt.Errorf("%s: waiting for %s: %w", l.name, name, ErrCacheNotSynced)
 		}
 	}
 	l.log.Info().Int("workers", workers).Msg("starting workers")
