@@ -18,7 +18,9 @@
 //	 8. informer   — the pieces assembled; the shared Factory; listers
 //	 9. queue      — the work queue: dedup, processing set, rate-limited retries
 //	 10. lease     — leader election on a coordination.k8s.io Lease
-//	 11. cmd/kcm   — the binary: kcm dev, kcm trace
+//	 11. ctrl      — the controller framework: registry, context, work loop,
+//	                 expectations, events; ctrl/<name> the controllers
+//	 12. cmd/kcm   — the binary: kcm dev, kcm trace
 //
 // Benchmarks against client-go live in the separate module bench/.
 package kcm

@@ -1,0 +1,123 @@
+package ctrl
+
+import (
+	"fmt"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/rs/zerolog"
+
+	"github.com/kcmlab/kcm/clock"
+	"github.com/kcmlab/kcm/informer"
+	"github.com/kcmlab/kcm/kube"
+)
+
+// Config is what CreateControllerContext needs besides the client.
+type Config struct {
+	// Version goes into every User-Agent: "kcm/<Version> (<controller>)".
+	// Empty means "v0".
+	Version string
+	// QPS and Burst limit each controller's own client (--kube-api-qps,
+	// --kube-api-burst); zero means kube.DefaultQPS and kube.DefaultBurst.
+	QPS   float32
+	Burst int
+	// Options carries --concurrent-<x>-syncs; nil gives every controller
+	// DefaultWorkers.
+	Options *Options
+	// Factory configures the shared informer factory. Its Clock,
+	// Logger and Registerer are replaced by the ones below: one clock,
+	// one logger and one registry for the whole manager.
+	Factory informer.FactoryOptions
+	// Clock is handed to every controller; nil means clock.Real.
+	Clock clock.Clock
+	// Logger is every controller's parent logger.
+	Logger zerolog.Logger
+	// Registerer receives the framework's metrics (reconcile, workqueue,
+	// events); nil records none.
+	Registerer prometheus.Registerer
+}
+
+// SharedInformersName is the controller name of the informer factory's
+// client, as kube-controller-manager names it.
+const SharedInformersName = "shared-informers"
+
+// ControllerContext is what every controller constructor receives
+// (kube-controller-manager's ControllerContext): one shared informer
+// factory, so that controllers reading the same resource share one watch
+// and one cache, and the means to build each controller's own client,
+// logger, loop and event recorder.
+//
+// It is a value: constructors may copy it. Nothing in it runs until the
+// manager starts the factory and the controllers.
+type ControllerContext struct {
+	// InformerFactory is the one factory all controllers take informers
+	// and listers from.
+	InformerFactory *informer.Factory
+	// Clock, Logger and Metrics are shared by all controllers; Metrics is
+	// nil when no Registerer was configured.
+	Clock   clock.Clock
+	Logger  zerolog.Logger
+	Metrics *Metrics
+
+	client  *kube.Client
+	version string
+	qps     float32
+	burst   int
+	options *Options
+}
+
+// CreateControllerContext builds the shared informer factory on a client
+// of its own (User-Agent "kcm/<version> (shared-informers)") and the
+// framework's metrics. client's transport is shared by every client made
+// from the context.
+func CreateControllerContext(client *kube.Client, cfg Config) (ControllerContext, error) {
+	if cfg.Clock == nil {
+		cfg.Clock = clock.Real{}
+	}
+	if cfg.Version == "" {
+		cfg.Version = "v0"
+	}
+	cc := ControllerContext{
+		Clock: cfg.Clock, Logger: cfg.Logger,
+		client: client, version: cfg.Version, qps: cfg.QPS, burst: cfg.Burst, options: cfg.Options,
+	}
+	if cfg.Registerer != nil {
+		m, err := NewMetrics(cfg.Registerer)
+		if err != nil {
+			return ControllerContext{}, err
+		}
+		cc.Metrics = m
+	}
+	fo := cfg.Factory
+	fo.Clock, fo.Registerer, fo.Logger = cfg.Clock, cfg.Registerer, cfg.Logger
+	cc.InformerFactory = informer.NewFactory(cc.ClientFor(SharedInformersName), fo)
+	return cc, nil
+}
+
+// UserAgent is the User-Agent of a controller's client:
+// "kcm/<version> (<controller>)".
+func UserAgent(version, controller string) string {
+	return fmt.Sprintf("kcm/%s (%s)", version, controller)
+}
+
+// ClientFor returns a client of the controller's own: the shared transport
+// (so the shared HTTP/2 connections), its own rate limiter with the
+// configured QPS and burst, and its own User-Agent, so that one busy
+// controller cannot starve the others and the apiserver's logs tell them
+// apart (kube-controller-manager's ClientBuilder.ClientOrDie(name)).
+func (cc ControllerContext) ClientFor(controller string) *kube.Client {
+	return cc.client.WithOptions(UserAgent(cc.version, controller), cc.qps, cc.burst)
+}
+
+// Workers returns the controller's --concurrent-<x>-syncs value, or
+// DefaultWorkers.
+func (cc ControllerContext) Workers(controller string) int {
+	if cc.options == nil {
+		return DefaultWorkers
+	}
+	return cc.options.Workers(controller)
+}
+
+// LoggerFor returns the shared logger with a "controller" field.
+func (cc ControllerContext) LoggerFor(controller string) zerolog.Logger {
+	return cc.Logger.With().Str("controller", controller).Logger()
+}

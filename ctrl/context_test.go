@@ -1,0 +1,176 @@
+package ctrl
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/rs/zerolog"
+
+	"github.com/kcmlab/kcm/clock"
+	"github.com/kcmlab/kcm/informer"
+	"github.com/kcmlab/kcm/kube"
+)
+
+// request is what the fake apiserver saw.
+type request struct {
+	method, path, contentType, userAgent, body string
+}
+
+// fakeEventsAPI serves POST and PATCH of events and LIST/WATCH of
+// namespaces (empty), reporting every request on reqs.
+func fakeEventsAPI(t *testing.T) (*httptest.Server, chan request) {
+	t.Helper()
+	reqs := make(chan request, 100)
+	rv := 0
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		reqs <- request{r.Method, r.URL.Path, r.Header.Get("Content-Type"), r.Header.Get("User-Agent"), string(body)}
+		w.Header().Set("Content-Type", "application/json")
+		switch {
+		case r.URL.Path == "/api/v1/namespaces" && r.URL.Query().Get("watch") == "true":
+			w.WriteHeader(http.StatusOK)
+			w.(http.Flusher).Flush()
+			<-r.Context().Done()
+		case r.URL.Path == "/api/v1/namespaces":
+			_, _ = io.WriteString(w, `{"kind":"NamespaceList","apiVersion":"v1","metadata":{"resourceVersion":"1"},"items":[]}`)
+		case r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/events"):
+			var e map[string]any
+			if err := json.Unmarshal(body, &e); err != nil {
+				http.Error(w, err.Error(), http.StatusBadRequest)
+				return
+			}
+			rv++
+			e["metadata"].(map[string]any)["resourceVersion"] = fmt.Sprint(rv)
+			w.WriteHeader(http.StatusCreated)
+			_ = json.NewEncoder(w).Encode(e)
+		case r.Method == http.MethodPatch:
+			rv++
+			name := r.URL.Path[strings.LastIndex(r.URL.Path, "/")+1:]
+			_, _ = io.WriteString(w, `{"kind":"Event","apiVersion":"v1","metadata":{"name":"`+name+`","namespace":"ns","resourceVersion":"9"},"count":2}`)
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	return srv, reqs
+}
+
+func next(t *testing.T, reqs chan request) request {
+	t.Helper()
+	select {
+	case r := <-reqs:
+		return r
+	case <-time.After(10 * time.Second):
+		t.Fatal("no request reached the fake apiserver")
+		return request{}
+	}
+}
+
+// TestControllerContextClients: each controller's client and the shared
+// informers' client send "kcm/<version> (<name>)"; events go to the
+// apiserver as client-go's recorder sends them: POST to the object's
+// namespace, then a strategic merge patch of count, lastTimestamp and
+// message for a repeat.
+func TestControllerContextClients(t *testing.T) {
+	srv, reqs := fakeEventsAPI(t)
+	base, err := kube.NewClient(&kube.Config{Host: srv.URL, QPS: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer base.CloseIdleConnections()
+	o := &Options{ConcurrentSyncs: map[string]int{"replicaset-controller": 7}}
+	reg := prometheus.NewRegistry()
+	cc, err := CreateControllerContext(base, Config{Version: "v1.2.3", QPS: 50, Burst: 60, Options: o, Registerer: reg, Logger: zerolog.Nop()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cc.Workers("replicaset-controller") != 7 || cc.Workers("serviceaccount-controller") != DefaultWorkers || cc.Metrics == nil {
+		t.Fatalf("workers %d/%d metrics %v", cc.Workers("replicaset-controller"), cc.Workers("serviceaccount-controller"), cc.Metrics)
+	}
+	if cc.Clock != (clock.Real{}) {
+		t.Fatalf("no Clock configured: cc.Clock = %v, want clock.Real", cc.Clock)
+	}
+	fake := clock.NewFake(t0)
+	if cc2, _ := CreateControllerContext(base, Config{Clock: fake}); cc2.Clock != fake || cc2.Metrics != nil {
+		t.Fatalf("configured clock not kept (%v) or metrics without a registerer (%v)", cc2.Clock, cc2.Metrics)
+	} else if ua := cc2.ClientFor("x").UserAgent(); ua != "kcm/v0 (x)" {
+		t.Fatalf("no Version configured: User-Agent %q, want kcm/v0 (x)", ua)
+	}
+	if got := (ControllerContext{}).Workers("x"); got != DefaultWorkers {
+		t.Fatalf("no options: %d workers", got)
+	}
+
+	// The shared informers' client.
+	informer.NamespacesLister(cc.InformerFactory)
+	ctx, cancel := context.WithCancel(context.Background())
+	cc.InformerFactory.Start(ctx)
+	if r := next(t, reqs); r.userAgent != "kcm/v1.2.3 (shared-informers)" || r.path != "/api/v1/namespaces" {
+		t.Fatalf("informer request %+v", r)
+	}
+	cancel()
+	cc.InformerFactory.Shutdown()
+	for len(reqs) > 0 {
+		<-reqs
+	}
+
+	// A controller's client, through its event broadcaster.
+	client := cc.ClientFor("replicaset-controller")
+	if client.UserAgent() != "kcm/v1.2.3 (replicaset-controller)" {
+		t.Fatalf("UserAgent = %q", client.UserAgent())
+	}
+	b := cc.NewBroadcaster(client)
+	ctx, cancel = context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); b.Run(ctx) }()
+	defer func() { cancel(); <-done }()
+	rec := b.NewRecorder("replicaset-controller")
+	rec.Event(rsRef, kube.EventTypeNormal, ReasonSuccessfulCreate, "Created pod: web-1")
+	r := next(t, reqs)
+	if r.method != http.MethodPost || r.path != "/api/v1/namespaces/ns/events" || r.userAgent != "kcm/v1.2.3 (replicaset-controller)" {
+		t.Fatalf("create request %+v", r)
+	}
+	var sent kube.CoreEvent
+	if err := json.Unmarshal([]byte(r.body), &sent); err != nil {
+		t.Fatal(err)
+	}
+	if sent.InvolvedObject != rsRef || sent.Source.Component != "replicaset-controller" || sent.ReportingController != "replicaset-controller" ||
+		sent.Count != 1 || sent.Reason != ReasonSuccessfulCreate || !strings.HasPrefix(sent.Name, "web-5d4f.") {
+		t.Fatalf("created event %+v", sent)
+	}
+	rec.Event(rsRef, kube.EventTypeNormal, ReasonSuccessfulCreate, "Created pod: web-1")
+	r = next(t, reqs)
+	if r.method != http.MethodPatch || r.path != "/api/v1/namespaces/ns/events/"+sent.Name ||
+		r.contentType != string(kube.StrategicMergePatch) || !strings.HasPrefix(r.body, `{"count":2,"lastTimestamp":`) {
+		t.Fatalf("patch request %+v", r)
+	}
+}
+
+func TestCreateControllerContextMetricsClash(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(prometheus.NewGauge(prometheus.GaugeOpts{Name: "controller_runtime_reconcile_total", Help: "a clash"}))
+	base, err := kube.NewClient(&kube.Config{Host: "http://127.0.0.1:1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := CreateControllerContext(base, Config{Registerer: reg}); err == nil {
+		t.Fatal("a metric name clash went unreported")
+	}
+	if _, err := NewMetrics(nil); err == nil {
+		t.Fatal("NewMetrics(nil) succeeded")
+	}
+	// Registering twice on one registry shares the collectors.
+	reg2 := prometheus.NewRegistry()
+	m1, err1 := NewMetrics(reg2)
+	m2, err2 := NewMetrics(reg2)
+	if err1 != nil || err2 != nil || m1.total != m2.total || m1.Queue == nil {
+		t.Fatalf("second NewMetrics: %v %v", err1, err2)
+	}
+}

@@ -1,0 +1,67 @@
+// Package ctrl is kcm's controller framework: what every controller of the
+// controller-manager shares, so that a controller is only its sync
+// function, its event handlers and its listers.
+//
+// # Where it sits
+//
+//	CreateControllerContext ──▶ ControllerContext: one informer.Factory (shared caches),
+//	                            a client per controller (shared transport, own QPS/burst,
+//	                            User-Agent "kcm/<version> (<controller>)"), clock, logger, metrics
+//	                                   │
+//	Descriptors ──Enabled(--controllers)──▶ ControllerConstructor(ctx, cc, name)
+//	                                   │    (takes informers, registers handlers)
+//	                                   ▼
+//	informer handler ──key──▶ Loop.Queue() ──▶ workers ──▶ SyncFunc(ctx, key) ──▶ listers, client
+//	                              ▲                              │
+//	                              └── backoff / RequeueAfter ────┤
+//	                                                             └──▶ Recorder ──▶ Broadcaster ──▶ Events
+//
+// One concept per file:
+//
+//   - descriptor.go: ControllerDescriptor (name, aliases, on by default,
+//     --concurrent-<x>-syncs flag, constructor) and Descriptors, the one
+//     table that --controllers, --help and start-up read.
+//   - enabled.go: the --controllers rule, kube-controller-manager's: "*"
+//     is every on-by-default controller, "foo" turns foo on, "-foo" off,
+//     the first entry naming a controller wins; unknown names are
+//     rejected with the list of known ones.
+//   - flags.go: --controllers and --concurrent-<x>-syncs on a FlagSet.
+//   - context.go: ControllerContext.
+//   - loop.go, outcome.go: the work loop (Loop) and its retry policy.
+//   - metrics.go: controller-runtime's reconcile series and client-go's
+//     workqueue series, on a caller's prometheus.Registerer.
+//   - expectations.go: ControllerExpectations and
+//     UIDTrackingControllerExpectations.
+//   - event.go, event_correlator.go, event_broadcaster.go, event_sink.go,
+//     lru.go: core/v1 Event recording as client-go's recorder does it.
+//
+// # Guarantees
+//
+//   - A key is never synced by two workers at once, and a key added while
+//     it is being synced is synced again afterwards (the queue's
+//     guarantees, which the loop keeps).
+//   - A failed sync is retried after the rate limiter's backoff; a
+//     successful one resets it; a panic is recovered, logged with its
+//     stack, counted, and retried like an error; the worker survives.
+//   - Loop.Run stops taking keys when its context ends, lets syncs in flight
+//     finish on a context of their own, and returns within the drain
+//     timeout, cancelling the syncs that outlive it.
+//   - Recording an event never blocks: a full queue drops the event and
+//     counts it. Events are correlated exactly as client-go's
+//     EventCorrelator does: repeats patch one Event's count, ten similar
+//     events within ten minutes are combined, 25 events per source and
+//     object then one per five minutes.
+//   - Nothing is registered with Prometheus at import time.
+//
+// # Kubernetes counterparts
+//
+// ControllerDescriptor, ControllerContext, CreateControllerContext,
+// KnownControllers, ControllersDisabledByDefault and ControllerAliases
+// are kube-controller-manager's (cmd/kube-controller-manager/app);
+// IsControllerEnabled is k8s.io/controller-manager/app's. Loop is
+// controller-runtime's reconcile handler (and every client-go controller's
+// processNextWorkItem); Result is reconcile.Result. ControllerExpectations
+// are pkg/controller's. Recorder, Broadcaster and the correlator are
+// client-go's tools/record EventRecorder, EventBroadcaster and
+// EventCorrelator; EventSink is its EventSink.
+package ctrl

@@ -1,0 +1,87 @@
+package ctrl
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/kcmlab/kcm/kube"
+)
+
+// Event reasons kube-controller-manager's controllers use, so that
+// `kubectl describe` and alerts read the same under kcm.
+const (
+	ReasonSuccessfulCreate  = "SuccessfulCreate"
+	ReasonFailedCreate      = "FailedCreate"
+	ReasonSuccessfulDelete  = "SuccessfulDelete"
+	ReasonFailedDelete      = "FailedDelete"
+	ReasonScalingReplicaSet = "ScalingReplicaSet"
+)
+
+// Recorder records core/v1 Events about objects on behalf of one source
+// component (client-go's EventRecorder). Event never blocks and never
+// fails: the event is queued for the broadcaster's goroutine, or dropped
+// and counted when the queue is full.
+type Recorder struct {
+	b      *Broadcaster
+	source kube.EventSource
+}
+
+// Ref is the ObjectReference an Event names as its involvedObject, built
+// the way client-go's reference.GetReference does: kind and apiVersion
+// from the resource, then namespace, name, uid and resourceVersion.
+func Ref(res kube.Resource, obj kube.Object) kube.ObjectReference {
+	m := obj.GetObjectMeta()
+	return kube.ObjectReference{
+		Kind: res.Kind, APIVersion: res.GroupVersion(),
+		Namespace: m.Namespace, Name: m.Name, UID: m.UID, ResourceVersion: m.ResourceVersion,
+	}
+}
+
+// Event records that something of type eventType (kube.EventTypeNormal or
+// kube.EventTypeWarning) happened to the referenced object. An event of
+// another type is dropped, as client-go drops it.
+func (r *Recorder) Event(ref kube.ObjectReference, eventType, reason, message string) {
+	if eventType != kube.EventTypeNormal && eventType != kube.EventTypeWarning {
+		r.b.log.Error().Str("type", eventType).Str("reason", reason).Msg("unsupported event type; event not recorded")
+		return
+	}
+	r.b.enqueue(makeEvent(ref, r.source, r.b.clock.Now(), eventType, reason, message))
+}
+
+// Eventf is Event with a fmt.Sprintf message.
+func (r *Recorder) Eventf(ref kube.ObjectReference, eventType, reason, format string, args ...any) {
+	r.Event(ref, eventType, reason, fmt.Sprintf(format, args...))
+}
+
+// makeEvent builds the Event client-go's recorder builds: named
+// "<object name>.<hex nanoseconds>", in the object's namespace ("default"
+// for a cluster-scoped object), count 1, first and last timestamp now,
+// the source also given as reportingComponent and reportingInstance.
+func makeEvent(ref kube.ObjectReference, source kube.EventSource, now time.Time, eventType, reason, message string) *kube.CoreEvent {
+	ns := ref.Namespace
+	if ns == "" {
+		ns = "default"
+	}
+	return &kube.CoreEvent{
+		TypeMeta:            kube.TypeMeta{APIVersion: "v1", Kind: "Event"},
+		ObjectMeta:          kube.ObjectMeta{Name: eventName(ref.Name, now), Namespace: ns},
+		InvolvedObject:      ref,
+		Reason:              reason,
+		Message:             message,
+		Source:              source,
+		FirstTimestamp:      kube.Time{Time: now},
+		LastTimestamp:       kube.Time{Time: now},
+		Count:               1,
+		Type:                eventType,
+		ReportingController: source.Component,
+		ReportingInstance:   source.Host,
+	}
+}
+
+// eventName is client-go's Event name: unique per object and nanosecond.
+func eventName(object string, now time.Time) string {
+	return fmt.Sprintf("%s.%x", object, now.UnixNano())
+}
+
+func jsonString(s string) ([]byte, error) { return json.Marshal(s) }

@@ -1,0 +1,250 @@
+package ctrl
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime/debug"
+	"sync"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/kcmlab/kcm/clock"
+	"github.com/kcmlab/kcm/informer"
+	"github.com/kcmlab/kcm/queue"
+)
+
+// SyncFunc reconciles the object a key names ("namespace/name", or "name"
+// for a cluster-scoped object): it reads the object from listers, compares
+// it with the world and writes what differs. It must be idempotent — the
+// same key may be synced any number of times — and should return promptly
+// when ctx ends.
+type SyncFunc func(ctx context.Context, key string) (Result, error)
+
+// DefaultDrainTimeout bounds how long Run waits for in-flight syncs after
+// its context ends.
+const DefaultDrainTimeout = 30 * time.Second
+
+// Errors of Run.
+var (
+	// ErrPanic wraps the value a sync panicked with.
+	ErrPanic = errors.New("ctrl: sync panicked")
+	// ErrDrainTimeout: in-flight syncs were still running when the drain
+	// timeout passed; their context was cancelled and Run returned.
+	ErrDrainTimeout = errors.New("ctrl: in-flight syncs outlived the drain timeout")
+	// ErrCacheNotSynced: Run's context ended before the caches synced.
+	ErrCacheNotSynced = errors.New("ctrl: caches did not sync")
+	// ErrAlreadyRun: Run was called twice; a Loop runs once.
+	ErrAlreadyRun = errors.New("ctrl: loop already ran")
+)
+
+// LoopOptions configure a Loop. The zero value works: real clock, no
+// metrics, client-go's default rate limiter, unlimited retries.
+type LoopOptions struct {
+	// Clock drives the queue, the drain timeout and the sync timings.
+	Clock clock.Clock
+	// Logger gets every failed and panicking sync.
+	Logger zerolog.Logger
+	// Metrics records the reconcile and workqueue series; nil none.
+	Metrics *Metrics
+	// RateLimiter paces retries; nil means queue.DefaultControllerRateLimiter.
+	RateLimiter queue.RateLimiter[string]
+	// MaxRetries > 0 gives up on a key after that many consecutive
+	// rate-limited retries (it comes back with the object's next event).
+	MaxRetries int
+	// DrainTimeout bounds the wait for in-flight syncs once Run's context
+	// ends; 0 means DefaultDrainTimeout.
+	DrainTimeout time.Duration
+	// Synced are the informers (or handler registrations) whose caches
+	// Run waits for before starting workers.
+	Synced []informer.Synced
+	// Events is the controller's event broadcaster, run for as long as
+	// Run runs; nil if the controller records no events.
+	Events *Broadcaster
+}
+
+// Loop is the work loop every controller shares (controller-runtime's
+// reconcile handler; the processNextWorkItem of every
+// kube-controller-manager controller): handlers Add keys to its Queue,
+// workers Get them, call the sync and act on its result.
+//
+//	Get(key) ──▶ sync(ctx, key) ──▶ error?           ──▶ AddRateLimited(key)  (backoff)
+//	                               RequeueAfter d?    ──▶ Forget, AddAfter(key, d)
+//	                               else               ──▶ Forget(key)
+//	         ──▶ Done(key)
+//
+// A panicking sync is recovered, logged with its stack, counted and
+// treated as an error; the worker goes on. A key is never synced by two
+// workers at once (the queue's guarantee), so a sync needs no locking of
+// its own per object.
+type Loop struct {
+	name    string
+	sync    SyncFunc
+	q       *queue.Queue[string]
+	clock   clock.Clock
+	log     zerolog.Logger
+	m       loopMetrics
+	o       LoopOptions
+	started bool
+	mu      sync.Mutex
+}
+
+// NewLoop returns a loop named after its controller (the name labels its
+// metrics and logs). Nothing runs until Run.
+func NewLoop(name string, sync SyncFunc, o LoopOptions) *Loop {
+	if o.Clock == nil {
+		o.Clock = clock.Real{}
+	}
+	if o.DrainTimeout <= 0 {
+		o.DrainTimeout = DefaultDrainTimeout
+	}
+	qc := queue.Config[string]{Name: name, Clock: o.Clock, RateLimiter: o.RateLimiter}
+	if o.Metrics != nil {
+		qc.Metrics = o.Metrics.Queue
+	}
+	return &Loop{
+		name: name, sync: sync, q: queue.New(qc), clock: o.Clock,
+		log: o.Logger.With().Str("controller", name).Logger(),
+		m:   newLoopMetrics(o.Metrics, name), o: o,
+	}
+}
+
+// NewLoop is NewLoop with the context's clock, logger and metrics.
+func (cc ControllerContext) NewLoop(name string, sync SyncFunc, o LoopOptions) *Loop {
+	o.Clock, o.Logger, o.Metrics = cc.Clock, cc.Logger, cc.Metrics
+	return NewLoop(name, sync, o)
+}
+
+// Name returns the controller's name.
+func (l *Loop) Name() string { return l.name }
+
+// Queue is where the controller's handlers add keys.
+func (l *Loop) Queue() *queue.Queue[string] { return l.q }
+
+// Run waits for the caches in LoopOptions.Synced, starts workers workers
+// and blocks until ctx ends. Then it stops taking keys, shuts the queue
+// down, and waits for the syncs in flight — which keep a context of their
+// own, so that a write under way is not cut in the middle — for at most
+// the drain timeout; at the timeout it cancels their context and returns
+// ErrDrainTimeout. A Loop runs once; its queue is shut down when Run
+// returns.
+func (l *Loop) Run(ctx context.Context, workers int) error {
+	l.mu.Lock()
+	again := l.started
+	l.started = true
+	l.mu.Unlock()
+	if again {
+		return ErrAlreadyRun
+	}
+	defer l.q.ShutDown()
+	if ev := l.o.Events; ev != nil {
+		evCtx, stopEvents := context.WithCancel(context.WithoutCancel(ctx))
+		done := make(chan struct{})
+		go func() { defer close(done); ev.Run(evCtx) }()
+		defer func() { stopEvents(); <-done }()
+	}
+	for name, ok := range informer.WaitForCacheSync(ctx, l.clock, l.o.Synced...) {
+		if !ok {
+			return fmt.Errorf("%s: waiting for %s: %w", l.name, name, ErrCacheNotSynced)
+		}
+	}
+	l.log.Info().Int("workers", workers).Msg("starting workers")
+	if l.m.on {
+		l.m.maxConc.Set(float64(workers))
+	}
+	work, cancelWork := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancelWork()
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			l.worker(ctx, work)
+		}()
+	}
+	<-ctx.Done()
+	l.q.ShutDown()
+	drained := make(chan struct{})
+	go func() { wg.Wait(); close(drained) }()
+	t := l.clock.NewTimer(l.o.DrainTimeout)
+	defer t.Stop()
+	select {
+	case <-drained:
+		l.log.Info().Msg("workers stopped")
+		return nil
+	case <-t.C():
+		l.log.Error().Dur("timeout", l.o.DrainTimeout).Msg("in-flight syncs outlived the drain timeout; cancelling them")
+		return fmt.Errorf("%s: %w (%s)", l.name, ErrDrainTimeout, l.o.DrainTimeout)
+	}
+}
+
+// worker takes keys until stop ends. A key handed out after stop ended is
+// given back unprocessed: no new work starts once Run is stopping.
+func (l *Loop) worker(stop, work context.Context) {
+	for {
+		key, err := l.q.Get(stop)
+		if err != nil {
+			return
+		}
+		if stop.Err() != nil {
+			l.q.Done(key)
+			return
+		}
+		l.process(work, key)
+	}
+}
+
+// process syncs one key and acts on the outcome.
+func (l *Loop) process(ctx context.Context, key string) {
+	defer l.q.Done(key)
+	if l.m.on {
+		l.m.workers.Inc()
+		defer l.m.workers.Dec()
+	}
+	start := l.clock.Now()
+	res, err := l.call(ctx, key)
+	if l.m.on {
+		l.m.time.Observe(l.clock.Since(start).Seconds())
+	}
+	switch decide(res, err, l.q.NumRequeues(key), l.o.MaxRetries) {
+	case retry:
+		l.failed(key, err)
+		l.log.Error().Err(err).Str("key", key).Msg("sync failed; retrying with backoff")
+		l.q.AddRateLimited(key)
+	case drop:
+		l.failed(key, err)
+		l.log.Error().Err(err).Str("key", key).Int("retries", l.o.MaxRetries).Msg("sync failed too often; dropping the key")
+		l.q.Forget(key)
+	case requeueAfter:
+		l.count(l.m.requeueAfter)
+		l.q.Forget(key)
+		l.q.AddAfter(key, res.RequeueAfter)
+	default:
+		l.count(l.m.success)
+		l.q.Forget(key)
+	}
+}
+
+func (l *Loop) failed(string, error) {
+	l.count(l.m.failure)
+	l.count(l.m.errors)
+}
+
+func (l *Loop) count(c interface{ Inc() }) {
+	if l.m.on {
+		c.Inc()
+	}
+}
+
+// call runs the sync, turning a panic into an ErrPanic error.
+func (l *Loop) call(ctx context.Context, key string) (res Result, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			l.count(l.m.panics)
+			l.log.Error().Str("key", key).Interface("panic", r).Bytes("stack", debug.Stack()).Msg("sync panicked")
+			res, err = Result{}, fmt.Errorf("%w: %v", ErrPanic, r)
+		}
+	}()
+	return l.sync(ctx, key)
+}

@@ -1,0 +1,134 @@
+package ctrl
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/kcmlab/kcm/queue"
+)
+
+// Metrics are the framework's metric families, registered once per
+// prometheus.Registerer and shared by every controller, each filling the
+// series labelled with its name. The reconcile series carry
+// controller-runtime's names, so its dashboards and alerts work unchanged;
+// the queue's are client-go's workqueue series (label name=<controller>).
+//
+// Nothing is registered at import time; a nil *Metrics records nothing.
+type Metrics struct {
+	// Queue is handed to every controller's queue.
+	Queue *queue.Metrics
+
+	total   *prometheus.CounterVec
+	errors  *prometheus.CounterVec
+	panics  *prometheus.CounterVec
+	time    *prometheus.HistogramVec
+	workers *prometheus.GaugeVec
+	maxConc *prometheus.GaugeVec
+	events  *prometheus.CounterVec
+}
+
+// Reconcile results, the values of controller_runtime_reconcile_total's
+// result label.
+const (
+	resultSuccess      = "success"
+	resultError        = "error"
+	resultRequeueAfter = "requeue_after"
+)
+
+// reconcileBuckets are controller-runtime's reconcile-time buckets: fine
+// below a second, where most syncs land, coarse up to a minute.
+var reconcileBuckets = []float64{0.005, 0.01, 0.025, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5,
+	0.6, 0.7, 0.8, 0.9, 1.0, 1.25, 1.5, 1.75, 2.0, 2.5, 3.0, 3.5, 4.0, 4.5, 5, 6, 7, 8, 9, 10, 15, 20, 25, 30, 40, 50, 60}
+
+// NewMetrics creates the families and registers them with reg. Calling it
+// again with the same reg returns families backed by the collectors
+// already registered.
+func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
+	if reg == nil {
+		return nil, errors.New("ctrl: NewMetrics needs a prometheus.Registerer")
+	}
+	qm, err := queue.NewMetrics(reg)
+	if err != nil {
+		return nil, err
+	}
+	ctl := []string{"controller"}
+	m := &Metrics{
+		Queue: qm,
+		total: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "controller_runtime_reconcile_total",
+			Help: "Total number of reconciliations per controller, by result (success, error, requeue_after)."},
+			[]string{"controller", "result"}),
+		errors: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "controller_runtime_reconcile_errors_total",
+			Help: "Total number of reconciliation errors per controller (panics included)."}, ctl),
+		panics: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "controller_runtime_reconcile_panics_total",
+			Help: "Total number of reconciliation panics per controller."}, ctl),
+		time: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "controller_runtime_reconcile_time_seconds",
+			Help: "Length of time per reconciliation per controller.", Buckets: reconcileBuckets}, ctl),
+		workers: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "controller_runtime_active_workers",
+			Help: "Number of workers (threads processing jobs from the work queue) per controller."}, ctl),
+		maxConc: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "controller_runtime_max_concurrent_reconciles",
+			Help: "Maximum number of concurrent reconciles per controller."}, ctl),
+		events: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "kcm_events_total",
+			Help: "core/v1 Events per reporting component, by outcome (created, patched, spam_filtered, dropped, failed)."},
+			[]string{"component", "outcome"}),
+	}
+	m.total = register(reg, m.total, &err)
+	m.errors = register(reg, m.errors, &err)
+	m.panics = register(reg, m.panics, &err)
+	m.time = register(reg, m.time, &err)
+	m.workers = register(reg, m.workers, &err)
+	m.maxConc = register(reg, m.maxConc, &err)
+	m.events = register(reg, m.events, &err)
+	if err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// register registers c with reg, or returns the collector already
+// registered under the same description; the first failure is kept in
+// *errp.
+func register[C prometheus.Collector](reg prometheus.Registerer, c C, errp *error) C {
+	err := reg.Register(c)
+	if err == nil {
+		return c
+	}
+	var are prometheus.AlreadyRegisteredError
+	if errors.As(err, &are) {
+		if existing, ok := are.ExistingCollector.(C); ok {
+			return existing
+		}
+	}
+	if *errp == nil {
+		*errp = fmt.Errorf("ctrl: registering metrics: %w", err)
+	}
+	return c
+}
+
+// loopMetrics is one controller's view of Metrics; the zero value (from
+// a nil *Metrics) records nothing.
+type loopMetrics struct {
+	success, failure, requeueAfter prometheus.Counter
+	errors, panics                 prometheus.Counter
+	time                           prometheus.Observer
+	workers, maxConc               prometheus.Gauge
+	on                             bool
+}
+
+func newLoopMetrics(m *Metrics, name string) loopMetrics {
+	if m == nil {
+		return loopMetrics{}
+	}
+	return loopMetrics{
+		on:           true,
+		success:      m.total.WithLabelValues(name, resultSuccess),
+		failure:      m.total.WithLabelValues(name, resultError),
+		requeueAfter: m.total.WithLabelValues(name, resultRequeueAfter),
+		errors:       m.errors.WithLabelValues(name),
+		panics:       m.panics.WithLabelValues(name),
+		time:         m.time.WithLabelValues(name),
+		workers:      m.workers.WithLabelValues(name),
+		maxConc:      m.maxConc.WithLabelValues(name),
+	}
+}

@@ -1,0 +1,88 @@
+//go:build !nocluster
+
+package serviceaccount
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/kcmlab/kcm/ctrl"
+	"github.com/kcmlab/kcm/kube"
+	"github.com/kcmlab/kcm/testenv"
+)
+
+// TestOnRealAPIServer runs the controller the way the manager will — built
+// by its descriptor from a ControllerContext, the factory started, the
+// loop run — and checks on kube-apiserver that a new namespace gets its
+// "default" ServiceAccount and that a deleted one comes back.
+func TestOnRealAPIServer(t *testing.T) {
+	cl := testenv.Shared(t)
+	base, err := kube.NewClient(cl.Config())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer base.CloseIdleConnections()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+
+	cc, err := ctrl.CreateControllerContext(base, ctrl.Config{Version: "vtest", Logger: zerolog.Nop()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := Descriptor().Constructor(ctx, cc, Name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runCtx, stop := context.WithCancel(ctx)
+	cc.InformerFactory.Start(runCtx)
+	done := make(chan error, 1)
+	go func() { done <- c.Run(runCtx, cc.Workers(Name)) }()
+	defer func() {
+		stop()
+		if err := <-done; err != nil {
+			t.Errorf("Run: %v", err)
+		}
+		cc.InformerFactory.Shutdown()
+	}()
+
+	// A namespace made without its account (testenv's Namespace would
+	// create one).
+	namespaces := kube.NewResources(base, kube.Namespaces, kube.Typed[kube.Namespace]())
+	ns, err := namespaces.Create(ctx, &kube.Namespace{ObjectMeta: kube.ObjectMeta{GenerateName: "sa-controller-"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = namespaces.Delete(context.Background(), ns.Name, kube.DeleteOptions{})
+	})
+	accounts := kube.NewResources(base, kube.ServiceAccounts, kube.Typed[kube.ServiceAccount]()).InNamespace(ns.Name)
+	w, err := accounts.Watch(ctx, kube.WatchOptions{ListOptions: kube.ListOptions{ResourceVersion: ns.ResourceVersion, TimeoutSeconds: 110}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	waitFor := func(want kube.EventType) *kube.ServiceAccount {
+		t.Helper()
+		for {
+			ev, err := w.Next()
+			if err != nil {
+				t.Fatalf("waiting for %s of default: %v", want, err)
+			}
+			if ev.Type == want && ev.Object.Name == DefaultServiceAccount {
+				return ev.Object
+			}
+		}
+	}
+	first := waitFor(kube.Added)
+	if err := accounts.Delete(ctx, DefaultServiceAccount, kube.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(kube.Deleted)
+	again := waitFor(kube.Added)
+	if again.UID == first.UID {
+		t.Fatal("the re-created account has the deleted one's UID")
+	}
+}
