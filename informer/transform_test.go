@@ -3,9 +3,12 @@ package informer_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/kcmlab/kcm/informer"
 	"github.com/kcmlab/kcm/internal/fakelw"
@@ -86,6 +89,12 @@ type labelling struct {
 
 var errTransform = errors.New("transform: not now")
 
+func (l *labelling) count() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.calls
+}
+
 func (l *labelling) transform(o raw) (raw, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -104,7 +113,7 @@ func (l *labelling) transform(o raw) (raw, error) {
 func TestTransformFailingOnceStillDelivers(t *testing.T) {
 	tr := &labelling{fail: map[int]bool{2: true}} // call 1: the listed a; call 2: the watched p
 	ls := runLockstep(t, informer.Options[raw]{Transform: tr.transform,
-		Reflector: reflector.Options{Backoff: noWait()}})
+		Reflector: reflector.Options{DisableWatchList: true, Backoff: noWait()}})
 	ls.lw.ExpectList().List(kube.ListMeta{ResourceVersion: "100"}, rawPod("a", "100"))
 	ls.expect(t, "add a@100 yes")
 	w := ls.lw.ExpectWatch()
@@ -121,4 +130,111 @@ func TestTransformFailingOnceStillDelivers(t *testing.T) {
 	if p, ok := ls.inf.Store().Get("ns/p"); !ok || p.ResourceVersion != "101" || p.Labels["t"] != "yes" {
 		t.Fatalf("cache holds %+v (found %v), want p@101 transformed", p, ok)
 	}
+}
+
+// The Transform rewrites what every path brings in: the items of a LIST,
+// a WatchList's initial events, and watch ADDED, MODIFIED and DELETED
+// events; the cache and the handlers see only transformed objects.
+func TestTransformAppliesToEveryPath(t *testing.T) {
+	t.Run("LIST+WATCH", func(t *testing.T) {
+		tr := &labelling{}
+		ls := runLockstep(t, informer.Options[raw]{Transform: tr.transform,
+			Reflector: reflector.Options{DisableWatchList: true, Backoff: noWait()}})
+		ls.lw.ExpectList().List(kube.ListMeta{ResourceVersion: "100"}, rawPod("a", "100"))
+		ls.expect(t, "add a@100 yes")
+		w := ls.lw.ExpectWatch().Open()
+		w.Event(kube.Added, rawPod("b", "101"))
+		w.Event(kube.Modified, rawPod("a", "102"))
+		w.Event(kube.Deleted, rawPod("b", "103"))
+		ls.expect(t, "add b@101 yes", "update a@102 yes", "delete b@103 yes")
+		if a, _ := ls.inf.Store().Get("ns/a"); a.Labels["t"] != "yes" || ls.inf.Store().Len() != 1 {
+			t.Fatalf("cache holds %d objects, a = %+v; want only a, transformed", ls.inf.Store().Len(), a)
+		}
+	})
+	t.Run("WatchList", func(t *testing.T) {
+		tr := &labelling{}
+		ls := runLockstep(t, informer.Options[raw]{Transform: tr.transform, Reflector: reflector.Options{Backoff: noWait()}})
+		c := ls.lw.ExpectWatch()
+		if c.Options.SendInitialEvents == nil {
+			t.Fatalf("first request %+v, want a WatchList (the default)", c.Options)
+		}
+		w := c.Open()
+		w.Event(kube.Added, rawPod("a", "90"))
+		end := &kube.RawObject{ObjectMeta: kube.ObjectMeta{ResourceVersion: "100",
+			Annotations: map[string]string{kube.InitialEventsEndAnnotation: "true"}}}
+		w.Event(kube.Bookmark, end)
+		w.Event(kube.Modified, rawPod("a", "101"))
+		ls.expect(t, "add a@90 yes", "update a@101 yes")
+		if n := tr.count(); n != 2 {
+			t.Fatalf("transform called %d times, want 2 (bookmarks are not transformed)", n)
+		}
+	})
+}
+
+// Every Transform error is counted in informer_transform_errors_total
+// and reported with ErrTransform and reflector.ErrRefused, naming the
+// object; the refused item is asked for again (here: the whole LIST).
+func TestTransformErrorsAreCountedAndReported(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	tr := &labelling{fail: map[int]bool{1: true, 2: true}}
+	phases := &errorLog{}
+	ls := runLockstep(t, informer.Options[raw]{Transform: tr.transform, Registerer: reg,
+		Reflector: reflector.Options{DisableWatchList: true, Backoff: noWait(), Observer: phases}})
+	for range 3 { // b refused, refused again, accepted
+		ls.lw.ExpectList().List(kube.ListMeta{ResourceVersion: "100"}, rawPod("b", "100"))
+	}
+	ls.lw.ExpectWatch()
+	ls.expect(t, "add b@100 yes")
+	if got := counterValue(t, reg, "informer_transform_errors_total", "pods"); got != 2 {
+		t.Fatalf("informer_transform_errors_total{informer=pods} = %v, want 2", got)
+	}
+	err := phases.first()
+	if !errors.Is(err, informer.ErrTransform) || !errors.Is(err, reflector.ErrRefused) || !errors.Is(err, errTransform) ||
+		!strings.Contains(err.Error(), "ns/b at resourceVersion 100") {
+		t.Fatalf("reported %v, want ErrTransform and ErrRefused wrapping the transform's error, naming ns/b@100", err)
+	}
+}
+
+// errorLog is a reflector Observer that keeps the errors of phase changes.
+type errorLog struct {
+	mu   sync.Mutex
+	errs []error
+}
+
+func (e *errorLog) ListPage(int, string, bool)             {}
+func (e *errorLog) WatchEvent(kube.EventType, string, int) {}
+func (e *errorLog) PhaseChange(_, _ reflector.Phase, err error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if err != nil {
+		e.errs = append(e.errs, err)
+	}
+}
+
+func (e *errorLog) first() error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if len(e.errs) == 0 {
+		return nil
+	}
+	return e.errs[0]
+}
+
+// counterValue returns the value of counter family name's child with
+// the one label value lv.
+func counterValue(t *testing.T, reg *prometheus.Registry, name, lv string) float64 {
+	t.Helper()
+	mfs, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mf := range mfs {
+		for _, m := range mf.GetMetric() {
+			if mf.GetName() == name && m.GetLabel()[0].GetValue() == lv {
+				return m.GetCounter().GetValue()
+			}
+		}
+	}
+	t.Fatalf("no %s{%q} registered", name, lv)
+	return 0
 }

@@ -75,7 +75,7 @@ func (s *sink) StartReplace() reflector.Replacer[obj] {
 
 type replacer struct{ s *sink }
 
-func (r replacer) Add(o obj) error       { return r.s.do("replace " + o.Name + "@" + o.ResourceVersion) }
+func (r replacer) Add(o obj) error        { return r.s.do("replace " + o.Name + "@" + o.ResourceVersion) }
 func (r replacer) Finish(rv string) error { return r.s.do("finish " + rv) }
 func (r replacer) Abort()                 { _ = r.s.do("abort") }
 

@@ -3,6 +3,7 @@ package reflector
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"time"
 
@@ -66,6 +67,21 @@ const (
 	ToError                      // an ERROR event: end the watch with Event.Err
 )
 
+// VeryShortWatch is client-go's threshold: a watch the server ends
+// normally sooner than this after it was opened, with no event, counts as
+// an error and is backed off (ErrVeryShortWatch).
+const VeryShortWatch = time.Second
+
+var (
+	// ErrRefused wraps what the sink answered when it refused a list item
+	// or an event (a Transform's error, a closed FIFO). The refused state
+	// is asked for again after a backoff; it is never skipped.
+	ErrRefused = errors.New("sink refused")
+	// ErrVeryShortWatch reports a watch the server ended normally within
+	// VeryShortWatch with no event (client-go: VeryShortWatchError).
+	ErrVeryShortWatch = errors.New("very short watch: ended by the server within a second with no event")
+)
+
 // Settings configure a Machine.
 type Settings struct {
 	PageSize  int64 // LIST page size; 0 = unpaginated
@@ -105,13 +121,16 @@ type Machine struct {
 	refusals    int
 	wait        time.Duration
 	synced      bool
+	// watchStart is when the current watch was requested, and sawEvent
+	// whether it delivered any event: together they tell a very short
+	// watch (VeryShortWatch).
+	watchStart time.Time
+	sawEvent   bool
 }
 
 // NewMachine returns a machine about to make its first list.
 func NewMachine(s Settings) *Machine {
-	if s.UnsupportedMax <= 0 {
-		s.UnsupportedMax = 1
-	}
+	s.UnsupportedMax = max(s.UnsupportedMax, 1)
 	if s.WatchTimeout == nil {
 		s.WatchTimeout = func() int64 { return 300 }
 	}
@@ -175,9 +194,13 @@ func (m *Machine) ListDone(rv string) {
 	m.phase = Watching
 }
 
-// ListFailed reports a LIST that failed at now.
+// ListFailed reports a LIST that failed at now (or that the sink
+// refused: err wraps ErrRefused).
 func (m *Machine) ListFailed(err error, now time.Time) {
 	switch {
+	case errors.Is(err, ErrRefused):
+		// Whatever the sink's error wraps, the list was fine: back off and
+		// read it again.
 	case kube.IsGone(err) && m.relistRV != "":
 		// The RV we listed at (or a continue token) expired: read the newest
 		// state instead, at once.
@@ -200,31 +223,28 @@ func (m *Machine) ContinueExpired() {
 	m.unpaginated = true
 }
 
-// Event routes one watch event of type t carrying obj (nil for ERROR) and
-// advances the resourceVersion. initialEnd marks the bookmark that ends a
-// WatchList's initial events.
-func (m *Machine) Event(t kube.EventType, obj kube.Object, initialEnd bool) Route {
-	if t == kube.Error {
+// WatchStarting reports that the shell is about to open the watch that
+// Next asked for, at now.
+func (m *Machine) WatchStarting(now time.Time) {
+	m.watchStart, m.sawEvent = now, false
+}
+
+// Route says where a watch event of type t goes; initialEnd marks the
+// bookmark that ends a WatchList's initial events. It changes nothing: the
+// shell hands the event to the sink and then reports Accepted, so that an
+// event the sink refused is not counted as applied, and the next watch,
+// from the last accepted resourceVersion, delivers it again.
+func (m *Machine) Route(t kube.EventType, initialEnd bool) Route {
+	switch {
+	case t == kube.Error:
 		return ToError
-	}
-	rv := ""
-	if obj != nil {
-		rv = obj.GetObjectMeta().ResourceVersion
-	}
-	if m.phase == WatchListing {
-		switch {
-		case t == kube.Bookmark && initialEnd:
-			m.lastRV, m.relistRV, m.synced = rv, rv, true
-			m.refusals = 0
-			m.phase = Watching
-			return ToReplaceFinish
-		case t == kube.Bookmark:
-			return ToNothing // initial events come in no RV order: keep lastRV until the end
-		}
+	case m.phase != WatchListing:
+	case t != kube.Bookmark:
 		return ToReplace
-	}
-	if rv != "" {
-		m.lastRV = rv
+	case initialEnd:
+		return ToReplaceFinish
+	default:
+		return ToNothing // initial events come in no RV order: only their end moves lastRV
 	}
 	switch t {
 	case kube.Added:
@@ -237,25 +257,54 @@ func (m *Machine) Event(t kube.EventType, obj kube.Object, initialEnd bool) Rout
 	return ToNothing
 }
 
+// Accepted reports that the sink took an event routed to r (or that r was
+// ToNothing) whose object is at resourceVersion rv: a later watch resumes
+// after it. The end of a WatchList's initial events completes the initial
+// state.
+func (m *Machine) Accepted(r Route, rv string) {
+	m.sawEvent = true
+	switch {
+	case r == ToReplaceFinish:
+		m.lastRV, m.relistRV, m.synced = rv, rv, true
+		m.refusals = 0
+		m.phase = Watching
+	case m.phase == WatchListing, rv == "":
+		// Initial events and plain bookmarks during them do not move lastRV.
+	default:
+		m.lastRV = rv
+	}
+}
+
 // WatchEnded reports that the watch stopped with err at now (io.EOF: the
-// server closed it normally).
-func (m *Machine) WatchEnded(err error, now time.Time) {
+// server closed it normally; an error wrapping ErrRefused: the sink
+// refused an event). It returns the cause to report, which is err unless
+// the watch was very short (ErrVeryShortWatch).
+func (m *Machine) WatchEnded(err error, now time.Time) error {
+	if errors.Is(err, ErrRefused) {
+		// Whatever the sink's error wraps (even io.EOF or a 410), the
+		// watch was fine: back off, then offer the refused event again.
+		m.backOff(err, now, m.phase)
+		return err
+	}
 	if m.phase == WatchListing {
 		m.watchListEnded(err, now)
-		return
+		return err
 	}
 	switch {
+	case errors.Is(err, io.EOF) && !m.sawEvent && now.Sub(m.watchStart) < VeryShortWatch:
+		err = fmt.Errorf("%w (after %v)", ErrVeryShortWatch, now.Sub(m.watchStart))
 	case errors.Is(err, io.EOF), errors.Is(err, kube.ErrIdleTimeout):
-		return // resume from lastRV at once
+		return err // resume from lastRV at once
 	case kube.IsGone(err):
 		m.relistRV = m.lastRV
 		m.phase = Listing
 		if m.s.WatchList && !m.watchListOff {
 			m.phase = WatchListing
 		}
-		return
+		return err
 	}
 	m.backOff(err, now, Watching)
+	return err
 }
 
 // watchListEnded handles the end of a WatchList before its initial-events

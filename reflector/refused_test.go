@@ -11,7 +11,7 @@ import (
 )
 
 // listWatch are options for classic LIST+WATCH.
-func listWatch() reflector.Options { return reflector.Options{} }
+func listWatch() reflector.Options { return reflector.Options{DisableWatchList: true} }
 
 // A sink that refuses an event (a Transform error, a closed FIFO) must be
 // offered it again: the reflector backs off and resumes the watch from the
@@ -88,7 +88,7 @@ func TestRefusedWatchListStartsOver(t *testing.T) {
 	for _, refused := range []string{"replace b@90", "finish 100"} {
 		t.Run(refused, func(t *testing.T) {
 			s := &sink{refuse: refuseOnce(refused, errors.New("transform failed"))}
-			h := runWith(t, reflector.Options{WatchList: true}, s)
+			h := runWith(t, reflector.Options{}, s)
 			for i := range 2 {
 				c := h.lw.ExpectWatch()
 				if c.Options.SendInitialEvents == nil || c.Options.ResourceVersion != "" {
