@@ -142,7 +142,11 @@ func noJitter() *reflector.Backoff {
 	return &b
 }
 
-// run starts a reflector with o; a nil o.Backoff becomes noJitter(), a nil
+// defaultBackoff asks run for a reflector with its default backoff.
+var defaultBackoff = &reflector.Backoff{}
+
+// run starts a reflector with o; a nil o.Backoff becomes noJitter()
+// (defaultBackoff: nil), a nil
 // Clock a clock.Fake, a nil Observer the harness's observer.
 func run(t *testing.T, o reflector.Options) *harness {
 	return runWith(t, o, &sink{})
@@ -155,8 +159,11 @@ func runWith(t *testing.T, o reflector.Options, s *sink) *harness {
 	if o.Clock == nil {
 		o.Clock = h.clk
 	}
-	if o.Backoff == nil {
+	switch o.Backoff {
+	case nil:
 		o.Backoff = noJitter()
+	case defaultBackoff:
+		o.Backoff = nil
 	}
 	if o.Observer == nil {
 		o.Observer = h.obs

@@ -197,16 +197,19 @@ func (m *Machine) ListDone(rv string) {
 // ListFailed reports a LIST that failed at now (or that the sink
 // refused: err wraps ErrRefused).
 func (m *Machine) ListFailed(err error, now time.Time) {
-	switch {
-	case errors.Is(err, ErrRefused):
+	if errors.Is(err, ErrRefused) {
 		// Whatever the sink's error wraps, the list was fine: back off and
 		// read it again.
-	case kube.IsGone(err) && m.relistRV != "":
+		m.backOff(err, now, Listing)
+		return
+	}
+	if kube.IsGone(err) && m.relistRV != "" {
 		// The RV we listed at (or a continue token) expired: read the newest
 		// state instead, at once.
 		m.relistRV = ""
 		return
-	case kube.IsResourceVersionTooLarge(err):
+	}
+	if kube.IsResourceVersionTooLarge(err) {
 		// The server has not reached relistRV (another apiserver was ahead).
 		// Asking again for the same RV could loop forever: read the newest.
 		m.relistRV = ""
@@ -235,15 +238,16 @@ func (m *Machine) WatchStarting(now time.Time) {
 // event the sink refused is not counted as applied, and the next watch,
 // from the last accepted resourceVersion, delivers it again.
 func (m *Machine) Route(t kube.EventType, initialEnd bool) Route {
-	switch {
-	case t == kube.Error:
+	if t == kube.Error {
 		return ToError
-	case m.phase != WatchListing:
-	case t != kube.Bookmark:
-		return ToReplace
-	case initialEnd:
-		return ToReplaceFinish
-	default:
+	}
+	if m.phase == WatchListing {
+		if t != kube.Bookmark {
+			return ToReplace
+		}
+		if initialEnd {
+			return ToReplaceFinish
+		}
 		return ToNothing // initial events come in no RV order: only their end moves lastRV
 	}
 	switch t {
@@ -263,14 +267,14 @@ func (m *Machine) Route(t kube.EventType, initialEnd bool) Route {
 // state.
 func (m *Machine) Accepted(r Route, rv string) {
 	m.sawEvent = true
-	switch {
-	case r == ToReplaceFinish:
+	if r == ToReplaceFinish {
 		m.lastRV, m.relistRV, m.synced = rv, rv, true
 		m.refusals = 0
 		m.phase = Watching
-	case m.phase == WatchListing, rv == "":
-		// Initial events and plain bookmarks during them do not move lastRV.
-	default:
+		return
+	}
+	// Initial events, and bookmarks during them, do not move lastRV.
+	if m.phase != WatchListing && rv != "" {
 		m.lastRV = rv
 	}
 }
@@ -290,9 +294,12 @@ func (m *Machine) WatchEnded(err error, now time.Time) error {
 		m.watchListEnded(err, now)
 		return err
 	}
+	if lasted := now.Sub(m.watchStart); errors.Is(err, io.EOF) && !m.sawEvent && lasted < VeryShortWatch {
+		err = fmt.Errorf("%w (after %v)", ErrVeryShortWatch, lasted)
+		m.backOff(err, now, Watching)
+		return err
+	}
 	switch {
-	case errors.Is(err, io.EOF) && !m.sawEvent && now.Sub(m.watchStart) < VeryShortWatch:
-		err = fmt.Errorf("%w (after %v)", ErrVeryShortWatch, now.Sub(m.watchStart))
 	case errors.Is(err, io.EOF), errors.Is(err, kube.ErrIdleTimeout):
 		return err // resume from lastRV at once
 	case kube.IsGone(err):

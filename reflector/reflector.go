@@ -67,9 +67,8 @@ type Reflector[T kube.Object] struct {
 func New[T kube.Object](lw ListerWatcher[T], sink Sink[T], o Options) *Reflector[T] {
 	if o.PageSize == 0 {
 		o.PageSize = 500
-	} else if o.PageSize < 0 {
-		o.PageSize = 0
 	}
+	o.PageSize = max(o.PageSize, 0) // negative: unpaginated
 	if o.MinWatchTimeout <= 0 {
 		o.MinWatchTimeout = 5 * time.Minute
 	}
@@ -140,8 +139,10 @@ func (r *Reflector[T]) notePhase(err error) {
 	if r.o.Observer != nil {
 		r.o.Observer.PhaseChange(from, to, err)
 	}
+	// Phases change for failures only while Run goes on (a stop changes
+	// none), so every error but a normal end is worth a warning.
 	lvl := r.o.Logger.Debug()
-	if err != nil && !Stopped(err) && !errors.Is(err, io.EOF) {
+	if err != nil && !errors.Is(err, io.EOF) {
 		lvl = r.o.Logger.Warn()
 	}
 	lvl.Str("reflector", r.o.Name).Str("from", from.String()).Str("to", to.String()).
@@ -166,12 +167,8 @@ func (r *Reflector[T]) list(ctx context.Context, opts kube.ListOptions) error {
 		meta, err := r.lw.ListEach(ctx, opts, func(obj T) error { n++; return refused(rep.Add(obj)) })
 		if err != nil {
 			rep.Abort()
-			switch {
-			case ctx.Err() != nil:
-			case opts.Continue != "" && kube.IsGone(err) && !errors.Is(err, ErrRefused):
-				r.m.ContinueExpired()
-			default:
-				r.m.ListFailed(err, r.o.Clock.Now())
+			if ctx.Err() == nil { // else Run is stopping: nothing to decide
+				r.listFailed(err, opts.Continue != "")
 			}
 			return fmt.Errorf("list %s: %w", r.o.Name, err)
 		}
@@ -194,6 +191,16 @@ func (r *Reflector[T]) list(ctx context.Context, opts kube.ListOptions) error {
 	}
 	r.m.ListDone(rv)
 	return nil
+}
+
+// listFailed tells the machine why a LIST failed; continued: on a page
+// after the first.
+func (r *Reflector[T]) listFailed(err error, continued bool) {
+	if continued && kube.IsGone(err) && !errors.Is(err, ErrRefused) {
+		r.m.ContinueExpired()
+		return
+	}
+	r.m.ListFailed(err, r.o.Clock.Now())
 }
 
 // refused marks an error of the sink as a refusal (ErrRefused).
