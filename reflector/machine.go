@@ -103,7 +103,7 @@ type Machine struct {
 	phase Phase
 	// afterWait is the phase to return to when a wait ends.
 	afterWait Phase
-	// lastRV is the resourceVersion of the newest state handed to the sink:
+	// lastRV is the resourceVersion of the newest state the sink accepted:
 	// a list's RV, then each watch event's and bookmark's. A watch resumes
 	// from it, so no event is missed or applied twice.
 	lastRV string
@@ -144,7 +144,7 @@ func NewMachine(s Settings) *Machine {
 // Phase returns the current phase.
 func (m *Machine) Phase() Phase { return m.phase }
 
-// LastRV returns the resourceVersion of the newest state applied.
+// LastRV returns the resourceVersion of the newest state the sink accepted.
 func (m *Machine) LastRV() string { return m.lastRV }
 
 // Synced reports whether an initial state was ever completely received.

@@ -92,7 +92,7 @@ func New[T kube.Object](lw ListerWatcher[T], sink Sink[T], o Options) *Reflector
 }
 
 // LastSyncResourceVersion returns the resourceVersion of the newest state
-// handed to the sink.
+// the sink accepted.
 func (r *Reflector[T]) LastSyncResourceVersion() string {
 	if p := r.rv.Load(); p != nil {
 		return *p
