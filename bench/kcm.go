@@ -50,7 +50,7 @@ func (e *kcmEngine) Name() string { return e.name }
 
 // FactoryOptions are the options every kcm informer in the suite uses.
 func FactoryOptions() informer.FactoryOptions {
-	return informer.FactoryOptions{Reflector: reflector.Options{WatchList: false, PageSize: 500}}
+	return informer.FactoryOptions{Reflector: reflector.Options{DisableWatchList: true, PageSize: 500}}
 }
 
 func (e *kcmEngine) Start(c *Counter) (Running, error) {

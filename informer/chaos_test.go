@@ -333,7 +333,7 @@ func runChaosSeed(t *testing.T, sc chaosScenario) chaosResult {
 	b := reflector.DefaultBackoff()
 	b.Initial, b.Max = time.Millisecond, 20*time.Millisecond
 	phases := &phaseLog{}
-	ro := reflector.Options{WatchList: sc.watchList, PageSize: sc.pageSize, Backoff: &b,
+	ro := reflector.Options{DisableWatchList: !sc.watchList, PageSize: sc.pageSize, Backoff: &b,
 		IdleTimeout: 200 * time.Millisecond, MinWatchTimeout: time.Second, Observer: phases}
 	tr := kube.Chunked
 	if sc.websocket {

@@ -172,7 +172,7 @@ func setup(t *testing.T) (*testenv.Cluster, *kube.Client, string, context.Contex
 func fastReflector(watchList bool) reflector.Options {
 	b := reflector.DefaultBackoff()
 	b.Initial, b.Max = 100*time.Millisecond, 2*time.Second
-	return reflector.Options{WatchList: watchList, PageSize: 100, Backoff: &b, MinWatchTimeout: 30 * time.Second}
+	return reflector.Options{DisableWatchList: !watchList, PageSize: 100, Backoff: &b, MinWatchTimeout: 30 * time.Second}
 }
 
 func startFactory(t *testing.T, ctx context.Context, c *kube.Client, ns string, ro reflector.Options) *informer.Factory {

@@ -34,6 +34,18 @@
 //     forces 410 Gone.
 //   - HasSynced turns true once the initial list has been applied and
 //     distributed; the Factory's WaitForCacheSync waits for it.
+//   - Options.Transform rewrites each object on its way into the FIFO. When
+//     it returns an error the object is refused, not dropped: the reflector
+//     backs off and asks for it again (the LIST again, or the watch from
+//     before that event), and informer_transform_errors_total{informer}
+//     counts each failure. A Transform that always fails for some object
+//     therefore holds its informer at that object, retrying every backoff
+//     period (at most 30 s) with a warning in the log, until it succeeds;
+//     one that cannot improve an object should return it unchanged.
+//     (client-go logs and skips a watch event its Transform refuses.)
+//   - Options.Reflector's Name, Clock, Logger and Observer are filled from
+//     the informer's only when left zero; the Factory's default options
+//     run the reflector's defaults, WatchList included.
 //   - managedFields are cut from objects before they are decoded (unless
 //     FactoryOptions.KeepManagedFields), like kube-controller-manager's
 //     informers, which strip them to save memory.

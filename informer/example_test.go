@@ -11,8 +11,10 @@ import (
 	"github.com/kcmlab/kcm/reflector"
 )
 
-// staticSource lists a fixed set of pods and then watches forever without
-// events: just enough of an apiserver for an example.
+// staticSource serves a fixed set of pods and then watches forever without
+// events: just enough of an apiserver for an example. Like a current
+// apiserver it does WatchList: asked for sendInitialEvents, the watch
+// starts with the pods as ADDED events and a bookmark that ends them.
 type staticSource struct{ pods []*kube.Pod }
 
 func (s staticSource) ListEach(_ context.Context, _ kube.ListOptions, fn func(*kube.Pod) error) (kube.ListMeta, error) {
@@ -24,17 +26,34 @@ func (s staticSource) ListEach(_ context.Context, _ kube.ListOptions, fn func(*k
 	return kube.ListMeta{ResourceVersion: "10"}, nil
 }
 
-func (s staticSource) Watch(ctx context.Context, _ kube.WatchOptions) (reflector.Watch[*kube.Pod], error) {
-	return quietWatch{ctx}, nil
+func (s staticSource) Watch(ctx context.Context, o kube.WatchOptions) (reflector.Watch[*kube.Pod], error) {
+	w := &quietWatch{ctx: ctx}
+	if o.SendInitialEvents != nil && *o.SendInitialEvents {
+		for _, p := range s.pods {
+			w.initial = append(w.initial, kube.WatchEvent[*kube.Pod]{Type: kube.Added, Object: p})
+		}
+		end := &kube.Pod{ObjectMeta: kube.ObjectMeta{ResourceVersion: "10",
+			Annotations: map[string]string{kube.InitialEventsEndAnnotation: "true"}}}
+		w.initial = append(w.initial, kube.WatchEvent[*kube.Pod]{Type: kube.Bookmark, Object: end})
+	}
+	return w, nil
 }
 
-type quietWatch struct{ ctx context.Context }
+type quietWatch struct {
+	ctx     context.Context
+	initial []kube.WatchEvent[*kube.Pod]
+}
 
-func (w quietWatch) Next() (kube.WatchEvent[*kube.Pod], error) {
+func (w *quietWatch) Next() (kube.WatchEvent[*kube.Pod], error) {
+	if len(w.initial) > 0 {
+		ev := w.initial[0]
+		w.initial = w.initial[1:]
+		return ev, nil
+	}
 	<-w.ctx.Done()
 	return kube.WatchEvent[*kube.Pod]{}, w.ctx.Err()
 }
-func (quietWatch) Close() error { return nil }
+func (*quietWatch) Close() error { return nil }
 
 func examplePod(ns, name, app string) *kube.Pod {
 	return &kube.Pod{ObjectMeta: kube.ObjectMeta{Namespace: ns, Name: name, ResourceVersion: "10", Labels: map[string]string{"app": app}}}

@@ -19,7 +19,8 @@ type FactoryOptions struct {
 	// Namespace limits every informer to one namespace; "" = all.
 	Namespace string
 	// Reflector settings shared by all informers (page size, WatchList,
-	// transport is chosen with Transport below).
+	// timeouts, backoff); zero values are the reflector's defaults,
+	// WatchList included. The transport is chosen with Transport below.
 	Reflector reflector.Options
 	Transport kube.WatchTransport
 	// KeepManagedFields keeps metadata.managedFields in cached objects. By

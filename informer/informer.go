@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -27,8 +28,19 @@ type Options[T kube.Object] struct {
 	// Transform rewrites each object before it is queued and cached (client-go's
 	// TransformFunc). Stripping managedFields needs no transform: the
 	// Factory's codecs cut it from the bytes before decoding.
+	//
+	// An error refuses the object: the reflector backs off and asks the
+	// server for it again (the whole list, or the watch from before that
+	// event), and informer_transform_errors_total counts it. A Transform that
+	// always fails for some object therefore stalls the informer (retried
+	// with backoff up to 30 s, and logged) rather than silently dropping
+	// the object; a Transform that cannot improve an object should return
+	// it unchanged.
 	Transform func(T) (T, error)
-	// Reflector settings (page size, WatchList, timeouts, selectors, backoff).
+	// Reflector settings (page size, WatchList, timeouts, selectors,
+	// backoff). Its Name, Clock, Logger and Observer, when left zero, are
+	// filled from this informer's Name, Clock, Logger and Observer; set,
+	// they are kept.
 	Reflector reflector.Options
 	// BatchSize is the most deltas applied per FIFO pop; default 256.
 	BatchSize int
@@ -97,13 +109,36 @@ func New[T kube.Object](lw reflector.ListerWatcher[T], o Options[T]) (*Informer[
 		return nil, fmt.Errorf("informer %s: %w", o.Name, err)
 	}
 	inf.proc = proc
+	failures, err := newTransformErrors(o.Registerer)
+	if err != nil {
+		return nil, fmt.Errorf("informer %s: %w", o.Name, err)
+	}
+	sink := fifoSink[T]{f: inf.fifo, transform: o.Transform}
+	if failures != nil {
+		sink.failures = failures.WithLabelValues(o.Name)
+	}
+	inf.refl = reflector.New(lw, reflector.Sink[T](sink), reflectorOptions(o, log))
+	return inf, nil
+}
+
+// reflectorOptions returns o.Reflector with the fields the caller left
+// zero filled from the informer's: Name, Clock, Logger (log, which names
+// the informer) and Observer.
+func reflectorOptions[T kube.Object](o Options[T], log zerolog.Logger) reflector.Options {
 	ro := o.Reflector
-	ro.Name, ro.Clock, ro.Logger = o.Name, o.Clock, log
-	if o.Observer != nil {
+	if ro.Name == "" {
+		ro.Name = o.Name
+	}
+	if ro.Clock == nil {
+		ro.Clock = o.Clock
+	}
+	if reflect.ValueOf(ro.Logger).IsZero() {
+		ro.Logger = log
+	}
+	if ro.Observer == nil && o.Observer != nil {
 		ro.Observer = o.Observer
 	}
-	inf.refl = reflector.New(lw, reflector.Sink[T](fifoSink[T]{f: inf.fifo, transform: o.Transform}), ro)
-	return inf, nil
+	return ro
 }
 
 // Name returns the informer's name.

@@ -1,10 +1,19 @@
 package informer
 
 import (
+	"errors"
+	"fmt"
+
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/kcmlab/kcm/deltafifo"
 	"github.com/kcmlab/kcm/kube"
 	"github.com/kcmlab/kcm/reflector"
 )
+
+// ErrTransform wraps the error of an Options.Transform that refused an
+// object. The reflector backs off and asks for the object again.
+var ErrTransform = errors.New("transform failed")
 
 // fifoSink is the reflector's view of the FIFO: objects pass the transform
 // on the way in, so the FIFO and the store only ever hold what the cache
@@ -12,13 +21,23 @@ import (
 type fifoSink[T kube.Object] struct {
 	f         *deltafifo.FIFO[T]
 	transform func(T) (T, error)
+	// failures counts the transform's errors; nil without metrics.
+	failures prometheus.Counter
 }
 
 func (s fifoSink[T]) prep(obj T) (T, error) {
 	if s.transform == nil {
 		return obj, nil
 	}
-	return s.transform(obj)
+	out, err := s.transform(obj)
+	if err != nil {
+		if s.failures != nil {
+			s.failures.Inc()
+		}
+		m := obj.GetObjectMeta()
+		return out, fmt.Errorf("%w: %s/%s at resourceVersion %s: %w", ErrTransform, m.Namespace, m.Name, m.ResourceVersion, err)
+	}
+	return out, nil
 }
 
 func (s fifoSink[T]) Add(obj T) error {
@@ -65,3 +84,28 @@ func (r *replacer[T]) Add(obj T) error {
 
 func (r *replacer[T]) Finish(string) error { return r.r.Finish() }
 func (r *replacer[T]) Abort()              { r.r.Abort() }
+
+// newTransformErrors returns the informer_transform_errors_total family
+// registered with reg, or the identical family an informer registered
+// earlier with the same reg (all informers share one). A nil reg means no
+// metrics.
+func newTransformErrors(reg prometheus.Registerer) (*prometheus.CounterVec, error) {
+	if reg == nil {
+		return nil, nil
+	}
+	c := prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "informer_transform_errors_total",
+		Help: "Objects the informer's Transform refused with an error, by informer; each is asked for again after the reflector's backoff.",
+	}, []string{"informer"})
+	err := reg.Register(c)
+	if err == nil {
+		return c, nil
+	}
+	var are prometheus.AlreadyRegisteredError
+	if errors.As(err, &are) {
+		if existing, ok := are.ExistingCollector.(*prometheus.CounterVec); ok {
+			return existing, nil
+		}
+	}
+	return nil, fmt.Errorf("registering informer_transform_errors_total: %w", err)
+}

@@ -39,15 +39,11 @@ func (b *Backoff) Next(now time.Time) time.Duration {
 		b.current = min(time.Duration(float64(b.current)*b.Factor), b.Max)
 	}
 	b.lastFailure = now
-	d := b.current
-	if b.Jitter > 0 {
-		r := b.Rand
-		if r == nil {
-			r = rand.Float64
-		}
-		d += time.Duration(r() * b.Jitter * float64(d))
+	r := b.Rand
+	if r == nil {
+		r = rand.Float64
 	}
-	return d
+	return b.current + time.Duration(r()*b.Jitter*float64(b.current)) // Jitter 0: none
 }
 
 // Reset forgets past failures.

@@ -9,7 +9,7 @@ import (
 	"github.com/kcmlab/kcm/reflector"
 )
 
-// Stepping the machine through a list, a few events, a dropped watch and an
+// Stepping the machine through a list, an event, a dropped watch and an
 // expired resourceVersion — no goroutines, no clock.
 func ExampleMachine() {
 	b := reflector.DefaultBackoff()
@@ -26,13 +26,13 @@ func ExampleMachine() {
 			fmt.Printf("%-9s WAIT %v\n", m.Phase(), a.Wait)
 		}
 	}
-	pod := func(rv string) kube.Object { return &kube.RawObject{ObjectMeta: kube.ObjectMeta{ResourceVersion: rv}} }
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 
 	show()
 	m.ListDone("100")
 	show()
-	m.Event(kube.Modified, pod("105"), false)
+	route := m.Route(kube.Modified, false) // ToUpdate: the shell calls sink.Update
+	m.Accepted(route, "105")               // the sink took it: a watch resumes after 105
 	m.WatchEnded(fmt.Errorf("connection reset"), now)
 	show()
 	m.WaitDone()

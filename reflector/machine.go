@@ -3,6 +3,7 @@ package reflector
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"time"
 
@@ -66,6 +67,21 @@ const (
 	ToError                      // an ERROR event: end the watch with Event.Err
 )
 
+// VeryShortWatch is client-go's threshold: a watch the server ends
+// normally sooner than this after it was opened, with no event, counts as
+// an error and is backed off (ErrVeryShortWatch).
+const VeryShortWatch = time.Second
+
+var (
+	// ErrRefused wraps what the sink answered when it refused a list item
+	// or an event (a Transform's error, a closed FIFO). The refused state
+	// is asked for again after a backoff; it is never skipped.
+	ErrRefused = errors.New("sink refused")
+	// ErrVeryShortWatch reports a watch the server ended normally within
+	// VeryShortWatch with no event (client-go: VeryShortWatchError).
+	ErrVeryShortWatch = errors.New("very short watch: ended by the server within a second with no event")
+)
+
 // Settings configure a Machine.
 type Settings struct {
 	PageSize  int64 // LIST page size; 0 = unpaginated
@@ -87,7 +103,7 @@ type Machine struct {
 	phase Phase
 	// afterWait is the phase to return to when a wait ends.
 	afterWait Phase
-	// lastRV is the resourceVersion of the newest state handed to the sink:
+	// lastRV is the resourceVersion of the newest state the sink accepted:
 	// a list's RV, then each watch event's and bookmark's. A watch resumes
 	// from it, so no event is missed or applied twice.
 	lastRV string
@@ -105,13 +121,16 @@ type Machine struct {
 	refusals    int
 	wait        time.Duration
 	synced      bool
+	// watchStart is when the current watch was requested, and sawEvent
+	// whether it delivered any event: together they tell a very short
+	// watch (VeryShortWatch).
+	watchStart time.Time
+	sawEvent   bool
 }
 
 // NewMachine returns a machine about to make its first list.
 func NewMachine(s Settings) *Machine {
-	if s.UnsupportedMax <= 0 {
-		s.UnsupportedMax = 1
-	}
+	s.UnsupportedMax = max(s.UnsupportedMax, 1)
 	if s.WatchTimeout == nil {
 		s.WatchTimeout = func() int64 { return 300 }
 	}
@@ -125,7 +144,7 @@ func NewMachine(s Settings) *Machine {
 // Phase returns the current phase.
 func (m *Machine) Phase() Phase { return m.phase }
 
-// LastRV returns the resourceVersion of the newest state applied.
+// LastRV returns the resourceVersion of the newest state the sink accepted.
 func (m *Machine) LastRV() string { return m.lastRV }
 
 // Synced reports whether an initial state was ever completely received.
@@ -175,15 +194,22 @@ func (m *Machine) ListDone(rv string) {
 	m.phase = Watching
 }
 
-// ListFailed reports a LIST that failed at now.
+// ListFailed reports a LIST that failed at now (or that the sink
+// refused: err wraps ErrRefused).
 func (m *Machine) ListFailed(err error, now time.Time) {
-	switch {
-	case kube.IsGone(err) && m.relistRV != "":
+	if errors.Is(err, ErrRefused) {
+		// Whatever the sink's error wraps, the list was fine: back off and
+		// read it again.
+		m.backOff(err, now, Listing)
+		return
+	}
+	if kube.IsGone(err) && m.relistRV != "" {
 		// The RV we listed at (or a continue token) expired: read the newest
 		// state instead, at once.
 		m.relistRV = ""
 		return
-	case kube.IsResourceVersionTooLarge(err):
+	}
+	if kube.IsResourceVersionTooLarge(err) {
 		// The server has not reached relistRV (another apiserver was ahead).
 		// Asking again for the same RV could loop forever: read the newest.
 		m.relistRV = ""
@@ -200,31 +226,29 @@ func (m *Machine) ContinueExpired() {
 	m.unpaginated = true
 }
 
-// Event routes one watch event of type t carrying obj (nil for ERROR) and
-// advances the resourceVersion. initialEnd marks the bookmark that ends a
-// WatchList's initial events.
-func (m *Machine) Event(t kube.EventType, obj kube.Object, initialEnd bool) Route {
+// WatchStarting reports that the shell is about to open the watch that
+// Next asked for, at now.
+func (m *Machine) WatchStarting(now time.Time) {
+	m.watchStart, m.sawEvent = now, false
+}
+
+// Route says where a watch event of type t goes; initialEnd marks the
+// bookmark that ends a WatchList's initial events. It changes nothing: the
+// shell hands the event to the sink and then reports Accepted, so that an
+// event the sink refused is not counted as applied, and the next watch,
+// from the last accepted resourceVersion, delivers it again.
+func (m *Machine) Route(t kube.EventType, initialEnd bool) Route {
 	if t == kube.Error {
 		return ToError
 	}
-	rv := ""
-	if obj != nil {
-		rv = obj.GetObjectMeta().ResourceVersion
-	}
 	if m.phase == WatchListing {
-		switch {
-		case t == kube.Bookmark && initialEnd:
-			m.lastRV, m.relistRV, m.synced = rv, rv, true
-			m.refusals = 0
-			m.phase = Watching
-			return ToReplaceFinish
-		case t == kube.Bookmark:
-			return ToNothing // initial events come in no RV order: keep lastRV until the end
+		if t != kube.Bookmark {
+			return ToReplace
 		}
-		return ToReplace
-	}
-	if rv != "" {
-		m.lastRV = rv
+		if initialEnd {
+			return ToReplaceFinish
+		}
+		return ToNothing // initial events come in no RV order: only their end moves lastRV
 	}
 	switch t {
 	case kube.Added:
@@ -237,25 +261,57 @@ func (m *Machine) Event(t kube.EventType, obj kube.Object, initialEnd bool) Rout
 	return ToNothing
 }
 
+// Accepted reports that the sink took an event routed to r (or that r was
+// ToNothing) whose object is at resourceVersion rv: a later watch resumes
+// after it. The end of a WatchList's initial events completes the initial
+// state.
+func (m *Machine) Accepted(r Route, rv string) {
+	m.sawEvent = true
+	if r == ToReplaceFinish {
+		m.lastRV, m.relistRV, m.synced = rv, rv, true
+		m.refusals = 0
+		m.phase = Watching
+		return
+	}
+	// Initial events, and bookmarks during them, do not move lastRV.
+	if m.phase != WatchListing && rv != "" {
+		m.lastRV = rv
+	}
+}
+
 // WatchEnded reports that the watch stopped with err at now (io.EOF: the
-// server closed it normally).
-func (m *Machine) WatchEnded(err error, now time.Time) {
+// server closed it normally; an error wrapping ErrRefused: the sink
+// refused an event). It returns the cause to report, which is err unless
+// the watch was very short (ErrVeryShortWatch).
+func (m *Machine) WatchEnded(err error, now time.Time) error {
+	if errors.Is(err, ErrRefused) {
+		// Whatever the sink's error wraps (even io.EOF or a 410), the
+		// watch was fine: back off, then offer the refused event again.
+		m.backOff(err, now, m.phase)
+		return err
+	}
 	if m.phase == WatchListing {
 		m.watchListEnded(err, now)
-		return
+		return err
+	}
+	if lasted := now.Sub(m.watchStart); errors.Is(err, io.EOF) && !m.sawEvent && lasted < VeryShortWatch {
+		err = fmt.Errorf("%w (after %v)", ErrVeryShortWatch, lasted)
+		m.backOff(err, now, Watching)
+		return err
 	}
 	switch {
 	case errors.Is(err, io.EOF), errors.Is(err, kube.ErrIdleTimeout):
-		return // resume from lastRV at once
+		return err // resume from lastRV at once
 	case kube.IsGone(err):
 		m.relistRV = m.lastRV
 		m.phase = Listing
 		if m.s.WatchList && !m.watchListOff {
 			m.phase = WatchListing
 		}
-		return
+		return err
 	}
 	m.backOff(err, now, Watching)
+	return err
 }
 
 // watchListEnded handles the end of a WatchList before its initial-events

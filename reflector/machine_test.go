@@ -14,16 +14,22 @@ func statusErr(code int, reason string) error {
 	return &kube.StatusError{Status: kube.Status{Code: int32(code), Reason: reason}}
 }
 
-func pod(rv string) kube.Object {
-	return &kube.RawObject{ObjectMeta: kube.ObjectMeta{Namespace: "ns", Name: "p", ResourceVersion: rv}}
-}
-
 var t0 = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 
 func noJitter() Backoff {
 	b := DefaultBackoff()
 	b.Jitter = 0
 	return b
+}
+
+// event routes an event of type t at resourceVersion rv and, unless it
+// ends the watch, reports it accepted by the sink.
+func event(m *Machine, t kube.EventType, rv string, initialEnd bool) Route {
+	r := m.Route(t, initialEnd)
+	if r != ToError {
+		m.Accepted(r, rv)
+	}
+	return r
 }
 
 func newTestMachine(watchList bool) *Machine {
@@ -57,14 +63,14 @@ func TestMachineEventsAdvanceRV(t *testing.T) {
 		{kube.Deleted, "103", ToDelete},
 		{kube.Bookmark, "150", ToNothing},
 	} {
-		if got := m.Event(tc.typ, pod(tc.rv), false); got != tc.want {
+		if got := event(m, tc.typ, tc.rv, false); got != tc.want {
 			t.Errorf("%s: route %v, want %v", tc.typ, got, tc.want)
 		}
 		if m.LastRV() != tc.rv {
 			t.Errorf("%s: lastRV %q, want %q", tc.typ, m.LastRV(), tc.rv)
 		}
 	}
-	if m.Event(kube.Error, nil, false) != ToError {
+	if event(m, kube.Error, "", false) != ToError {
 		t.Error("ERROR event not routed to ToError")
 	}
 }
@@ -91,7 +97,7 @@ func TestMachineWatchEnds(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			m := newTestMachine(false)
 			m.ListDone("100")
-			m.Event(kube.Modified, pod("120"), false)
+			event(m, kube.Modified, "120", false)
 			m.WatchEnded(tc.err, t0)
 			a := m.Next()
 			if a.Kind != tc.wantKind {
@@ -184,16 +190,16 @@ func TestMachineWatchList(t *testing.T) {
 	}
 	// Initial events come in no RV order: they go to the replace and do
 	// not move lastRV.
-	if r := m.Event(kube.Added, pod("90"), false); r != ToReplace {
+	if r := event(m, kube.Added, "90", false); r != ToReplace {
 		t.Fatalf("initial ADDED routed %v", r)
 	}
-	if r := m.Event(kube.Bookmark, pod("95"), false); r != ToNothing || m.LastRV() != "" {
+	if r := event(m, kube.Bookmark, "95", false); r != ToNothing || m.LastRV() != "" {
 		t.Fatalf("plain bookmark during initial events: %v rv %q", r, m.LastRV())
 	}
-	if r := m.Event(kube.Bookmark, pod("100"), true); r != ToReplaceFinish || m.LastRV() != "100" || !m.Synced() {
+	if r := event(m, kube.Bookmark, "100", true); r != ToReplaceFinish || m.LastRV() != "100" || !m.Synced() {
 		t.Fatalf("initial-events-end: route %v rv %q synced %v", r, m.LastRV(), m.Synced())
 	}
-	if r := m.Event(kube.Added, pod("101"), false); r != ToAdd {
+	if r := event(m, kube.Added, "101", false); r != ToAdd {
 		t.Fatalf("ADDED after initial events routed %v, want ToAdd", r)
 	}
 }

@@ -19,9 +19,11 @@ import (
 type Options struct {
 	Name     string // for logs, e.g. "pods"
 	PageSize int64  // LIST page size; default 500, negative = unpaginated
-	// WatchList: try the streaming initial list first (default true via
-	// DefaultOptions), falling back to LIST+WATCH when the server refuses.
-	WatchList bool
+	// DisableWatchList turns off WatchList. By default the initial state
+	// is streamed over a watch (sendInitialEvents=true, as current
+	// Kubernetes components do), falling back to LIST+WATCH for good once
+	// the server refuses it; with DisableWatchList it is always LIST+WATCH.
+	DisableWatchList bool
 	// MinWatchTimeout: each watch asks the server to end it after a random
 	// time in [Min, 2×Min); default 5 minutes (client-go's choice).
 	MinWatchTimeout time.Duration
@@ -65,9 +67,8 @@ type Reflector[T kube.Object] struct {
 func New[T kube.Object](lw ListerWatcher[T], sink Sink[T], o Options) *Reflector[T] {
 	if o.PageSize == 0 {
 		o.PageSize = 500
-	} else if o.PageSize < 0 {
-		o.PageSize = 0
 	}
+	o.PageSize = max(o.PageSize, 0) // negative: unpaginated
 	if o.MinWatchTimeout <= 0 {
 		o.MinWatchTimeout = 5 * time.Minute
 	}
@@ -83,7 +84,7 @@ func New[T kube.Object](lw ListerWatcher[T], sink Sink[T], o Options) *Reflector
 	}
 	minT := int64(o.MinWatchTimeout / time.Second)
 	m := NewMachine(Settings{
-		PageSize: o.PageSize, WatchList: o.WatchList, Backoff: b,
+		PageSize: o.PageSize, WatchList: !o.DisableWatchList, Backoff: b,
 		LabelSelector: o.LabelSelector, FieldSelector: o.FieldSelector,
 		WatchTimeout: func() int64 { return minT + rand.Int64N(max(minT, 1)) },
 	})
@@ -91,7 +92,7 @@ func New[T kube.Object](lw ListerWatcher[T], sink Sink[T], o Options) *Reflector
 }
 
 // LastSyncResourceVersion returns the resourceVersion of the newest state
-// handed to the sink.
+// the sink accepted.
 func (r *Reflector[T]) LastSyncResourceVersion() string {
 	if p := r.rv.Load(); p != nil {
 		return *p
@@ -138,8 +139,10 @@ func (r *Reflector[T]) notePhase(err error) {
 	if r.o.Observer != nil {
 		r.o.Observer.PhaseChange(from, to, err)
 	}
+	// Phases change for failures only while Run goes on (a stop changes
+	// none), so every error but a normal end is worth a warning.
 	lvl := r.o.Logger.Debug()
-	if err != nil && !Stopped(err) && !errors.Is(err, io.EOF) {
+	if err != nil && !errors.Is(err, io.EOF) {
 		lvl = r.o.Logger.Warn()
 	}
 	lvl.Str("reflector", r.o.Name).Str("from", from.String()).Str("to", to.String()).
@@ -147,10 +150,7 @@ func (r *Reflector[T]) notePhase(err error) {
 }
 
 func (r *Reflector[T]) waitFor(ctx context.Context, d time.Duration) {
-	if d <= 0 {
-		return
-	}
-	t := r.o.Clock.NewTimer(d)
+	t := r.o.Clock.NewTimer(d) // d ≤ 0 fires at once
 	defer t.Stop()
 	select {
 	case <-ctx.Done():
@@ -164,15 +164,11 @@ func (r *Reflector[T]) list(ctx context.Context, opts kube.ListOptions) error {
 	rv := ""
 	for {
 		n := 0
-		meta, err := r.lw.ListEach(ctx, opts, func(obj T) error { n++; return rep.Add(obj) })
+		meta, err := r.lw.ListEach(ctx, opts, func(obj T) error { n++; return refused(rep.Add(obj)) })
 		if err != nil {
 			rep.Abort()
-			switch {
-			case Stopped(err):
-			case opts.Continue != "" && kube.IsGone(err):
-				r.m.ContinueExpired()
-			default:
-				r.m.ListFailed(err, r.o.Clock.Now())
+			if ctx.Err() == nil { // else Run is stopping: nothing to decide
+				r.listFailed(err, opts.Continue != "")
 			}
 			return fmt.Errorf("list %s: %w", r.o.Name, err)
 		}
@@ -188,22 +184,40 @@ func (r *Reflector[T]) list(ctx context.Context, opts kube.ListOptions) error {
 		opts.Continue = meta.Continue
 		opts.ResourceVersion, opts.ResourceVersionMatch = "", ""
 	}
-	if err := rep.Finish(rv); err != nil {
-		// The sink refused (closed: the informer is stopping). Back off
-		// rather than list again at once, should the context live on.
+	if err := refused(rep.Finish(rv)); err != nil {
+		rep.Abort()
 		r.m.ListFailed(err, r.o.Clock.Now())
-		return err
+		return fmt.Errorf("list %s: %w", r.o.Name, err)
 	}
 	r.m.ListDone(rv)
 	return nil
 }
 
+// listFailed tells the machine why a LIST failed; continued: on a page
+// after the first.
+func (r *Reflector[T]) listFailed(err error, continued bool) {
+	if continued && kube.IsGone(err) && !errors.Is(err, ErrRefused) {
+		r.m.ContinueExpired()
+		return
+	}
+	r.m.ListFailed(err, r.o.Clock.Now())
+}
+
+// refused marks an error of the sink as a refusal (ErrRefused).
+func refused(err error) error {
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf("%w: %w", ErrRefused, err)
+}
+
 // watch runs one WATCH until it ends, routing events into the sink.
 func (r *Reflector[T]) watch(ctx context.Context, opts kube.ListOptions) error {
+	r.m.WatchStarting(r.o.Clock.Now()) // before the request: a proxy may hold the headers back
 	w, err := r.lw.Watch(ctx, kube.WatchOptions{ListOptions: opts, IdleTimeout: r.o.IdleTimeout})
 	if err != nil {
-		if !Stopped(err) {
-			r.m.WatchEnded(err, r.o.Clock.Now())
+		if ctx.Err() == nil {
+			err = r.m.WatchEnded(err, r.o.Clock.Now())
 		}
 		return err
 	}
@@ -216,50 +230,54 @@ func (r *Reflector[T]) watch(ctx context.Context, opts kube.ListOptions) error {
 	if rep != nil && r.m.Phase() == WatchListing {
 		rep.Abort()
 	}
-	if !Stopped(err) && ctx.Err() == nil {
-		r.m.WatchEnded(err, r.o.Clock.Now())
+	if ctx.Err() == nil {
+		err = r.m.WatchEnded(err, r.o.Clock.Now())
 	}
 	return err
 }
 
-// stream applies events until the watch ends, returning why it ended.
+// stream hands events to the sink until the watch ends, returning why it
+// ended. The machine counts an event as applied only once the sink
+// accepted it.
 func (r *Reflector[T]) stream(w Watch[T], rep Replacer[T]) error {
 	for {
 		ev, err := w.Next()
 		if err != nil {
 			return err
 		}
-		var obj kube.Object
 		rv := ""
 		if ev.Type != kube.Error {
-			obj = ev.Object
 			rv = ev.Object.GetObjectMeta().ResourceVersion
 		}
 		if r.o.Observer != nil {
 			r.o.Observer.WatchEvent(ev.Type, rv, ev.Size)
 		}
-		if err := r.apply(r.m.Event(ev.Type, obj, ev.Type == kube.Bookmark && ev.IsInitialEventsEnd()), ev, rep); err != nil {
-			return err
+		route := r.m.Route(ev.Type, ev.IsInitialEventsEnd())
+		if route == ToError {
+			return ev.Err
 		}
+		if err := r.apply(route, ev.Object, rv, rep); err != nil {
+			return fmt.Errorf("%s event at resourceVersion %s: %w", ev.Type, rv, refused(err))
+		}
+		r.m.Accepted(route, rv)
 		r.publishRV()
 		r.notePhase(nil) // the end of a WatchList's initial events moves to watching mid-stream
 	}
 }
 
-func (r *Reflector[T]) apply(route Route, ev kube.WatchEvent[T], rep Replacer[T]) error {
+// apply hands obj, routed to route, to the sink.
+func (r *Reflector[T]) apply(route Route, obj T, rv string, rep Replacer[T]) error {
 	switch route {
 	case ToAdd:
-		return r.sink.Add(ev.Object)
+		return r.sink.Add(obj)
 	case ToUpdate:
-		return r.sink.Update(ev.Object)
+		return r.sink.Update(obj)
 	case ToDelete:
-		return r.sink.Delete(ev.Object)
+		return r.sink.Delete(obj)
 	case ToReplace:
-		return rep.Add(ev.Object)
+		return rep.Add(obj)
 	case ToReplaceFinish:
-		return rep.Finish(r.m.LastRV())
-	case ToError:
-		return ev.Err
+		return rep.Finish(rv)
 	}
 	return nil
 }

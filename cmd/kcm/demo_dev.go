@@ -78,7 +78,7 @@ func startDevTrace(ctx context.Context, c *kube.Client, o devWorkload, w io.Writ
 	if err != nil {
 		return nil, fmt.Errorf("--trace: %w", err)
 	}
-	t, err := newTracer(c, traceOptions{Resource: res, Namespace: o.TraceNamespace, WatchList: true, Logger: o.Logger}, w)
+	t, err := newTracer(c, traceOptions{Resource: res, Namespace: o.TraceNamespace, Logger: o.Logger}, w)
 	if err != nil {
 		return nil, err
 	}

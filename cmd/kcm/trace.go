@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/kcmlab/kcm/kube"
+	"github.com/kcmlab/kcm/reflector"
 )
 
 // traceFlags are the flags of `kcm trace`.
@@ -26,23 +27,7 @@ type traceFlags struct {
 // cluster of the current kubeconfig, with every event printed stage by
 // stage until SIGINT or SIGTERM.
 func runTrace(args []string, stdout, stderr io.Writer) int {
-	fs := pflag.NewFlagSet("kcm trace", pflag.ContinueOnError)
-	fs.SetOutput(stderr)
-	var f traceFlags
-	fs.StringVarP(&f.namespace, "namespace", "n", "", "trace only this namespace (default: all namespaces)")
-	fs.StringVar(&f.kubeconfig, "kubeconfig", "", "kubeconfig file (default: $KUBECONFIG, then ~/.kube/config)")
-	fs.StringVar(&f.context, "context", "", "kubeconfig context (default: current-context)")
-	fs.StringVar(&f.transport, "transport", "chunked", "watch transport: chunked or websocket")
-	fs.BoolVar(&f.watchList, "watch-list", true, "stream the initial state over the watch (WatchList); false: LIST then WATCH")
-	fs.BoolVar(&f.showInitial, "show-initial", false, "show the initial state object by object instead of a summary")
-	fs.BoolVarP(&f.verbose, "verbose", "v", false, "log the informer's own messages to stderr")
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: kcm trace <resource> [flags]\n\n"+
-			"Runs one informer on <resource> (pods, po, rs, deploy, ns, cm, sa, lease, or any name discovery finds:\n"+
-			"plural, singular or plural.group) and prints each event's path through reflector, deltafifo, store and\n"+
-			"processor. Ctrl-C stops it.\n\nflags:\n")
-		fs.PrintDefaults()
-	}
+	fs, f := traceFlagSet(stderr)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
 			return 0
@@ -62,11 +47,41 @@ func runTrace(args []string, stdout, stderr io.Writer) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := trace(ctx, fs.Arg(0), f, transport, stdout, stderr); err != nil {
+	if err := trace(ctx, fs.Arg(0), *f, transport, stdout, stderr); err != nil {
 		fmt.Fprintf(stderr, "kcm trace: %v\n", err)
 		return 1
 	}
 	return 0
+}
+
+// traceFlagSet returns the flags of `kcm trace`, to be parsed into f.
+func traceFlagSet(stderr io.Writer) (fs *pflag.FlagSet, f *traceFlags) {
+	fs = pflag.NewFlagSet("kcm trace", pflag.ContinueOnError)
+	fs.SetOutput(stderr)
+	f = &traceFlags{}
+	fs.StringVarP(&f.namespace, "namespace", "n", "", "trace only this namespace (default: all namespaces)")
+	fs.StringVar(&f.kubeconfig, "kubeconfig", "", "kubeconfig file (default: $KUBECONFIG, then ~/.kube/config)")
+	fs.StringVar(&f.context, "context", "", "kubeconfig context (default: current-context)")
+	fs.StringVar(&f.transport, "transport", "chunked", "watch transport: chunked or websocket")
+	// The default is the reflector's own (its zero Options), which every
+	// informer.Factory uses too.
+	fs.BoolVar(&f.watchList, "watch-list", !reflector.Options{}.DisableWatchList,
+		"stream the initial state over the watch (WatchList); false: LIST then WATCH")
+	fs.BoolVar(&f.showInitial, "show-initial", false, "show the initial state object by object instead of a summary")
+	fs.BoolVarP(&f.verbose, "verbose", "v", false, "log the informer's own messages to stderr")
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "usage: kcm trace <resource> [flags]\n\n"+
+			"Runs one informer on <resource> (pods, po, rs, deploy, ns, cm, sa, lease, or any name discovery finds:\n"+
+			"plural, singular or plural.group) and prints each event's path through reflector, deltafifo, store and\n"+
+			"processor. Ctrl-C stops it.\n\nflags:\n")
+		fs.PrintDefaults()
+	}
+	return fs, f
+}
+
+// reflectorOptions are the reflector settings the flags ask for.
+func (f traceFlags) reflectorOptions() reflector.Options {
+	return reflector.Options{DisableWatchList: !f.watchList}
 }
 
 // trace connects, resolves the resource and runs the tracer until ctx ends.
@@ -88,7 +103,7 @@ func trace(ctx context.Context, resource string, f traceFlags, transport kube.Wa
 		return err
 	}
 	t, err := newTracer(c, traceOptions{Resource: res, Namespace: f.namespace, Transport: transport,
-		WatchList: f.watchList, ShowInitial: f.showInitial, Logger: log}, stdout)
+		Reflector: f.reflectorOptions(), ShowInitial: f.showInitial, Logger: log}, stdout)
 	if err != nil {
 		return err
 	}

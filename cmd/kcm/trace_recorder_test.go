@@ -87,7 +87,7 @@ func TestTracerPipeline(t *testing.T) {
 	}}
 	tap := newLineTap()
 	tr, err := newTracerFrom(lw, traceStart{Resource: kube.Pods, Server: "fake", Transport: "chunked", WatchList: true},
-		traceOptions{Resource: kube.Pods, WatchList: true}, tap)
+		traceOptions{Resource: kube.Pods}, tap)
 	if err != nil {
 		t.Fatal(err)
 	}

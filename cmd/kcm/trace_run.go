@@ -20,10 +20,10 @@ type traceOptions struct {
 	Resource    kube.Resource
 	Namespace   string // "" = all namespaces; ignored for cluster-scoped resources
 	Transport   kube.WatchTransport
-	WatchList   bool
 	ShowInitial bool
-	// Reflector overrides the reflector's settings (tests shorten the
-	// backoff); its WatchList and Observer are set from this struct.
+	// Reflector are the reflector's settings: WatchList unless
+	// DisableWatchList (the default everywhere); tests shorten the backoff.
+	// The tracer's recorder is its Observer.
 	Reflector reflector.Options
 	Clock     clock.Clock
 	Logger    zerolog.Logger
@@ -51,7 +51,8 @@ func newTracer(c *kube.Client, o traceOptions, w io.Writer) (*tracer, error) {
 		ns = ""
 	}
 	r := kube.NewResources(c, o.Resource, kube.StrippingManagedFields(kube.Raw())).InNamespace(ns)
-	start := traceStart{Resource: o.Resource, Namespace: ns, Server: c.Host(), Transport: transportName(o.Transport), WatchList: o.WatchList}
+	start := traceStart{Resource: o.Resource, Namespace: ns, Server: c.Host(), Transport: transportName(o.Transport),
+		WatchList: !o.Reflector.DisableWatchList}
 	return newTracerFrom(reflector.FromResources(r, o.Transport), start, o, w)
 }
 
@@ -62,7 +63,6 @@ func newTracerFrom(lw reflector.ListerWatcher[*kube.RawObject], start traceStart
 	}
 	rec := newRecorder(o.Clock, w, printerOptions{ShowInitial: o.ShowInitial})
 	ro := o.Reflector
-	ro.WatchList = o.WatchList
 	name := o.Resource.Resource
 	if o.Resource.Group != "" {
 		name += "." + o.Resource.Group

@@ -1,0 +1,124 @@
+package reflector_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/kcmlab/kcm/kube"
+	"github.com/kcmlab/kcm/reflector"
+)
+
+// listWatch are options for classic LIST+WATCH.
+func listWatch() reflector.Options { return reflector.Options{DisableWatchList: true} }
+
+// A sink that refuses an event (a Transform error, a closed FIFO) must be
+// offered it again: the reflector backs off and resumes the watch from the
+// resourceVersion of the last state the sink accepted, before the refused
+// event. API rule: a watch from resourceVersion N delivers every change
+// after N, so the refused one comes again.
+func TestRefusedEventIsDeliveredAgain(t *testing.T) {
+	for _, tc := range []struct {
+		typ kube.EventType
+		op  string
+	}{
+		{kube.Added, "add p@101"},
+		{kube.Modified, "update p@101"},
+		{kube.Deleted, "delete p@101"},
+	} {
+		t.Run(string(tc.typ), func(t *testing.T) {
+			s := &sink{refuse: refuseOnce(tc.op, errors.New("transform failed"))}
+			h := runWith(t, listWatch(), s)
+			h.listAt("100", pod("a", "100"))
+			w := h.watchFrom("100")
+			w.Event(tc.typ, pod("p", "101"))
+			h.expectWait(800 * time.Millisecond)
+			w = h.watchFrom("100") // not 101: that would skip the refused event
+			w.Event(tc.typ, pod("p", "101"))
+			w.Event(kube.Added, pod("q", "102"))
+			if err := h.stop(); !errors.Is(err, context.Canceled) {
+				t.Fatalf("Run returned %v, want context.Canceled", err)
+			}
+			want := []string{"start", "replace a@100", "finish 100", tc.op, "add q@102"}
+			if got := s.Ops(); !equal(got, want) {
+				t.Fatalf("sink saw %q, want %q", got, want)
+			}
+			if rv := h.r.LastSyncResourceVersion(); rv != "102" {
+				t.Fatalf("LastSyncResourceVersion %q, want 102", rv)
+			}
+		})
+	}
+}
+
+// A refused list item or a refused end of the list aborts the replace;
+// after a backoff the same LIST runs again.
+func TestRefusedListRelistsAfterBackoff(t *testing.T) {
+	for _, refused := range []string{"replace b@100", "finish 100"} {
+		t.Run(refused, func(t *testing.T) {
+			s := &sink{refuse: refuseOnce(refused, errors.New("fifo closed"))}
+			h := runWith(t, listWatch(), s)
+			first := h.lw.ExpectList()
+			first.List(kube.ListMeta{ResourceVersion: "100"}, pod("a", "100"), pod("b", "100"))
+			h.expectWait(800 * time.Millisecond)
+			again := h.lw.ExpectList()
+			if again.Options != first.Options {
+				t.Fatalf("relist %+v, want the same LIST %+v", again.Options, first.Options)
+			}
+			again.List(kube.ListMeta{ResourceVersion: "100"}, pod("a", "100"), pod("b", "100"))
+			h.watchFrom("100")
+			h.stop()
+			var want []string
+			if refused == "finish 100" {
+				want = []string{"start", "replace a@100", "replace b@100", "abort"}
+			} else {
+				want = []string{"start", "replace a@100", "abort"}
+			}
+			want = append(want, "start", "replace a@100", "replace b@100", "finish 100")
+			if got := s.Ops(); !equal(got, want) {
+				t.Fatalf("sink saw %q, want %q", got, want)
+			}
+		})
+	}
+}
+
+// A refused initial event of a WatchList, or a refused end bookmark,
+// aborts the replace; after a backoff the WatchList starts over.
+func TestRefusedWatchListStartsOver(t *testing.T) {
+	for _, refused := range []string{"replace b@90", "finish 100"} {
+		t.Run(refused, func(t *testing.T) {
+			s := &sink{refuse: refuseOnce(refused, errors.New("transform failed"))}
+			h := runWith(t, reflector.Options{}, s)
+			for i := range 2 {
+				c := h.lw.ExpectWatch()
+				if c.Options.SendInitialEvents == nil || c.Options.ResourceVersion != "" {
+					t.Fatalf("attempt %d: %+v, want a WatchList at the newest state", i, c.Options)
+				}
+				w := c.Open()
+				w.Event(kube.Added, pod("a", "95"))
+				w.Event(kube.Added, pod("b", "90"))
+				if i == 0 && refused != "finish 100" {
+					h.expectWait(800 * time.Millisecond) // the watch ended with the refusal
+					continue
+				}
+				w.Send(bookmark("100", true))
+				if i == 0 {
+					h.expectWait(800 * time.Millisecond)
+					continue
+				}
+				w.Event(kube.Added, pod("c", "101")) // the stream goes on as the live watch
+			}
+			h.stop()
+			var want []string
+			if refused == "finish 100" {
+				want = []string{"start", "replace a@95", "replace b@90", "abort"}
+			} else {
+				want = []string{"start", "replace a@95", "abort"}
+			}
+			want = append(want, "start", "replace a@95", "replace b@90", "finish 100", "add c@101")
+			if got := s.Ops(); !equal(got, want) {
+				t.Fatalf("sink saw %q, want %q", got, want)
+			}
+		})
+	}
+}
