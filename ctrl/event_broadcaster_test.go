@@ -256,19 +256,22 @@ func TestBroadcasterServerRejection(t *testing.T) {
 // TestRecorderNeverBlocks: with the writer not running, events beyond the
 // queue's size are dropped and counted; Event returns at once.
 func TestRecorderNeverBlocks(t *testing.T) {
-	sink := newMemSink()
-	b, _, reg := newTestBroadcaster(t, sink, BroadcasterOptions{QueueSize: 2})
-	rec := b.NewRecorder("c")
-	for i := range 5 {
-		rec.Eventf(rsRef, kube.EventTypeNormal, "R", "m%d", i)
-	}
-	if got := eventsMetric(t, reg, eventDropped); got != 3 {
-		t.Fatalf("dropped = %v, want 3", got)
-	}
-	rec.Event(rsRef, "Bogus", "R", "m") // not Normal or Warning: not queued at all
-	if got := eventsMetric(t, reg, eventDropped); got != 3 || len(b.queue) != 2 {
-		t.Fatalf("an event of an unsupported type was queued or counted: dropped=%v queued=%d", got, len(b.queue))
-	}
+	// In a bubble, an Event that blocked would be reported as a deadlock.
+	synctest.Test(t, func(t *testing.T) {
+		sink := newMemSink()
+		b, _, reg := newTestBroadcaster(t, sink, BroadcasterOptions{QueueSize: 2})
+		rec := b.NewRecorder("c")
+		for i := range 5 {
+			rec.Eventf(rsRef, kube.EventTypeNormal, "R", "m%d", i)
+		}
+		if got := eventsMetric(t, reg, eventDropped); got != 3 {
+			t.Fatalf("dropped = %v, want 3", got)
+		}
+		rec.Event(rsRef, "Bogus", "R", "m") // not Normal or Warning: not queued at all
+		if got := eventsMetric(t, reg, eventDropped); got != 3 || len(b.queue) != 2 {
+			t.Fatalf("an event of an unsupported type was queued or counted: dropped=%v queued=%d", got, len(b.queue))
+		}
+	})
 }
 
 // TestBroadcasterStopsDuringRetry: cancelling Run while it waits to retry
