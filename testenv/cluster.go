@@ -12,7 +12,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/kcmlab/kcm/kube"
+	"github.com/kcmlab/kcm/kube/rest"
 	"github.com/rs/zerolog"
 )
 
@@ -159,13 +159,13 @@ func (c *Cluster) waitAPIServer(ctx context.Context) error {
 	})
 }
 
-// Config returns a fresh kube.Config for the cluster: its URL, its CA, and
+// Config returns a fresh rest.Config for the cluster: its URL, its CA, and
 // a bearer token of a member of system:masters. Callers may modify it.
-func (c *Cluster) Config() *kube.Config {
-	return &kube.Config{
+func (c *Cluster) Config() *rest.Config {
+	return &rest.Config{
 		Host:        c.host,
-		TLS:         kube.TLSConfig{CAData: bytes.Clone(c.caPEM)},
-		Credentials: kube.StaticToken(c.token),
+		TLS:         rest.TLSConfig{CAData: bytes.Clone(c.caPEM)},
+		Credentials: rest.StaticToken(c.token),
 		Source:      "testenv",
 	}
 }

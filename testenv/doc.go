@@ -38,7 +38,7 @@
 //     (SIGTERM, then SIGKILL after a bound), waits, and deletes the
 //     temporary directory (data, logs, certificates, kubeconfig); it is
 //     idempotent.
-//   - Config returns a fresh *kube.Config each call: the https URL, the
+//   - Config returns a fresh *rest.Config each call: the https URL, the
 //     self-signed serving certificate (which names 127.0.0.1) as CA, and a
 //     static bearer token whose user is in system:masters.
 //   - RestartAPIServer brings kube-apiserver back on the same URL with the

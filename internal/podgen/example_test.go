@@ -6,19 +6,20 @@ import (
 	"fmt"
 
 	"github.com/kcmlab/kcm/internal/podgen"
-	"github.com/kcmlab/kcm/kube"
+	"github.com/kcmlab/kcm/kube/api"
+	"github.com/kcmlab/kcm/kube/rest"
 )
 
 // A generated pod decodes like one read from a cluster.
 func ExamplePod() {
-	p, err := kube.Typed[kube.Pod]().Decode(podgen.Pod(0))
+	p, err := api.Typed[api.Pod]().Decode(podgen.Pod(0))
 	if err != nil {
 		panic(err)
 	}
 	fmt.Println(p.Namespace, p.Name, p.ResourceVersion)
 	fmt.Println("owner:", p.ControllerRef().Kind, p.ControllerRef().Name)
 	fmt.Println("labels:", p.Labels)
-	fmt.Println("ready:", kube.IsPodReady(p), "on", p.Spec.NodeName)
+	fmt.Println("ready:", api.IsPodReady(p), "on", p.Spec.NodeName)
 	fmt.Println("has managedFields:", bytes.Contains(podgen.Pod(0), []byte(`"managedFields"`)))
 	// Output:
 	// payments-prod api-w2rp5j8bch-kpb4g 100000
@@ -33,12 +34,12 @@ func ExamplePod() {
 func ExampleServer() {
 	s := podgen.NewServer(podgen.ServerOptions{Pods: 120})
 	defer s.Close()
-	c, err := kube.NewClient(&kube.Config{Host: s.URL, QPS: -1})
+	c, err := rest.NewClient(&rest.Config{Host: s.URL, QPS: -1})
 	if err != nil {
 		panic(err)
 	}
-	pods := kube.NewResources(c, kube.Pods, kube.Raw())
-	all, err := pods.ListAll(context.Background(), kube.ListOptions{Limit: 50})
+	pods := rest.NewResources(c, rest.Pods, api.Raw())
+	all, err := pods.ListAll(context.Background(), rest.ListOptions{Limit: 50})
 	if err != nil {
 		panic(err)
 	}

@@ -6,12 +6,14 @@ import (
 	"testing"
 
 	"github.com/kcmlab/kcm/internal/podgen"
-	"github.com/kcmlab/kcm/kube"
+	"github.com/kcmlab/kcm/kube/api"
+	"github.com/kcmlab/kcm/kube/labels"
+	"github.com/kcmlab/kcm/kube/rest"
 )
 
-func decodePod(t *testing.T, data []byte) *kube.Pod {
+func decodePod(t *testing.T, data []byte) *api.Pod {
 	t.Helper()
-	p, err := kube.Typed[kube.Pod]().Decode(data)
+	p, err := api.Typed[api.Pod]().Decode(data)
 	if err != nil {
 		t.Fatalf("decode: %v", err)
 	}
@@ -63,7 +65,7 @@ func TestPodShape(t *testing.T) {
 	}
 }
 
-func checkSpec(t *testing.T, i int, s *kube.PodSpec) {
+func checkSpec(t *testing.T, i int, s *api.PodSpec) {
 	t.Helper()
 	if n := len(s.Containers); n < 1 || n > 2 {
 		t.Errorf("pod %d: %d containers", i, n)
@@ -72,7 +74,7 @@ func checkSpec(t *testing.T, i int, s *kube.PodSpec) {
 	if len(c.Ports) == 0 || len(c.Env) == 0 || len(c.Resources.Requests) == 0 || len(c.Resources.Limits) == 0 {
 		t.Errorf("pod %d: main container %+v", i, c)
 	}
-	var token *kube.Volume
+	var token *api.Volume
 	for k := range s.Volumes {
 		if s.Volumes[k].Projected != nil {
 			token = &s.Volumes[k]
@@ -95,16 +97,16 @@ func checkSpec(t *testing.T, i int, s *kube.PodSpec) {
 	}
 }
 
-func checkStatus(t *testing.T, i int, p *kube.Pod) {
+func checkStatus(t *testing.T, i int, p *api.Pod) {
 	t.Helper()
 	st := &p.Status
-	for _, c := range []kube.PodConditionType{kube.PodReadyToStartContainers, kube.PodInitialized, kube.PodReady,
-		kube.ContainersReady, kube.PodScheduled} {
-		if cond := kube.GetPodCondition(st, c); cond == nil || cond.Status != kube.ConditionTrue {
+	for _, c := range []api.PodConditionType{api.PodReadyToStartContainers, api.PodInitialized, api.PodReady,
+		api.ContainersReady, api.PodScheduled} {
+		if cond := api.GetPodCondition(st, c); cond == nil || cond.Status != api.ConditionTrue {
 			t.Errorf("pod %d: condition %s = %+v", i, c, cond)
 		}
 	}
-	if !kube.IsPodReady(p) || st.Phase != kube.PodRunning || st.PodIP == "" || len(st.PodIPs) != 1 ||
+	if !api.IsPodReady(p) || st.Phase != api.PodRunning || st.PodIP == "" || len(st.PodIPs) != 1 ||
 		st.HostIP == "" || len(st.HostIPs) != 1 || st.QOSClass != "Burstable" || st.StartTime == nil {
 		t.Errorf("pod %d: status %+v", i, st)
 	}
@@ -129,7 +131,7 @@ func TestSizes(t *testing.T) {
 	}{
 		{"full", func(i int) int { return len(podgen.Pod(i)) }, 4800, 6100},
 		{"stripped", func(i int) int {
-			s, err := kube.StripManagedFields(podgen.Pod(i))
+			s, err := api.StripManagedFields(podgen.Pod(i))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -170,11 +172,11 @@ func TestSpreadOverNamespacesAndNodes(t *testing.T) {
 
 func TestReplicaSetOwnsItsPods(t *testing.T) {
 	for _, set := range []int{0, 3, 250} {
-		rs, err := kube.Typed[kube.ReplicaSet]().Decode(podgen.ReplicaSet(set))
+		rs, err := api.Typed[api.ReplicaSet]().Decode(podgen.ReplicaSet(set))
 		if err != nil {
 			t.Fatal(err)
 		}
-		sel, err := kube.LabelSelectorAsSelector(rs.Spec.Selector)
+		sel, err := labels.LabelSelectorAsSelector(rs.Spec.Selector)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -193,7 +195,7 @@ func TestReplicaSetOwnsItsPods(t *testing.T) {
 func TestListDecodes(t *testing.T) {
 	const n = 25
 	var names []string
-	meta, err := kube.DecodeList(bytes.NewReader(podgen.List(n, "777")), kube.Raw(), func(o *kube.RawObject) error {
+	meta, err := rest.DecodeList(bytes.NewReader(podgen.List(n, "777")), api.Raw(), func(o *api.RawObject) error {
 		names = append(names, o.Name)
 		return nil
 	})

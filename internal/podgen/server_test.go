@@ -10,18 +10,19 @@ import (
 	"time"
 
 	"github.com/kcmlab/kcm/internal/podgen"
-	"github.com/kcmlab/kcm/kube"
+	"github.com/kcmlab/kcm/kube/api"
+	"github.com/kcmlab/kcm/kube/rest"
 )
 
-func newPods(t *testing.T, o podgen.ServerOptions) (*podgen.Server, *kube.Resources[*kube.RawObject]) {
+func newPods(t *testing.T, o podgen.ServerOptions) (*podgen.Server, *rest.Resources[*api.RawObject]) {
 	t.Helper()
 	s := podgen.NewServer(o)
 	t.Cleanup(s.Close)
-	c, err := kube.NewClient(&kube.Config{Host: s.URL, QPS: -1})
+	c, err := rest.NewClient(&rest.Config{Host: s.URL, QPS: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return s, kube.NewResources(c, kube.Pods, kube.Raw())
+	return s, rest.NewResources(c, rest.Pods, api.Raw())
 }
 
 func testContext(t *testing.T) context.Context {
@@ -39,20 +40,20 @@ func TestServerList(t *testing.T) {
 	ctx := testContext(t)
 	tests := []struct {
 		name      string
-		opts      kube.ListOptions
+		opts      rest.ListOptions
 		wantPages int
 	}{
-		{"paginated", kube.ListOptions{Limit: 5}, 5},
-		{"page covers all", kube.ListOptions{Limit: 100}, 1},
-		{"rv=0 ignores limit", kube.ListOptions{Limit: 5, ResourceVersion: "0"}, 1},
-		{"unpaginated", kube.ListOptions{}, 1},
+		{"paginated", rest.ListOptions{Limit: 5}, 5},
+		{"page covers all", rest.ListOptions{Limit: 100}, 1},
+		{"rv=0 ignores limit", rest.ListOptions{Limit: 5, ResourceVersion: "0"}, 1},
+		{"unpaginated", rest.ListOptions{}, 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var names []string
 			opts, pages := tt.opts, 0
 			for {
-				meta, err := pods.ListEach(ctx, opts, func(o *kube.RawObject) error {
+				meta, err := pods.ListEach(ctx, opts, func(o *api.RawObject) error {
 					names = append(names, o.Name)
 					return nil
 				})
@@ -94,7 +95,7 @@ func TestServerWatch(t *testing.T) {
 	ctx := testContext(t)
 	for _, from := range []int{0, 7, m} {
 		rv := strconv.Itoa(podgen.BaseResourceVersion + n + from)
-		w, err := pods.Watch(ctx, kube.WatchOptions{ListOptions: kube.ListOptions{ResourceVersion: rv}})
+		w, err := pods.Watch(ctx, rest.WatchOptions{ListOptions: rest.ListOptions{ResourceVersion: rv}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -109,7 +110,7 @@ func TestServerWatch(t *testing.T) {
 			}
 			k := from + got
 			wantRV := strconv.Itoa(podgen.BaseResourceVersion + n + 1 + k)
-			if ev.Type != kube.Modified || ev.Object.ResourceVersion != wantRV {
+			if ev.Type != rest.Modified || ev.Object.ResourceVersion != wantRV {
 				t.Errorf("from %d, event %d: %s rv %s, want MODIFIED rv %s", from, got, ev.Type, ev.Object.ResourceVersion, wantRV)
 			}
 			got++
@@ -132,13 +133,13 @@ func TestServerWatchList(t *testing.T) {
 	s, pods := newPods(t, podgen.ServerOptions{Pods: n, Events: m})
 	ctx := testContext(t)
 	yes := true
-	w, err := pods.Watch(ctx, kube.WatchOptions{ListOptions: kube.ListOptions{SendInitialEvents: &yes,
+	w, err := pods.Watch(ctx, rest.WatchOptions{ListOptions: rest.ListOptions{SendInitialEvents: &yes,
 		ResourceVersionMatch: "NotOlderThan", AllowWatchBookmarks: true}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer w.Close()
-	var types []kube.EventType
+	var types []rest.EventType
 	for len(types) < n+1+m {
 		ev, err := w.Next()
 		if err != nil {
@@ -148,14 +149,14 @@ func TestServerWatchList(t *testing.T) {
 		if len(types) == n+1 && (!ev.IsInitialEventsEnd() || ev.Object.ResourceVersion != s.ListRV()) {
 			t.Fatalf("event %d: %s %+v, want the initial-events-end bookmark", n, ev.Type, ev.Object.ObjectMeta)
 		}
-		if len(types) <= n && ev.Type != kube.Added {
+		if len(types) <= n && ev.Type != rest.Added {
 			t.Fatalf("event %d: %s, want ADDED", len(types)-1, ev.Type)
 		}
 		if len(types) == 1 && ev.Object.Name != decodePod(t, podgen.Pod(0)).Name {
 			t.Errorf("first ADDED is %s", ev.Object.Name)
 		}
 	}
-	if types[n+1] != kube.Modified {
+	if types[n+1] != rest.Modified {
 		t.Errorf("after the bookmark: %s", types[n+1])
 	}
 	if st := s.Stats(); st.WatchLists != 1 {
@@ -182,7 +183,7 @@ func TestServerEventsGate(t *testing.T) {
 	gate := make(chan struct{})
 	s, pods := newPods(t, podgen.ServerOptions{Pods: 3, Events: 4, EndWatch: true, EventsGate: gate})
 	ctx := testContext(t)
-	w, err := pods.Watch(ctx, kube.WatchOptions{ListOptions: kube.ListOptions{ResourceVersion: s.ListRV()}})
+	w, err := pods.Watch(ctx, rest.WatchOptions{ListOptions: rest.ListOptions{ResourceVersion: s.ListRV()}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,159 @@
+package api
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/kcmlab/kcm/kube/internal/jsonx"
+)
+
+// ErrDecode is wrapped by every error about bytes kcm could not parse: an
+// object, a list or a watch event.
+var ErrDecode = errors.New("cannot decode server response")
+
+// Codec turns the JSON of one object into a T. The client, the watch
+// decoder and the informers take one, so the same code serves typed kinds
+// (Typed[Pod]()) and any resource at all (Raw()).
+type Codec[T Object] interface {
+	// Decode parses data. The result may keep data (as its raw JSON), so
+	// callers hand over ownership of the slice.
+	Decode(data []byte) (T, error)
+}
+
+// TypedPtr is the constraint satisfied by *S for each typed kind S.
+type TypedPtr[S any] interface {
+	*S
+	Object
+}
+
+// typedCodec decodes into a fresh *S and remembers the raw JSON.
+type typedCodec[S any, P TypedPtr[S]] struct{}
+
+// Typed returns the codec for a typed kind, e.g. Typed[Pod]().
+func Typed[S any, P TypedPtr[S]]() Codec[P] { return typedCodec[S, P]{} }
+
+// Decode implements Codec.
+func (typedCodec[S, P]) Decode(data []byte) (P, error) {
+	p := P(new(S))
+	if err := jsonx.Unmarshal(data, p); err != nil {
+		return nil, fmt.Errorf("%w: %T: %v", ErrDecode, p, err)
+	}
+	p.GetObjectMeta().SetRaw(data)
+	return p, nil
+}
+
+// rawCodec decodes RawObjects.
+type rawCodec struct{}
+
+// Raw returns the codec for RawObject: any resource, CRDs included.
+func Raw() Codec[*RawObject] { return rawCodec{} }
+
+// Decode implements Codec. Only apiVersion, kind and metadata are parsed;
+// see decodeRaw.
+func (rawCodec) Decode(data []byte) (*RawObject, error) { return decodeRaw(data, false) }
+
+// decodeStripped implements stripDecoder: one scan finds metadata, cuts
+// managedFields and decodes.
+func (rawCodec) decodeStripped(data []byte, borrowed bool) (*RawObject, error) {
+	o, err := decodeRaw(data, true)
+	if err != nil || !borrowed {
+		return o, err
+	}
+	if r := o.Raw(); len(r) > 0 && &r[0] == &data[0] {
+		o.SetRaw(append([]byte(nil), r...)) // nothing was cut: keep a copy, not the buffer
+	}
+	return o, nil
+}
+
+// BorrowingDecoder is the optional fast path of a Codec, in the way
+// io.WriterTo is that of an io.Reader: a codec that can decode bytes it
+// does not own — a slice of a read buffer that the caller reuses next —
+// copying only what the result keeps. DecodeBorrowed uses it when a codec
+// has it. A codec that wraps another keeps the inner codec's fast path by
+// implementing DecodeBorrowed with DecodeBorrowed(inner, data).
+type BorrowingDecoder[T Object] interface {
+	// DecodeBorrowed decodes data, which stays the caller's: the result
+	// must not retain it.
+	DecodeBorrowed(data []byte) (T, error)
+}
+
+// DecodeBorrowed decodes data that the caller does not hand over, as list
+// and watch decoders do with their read buffers: through c's
+// BorrowingDecoder when it has one, else by decoding a copy.
+func DecodeBorrowed[T Object](c Codec[T], data []byte) (T, error) {
+	if b, ok := c.(BorrowingDecoder[T]); ok {
+		return b.DecodeBorrowed(data)
+	}
+	return c.Decode(append([]byte(nil), data...))
+}
+
+// StrippingManagedFields wraps a codec so decoded objects no longer carry
+// metadata.managedFields, which is often half the bytes of an object and
+// never needed by a controller. The cut happens on the bytes, before
+// decoding, so the raw JSON kept by the object shrinks too.
+func StrippingManagedFields[T Object](c Codec[T]) Codec[T] { return stripCodec[T]{c} }
+
+type stripCodec[T Object] struct{ inner Codec[T] }
+
+// stripDecoder is implemented by a codec that can cut managedFields
+// itself while it decodes (the RawObject codec, in a single scan of the
+// bytes). borrowed: data stays the caller's, so the result must not keep
+// it.
+type stripDecoder[T Object] interface {
+	decodeStripped(data []byte, borrowed bool) (T, error)
+}
+
+// Decode implements Codec.
+func (s stripCodec[T]) Decode(data []byte) (T, error) {
+	if sd, ok := s.inner.(stripDecoder[T]); ok {
+		return sd.decodeStripped(data, false)
+	}
+	cut, err := StripManagedFields(data)
+	if err != nil {
+		var zero T
+		return zero, err
+	}
+	return s.inner.Decode(cut)
+}
+
+// DecodeBorrowed implements BorrowingDecoder. Usually the cut has just
+// built a smaller copy without managedFields, which the object can keep:
+// only when there was nothing to cut are the bytes copied.
+func (s stripCodec[T]) DecodeBorrowed(data []byte) (T, error) {
+	if sd, ok := s.inner.(stripDecoder[T]); ok {
+		return sd.decodeStripped(data, true)
+	}
+	cut, err := StripManagedFields(data)
+	if err != nil {
+		var zero T
+		return zero, err
+	}
+	if len(cut) > 0 && &cut[0] == &data[0] {
+		return DecodeBorrowed(s.inner, data) // nothing was cut: still the caller's bytes
+	}
+	return s.inner.Decode(cut)
+}
+
+// DeepCopy returns an independent copy of obj that still remembers the raw
+// JSON obj was read from, so Update of the copy keeps unmodelled fields.
+// Cached objects are shared and read-only: copy before you modify.
+func DeepCopy[T Object](obj T) (T, error) {
+	var zero T
+	data, err := jsonx.Marshal(obj)
+	if err != nil {
+		return zero, fmt.Errorf("copy %T: %w", obj, err)
+	}
+	if r, ok := any(obj).(*RawObject); ok {
+		c, err := DecodeRawObject(r.Raw())
+		if err != nil {
+			return zero, err
+		}
+		return any(c).(T), nil
+	}
+	out := newLike(obj)
+	if err := jsonx.Unmarshal(data, out); err != nil {
+		return zero, fmt.Errorf("copy %T: %w", obj, err)
+	}
+	out.GetObjectMeta().SetRaw(obj.GetObjectMeta().Raw())
+	return out, nil
+}

@@ -1,0 +1,145 @@
+package api
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"reflect"
+	"testing"
+
+	"github.com/kcmlab/kcm/kube/internal/jsonx"
+)
+
+func FuzzStripManagedFields(f *testing.F) {
+	for _, s := range []string{
+		`{"metadata":{"managedFields":` + rcMF + `,"name":"a"},"data":{}}`,
+		`{"metadata":{"name":"a","managedFields":[],"uid":"u"}}`,
+		`{"metadata":{"name":"a","managedFields":null}}`,
+		`{"spec":{"managedFields":1},"metadata":{"annotations":{"managedFields":"x"}}}`,
+		"{ \"metadata\" : { \"managedFields\" : [ { } ] } }",
+		`{"metadata":{"managedFields":[}`,
+		`{"metadata":"x","metadata":{"managedFields":[]}}`,
+		`[]`,
+		``,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		in := bytes.Clone(data)
+		out, err := StripManagedFields(data)
+		if !bytes.Equal(in, data) {
+			t.Fatal("input modified")
+		}
+		first := jsonx.SkipWS(data, 0)
+		validObject := json.Valid(data) && first < len(data) && data[first] == '{'
+		if err != nil {
+			if !errors.Is(err, ErrDecode) {
+				t.Fatalf("error %v does not wrap ErrDecode", err)
+			}
+			if validObject {
+				t.Fatalf("valid object %s refused: %v", data, err)
+			}
+			return
+		}
+		if !validObject || bytes.Contains(data, []byte(`\u`)) || hasDuplicateKeys(data) {
+			return // the oracle below needs keys that mean what they spell, once
+		}
+		if !json.Valid(out) {
+			t.Fatalf("output is not valid JSON: %s", out)
+		}
+		var want, got map[string]any
+		if err := json.Unmarshal(data, &want); err != nil {
+			t.Fatal(err)
+		}
+		if meta, ok := want["metadata"].(map[string]any); ok {
+			delete(meta, "managedFields")
+		}
+		if err := json.Unmarshal(out, &got); err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("stripped %s\nto       %s", data, out)
+		}
+	})
+}
+
+// hasDuplicateKeys reports an object anywhere in a valid JSON document
+// with a key twice (encoding/json keeps the last, StripManagedFields looks
+// at the first).
+func hasDuplicateKeys(data []byte) bool {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	type frame struct {
+		keys    map[string]bool
+		wantKey bool
+	}
+	var stack []*frame
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return false
+		}
+		var top *frame
+		if len(stack) > 0 {
+			top = stack[len(stack)-1]
+		}
+		isKey := top != nil && top.keys != nil && top.wantKey
+		if top != nil && top.keys != nil {
+			top.wantKey = !top.wantKey
+		}
+		switch v := tok.(type) {
+		case json.Delim:
+			switch v {
+			case '{':
+				stack = append(stack, &frame{keys: map[string]bool{}, wantKey: true})
+			case '[':
+				stack = append(stack, &frame{})
+			default:
+				stack = stack[:len(stack)-1]
+				if len(stack) > 0 && stack[len(stack)-1].keys != nil {
+					stack[len(stack)-1].wantKey = true
+				}
+			}
+			continue
+		case string:
+			if isKey {
+				if top.keys[v] {
+					return true
+				}
+				top.keys[v] = true
+			}
+		}
+	}
+}
+
+func FuzzDecodeRawObject(f *testing.F) {
+	for _, s := range []string{
+		`{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p","namespace":"ns","labels":{"a":"b"},"ownerReferences":[{"uid":"u","controller":true}]}}`,
+		`{"metadata":{"creationTimestamp":"2024-01-02T03:04:05Z","deletionTimestamp":null,"generation":3}}`,
+		`{"metadata":{"creationTimestamp":"yesterday"}}`,
+		`{"metadata":{"generation":1e400}}`,
+		`{"metadata":{"finalizers":["a",1]}}`,
+		`{}`,
+		`null`,
+		`{`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		o, err := DecodeRawObject(data)
+		if err != nil {
+			if !errors.Is(err, ErrDecode) {
+				t.Fatalf("error %v does not wrap ErrDecode", err)
+			}
+			return
+		}
+		if b, err := o.MarshalJSON(); err != nil || !bytes.Equal(b, data) {
+			t.Fatalf("MarshalJSON = %q, %v; want the input", b, err)
+		}
+		_ = o.Key()
+		_ = o.ControllerRef()
+		c, err := DeepCopy(o)
+		if err != nil || c.Key() != o.Key() || c.ResourceVersion != o.ResourceVersion {
+			t.Fatalf("DeepCopy of a decoded object: %+v, %v", c, err)
+		}
+	})
+}

@@ -1,0 +1,164 @@
+package api
+
+import (
+	"time"
+
+	"github.com/kcmlab/kcm/kube/internal/jsonx"
+)
+
+// TypeMeta is the apiVersion/kind pair every Kubernetes object starts with.
+type TypeMeta struct {
+	APIVersion string `json:"apiVersion,omitempty"`
+	Kind       string `json:"kind,omitempty"`
+}
+
+// ObjectMeta is the metadata every persisted object carries
+// (meta/v1 ObjectMeta). managedFields is deliberately absent: kcm never
+// models it, so it is dropped from cached copies and survives writes through
+// the raw-merge of Update (see update.go).
+//
+// An ObjectMeta decoded from the wire remembers the exact bytes of the whole
+// object it came from (raw). Those bytes are shared and never mutated; they
+// let Update keep fields that kcm's structs do not model.
+type ObjectMeta struct {
+	Name                       string            `json:"name,omitempty"`
+	GenerateName               string            `json:"generateName,omitempty"`
+	Namespace                  string            `json:"namespace,omitempty"`
+	UID                        string            `json:"uid,omitempty"`
+	ResourceVersion            string            `json:"resourceVersion,omitempty"`
+	Generation                 int64             `json:"generation,omitempty"`
+	CreationTimestamp          Time              `json:"creationTimestamp,omitempty"`
+	DeletionTimestamp          *Time             `json:"deletionTimestamp,omitempty"`
+	DeletionGracePeriodSeconds *int64            `json:"deletionGracePeriodSeconds,omitempty"`
+	Labels                     map[string]string `json:"labels,omitempty"`
+	Annotations                map[string]string `json:"annotations,omitempty"`
+	OwnerReferences            []OwnerReference  `json:"ownerReferences,omitempty"`
+	Finalizers                 []string          `json:"finalizers,omitempty"`
+
+	// raw is the complete JSON of the object as last read from the server
+	// (after any transform), or nil for objects built in code. Immutable.
+	raw []byte
+}
+
+// OwnerReference points from a dependent to its owner (meta/v1 OwnerReference).
+type OwnerReference struct {
+	APIVersion         string `json:"apiVersion"`
+	Kind               string `json:"kind"`
+	Name               string `json:"name"`
+	UID                string `json:"uid"`
+	Controller         *bool  `json:"controller,omitempty"`
+	BlockOwnerDeletion *bool  `json:"blockOwnerDeletion,omitempty"`
+}
+
+// IsController reports whether this reference marks the managing controller.
+func (r OwnerReference) IsController() bool { return r.Controller != nil && *r.Controller }
+
+// Object is what every kcm object — typed or generic — offers: read access to
+// its metadata. Caches, indexes and queues work on this interface only.
+type Object interface {
+	GetObjectMeta() *ObjectMeta
+	GetTypeMeta() *TypeMeta
+}
+
+// GetObjectMeta returns the metadata itself (promoted to every type that
+// embeds ObjectMeta).
+func (m *ObjectMeta) GetObjectMeta() *ObjectMeta { return m }
+
+// GetTypeMeta returns the apiVersion/kind pair.
+func (t *TypeMeta) GetTypeMeta() *TypeMeta { return t }
+
+// Raw returns the object's JSON as last read from the server, or nil for an
+// object built in code. The slice must not be modified.
+func (m *ObjectMeta) Raw() []byte { return m.raw }
+
+// SetRaw records the JSON an object was decoded from. Codecs call it; callers
+// outside a codec rarely need it.
+func (m *ObjectMeta) SetRaw(raw []byte) { m.raw = raw }
+
+// IsControlledBy reports whether owner is the controller of this object.
+func (m *ObjectMeta) IsControlledBy(ownerUID string) bool {
+	ref := m.ControllerRef()
+	return ref != nil && ref.UID == ownerUID
+}
+
+// ControllerRef returns the owner reference with controller=true, or nil.
+func (m *ObjectMeta) ControllerRef() *OwnerReference {
+	for i := range m.OwnerReferences {
+		if m.OwnerReferences[i].IsController() {
+			return &m.OwnerReferences[i]
+		}
+	}
+	return nil
+}
+
+// Key is the object's cache key: "namespace/name", or "name" when
+// cluster-scoped (client-go's MetaNamespaceKeyFunc).
+func (m *ObjectMeta) Key() string {
+	if m.Namespace == "" {
+		return m.Name
+	}
+	return m.Namespace + "/" + m.Name
+}
+
+// Time is a meta/v1 Time: RFC 3339 with second precision on the wire,
+// null when zero.
+type Time struct{ time.Time }
+
+// NewTime wraps t, truncated to seconds as the API stores it.
+func NewTime(t time.Time) Time { return Time{t.UTC().Truncate(time.Second)} }
+
+// MarshalJSON implements json.Marshaler.
+func (t Time) MarshalJSON() ([]byte, error) {
+	if t.IsZero() {
+		return []byte("null"), nil
+	}
+	return []byte(`"` + t.UTC().Format(time.RFC3339) + `"`), nil
+}
+
+// UnmarshalJSON implements json.Unmarshaler.
+func (t *Time) UnmarshalJSON(b []byte) error {
+	s, ok := jsonx.Unquote(b)
+	if !ok {
+		t.Time = time.Time{}
+		return nil
+	}
+	pt, err := time.Parse(time.RFC3339, s)
+	if err != nil {
+		return err
+	}
+	t.Time = pt.Local()
+	return nil
+}
+
+// MicroTime is a meta/v1 MicroTime (Lease timestamps): RFC 3339 with
+// microseconds.
+type MicroTime struct{ time.Time }
+
+// microFormat is the wire format of MicroTime.
+const microFormat = "2006-01-02T15:04:05.000000Z07:00"
+
+// NewMicroTime wraps t, truncated to microseconds.
+func NewMicroTime(t time.Time) MicroTime { return MicroTime{t.UTC().Truncate(time.Microsecond)} }
+
+// MarshalJSON implements json.Marshaler.
+func (t MicroTime) MarshalJSON() ([]byte, error) {
+	if t.IsZero() {
+		return []byte("null"), nil
+	}
+	return []byte(`"` + t.UTC().Format(microFormat) + `"`), nil
+}
+
+// UnmarshalJSON implements json.Unmarshaler.
+func (t *MicroTime) UnmarshalJSON(b []byte) error {
+	s, ok := jsonx.Unquote(b)
+	if !ok {
+		t.Time = time.Time{}
+		return nil
+	}
+	pt, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		return err
+	}
+	t.Time = pt.Local()
+	return nil
+}

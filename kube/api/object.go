@@ -1,0 +1,102 @@
+package api
+
+import (
+	"fmt"
+	"reflect"
+
+	"github.com/kcmlab/kcm/kube/internal/jsonx"
+)
+
+// RawObject is an object of any resource — built-in or custom — kept as its
+// exact JSON plus its parsed apiVersion, kind and metadata. It is what the
+// informer cache holds by default: compact (one byte slice and a small
+// header), complete (every field is still there to read) and cheap to decode
+// (only metadata is parsed; spec and status are skipped).
+//
+// A RawObject is immutable once decoded. To change one, Edit it into a new
+// RawObject and write that. Immutability is load-bearing: RawObjects
+// decoded by Raw() share label and annotation maps with siblings decoded
+// from the same bytes, and their strings are interned (see intern.go), so
+// writing to one in place would change others. DeepCopy gives a private
+// copy.
+type RawObject struct {
+	TypeMeta
+	ObjectMeta `json:"metadata"`
+}
+
+// DecodeRawObject parses data, which the result keeps as its raw JSON.
+func DecodeRawObject(data []byte) (*RawObject, error) {
+	o := &RawObject{}
+	if err := jsonx.Unmarshal(data, o); err != nil {
+		return nil, fmt.Errorf("%w: object: %v", ErrDecode, err)
+	}
+	o.SetRaw(data)
+	return o, nil
+}
+
+// NewRawObject builds a RawObject from a map, e.g. one describing a custom
+// resource to create.
+func NewRawObject(m map[string]any) (*RawObject, error) {
+	data, err := jsonx.Marshal(m)
+	if err != nil {
+		return nil, fmt.Errorf("encode object: %w", err)
+	}
+	return DecodeRawObject(data)
+}
+
+// MarshalJSON returns the raw JSON: every field, modelled or not.
+func (o *RawObject) MarshalJSON() ([]byte, error) {
+	if raw := o.Raw(); raw != nil {
+		return raw, nil
+	}
+	type plain RawObject // drops this method, so no recursion
+	return jsonx.Marshal((*plain)(o))
+}
+
+// Map decodes the whole object into a map for reading or editing.
+func (o *RawObject) Map() (map[string]any, error) {
+	var m map[string]any
+	if err := jsonx.Unmarshal(o.Raw(), &m); err != nil {
+		return nil, fmt.Errorf("%w: object: %v", ErrDecode, err)
+	}
+	return m, nil
+}
+
+// Edit returns a new RawObject: a copy of o changed by fn. o is unchanged.
+// Numbers reach fn as json.Number, so that those fn does not touch are
+// written back exactly (an int64 beyond 2^53 does not survive float64).
+func (o *RawObject) Edit(fn func(m map[string]any) error) (*RawObject, error) {
+	var m map[string]any
+	if err := jsonx.UnmarshalNumbers(o.Raw(), &m); err != nil {
+		return nil, fmt.Errorf("%w: object: %v", ErrDecode, err)
+	}
+	if err := fn(m); err != nil {
+		return nil, err
+	}
+	return NewRawObject(m)
+}
+
+// NestedField returns the value at a path of keys, e.g.
+// obj.NestedField("spec", "replicas"). Numbers come back as float64.
+func (o *RawObject) NestedField(path ...string) (any, bool, error) {
+	m, err := o.Map()
+	if err != nil {
+		return nil, false, err
+	}
+	var cur any = m
+	for _, k := range path {
+		mm, ok := cur.(map[string]any)
+		if !ok {
+			return nil, false, nil
+		}
+		if cur, ok = mm[k]; !ok {
+			return nil, false, nil
+		}
+	}
+	return cur, true, nil
+}
+
+// newLike returns a new zero object of the same concrete type as obj.
+func newLike[T Object](obj T) T {
+	return reflect.New(reflect.TypeOf(obj).Elem()).Interface().(T)
+}

@@ -1,0 +1,304 @@
+package rest
+
+import (
+	"bytes"
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/rs/zerolog"
+	"golang.org/x/time/rate"
+)
+
+// Default client rate limits, as kube-controller-manager sets them
+// (--kube-api-qps, --kube-api-burst).
+const (
+	DefaultQPS   = 20
+	DefaultBurst = 30
+)
+
+// Client talks to one apiserver. Clients made from one another with
+// WithOptions share a transport (so HTTP/2 connections) but each has its own
+// rate limiter and User-Agent, the way kube-controller-manager hands every
+// controller a client of its own.
+//
+// A Client is safe for concurrent use.
+type Client struct {
+	base      *url.URL
+	hc        *http.Client // shared transport wrapped with auth; no timeout (watches are long)
+	tls       *tls.Config  // for WebSocket dials
+	creds     Credentials
+	userAgent string
+	limiter   *rate.Limiter // nil: unlimited
+	timeout   time.Duration
+	// listIdle cuts off a LIST that sends nothing for this long (0: never).
+	listIdle time.Duration
+	retry    RetryPolicy
+	log      zerolog.Logger
+}
+
+// RetryPolicy says how a Client retries requests that may be retried:
+// reads on 429, 5xx and broken connections; writes only when the server
+// cannot have acted on them (429, refused connections).
+type RetryPolicy struct {
+	MaxAttempts int           // total attempts including the first; 1 disables retries
+	Initial     time.Duration // first backoff
+	Max         time.Duration // backoff cap (Retry-After may exceed it, up to MaxRetryAfter)
+	// MaxRetryAfter caps how long a server-requested Retry-After is honoured.
+	MaxRetryAfter time.Duration
+}
+
+// DefaultRetryPolicy: 5 attempts, 100 ms doubling to 5 s, Retry-After up to 60 s.
+var DefaultRetryPolicy = RetryPolicy{MaxAttempts: 5, Initial: 100 * time.Millisecond, Max: 5 * time.Second, MaxRetryAfter: time.Minute}
+
+// Option adjusts a Client.
+type Option func(*Client)
+
+// WithLogger sets the logger for retries and warnings.
+func WithLogger(l zerolog.Logger) Option { return func(c *Client) { c.log = l } }
+
+// DefaultListIdleTimeout is how long a LIST may go without sending a byte.
+const DefaultListIdleTimeout = time.Minute
+
+// WithListIdleTimeout replaces DefaultListIdleTimeout (0 disables it).
+func WithListIdleTimeout(d time.Duration) Option { return func(c *Client) { c.listIdle = d } }
+
+// WithRetryPolicy replaces DefaultRetryPolicy.
+func WithRetryPolicy(p RetryPolicy) Option { return func(c *Client) { c.retry = p } }
+
+// NewClient builds the transport for cfg and a client on it.
+func NewClient(cfg *Config, opts ...Option) (*Client, error) {
+	if cfg == nil || cfg.Host == "" {
+		return nil, errors.New("rest: config has no server address")
+	}
+	base, err := url.Parse(cfg.Host)
+	if err != nil || (base.Scheme != "https" && base.Scheme != "http") || base.Host == "" {
+		return nil, fmt.Errorf("rest: %s: server %q is not an http(s) URL", cfg.Source, cfg.Host)
+	}
+	base.Path = strings.TrimSuffix(base.Path, "/")
+	tc, err := newTLSConfig(cfg)
+	if err != nil {
+		return nil, err
+	}
+	ua := cfg.UserAgent
+	if ua == "" {
+		ua = DefaultUserAgent
+	}
+	c := &Client{
+		base:     base,
+		tls:      tc,
+		creds:    cfg.Credentials,
+		timeout:  cfg.Timeout,
+		retry:    DefaultRetryPolicy,
+		listIdle: DefaultListIdleTimeout,
+		log:      zerolog.Nop(),
+	}
+	c.hc = &http.Client{Transport: &authTransport{next: newTransport(tc.Clone()), creds: cfg.Credentials, userAgent: ua}}
+	c.userAgent = ua
+	c.limiter = newLimiter(cfg.QPS, cfg.Burst)
+	for _, o := range opts {
+		o(c)
+	}
+	return c, nil
+}
+
+func newLimiter(qps float32, burst int) *rate.Limiter {
+	switch {
+	case qps < 0:
+		return nil
+	case qps == 0:
+		qps, burst = DefaultQPS, DefaultBurst
+	case burst <= 0:
+		burst = int(qps) + 1
+	}
+	return rate.NewLimiter(rate.Limit(qps), burst)
+}
+
+// WithOptions returns a client on the same transport with its own User-Agent
+// and rate limits (qps 0 keeps the defaults, negative disables limiting).
+func (c *Client) WithOptions(userAgent string, qps float32, burst int) *Client {
+	n := *c
+	at := *c.hc.Transport.(*authTransport)
+	if userAgent != "" {
+		at.userAgent = userAgent
+		n.userAgent = userAgent
+	}
+	n.hc = &http.Client{Transport: &at}
+	n.limiter = newLimiter(qps, burst)
+	return &n
+}
+
+// Host returns the server's base URL.
+func (c *Client) Host() string { return c.base.String() }
+
+// UserAgent returns the User-Agent this client sends.
+func (c *Client) UserAgent() string { return c.userAgent }
+
+// request is one API call before it is sent.
+type request struct {
+	verb        string
+	path        string
+	query       url.Values
+	body        []byte
+	contentType string
+	accept      string
+	// idempotent requests may be retried on any transient failure.
+	idempotent bool
+	// stream: no client-side timeout (watches); the caller closes the body.
+	stream bool
+}
+
+func (r *request) url(base *url.URL) string {
+	u := joinPath(base, r.path)
+	u.RawQuery = r.query.Encode()
+	return u.String()
+}
+
+// joinPath appends path, already escaped (Resource.Path escapes names), to
+// base's path. Setting RawPath keeps it from being escaped a second time: a
+// name "a,b" is sent as "a%2Cb", not "a%252Cb".
+func joinPath(base *url.URL, path string) url.URL {
+	u := *base
+	u.RawPath = base.EscapedPath() + path
+	p, err := url.PathUnescape(u.RawPath)
+	if err != nil {
+		u.RawPath, p = "", base.Path+path
+	}
+	u.Path = p
+	return u
+}
+
+// do sends r with rate limiting and retries, and returns a 2xx response
+// whose body the caller must close. Any other outcome is an error: a
+// *StatusError for answers from the server.
+func (c *Client) do(ctx context.Context, r *request) (*http.Response, error) {
+	attempts := max(c.retry.MaxAttempts, 1)
+	var last error
+	for attempt := 1; ; attempt++ {
+		resp, err := c.once(ctx, r)
+		if err == nil {
+			return resp, nil
+		}
+		last = err
+		wait, retry := c.shouldRetry(r, err, attempt)
+		if !retry || attempt >= attempts {
+			return nil, last
+		}
+		c.log.Debug().Str("verb", r.verb).Str("path", r.path).Int("attempt", attempt).
+			Dur("wait", wait).Err(err).Msg("retrying request")
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return nil, ctx.Err()
+		case <-t.C:
+		}
+	}
+}
+
+// once sends r a single time.
+func (c *Client) once(ctx context.Context, r *request) (*http.Response, error) {
+	if c.limiter != nil {
+		if err := c.limiter.Wait(ctx); err != nil {
+			return nil, contextError(ctx, fmt.Errorf("rate limiter: %w", err))
+		}
+	}
+	var body io.Reader
+	if r.body != nil {
+		body = bytes.NewReader(r.body)
+	}
+	req, err := http.NewRequestWithContext(ctx, r.verb, r.url(c.base), body)
+	if err != nil {
+		return nil, fmt.Errorf("rest: build request %s %s: %w", r.verb, r.path, err)
+	}
+	req.Header.Set("Accept", r.accept)
+	if r.contentType != "" {
+		req.Header.Set("Content-Type", r.contentType)
+	}
+	resp, err := c.hc.Do(req)
+	if err != nil {
+		return nil, contextError(ctx, fmt.Errorf("%s %s: %w", r.verb, r.path, err))
+	}
+	if resp.StatusCode >= 200 && resp.StatusCode < 300 {
+		return resp, nil
+	}
+	data, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	resp.Body.Close()
+	if resp.StatusCode == http.StatusUnauthorized && c.creds != nil {
+		c.creds.Invalidate()
+	}
+	return nil, newStatusError(r.verb, r.path, resp.StatusCode, resp.Header, data)
+}
+
+// shouldRetry decides whether err after the given attempt is worth another
+// try, and how long to wait first.
+func (c *Client) shouldRetry(r *request, err error, attempt int) (time.Duration, bool) {
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, errCredentials) {
+		return 0, false
+	}
+	backoff := c.backoff(attempt)
+	var se *StatusError
+	if errors.As(err, &se) {
+		code := int(se.Status.Code)
+		switch {
+		case code == http.StatusUnauthorized && attempt == 1:
+			return 0, c.creds != nil // credentials were invalidated: one fresh try
+		case code == http.StatusTooManyRequests, code >= 500 && r.idempotent && code != http.StatusNotImplemented:
+			if se.RetryAfter > 0 {
+				return min(se.RetryAfter, c.retry.MaxRetryAfter), true
+			}
+			return backoff, true
+		}
+		return 0, false
+	}
+	// Transport failure: the request may or may not have reached the server.
+	return backoff, r.idempotent || isConnRefused(err)
+}
+
+// backoff is exponential with full jitter over [d/2, d].
+func (c *Client) backoff(attempt int) time.Duration {
+	d := c.retry.Initial << (attempt - 1)
+	if d <= 0 || d > c.retry.Max {
+		d = c.retry.Max
+	}
+	if d <= 1 {
+		return d
+	}
+	return d/2 + rand.N(d/2)
+}
+
+// doBytes runs r and returns the whole body of a 2xx response.
+func (c *Client) doBytes(ctx context.Context, r *request) ([]byte, error) {
+	if c.timeout > 0 && !r.stream {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, c.timeout)
+		defer cancel()
+	}
+	resp, err := c.do(ctx, r)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return nil, contextError(ctx, fmt.Errorf("%s %s: reading response: %w", r.verb, r.path, err))
+	}
+	return data, nil
+}
+
+// RawGet fetches an absolute API path (e.g. "/version", "/readyz") and
+// returns the body. It is retried like any read.
+func (c *Client) RawGet(ctx context.Context, path string) ([]byte, error) {
+	return c.doBytes(ctx, &request{verb: http.MethodGet, path: path, accept: "application/json, */*", idempotent: true})
+}
+
+// CloseIdleConnections closes the shared transport's idle keep-alive
+// connections (for every client derived from the same one).
+func (c *Client) CloseIdleConnections() { c.hc.CloseIdleConnections() }

@@ -1,0 +1,110 @@
+package rest
+
+import (
+	"context"
+	"crypto/tls"
+	"fmt"
+	"time"
+)
+
+// Config says how to reach one cluster and who to be there. It is what a
+// kubeconfig context, or a pod's service-account mount, boils down to.
+//
+// A Config never prints its secrets: its String and GoString methods redact
+// them, and error messages built from it name fields, never their values.
+type Config struct {
+	// Host is the apiserver's base URL, e.g. "https://127.0.0.1:6443".
+	Host string
+	// TLS holds the server's CA, an optional static client certificate and
+	// the server-name override.
+	TLS TLSConfig
+	// Credentials authenticates each request (token, basic auth, exec plugin,
+	// rotating token file). Nil means anonymous.
+	Credentials Credentials
+
+	// QPS and Burst bound the request rate of one Client. Zero QPS means the
+	// defaults of kube-controller-manager (20 qps, burst 30); a negative QPS
+	// disables rate limiting.
+	QPS   float32
+	Burst int
+	// UserAgent is sent with every request; empty means DefaultUserAgent.
+	UserAgent string
+	// Timeout bounds non-watch requests; zero means no client-side limit
+	// beyond the caller's context.
+	Timeout time.Duration
+
+	// Source names where this config came from (a kubeconfig path and
+	// context, or "in-cluster"), for error messages.
+	Source string
+}
+
+// TLSConfig is the TLS part of a Config. Certificate and key bytes are PEM.
+type TLSConfig struct {
+	CAData   []byte
+	CertData []byte
+	KeyData  []byte
+	// Insecure skips server certificate verification. Only ever true when a
+	// kubeconfig says insecure-skip-tls-verify: true.
+	Insecure   bool
+	ServerName string
+}
+
+// Credentials produce the authentication for requests. Implementations must
+// be safe for concurrent use and may refresh themselves (exec plugins, token
+// files that the kubelet rotates).
+type Credentials interface {
+	// Authorization returns the value of the Authorization header, or "" when
+	// these credentials authenticate by client certificate only.
+	Authorization(ctx context.Context) (string, error)
+	// ClientCertificate returns the client certificate to present in the TLS
+	// handshake, or nil for none.
+	ClientCertificate(ctx context.Context) (*tls.Certificate, error)
+	// Invalidate drops cached credentials after the server answered 401, so
+	// the next call fetches fresh ones.
+	Invalidate()
+}
+
+// DefaultUserAgent is sent when Config.UserAgent is empty.
+const DefaultUserAgent = "kcm/v0 (linux) kcm"
+
+// String describes the config without secrets.
+func (c Config) String() string {
+	auth := "anonymous"
+	if c.Credentials != nil {
+		auth = fmt.Sprintf("%T", c.Credentials)
+	}
+	return fmt.Sprintf("rest.Config{Host: %q, Source: %q, Auth: %s, CA: %d bytes, ClientCert: %t, Insecure: %t}",
+		c.Host, c.Source, auth, len(c.TLS.CAData), len(c.TLS.CertData) > 0, c.TLS.Insecure)
+}
+
+// GoString keeps %#v from dumping key material.
+func (c Config) GoString() string { return c.String() }
+
+// String describes the TLS settings without key material.
+func (t TLSConfig) String() string {
+	return fmt.Sprintf("rest.TLSConfig{CA: %d bytes, ClientCert: %t, ClientKey: <redacted>, Insecure: %t, ServerName: %q}",
+		len(t.CAData), len(t.CertData) > 0, t.Insecure, t.ServerName)
+}
+
+// GoString keeps %#v from dumping key material.
+func (t TLSConfig) GoString() string { return t.String() }
+
+// StaticToken is a bearer token that never changes.
+type StaticToken string
+
+// Authorization implements Credentials.
+func (t StaticToken) Authorization(context.Context) (string, error) {
+	return "Bearer " + string(t), nil
+}
+
+// ClientCertificate implements Credentials.
+func (StaticToken) ClientCertificate(context.Context) (*tls.Certificate, error) { return nil, nil }
+
+// Invalidate implements Credentials.
+func (StaticToken) Invalidate() {}
+
+// String redacts the token.
+func (StaticToken) String() string { return "StaticToken(<redacted>)" }
+
+// GoString redacts the token.
+func (t StaticToken) GoString() string { return t.String() }

@@ -1,0 +1,125 @@
+package rest
+
+import (
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/kcmlab/kcm/kube/api"
+	"github.com/kcmlab/kcm/kube/internal/jsonx"
+)
+
+// maxFrame bounds one JSON value read from a stream (an object in a list or
+// one watch event); bigger means a broken or hostile server.
+const maxFrame = 64 << 20
+
+// frameReader reads a stream of JSON text and hands out complete values
+// found by the scanner in scan.go, without tokenising them: finding where an
+// object ends costs one pass over its bytes and no allocation. The values it
+// returns are slices of its buffer, valid until the next call.
+type frameReader struct {
+	r   io.Reader
+	buf []byte
+	off int   // start of the unread bytes
+	n   int   // end of the bytes read so far
+	err error // sticky: the reader's error (io.EOF at the end)
+}
+
+func newFrameReader(r io.Reader, size int) *frameReader {
+	return &frameReader{r: r, buf: make([]byte, size)}
+}
+
+// fill reads more bytes, first moving the unread ones to the front and
+// growing the buffer when it is full. It reports whether bytes were added.
+func (f *frameReader) fill() bool {
+	if f.err != nil {
+		return false
+	}
+	if f.off > 0 {
+		f.n = copy(f.buf, f.buf[f.off:f.n])
+		f.off = 0
+	}
+	if f.n == len(f.buf) {
+		if len(f.buf) >= maxFrame {
+			f.err = fmt.Errorf("%w: a JSON value longer than %d bytes", api.ErrDecode, maxFrame)
+			return false
+		}
+		f.buf = append(f.buf, make([]byte, len(f.buf))...)
+	}
+	m, err := f.r.Read(f.buf[f.n:])
+	f.n += m
+	if err != nil {
+		f.err = err
+	}
+	return m > 0 || err == nil
+}
+
+// endErr is the error for a stream that ended (or failed) where more was
+// needed. atBoundary: between values, where io.EOF is a clean end.
+func (f *frameReader) endErr(atBoundary bool) error {
+	switch {
+	case f.err == nil:
+		return io.ErrNoProgress
+	case errors.Is(f.err, io.EOF) && atBoundary:
+		return io.EOF
+	case errors.Is(f.err, io.EOF):
+		return io.ErrUnexpectedEOF
+	}
+	return f.err
+}
+
+// peek skips whitespace and returns the next byte without consuming it.
+func (f *frameReader) peek(atBoundary bool) (byte, error) {
+	for {
+		f.off = jsonx.SkipWS(f.buf[:f.n], f.off)
+		if f.off < f.n {
+			return f.buf[f.off], nil
+		}
+		if !f.fill() {
+			return 0, f.endErr(atBoundary)
+		}
+	}
+}
+
+// expect consumes the byte b (after whitespace).
+func (f *frameReader) expect(b byte) error {
+	c, err := f.peek(false)
+	if err != nil {
+		return err
+	}
+	if c != b {
+		return fmt.Errorf("%w: expected %q, found %q", api.ErrDecode, b, c)
+	}
+	f.off++
+	return nil
+}
+
+// value returns the next complete JSON value (after whitespace). Scalars
+// are complete only once a delimiter follows them or the stream ended.
+func (f *frameReader) value(atBoundary bool) ([]byte, error) {
+	if _, err := f.peek(atBoundary); err != nil {
+		return nil, err
+	}
+	for {
+		d := f.buf[:f.n]
+		end, err := jsonx.SkipValue(d, f.off)
+		switch {
+		case err == nil && end == f.off:
+			return nil, fmt.Errorf("%w: unexpected %q", api.ErrDecode, d[f.off])
+		case err == nil && (end < f.n || isContainer(d[f.off]) || f.err != nil):
+			v := d[f.off:end]
+			f.off = end
+			return v, nil
+		case err != nil && !errors.Is(err, jsonx.ErrIncomplete):
+			return nil, err
+		}
+		if !f.fill() {
+			if errors.Is(f.err, io.EOF) && !isContainer(f.buf[f.off]) {
+				continue // a scalar at the very end of the stream: complete now
+			}
+			return nil, f.endErr(false)
+		}
+	}
+}
+
+func isContainer(b byte) bool { return b == '{' || b == '[' || b == '"' }

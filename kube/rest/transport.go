@@ -1,0 +1,122 @@
+package rest
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"time"
+)
+
+// newTLSConfig builds the client TLS configuration for cfg: the cluster CA
+// (or the system roots when none is given), the server-name override, and
+// the client certificate — static from the config, or fetched from the
+// credentials at handshake time so that exec plugins can rotate it.
+func newTLSConfig(cfg *Config) (*tls.Config, error) {
+	tc := &tls.Config{
+		MinVersion:         tls.VersionTLS12,
+		ServerName:         cfg.TLS.ServerName,
+		InsecureSkipVerify: cfg.TLS.Insecure, //nolint:gosec // only when the kubeconfig says so
+	}
+	if len(cfg.TLS.CAData) > 0 {
+		pool := x509.NewCertPool()
+		if !pool.AppendCertsFromPEM(cfg.TLS.CAData) {
+			return nil, fmt.Errorf("%s: certificate authority data holds no PEM certificate", cfg.Source)
+		}
+		tc.RootCAs = pool
+	}
+	var static *tls.Certificate
+	if len(cfg.TLS.CertData) > 0 || len(cfg.TLS.KeyData) > 0 {
+		cert, err := tls.X509KeyPair(cfg.TLS.CertData, cfg.TLS.KeyData)
+		if err != nil {
+			return nil, fmt.Errorf("%s: client certificate/key: %w", cfg.Source, err)
+		}
+		static = &cert
+	}
+	creds := cfg.Credentials
+	if static == nil && creds == nil {
+		return tc, nil
+	}
+	tc.GetClientCertificate = func(cri *tls.CertificateRequestInfo) (*tls.Certificate, error) {
+		if creds != nil {
+			c, err := creds.ClientCertificate(cri.Context())
+			if err != nil {
+				return nil, err
+			}
+			if c != nil {
+				return c, nil
+			}
+		}
+		if static != nil {
+			return static, nil
+		}
+		return &tls.Certificate{}, nil // no certificate: the server may still accept a token
+	}
+	return tc, nil
+}
+
+// newTransport returns the one HTTP transport a cluster's clients share:
+// HTTP/2 with health-check pings (a dead connection is noticed in ~45 s even
+// when no request is in flight), keep-alive, and bounded dial and TLS
+// handshake times.
+func newTransport(tc *tls.Config) *http.Transport {
+	dialer := &net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}
+	return &http.Transport{
+		Proxy:                 http.ProxyFromEnvironment,
+		DialContext:           dialer.DialContext,
+		TLSClientConfig:       tc,
+		ForceAttemptHTTP2:     true,
+		MaxIdleConns:          100,
+		MaxIdleConnsPerHost:   25,
+		IdleConnTimeout:       90 * time.Second,
+		TLSHandshakeTimeout:   10 * time.Second,
+		ExpectContinueTimeout: time.Second,
+		HTTP2:                 &http.HTTP2Config{SendPingTimeout: 30 * time.Second, PingTimeout: 15 * time.Second},
+	}
+}
+
+// authTransport adds User-Agent and Authorization to every request.
+type authTransport struct {
+	next      http.RoundTripper
+	creds     Credentials
+	userAgent string
+}
+
+// RoundTrip implements http.RoundTripper.
+func (t *authTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	req = req.Clone(req.Context())
+	req.Header.Set("User-Agent", t.userAgent)
+	if t.creds != nil {
+		h, err := t.creds.Authorization(req.Context())
+		if err != nil {
+			return nil, fmt.Errorf("%w: %w", errCredentials, err)
+		}
+		if h != "" {
+			req.Header.Set("Authorization", h)
+		}
+	}
+	return t.next.RoundTrip(req)
+}
+
+// errCredentials marks failures to obtain credentials: never retried, since
+// the request never left.
+var errCredentials = errors.New("cannot get credentials")
+
+// isConnRefused reports a failure that happened before the request was sent,
+// so even a non-idempotent request may be retried.
+func isConnRefused(err error) bool {
+	var op *net.OpError
+	return errors.As(err, &op) && op.Op == "dial"
+}
+
+// contextError prefers the context's error when the context is done, so
+// callers see context.Canceled rather than a transport's wording of it.
+func contextError(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	return err
+}

@@ -1,0 +1,287 @@
+package rest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/kcmlab/kcm/kube/api"
+	"github.com/kcmlab/kcm/kube/internal/jsonx"
+)
+
+// EventType is the type of a watch event.
+type EventType string
+
+// Watch event types (meta/v1 WatchEvent).
+const (
+	Added    EventType = "ADDED"
+	Modified EventType = "MODIFIED"
+	Deleted  EventType = "DELETED"
+	Bookmark EventType = "BOOKMARK"
+	Error    EventType = "ERROR"
+)
+
+// InitialEventsEndAnnotation marks the bookmark that ends the initial
+// events of a WatchList (sendInitialEvents=true).
+const InitialEventsEndAnnotation = "k8s.io/initial-events-end"
+
+// ErrIdleTimeout ends a watch that received nothing for its IdleTimeout.
+var ErrIdleTimeout = errors.New("watch idle timeout: no bytes received")
+
+// WatchEvent is one decoded watch event.
+type WatchEvent[T api.Object] struct {
+	Type EventType
+	// Object is set for ADDED, MODIFIED, DELETED and BOOKMARK (a bookmark's
+	// object carries only metadata: resourceVersion and annotations).
+	Object T
+	// Err is set for ERROR events: the Status the server sent, as an error
+	// with the usual predicates (IsGone for 410 Expired, ...).
+	Err *StatusError
+	// Size is the number of bytes of the event on the wire.
+	Size int
+}
+
+// IsInitialEventsEnd reports the bookmark that closes a WatchList's
+// initial events.
+func (e *WatchEvent[T]) IsInitialEventsEnd() bool {
+	return e.Type == Bookmark && e.Object.GetObjectMeta().Annotations[InitialEventsEndAnnotation] == "true"
+}
+
+// frameSource yields the raw JSON of one watch event at a time.
+type frameSource interface {
+	next() ([]byte, error) // io.EOF when the server ended the watch cleanly
+	close() error
+}
+
+// Watcher is an open watch: a pull-based stream of events. It is not safe
+// for concurrent Next calls; Close may be called from any goroutine.
+type Watcher[T api.Object] struct {
+	src    frameSource
+	codec  api.Codec[T]
+	path   string
+	cancel context.CancelFunc
+	once   sync.Once
+}
+
+// Next blocks for the next event. It returns io.EOF when the server closed
+// the watch normally (timeoutSeconds reached), ErrIdleTimeout (wrapped) when
+// the connection went silent, an error wrapping ErrDecode for malformed
+// bytes, and the context's error after cancellation. Any error ends the
+// watch: open a new one to continue.
+func (w *Watcher[T]) Next() (WatchEvent[T], error) {
+	frame, err := w.src.next()
+	if err != nil {
+		return WatchEvent[T]{}, err
+	}
+	return decodeEvent(frame, w.codec, w.path)
+}
+
+// Close ends the watch and releases its connection. Idempotent.
+func (w *Watcher[T]) Close() error {
+	var err error
+	w.once.Do(func() {
+		w.cancel()
+		err = w.src.close()
+	})
+	return err
+}
+
+// decodeEvent decodes one event frame. The frame may be a slice of a read
+// buffer: the object's bytes are copied before the codec keeps them.
+func decodeEvent[T api.Object](frame []byte, codec api.Codec[T], path string) (ev WatchEvent[T], err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("%w: watch event: %v", api.ErrDecode, p)
+		}
+	}()
+	typ, obj, err := splitEvent(frame)
+	if err != nil {
+		return ev, err
+	}
+	ev.Type, ev.Size = typ, len(frame)
+	switch typ {
+	case Added, Modified, Deleted, Bookmark:
+		ev.Object, err = api.DecodeBorrowed(codec, obj)
+		return ev, err
+	case Error:
+		var s Status
+		if err := jsonx.Unmarshal(obj, &s); err != nil {
+			return ev, fmt.Errorf("%w: watch ERROR event: %v", api.ErrDecode, err)
+		}
+		ev.Err = StatusErrorFrom("WATCH", path, s)
+		return ev, nil
+	}
+	return ev, fmt.Errorf("%w: unknown watch event type %q", api.ErrDecode, typ)
+}
+
+// splitEvent finds the type and the object of an event envelope
+// {"type":"...","object":{...}} by scanning, without decoding the object.
+func splitEvent(frame []byte) (EventType, []byte, error) {
+	ms, err := jsonx.Members(frame, 0)
+	if err != nil {
+		return "", nil, fmt.Errorf("%w: watch event: %w", api.ErrDecode, err)
+	}
+	var typ EventType
+	var obj []byte
+	for _, m := range ms {
+		v := frame[m.ValStart:m.End]
+		switch string(frame[m.KeyStart:m.KeyEnd]) {
+		case "type":
+			s, ok := jsonx.Unquote(v)
+			if !ok {
+				return "", nil, fmt.Errorf("%w: watch event type %.40q is not a string", api.ErrDecode, v)
+			}
+			typ = EventType(s)
+		case "object":
+			if len(v) == 0 || v[0] != '{' {
+				return "", nil, fmt.Errorf("%w: watch event %q: object is not a JSON object", api.ErrDecode, typ)
+			}
+			obj = v
+		}
+	}
+	if obj == nil {
+		return "", nil, fmt.Errorf("%w: watch event %q without object", api.ErrDecode, typ)
+	}
+	return typ, obj, nil
+}
+
+// Watch opens a watch. opts.ResourceVersion "N" streams events after N;
+// "" or "0" starts with synthetic ADDED events for the current state, as
+// does SendInitialEvents=true (WatchList), which ends them with a bookmark
+// (see WatchEvent.IsInitialEventsEnd).
+func (r *Resources[T]) Watch(ctx context.Context, opts WatchOptions) (*Watcher[T], error) {
+	q := opts.Values()
+	q.Set("watch", "true")
+	req := &request{verb: http.MethodGet, path: r.res.Path(r.ns, ""), query: q, accept: r.accept(false), idempotent: true, stream: true}
+	ctx, cancel := context.WithCancel(ctx)
+	var src frameSource
+	var err error
+	if opts.Transport == WebSocket {
+		src, err = r.c.dialWebSocket(ctx, req, opts.IdleTimeout)
+	} else {
+		src, err = r.c.openChunked(ctx, cancel, req, opts.IdleTimeout)
+	}
+	if err != nil {
+		cancel()
+		return nil, err
+	}
+	return &Watcher[T]{src: src, codec: r.codec, path: req.path, cancel: cancel}, nil
+}
+
+// chunkedSource splits a chunked watch response into event frames. The
+// server writes JSON objects back to back; their boundaries are found by
+// parsing, not by newlines.
+type chunkedSource struct {
+	body io.ReadCloser
+	fr   *frameReader
+	idle *idleReader
+	ctx  context.Context
+}
+
+func (c *Client) openChunked(ctx context.Context, cancel context.CancelFunc, req *request, idle time.Duration) (*chunkedSource, error) {
+	// The idle timeout also bounds the wait for the response headers: a
+	// server that accepted the watch but never answers is as silent as a
+	// stream that stopped.
+	var headers *time.Timer
+	if idle > 0 {
+		headers = time.AfterFunc(idle, cancel)
+	}
+	resp, err := c.do(ctx, req)
+	if headers != nil && !headers.Stop() {
+		if err == nil {
+			resp.Body.Close()
+		}
+		return nil, fmt.Errorf("watch: no response headers within %v: %w", idle, ErrIdleTimeout)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return newChunkedSource(ctx, resp.Body, idle, cancel), nil
+}
+
+// newChunkedSource reads events from body; cancel is called when no bytes
+// arrived for idle (zero: never).
+func newChunkedSource(ctx context.Context, body io.ReadCloser, idle time.Duration, cancel context.CancelFunc) *chunkedSource {
+	ir := newIdleReader(body, idle, cancel)
+	return &chunkedSource{body: body, idle: ir, ctx: ctx, fr: newFrameReader(ir, 32<<10)}
+}
+
+// next returns the next event's bytes: a slice of the read buffer, valid
+// until the following call.
+func (s *chunkedSource) next() ([]byte, error) {
+	c, err := s.fr.peek(true)
+	if err == nil && c != '{' {
+		err = fmt.Errorf("%w: watch stream: expected an event object, found %q", api.ErrDecode, c)
+	}
+	if err == nil {
+		var frame []byte
+		if frame, err = s.fr.value(false); err == nil {
+			return frame, nil
+		}
+	}
+	return nil, s.streamErr(err)
+}
+
+// streamErr explains why the stream stopped.
+func (s *chunkedSource) streamErr(err error) error {
+	switch {
+	case s.idle.expired():
+		return fmt.Errorf("watch: %w", ErrIdleTimeout)
+	case s.ctx.Err() != nil:
+		return s.ctx.Err()
+	case errors.Is(err, io.EOF):
+		return io.EOF
+	}
+	return decodeErr("watch", err)
+}
+
+func (s *chunkedSource) close() error {
+	s.idle.stop()
+	return s.body.Close()
+}
+
+// idleReader cancels the request when no bytes arrived for d.
+type idleReader struct {
+	r     io.Reader
+	d     time.Duration
+	timer *time.Timer
+	mu    sync.Mutex
+	fired bool
+}
+
+func newIdleReader(r io.Reader, d time.Duration, cancel context.CancelFunc) *idleReader {
+	ir := &idleReader{r: r, d: d}
+	if d > 0 {
+		ir.timer = time.AfterFunc(d, func() {
+			ir.mu.Lock()
+			ir.fired = true
+			ir.mu.Unlock()
+			cancel()
+		})
+	}
+	return ir
+}
+
+func (ir *idleReader) Read(p []byte) (int, error) {
+	n, err := ir.r.Read(p)
+	if n > 0 && ir.timer != nil {
+		ir.timer.Reset(ir.d)
+	}
+	return n, err
+}
+
+func (ir *idleReader) expired() bool {
+	ir.mu.Lock()
+	defer ir.mu.Unlock()
+	return ir.fired
+}
+
+func (ir *idleReader) stop() {
+	if ir.timer != nil {
+		ir.timer.Stop()
+	}
+}
