@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/kcmlab/kcm/clock"
 	"github.com/kcmlab/kcm/kube/rest"
 	"github.com/rs/zerolog"
 )
@@ -34,8 +35,8 @@ type TokenFileOptions struct {
 	// MaxAge is how long a read token is reused; zero means
 	// DefaultTokenFileMaxAge.
 	MaxAge time.Duration
-	// Now is the clock; nil means time.Now.
-	Now func() time.Time
+	// Clock judges the age of the token; nil means clock.Real.
+	Clock clock.Clock
 	// Logger hears about failed re-reads (never the token). The zero Logger
 	// discards.
 	Logger zerolog.Logger
@@ -50,7 +51,7 @@ type TokenFileOptions struct {
 type TokenFile struct {
 	path   string
 	maxAge time.Duration
-	now    func() time.Time
+	clock  clock.Clock
 	log    zerolog.Logger
 
 	mu sync.Mutex
@@ -71,18 +72,18 @@ type fileToken struct {
 // NewTokenFile reads the token at path once, so a missing or empty file is
 // reported now rather than at the first request.
 func NewTokenFile(path string, opts TokenFileOptions) (*TokenFile, error) {
-	t := &TokenFile{path: path, maxAge: opts.MaxAge, now: opts.Now, log: opts.Logger}
+	t := &TokenFile{path: path, maxAge: opts.MaxAge, clock: opts.Clock, log: opts.Logger}
 	if t.maxAge <= 0 {
 		t.maxAge = DefaultTokenFileMaxAge
 	}
-	if t.now == nil {
-		t.now = time.Now
+	if t.clock == nil {
+		t.clock = clock.Real{}
 	}
 	tok, err := readTokenFile(path)
 	if err != nil {
 		return nil, err
 	}
-	t.cur = &fileToken{token: tok, readAt: t.now()}
+	t.cur = &fileToken{token: tok, readAt: t.clock.Now()}
 	return t, nil
 }
 
@@ -103,7 +104,7 @@ func readTokenFile(path string) (string, error) {
 func (t *TokenFile) Token() string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	now := t.now()
+	now := t.clock.Now()
 	if !t.stale && now.Sub(t.cur.readAt) < t.maxAge {
 		return t.cur.token
 	}

@@ -21,7 +21,7 @@ func TestTokenFileRotation(t *testing.T) {
 	dir := t.TempDir()
 	path := kcWriteFile(t, dir, "token", []byte("one\n"))
 	clk := clock.NewFake(kcT0)
-	tf, err := NewTokenFile(path, TokenFileOptions{Now: clk.Now})
+	tf, err := NewTokenFile(path, TokenFileOptions{Clock: clk})
 	if err != nil {
 		t.Fatal(err)
 	}

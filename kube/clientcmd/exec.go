@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/kcmlab/kcm/clock"
 	"github.com/kcmlab/kcm/kube/rest"
 	"github.com/rs/zerolog"
 )
@@ -59,8 +60,8 @@ type ExecOptions struct {
 	Cluster *ExecCluster
 	// Timeout bounds one run; zero means DefaultExecTimeout.
 	Timeout time.Duration
-	// Now is the clock expiry is judged by; nil means time.Now.
-	Now func() time.Time
+	// Clock judges expiry; nil means clock.Real.
+	Clock clock.Clock
 	// Environ is the environment the plugin inherits before its own Env
 	// entries; nil means os.Environ.
 	Environ func() []string
@@ -83,7 +84,7 @@ type ExecCredentials struct {
 	cfg     ExecConfig
 	info    string // KUBERNETES_EXEC_INFO, fixed at construction
 	timeout time.Duration
-	now     func() time.Time
+	clock   clock.Clock
 	environ func() []string
 	origin  string
 	log     zerolog.Logger
@@ -135,13 +136,13 @@ func NewExecCredentials(cfg ExecConfig, opts ExecOptions) (*ExecCredentials, err
 	if err != nil {
 		return nil, fmt.Errorf("cannot encode cluster info for the plugin: %w", err)
 	}
-	e := &ExecCredentials{cfg: cfg, info: string(info), timeout: opts.Timeout, now: opts.Now,
+	e := &ExecCredentials{cfg: cfg, info: string(info), timeout: opts.Timeout, clock: opts.Clock,
 		environ: opts.Environ, origin: opts.Origin, log: opts.Logger, sem: make(chan struct{}, 1)}
 	if e.timeout <= 0 {
 		e.timeout = DefaultExecTimeout
 	}
-	if e.now == nil {
-		e.now = time.Now
+	if e.clock == nil {
+		e.clock = clock.Real{}
 	}
 	if e.environ == nil {
 		e.environ = os.Environ
@@ -185,7 +186,7 @@ func (e *ExecCredentials) GoString() string { return e.String() }
 func (e *ExecCredentials) cached() *execResult {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if e.cur != nil && (e.cur.expiry.IsZero() || e.now().Before(e.cur.expiry)) {
+	if e.cur != nil && (e.cur.expiry.IsZero() || e.clock.Now().Before(e.cur.expiry)) {
 		return e.cur
 	}
 	return nil
@@ -230,9 +231,9 @@ func (e *ExecCredentials) run(ctx context.Context) (*execResult, error) {
 	cmd.Stdout, cmd.Stderr = stdout, stderr // stdin stays nil: /dev/null
 	// A plugin that forks a child keeping the pipes open must not hang us.
 	cmd.WaitDelay = time.Second
-	start := e.now()
+	start := e.clock.Now()
 	err := cmd.Run()
-	e.log.Debug().Str("command", e.cfg.Command).Dur("took", e.now().Sub(start)).Bool("ok", err == nil).
+	e.log.Debug().Str("command", e.cfg.Command).Dur("took", e.clock.Since(start)).Bool("ok", err == nil).
 		Msg("ran exec credential plugin")
 	if err != nil {
 		return nil, e.runError(ctx, err, stderr)

@@ -196,7 +196,7 @@ func TestExecPluginExpiry(t *testing.T) {
 	t0 := clk.Now()
 	stamp := func(d time.Duration) string { return t0.Add(d).Format(time.RFC3339) }
 	p := kcWritePlugin(t, kcExecCredential(ExecAPIVersionV1, map[string]string{"token": "a", "expirationTimestamp": stamp(10 * time.Minute)}), "", 0)
-	e := kcNewExec(t, p, ExecAPIVersionV1, ExecOptions{Now: clk.Now})
+	e := kcNewExec(t, p, ExecAPIVersionV1, ExecOptions{Clock: clk})
 	steps := []struct {
 		name     string
 		action   func()

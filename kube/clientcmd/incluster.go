@@ -6,8 +6,8 @@ import (
 	"net"
 	"os"
 	"path/filepath"
-	"time"
 
+	"github.com/kcmlab/kcm/clock"
 	"github.com/kcmlab/kcm/kube/rest"
 	"github.com/rs/zerolog"
 )
@@ -28,8 +28,8 @@ type InClusterOptions struct {
 	Getenv func(string) string
 	// Dir holds "token" and "ca.crt"; empty means ServiceAccountDir.
 	Dir string
-	// Now is the clock of the token's re-read schedule; nil means time.Now.
-	Now func() time.Time
+	// Clock schedules the token's re-reads; nil means clock.Real.
+	Clock clock.Clock
 	// Logger hears about failed token re-reads. The zero Logger discards.
 	Logger zerolog.Logger
 }
@@ -52,7 +52,7 @@ func InClusterConfig(opts InClusterOptions) (*rest.Config, error) {
 		return nil, fmt.Errorf("in-cluster: KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT must both be set: %w",
 			ErrNotInCluster)
 	}
-	token, err := NewTokenFile(filepath.Join(dir, "token"), TokenFileOptions{Now: opts.Now, Logger: opts.Logger})
+	token, err := NewTokenFile(filepath.Join(dir, "token"), TokenFileOptions{Clock: opts.Clock, Logger: opts.Logger})
 	if err != nil {
 		return nil, fmt.Errorf("in-cluster: service-account token: %w", err)
 	}

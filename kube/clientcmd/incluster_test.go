@@ -74,7 +74,7 @@ func TestInClusterTokenRotation(t *testing.T) {
 	kcWriteFile(t, sa, "token", []byte("old"))
 	kcWriteFile(t, sa, "ca.crt", pki.CA)
 	clk := clock.NewFake(kcT0)
-	cfg, err := InClusterConfig(InClusterOptions{Dir: sa, Now: clk.Now,
+	cfg, err := InClusterConfig(InClusterOptions{Dir: sa, Clock: clk,
 		Getenv: kcEnv(map[string]string{"KUBERNETES_SERVICE_HOST": "h", "KUBERNETES_SERVICE_PORT": "443"})})
 	if err != nil {
 		t.Fatal(err)

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kcmlab/kcm/clock"
 	"github.com/kcmlab/kcm/kube/rest"
 	"github.com/rs/zerolog"
 )
@@ -37,9 +38,9 @@ type LoadOptions struct {
 	// and CA. Empty means ServiceAccountDir.
 	InClusterDir string
 
-	// Now is the clock of rotating credentials (token files, exec plugin
-	// expiry). Nil means time.Now.
-	Now func() time.Time
+	// Clock is the clock of rotating credentials (token files, exec
+	// plugin expiry). Nil means clock.Real.
+	Clock clock.Clock
 	// ExecTimeout bounds one run of an exec plugin. Zero means
 	// DefaultExecTimeout.
 	ExecTimeout time.Duration
@@ -178,7 +179,7 @@ func BuildConfig(opts LoadOptions) (*rest.Config, error) {
 	cfg, icErr := InClusterConfig(InClusterOptions{
 		Getenv: opts.Getenv,
 		Dir:    opts.InClusterDir,
-		Now:    opts.Now,
+		Clock:  opts.Clock,
 		Logger: opts.Logger,
 	})
 	if icErr == nil {
@@ -196,7 +197,7 @@ func BuildConfig(opts LoadOptions) (*rest.Config, error) {
 // context opts.Context, else current-context. It reads the files the
 // entries point to (CA, client certificate and key, token file) and checks
 // everything a connection will need, so problems surface here, named, and
-// not at the first request. It uses opts.Context, Server, Now, ExecTimeout,
+// not at the first request. It uses opts.Context, Server, Clock, ExecTimeout,
 // Environ and Logger.
 func (k *Kubeconfig) ClientConfig(opts LoadOptions) (*rest.Config, error) {
 	name := opts.Context
@@ -326,7 +327,7 @@ func (r *contextResolver) applyUser(cfg *rest.Config, u *KubeconfigUser, c *Kube
 	}
 	switch {
 	case u.TokenFile != "":
-		tf, err := NewTokenFile(u.TokenFile, TokenFileOptions{Now: r.opts.Now, Logger: r.opts.Logger})
+		tf, err := NewTokenFile(u.TokenFile, TokenFileOptions{Clock: r.opts.Clock, Logger: r.opts.Logger})
 		switch {
 		case err == nil:
 			cfg.Credentials = tf
@@ -399,7 +400,7 @@ func (r *contextResolver) execCredentials(cfg *rest.Config, u *KubeconfigUser, c
 	ec, err := NewExecCredentials(*u.Exec, ExecOptions{
 		Cluster: cluster,
 		Timeout: r.opts.ExecTimeout,
-		Now:     r.opts.Now,
+		Clock:   r.opts.Clock,
 		Environ: r.opts.Environ,
 		Origin:  origin,
 		Logger:  r.opts.Logger,

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kcmlab/kcm/clock"
 	"github.com/rs/zerolog"
 	"golang.org/x/time/rate"
 )
@@ -42,6 +43,8 @@ type Client struct {
 	listIdle time.Duration
 	retry    RetryPolicy
 	log      zerolog.Logger
+	// clock times retry backoff, rate limiting and idle timeouts.
+	clock clock.Clock
 }
 
 // RetryPolicy says how a Client retries requests that may be retried:
@@ -69,6 +72,13 @@ const DefaultListIdleTimeout = time.Minute
 
 // WithListIdleTimeout replaces DefaultListIdleTimeout (0 disables it).
 func WithListIdleTimeout(d time.Duration) Option { return func(c *Client) { c.listIdle = d } }
+
+// WithClock sets the clock of retry backoff, rate limiting and the idle
+// timeouts of lists and watches (default clock.Real), so tests step time
+// instead of waiting for it. Config.Timeout and the dial and TLS handshake
+// timeouts of the transport stay on real time: they are deadlines handed
+// to the standard library.
+func WithClock(clk clock.Clock) Option { return func(c *Client) { c.clock = clk } }
 
 // WithRetryPolicy replaces DefaultRetryPolicy.
 func WithRetryPolicy(p RetryPolicy) Option { return func(c *Client) { c.retry = p } }
@@ -99,6 +109,7 @@ func NewClient(cfg *Config, opts ...Option) (*Client, error) {
 		retry:    DefaultRetryPolicy,
 		listIdle: DefaultListIdleTimeout,
 		log:      zerolog.Nop(),
+		clock:    clock.Real{},
 	}
 	c.hc = &http.Client{Transport: &authTransport{next: newTransport(tc.Clone()), creds: cfg.Credentials, userAgent: ua}}
 	c.userAgent = ua
@@ -119,6 +130,41 @@ func newLimiter(qps float32, burst int) *rate.Limiter {
 		burst = int(qps) + 1
 	}
 	return rate.NewLimiter(rate.Limit(qps), burst)
+}
+
+// errRateLimit marks a request the rate limiter refused: never retried,
+// since it never left and its deadline will not move.
+var errRateLimit = errors.New("rate limiter")
+
+// waitLimiter takes a token of the client's rate limiter, waiting for it on
+// the client's clock. A caller whose deadline comes before the token fails
+// at once, as rate.Limiter.Wait does, and gives the token back.
+func (c *Client) waitLimiter(ctx context.Context) error {
+	if c.limiter == nil {
+		return nil
+	}
+	now := c.clock.Now()
+	r := c.limiter.ReserveN(now, 1)
+	if !r.OK() {
+		return fmt.Errorf("%w: burst is zero", errRateLimit)
+	}
+	d := r.DelayFrom(now)
+	if d <= 0 {
+		return nil
+	}
+	if dl, ok := ctx.Deadline(); ok && time.Until(dl) < d {
+		r.CancelAt(now)
+		return fmt.Errorf("%w: the next token comes in %v, after the context's deadline", errRateLimit, d)
+	}
+	t := c.clock.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C():
+		return nil
+	case <-ctx.Done():
+		r.CancelAt(c.clock.Now())
+		return ctx.Err()
+	}
 }
 
 // WithOptions returns a client on the same transport with its own User-Agent
@@ -193,22 +239,20 @@ func (c *Client) do(ctx context.Context, r *request) (*http.Response, error) {
 		}
 		c.log.Debug().Str("verb", r.verb).Str("path", r.path).Int("attempt", attempt).
 			Dur("wait", wait).Err(err).Msg("retrying request")
-		t := time.NewTimer(wait)
+		t := c.clock.NewTimer(wait)
 		select {
 		case <-ctx.Done():
 			t.Stop()
 			return nil, ctx.Err()
-		case <-t.C:
+		case <-t.C():
 		}
 	}
 }
 
 // once sends r a single time.
 func (c *Client) once(ctx context.Context, r *request) (*http.Response, error) {
-	if c.limiter != nil {
-		if err := c.limiter.Wait(ctx); err != nil {
-			return nil, contextError(ctx, fmt.Errorf("rate limiter: %w", err))
-		}
+	if err := c.waitLimiter(ctx); err != nil {
+		return nil, contextError(ctx, err)
 	}
 	var body io.Reader
 	if r.body != nil {
@@ -240,7 +284,8 @@ func (c *Client) once(ctx context.Context, r *request) (*http.Response, error) {
 // shouldRetry decides whether err after the given attempt is worth another
 // try, and how long to wait first.
 func (c *Client) shouldRetry(r *request, err error, attempt int) (time.Duration, bool) {
-	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, errCredentials) {
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, errCredentials) ||
+		errors.Is(err, errRateLimit) {
 		return 0, false
 	}
 	backoff := c.backoff(attempt)

@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kcmlab/kcm/clock"
 	"github.com/kcmlab/kcm/kube/api"
 	"github.com/kcmlab/kcm/kube/internal/jsonx"
 	"github.com/rs/zerolog"
@@ -29,6 +30,18 @@ import (
 // rcFastRetry is a retry policy on the order of milliseconds, so that tests
 // of retries do not sleep.
 var rcFastRetry = RetryPolicy{MaxAttempts: 4, Initial: time.Millisecond, Max: 4 * time.Millisecond, MaxRetryAfter: 5 * time.Millisecond}
+
+// rcAdvance moves clk forward a millisecond at a time whenever a timer is
+// armed on it, until done is closed: the backoffs of a retrying request
+// pass without waiting for real time, and clk.Since(start) adds them up.
+func rcAdvance(clk *clock.Fake, done <-chan struct{}) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() { <-done; cancel() }()
+	for clk.BlockUntilWaiters(ctx, 1) == nil {
+		clk.Step(time.Millisecond)
+	}
+}
 
 // rcNoLeaks checks, after everything else the test registered has been
 // cleaned up, that the test left no goroutine behind. It must be called
@@ -232,12 +245,19 @@ func TestClientRetries(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			rcNoLeaks(t)
 			sc := &rcScript{replies: tc.replies}
-			c := rcClient(t, rcServer(t, sc).URL, nil)
-			start := time.Now()
+			clk := clock.NewFake(rcT0)
+			c := rcClient(t, rcServer(t, sc).URL, nil, WithClock(clk))
+			done := make(chan struct{})
+			go rcAdvance(clk, done)
 			err := tc.op(context.Background(), c)
-			if elapsed := time.Since(start); elapsed > 900*time.Millisecond {
-				// Retry-After: 1 must be capped by MaxRetryAfter (5 ms).
-				t.Errorf("took %v: Retry-After not capped by MaxRetryAfter", elapsed)
+			close(done)
+			// Retry-After: 1 must be capped by MaxRetryAfter (5 ms).
+			waited, most := clk.Since(rcT0), time.Duration(tc.want-1)*rcFastRetry.MaxRetryAfter
+			if waited > most {
+				t.Errorf("backed off %v in all, more than %v: Retry-After not capped by MaxRetryAfter", waited, most)
+			}
+			if tc.want > 1 && waited == 0 {
+				t.Error("retried without backing off on the client's clock")
 			}
 			if tc.check == nil && err != nil {
 				t.Fatalf("err = %v, want success", err)
@@ -649,34 +669,48 @@ func TestNewLimiter(t *testing.T) {
 }
 
 // TestClientRateLimit: the burst goes through at once, then requests wait
-// for tokens. Checked on the limiter's state, not on wall time.
+// for tokens on the client's clock.
 func TestClientRateLimit(t *testing.T) {
 	rcNoLeaks(t)
 	sc := &rcScript{replies: []rcReply{{code: 200, body: `{}`}}}
-	c := rcClient(t, rcServer(t, sc).URL, func(cfg *Config) { cfg.QPS, cfg.Burst = 0.1, 2 }) // one token per 10 s
+	clk := clock.NewFake(rcT0)
+	c := rcClient(t, rcServer(t, sc).URL, func(cfg *Config) { cfg.QPS, cfg.Burst = 0.1, 2 }, WithClock(clk)) // one token per 10 s
 	ctx := context.Background()
 	for i := range 2 {
 		if _, err := c.RawGet(ctx, "/version"); err != nil {
 			t.Fatalf("request %d of the burst: %v", i, err)
 		}
 	}
-	if tok := c.limiter.Tokens(); tok >= 1 {
-		t.Fatalf("%v tokens left after the burst", tok)
+	if clk.Waiters() != 0 {
+		t.Fatal("the burst waited")
 	}
-	r := c.limiter.Reserve()
-	if d := r.Delay(); d < 8*time.Second {
-		t.Fatalf("next request would wait %v, want ~10s at 0.1 qps", d)
+	done := make(chan error, 1)
+	go func() { _, err := c.RawGet(ctx, "/version"); done <- err }()
+	// The next token comes in ~10 s (the limiter's float arithmetic makes
+	// it 9.99999985 s): still waiting after 9 s, through after 10.
+	rcStepTo(t, clk, 9*time.Second, done)
+	if n := clk.Waiters(); n != 1 {
+		t.Fatalf("%d timers armed after 9 s, want the limiter's", n)
 	}
-	r.Cancel()
+	clk.Step(time.Second)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if n := len(sc.seen()); n != 3 {
+		t.Fatalf("server saw %d requests, want 3", n)
+	}
 	// A caller whose deadline is nearer than the next token fails at once,
-	// without reaching the server.
+	// without reaching the server, and leaves the token for the next one.
 	short, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	if _, err := c.RawGet(short, "/version"); err == nil || !strings.Contains(err.Error(), "rate limiter") {
 		t.Fatalf("err = %v, want a rate limiter error", err)
 	}
-	if n := len(sc.seen()); n != 2 {
-		t.Fatalf("server saw %d requests, want 2", n)
+	if n := len(sc.seen()); n != 3 {
+		t.Fatalf("server saw %d requests, want 3", n)
+	}
+	if d := c.limiter.ReserveN(clk.Now(), 1).DelayFrom(clk.Now()); d < 9*time.Second || d > 10*time.Second {
+		t.Fatalf("next token in %v, want 10s: the refused caller kept its reservation", d)
 	}
 }
 

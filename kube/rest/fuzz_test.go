@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kcmlab/kcm/clock"
 	"github.com/kcmlab/kcm/kube/api"
 )
 
@@ -150,7 +151,7 @@ func FuzzDecodeList(f *testing.F) {
 func rcWatchResult(t *testing.T, data []byte, n int) (string, string) {
 	t.Helper()
 	r := &rcChunkReader{data: data, n: n}
-	src := newChunkedSource(context.Background(), io.NopCloser(r), 0, func() {})
+	src := newChunkedSource(context.Background(), clock.Real{}, io.NopCloser(r), 0, func() {})
 	w := &Watcher[*api.RawObject]{src: src, codec: api.Raw(), path: "/api/v1/pods", cancel: func() {}}
 	defer w.Close()
 	var out []string

@@ -67,7 +67,7 @@ func (r *Resources[T]) ListEach(ctx context.Context, opts ListOptions, fn func(T
 	// like a silent watch: a stalled LIST must not hang an informer.
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	idle := newIdleReader(nil, r.c.listIdle, cancel)
+	idle := newIdleReader(r.c.clock, nil, r.c.listIdle, cancel)
 	defer idle.stop()
 	resp, err := r.c.do(ctx, req)
 	if err != nil {

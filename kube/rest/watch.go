@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/kcmlab/kcm/clock"
 	"github.com/kcmlab/kcm/kube/api"
 	"github.com/kcmlab/kcm/kube/internal/jsonx"
 )
@@ -186,12 +187,9 @@ func (c *Client) openChunked(ctx context.Context, cancel context.CancelFunc, req
 	// The idle timeout also bounds the wait for the response headers: a
 	// server that accepted the watch but never answers is as silent as a
 	// stream that stopped.
-	var headers *time.Timer
-	if idle > 0 {
-		headers = time.AfterFunc(idle, cancel)
-	}
+	headers := newIdleTimer(c.clock, idle, cancel)
 	resp, err := c.do(ctx, req)
-	if headers != nil && !headers.Stop() {
+	if !headers.stop() {
 		if err == nil {
 			resp.Body.Close()
 		}
@@ -200,13 +198,13 @@ func (c *Client) openChunked(ctx context.Context, cancel context.CancelFunc, req
 	if err != nil {
 		return nil, err
 	}
-	return newChunkedSource(ctx, resp.Body, idle, cancel), nil
+	return newChunkedSource(ctx, c.clock, resp.Body, idle, cancel), nil
 }
 
 // newChunkedSource reads events from body; cancel is called when no bytes
-// arrived for idle (zero: never).
-func newChunkedSource(ctx context.Context, body io.ReadCloser, idle time.Duration, cancel context.CancelFunc) *chunkedSource {
-	ir := newIdleReader(body, idle, cancel)
+// arrived for idle (zero: never) on clk.
+func newChunkedSource(ctx context.Context, clk clock.Clock, body io.ReadCloser, idle time.Duration, cancel context.CancelFunc) *chunkedSource {
+	ir := newIdleReader(clk, body, idle, cancel)
 	return &chunkedSource{body: body, idle: ir, ctx: ctx, fr: newFrameReader(ir, 32<<10)}
 }
 
@@ -242,46 +240,4 @@ func (s *chunkedSource) streamErr(err error) error {
 func (s *chunkedSource) close() error {
 	s.idle.stop()
 	return s.body.Close()
-}
-
-// idleReader cancels the request when no bytes arrived for d.
-type idleReader struct {
-	r     io.Reader
-	d     time.Duration
-	timer *time.Timer
-	mu    sync.Mutex
-	fired bool
-}
-
-func newIdleReader(r io.Reader, d time.Duration, cancel context.CancelFunc) *idleReader {
-	ir := &idleReader{r: r, d: d}
-	if d > 0 {
-		ir.timer = time.AfterFunc(d, func() {
-			ir.mu.Lock()
-			ir.fired = true
-			ir.mu.Unlock()
-			cancel()
-		})
-	}
-	return ir
-}
-
-func (ir *idleReader) Read(p []byte) (int, error) {
-	n, err := ir.r.Read(p)
-	if n > 0 && ir.timer != nil {
-		ir.timer.Reset(ir.d)
-	}
-	return n, err
-}
-
-func (ir *idleReader) expired() bool {
-	ir.mu.Lock()
-	defer ir.mu.Unlock()
-	return ir.fired
-}
-
-func (ir *idleReader) stop() {
-	if ir.timer != nil {
-		ir.timer.Stop()
-	}
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/gorilla/websocket"
+	"github.com/kcmlab/kcm/clock"
 	"github.com/kcmlab/kcm/kube/api"
 )
 
@@ -222,21 +223,6 @@ func rcIsTruncated(err error) bool {
 
 func rcIsDecode(err error) bool { return errors.Is(err, api.ErrDecode) }
 
-// TestWatchIdleTimeout: a connection that goes silent (no event, no
-// bookmark) ends with ErrIdleTimeout so that the caller can resume. This
-// test waits 50 ms of real time: the guard is a real-time one.
-func TestWatchIdleTimeout(t *testing.T) {
-	rcNoLeaks(t)
-	w := rcWatch(t, rcStream{body: rcEvAdded, hold: true}, WatchOptions{IdleTimeout: 50 * time.Millisecond})
-	if ev, err := w.Next(); err != nil || ev.Type != Added {
-		t.Fatalf("first event: %v %v", ev.Type, err)
-	}
-	_, err := w.Next()
-	if !errors.Is(err, ErrIdleTimeout) {
-		t.Fatalf("err = %v, want ErrIdleTimeout", err)
-	}
-}
-
 // TestWatchCloseUnblocksNext: Close from another goroutine ends a Next that
 // is waiting for bytes.
 func TestWatchCloseUnblocksNext(t *testing.T) {
@@ -306,6 +292,7 @@ func TestWatchOpenFails(t *testing.T) {
 type rcWSServer struct {
 	events []string
 	abrupt bool // end by dropping the connection, without a close message
+	hold   bool // after the events, keep the connection open and silent
 	mu     sync.Mutex
 	header http.Header // of the handshake; guarded by mu
 	query  string      // guarded by mu
@@ -327,7 +314,7 @@ func (s *rcWSServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	switch {
-	case len(s.events) == 0:
+	case len(s.events) == 0 || s.hold:
 		// Hold the stream until the client goes away.
 	case s.abrupt:
 		return
@@ -425,8 +412,26 @@ func TestWebSocketEnds(t *testing.T) {
 	})
 	t.Run("idle", func(t *testing.T) {
 		rcNoLeaks(t)
-		w := rcWatch(t, &rcWSServer{}, WatchOptions{Transport: WebSocket, IdleTimeout: 50 * time.Millisecond})
-		if _, err := w.Next(); !errors.Is(err, ErrIdleTimeout) {
+		clk := clock.NewFake(rcT0)
+		c := rcClient(t, rcServer(t, &rcWSServer{events: []string{rcEvAdded}, hold: true}).URL, nil, WithClock(clk))
+		w, err := rcConfigMaps(c).Watch(context.Background(), WatchOptions{Transport: WebSocket, IdleTimeout: time.Minute})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer w.Close()
+		if n := clk.Waiters(); n != 0 {
+			t.Fatalf("%d timers armed before the first Next, want 0: the idle timeout runs only while Next waits", n)
+		}
+		if ev, err := w.Next(); err != nil || ev.Type != Added {
+			t.Fatalf("first event: %v %v", ev.Type, err)
+		}
+		if n := clk.Waiters(); n != 0 {
+			t.Fatalf("%d timers armed between reads, want 0: the idle timeout runs only while Next waits", n)
+		}
+		done := make(chan error, 1)
+		go func() { _, err := w.Next(); done <- err }()
+		rcStepTo(t, clk, time.Minute, done)
+		if err := <-done; !errors.Is(err, ErrIdleTimeout) {
 			t.Fatalf("err = %v, want ErrIdleTimeout", err)
 		}
 	})

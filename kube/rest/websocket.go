@@ -15,7 +15,9 @@ import (
 // wsSource reads watch events from a WebSocket: one event per message.
 type wsSource struct {
 	conn *websocket.Conn
-	idle time.Duration
+	// idle closes the connection when a read waits longer than the idle
+	// timeout; it runs only while next waits for a message.
+	idle *idleTimer
 	ctx  context.Context
 	stop func() bool // unregisters the close-on-cancel hook
 }
@@ -24,10 +26,8 @@ type wsSource struct {
 // over WebSocket on HTTP/1.1 only and refuses the handshake (403) without an
 // Origin header, so both are set here.
 func (c *Client) dialWebSocket(ctx context.Context, req *request, idle time.Duration) (*wsSource, error) {
-	if c.limiter != nil {
-		if err := c.limiter.Wait(ctx); err != nil {
-			return nil, contextError(ctx, err)
-		}
+	if err := c.waitLimiter(ctx); err != nil {
+		return nil, contextError(ctx, err)
 	}
 	u := joinPath(c.base, req.path)
 	u.RawQuery = req.query.Encode()
@@ -52,13 +52,36 @@ func (c *Client) dialWebSocket(ctx context.Context, req *request, idle time.Dura
 	}
 	tc := c.tls.Clone()
 	tc.NextProtos = []string{"http/1.1"} // WebSocket upgrades need HTTP/1.1
+	// The handshake is bounded on the client's clock: the dial context is
+	// cancelled when it takes longer than handshakeTimeout(idle). The
+	// WebSocket library heeds only a context's deadline once connected, so
+	// cancelling also closes the connection under the handshake.
+	dialCtx, cancelDial := context.WithCancel(ctx)
+	defer cancelDial()
+	var unhook func() bool
+	dialer := &net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}
 	d := websocket.Dialer{
-		TLSClientConfig:  tc,
-		HandshakeTimeout: handshakeTimeout(idle),
-		NetDialContext:   (&net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
-		ReadBufferSize:   32 << 10,
+		TLSClientConfig: tc,
+		NetDialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+			nc, err := dialer.DialContext(ctx, network, addr)
+			if err == nil {
+				unhook = context.AfterFunc(dialCtx, func() { nc.Close() })
+			}
+			return nc, err
+		},
+		ReadBufferSize: 32 << 10,
 	}
-	conn, resp, err := d.DialContext(ctx, u.String(), h)
+	hs := newIdleTimer(c.clock, handshakeTimeout(idle), cancelDial)
+	conn, resp, err := d.DialContext(dialCtx, u.String(), h)
+	if unhook != nil {
+		unhook()
+	}
+	if !hs.stop() && ctx.Err() == nil {
+		if err == nil {
+			conn.Close()
+		}
+		return nil, fmt.Errorf("websocket watch %s: no handshake within %v: %w", req.path, handshakeTimeout(idle), ErrIdleTimeout)
+	}
 	if err != nil {
 		if resp != nil {
 			defer resp.Body.Close()
@@ -71,25 +94,25 @@ func (c *Client) dialWebSocket(ctx context.Context, req *request, idle time.Dura
 		return nil, contextError(ctx, fmt.Errorf("websocket watch %s: %w", req.path, err))
 	}
 	conn.SetReadLimit(64 << 20)
-	s := &wsSource{conn: conn, idle: idle, ctx: ctx}
+	s := &wsSource{conn: conn, ctx: ctx}
+	s.idle = newIdleTimer(c.clock, idle, func() { conn.Close() })
+	s.idle.pause() // armed by each next
 	s.stop = context.AfterFunc(ctx, func() { conn.Close() })
 	return s, nil
 }
 
 func (s *wsSource) next() ([]byte, error) {
-	if s.idle > 0 {
-		_ = s.conn.SetReadDeadline(time.Now().Add(s.idle))
-	}
+	s.idle.kick()
 	_, data, err := s.conn.ReadMessage()
+	s.idle.pause()
 	if err == nil {
 		return data, nil
 	}
-	var ne net.Error
 	switch {
+	case s.idle.expired():
+		return nil, fmt.Errorf("watch: %w", ErrIdleTimeout)
 	case s.ctx.Err() != nil:
 		return nil, s.ctx.Err()
-	case errors.As(err, &ne) && ne.Timeout():
-		return nil, fmt.Errorf("watch: %w", ErrIdleTimeout)
 	case websocket.IsCloseError(err, websocket.CloseNormalClosure), errors.Is(err, io.EOF):
 		return nil, io.EOF
 	}
@@ -97,6 +120,7 @@ func (s *wsSource) next() ([]byte, error) {
 }
 
 func (s *wsSource) close() error {
+	s.idle.stop()
 	s.stop()
 	return s.conn.Close()
 }
