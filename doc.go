@@ -8,7 +8,11 @@
 //		                             └──────────── informer (one per resource, shared by a Factory) ──────────┘
 //		lease: only the leader runs controllers
 //
-//	 1. kube       — configuration, the REST client, the object model, typed errors
+//	 1. kube       — overview of the four packages below, read in this order:
+//	    kube/api       — the object model: ObjectMeta, Object, RawObject, typed kinds, codecs
+//	    kube/labels    — label selectors: parse, compile, match
+//	    kube/rest      — the REST client: Client, Resources, list/watch, errors, retries
+//	    kube/clientcmd — kubeconfig, exec plugins, in-cluster: a rest.Config
 //	 2. testenv    — the real etcd + kube-apiserver the tests and `make dev` run
 //	 3. clock      — the injectable clock, so tests step time
 //	 4. reflector  — LIST + WATCH as an explicit state machine

@@ -16,7 +16,7 @@ import (
 
 // apiClient is the minimal HTTPS client testenv needs for its own calls to
 // kube-apiserver (readiness, namespaces). Everything else belongs to package
-// kube; testenv must not depend on it beyond rest.Config, because kube's
+// rest; testenv must not depend on it beyond rest.Config, because rest's
 // own tests run against this cluster.
 type apiClient struct {
 	host  string

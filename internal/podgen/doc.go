@@ -6,7 +6,7 @@
 // Where it sits: it stands in for the apiserver, at the far left of the
 // data path.
 //
-//	podgen.Server ──LIST / WATCH / WatchList──▶ kube client ─▶ reflector ─▶ deltafifo ─▶ store ─▶ processor ─▶ handler
+//	podgen.Server ──LIST / WATCH / WatchList──▶ rest client ─▶ reflector ─▶ deltafifo ─▶ store ─▶ processor ─▶ handler
 //	(pre-encoded bytes, identical for every engine under test)
 //
 // Guarantees:

@@ -29,7 +29,7 @@ func ExamplePod() {
 	// has managedFields: true
 }
 
-// Server answers a kube client's LIST exactly like an apiserver would,
+// Server answers a rest client's LIST exactly like an apiserver would,
 // from bytes encoded once.
 func ExampleServer() {
 	s := podgen.NewServer(podgen.ServerOptions{Pods: 120})

@@ -135,8 +135,9 @@ func (s stripCodec[T]) DecodeBorrowed(data []byte) (T, error) {
 }
 
 // DeepCopy returns an independent copy of obj that still remembers the raw
-// JSON obj was read from, so Update of the copy keeps unmodelled fields.
-// Cached objects are shared and read-only: copy before you modify.
+// JSON obj was read from, so rest.Resources.Update of the copy keeps
+// unmodelled fields. Cached objects are shared and read-only: copy before
+// you modify.
 func DeepCopy[T Object](obj T) (T, error) {
 	var zero T
 	data, err := jsonx.Marshal(obj)

@@ -15,7 +15,7 @@ type TypeMeta struct {
 // ObjectMeta is the metadata every persisted object carries
 // (meta/v1 ObjectMeta). managedFields is deliberately absent: kcm never
 // models it, so it is dropped from cached copies and survives writes through
-// the raw-merge of Update (see update.go).
+// the raw-merge of rest.Resources.Update (kube/rest/merge.go).
 //
 // An ObjectMeta decoded from the wire remembers the exact bytes of the whole
 // object it came from (raw). Those bytes are shared and never mutated; they

@@ -13,8 +13,8 @@ import (
 // over them — allocating a string for each object key on the way (its
 // strict Skip reads keys with ReadString). For a pod that is most of the
 // decoding time and hundreds of allocations. Here kcm's byte scanner
-// (scan.go) finds the three members instead, and json-iterator decodes
-// only the metadata, without managedFields.
+// (kube/internal/jsonx) finds the three members instead, and json-iterator
+// decodes only the metadata, without managedFields.
 //
 // Validation of what is stepped over is shallow (strings end, brackets
 // balance): the bytes come from kube-apiserver, whose encoder writes valid

@@ -14,7 +14,7 @@ import (
 const maxFrame = 64 << 20
 
 // frameReader reads a stream of JSON text and hands out complete values
-// found by the scanner in scan.go, without tokenising them: finding where an
+// found by the byte scanner of kube/internal/jsonx, without tokenising them: finding where an
 // object ends costs one pass over its bytes and no allocation. The values it
 // returns are slices of its buffer, valid until the next call.
 type frameReader struct {

@@ -103,7 +103,7 @@ func (r *Resources[T]) Create(ctx context.Context, obj T) (T, error) {
 // Update replaces obj (PUT). The write carries obj's resourceVersion, so a
 // stale object fails with a Conflict. Fields kcm's types do not model are
 // kept: a typed object read from the server is merged onto the JSON it was
-// read from (see DeepCopy and merge.go).
+// read from (see api.DeepCopy and merge.go).
 func (r *Resources[T]) Update(ctx context.Context, obj T) (T, error) {
 	return r.write(ctx, http.MethodPut, r.res.Path(r.nsFor(obj), obj.GetObjectMeta().Name), obj, true)
 }

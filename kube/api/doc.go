@@ -1,0 +1,70 @@
+// Package api is kcm's object model: what a Kubernetes object is once it
+// has been read, how its JSON becomes one, and how a cache of a hundred
+// thousand of them stays small. It knows nothing of HTTP: the cache
+// (store, deltafifo, processor) imports this package and no other part of
+// kcm's Kubernetes code.
+//
+// # Where it sits
+//
+//	rest (LIST, WATCH, writes) ──bytes──▶ Codec[T] ──T──▶ reflector ─▶ deltafifo ─▶ store ─▶ processor
+//	                                         │
+//	           Typed[Pod]()  → *Pod, *ReplicaSet, ... (json-iterator, every modelled field)
+//	           Raw()         → *RawObject (any resource: exact JSON + parsed metadata)
+//	           StrippingManagedFields(c): managedFields cut from the bytes first
+//
+// # The object model
+//
+// Every object implements Object: access to its TypeMeta and ObjectMeta.
+// Two kinds of object exist:
+//
+//   - typed structs (Pod, ReplicaSet, Deployment, Namespace, ServiceAccount,
+//     ConfigMap, Node, Lease, ...), decoded with json-iterator, for the
+//     fields controllers reason about, with the helpers they use
+//     (IsPodReady, GetPodCondition, IntOrString.ScaledValue, ...);
+//   - RawObject, for any resource including CRDs: the exact JSON plus
+//     parsed metadata. It is what the informer cache holds by default,
+//     because one byte slice and a small header is far smaller than a
+//     decoded struct tree, and every field stays readable.
+//
+// Objects read from the server remember their raw JSON (ObjectMeta.Raw).
+// That is how kcm keeps the promise that a read-modify-write never drops
+// fields it does not model: rest's Update merges the caller's typed changes
+// onto the JSON the object was read from, instead of writing the typed
+// struct alone. Cached objects are shared: DeepCopy before modifying.
+//
+// # Codecs
+//
+// A Codec[T] turns the JSON of one object into a T; clients, watch
+// decoders and informers take one, so the same code serves every kind.
+// The RawObject codec parses only apiVersion, kind and metadata: kcm's
+// byte scanner steps over spec and status without tokenising them.
+// StrippingManagedFields cuts metadata.managedFields (often half an
+// object's bytes) before decoding.
+//
+// List and watch decoders hand a codec slices of their read buffers. They
+// call DecodeBorrowed, which copies the bytes unless the codec implements
+// the optional BorrowingDecoder interface — as io.Copy uses io.WriterTo —
+// and then decodes without the copy: the stripping codecs copy only the
+// bytes they keep. A codec that wraps another keeps that fast path by
+// implementing DecodeBorrowed with DecodeBorrowed(inner, data).
+//
+// # Guarantees
+//
+//   - A RawObject is immutable once decoded: RawObjects decoded from the
+//     same labels or annotations bytes share one map, and the strings of
+//     every object's metadata that repeat across a cache (namespaces,
+//     label keys and values, owner references) are interned, so the cache
+//     pays for each distinct string once.
+//   - Decoding is case-sensitive, like kube-apiserver's: "Metadata" is not
+//     "metadata".
+//   - Every error about bytes that cannot be decoded wraps ErrDecode.
+//   - Numbers survive RawObject.Edit exactly, int64 beyond 2^53 included.
+//
+// # client-go names
+//
+// ObjectMeta, TypeMeta, OwnerReference, Time, MicroTime, LabelSelector ≈
+// apimachinery's meta/v1; Pod, ReplicaSet, Deployment, Lease, ... ≈
+// k8s.io/api's core/v1, apps/v1 and coordination/v1; RawObject ≈ a compact
+// unstructured.Unstructured; Codec ≈ a runtime.Decoder for one type;
+// DeepCopy ≈ the generated DeepCopy methods.
+package api

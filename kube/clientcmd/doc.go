@@ -1,0 +1,40 @@
+// Package clientcmd finds a cluster and who to be there, and boils it down
+// to a rest.Config: kubeconfig files, exec credential plugins, the pod's
+// service account.
+//
+// # Where it sits
+//
+//	--kubeconfig, --master ─┐
+//	service account (pod)  ─┼─▶ BuildConfig ──▶ *rest.Config ──▶ rest.NewClient
+//	$KUBECONFIG, ~/.kube   ─┘         Credentials: TokenFile, BasicAuth,
+//	                                   ExecCredentials, rest.StaticToken
+//
+// # Finding a cluster
+//
+// BuildConfig does what kube-controller-manager does: an explicit
+// --kubeconfig or --master wins, then the pod's service account
+// (InClusterConfig), then $KUBECONFIG (several files merged: the first
+// file that sets a value wins) and ~/.kube/config (LoadKubeconfig).
+// Contexts, CA files or data, insecure-skip-tls-verify (only when set),
+// tls-server-name, tokens and rotating token files, client certificates,
+// basic auth and exec credential plugins (client.authentication.k8s.io
+// v1 and v1beta1) are supported.
+//
+// # Guarantees
+//
+//   - Problems surface when the config is built, named: a malformed file
+//     yields a KubeconfigError naming the file, the context and the field;
+//     certificates, keys and CA bundles are checked before any request.
+//   - Rotating credentials refresh themselves: a TokenFile re-reads the
+//     kubelet's projected token, ExecCredentials re-run the plugin at
+//     expiry or after a 401, both on kcm's clock (the Clock options).
+//   - Secrets never appear in errors, logs or the String/GoString of any
+//     type here.
+//
+// # client-go names
+//
+// BuildConfig ≈ clientcmd.BuildConfigFromFlags; LoadKubeconfig,
+// ReadKubeconfig ≈ clientcmd's loading rules; Kubeconfig ≈ clientcmdapi.Config;
+// InClusterConfig ≈ rest.InClusterConfig; ExecCredentials ≈ the exec
+// credential plugin of client-go's plugin/pkg/client/auth/exec.
+package clientcmd

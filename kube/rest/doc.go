@@ -1,0 +1,46 @@
+// Package rest is kcm's REST client: how to talk to one kube-apiserver
+// once you know where it is (a Config, usually from clientcmd), and how
+// what comes back becomes objects (through api's codecs).
+//
+// # Where it sits
+//
+//	clientcmd ─Config─▶ ┌──────────────────────── package rest ───────────────────────┐
+//	                    │ Client: one transport per cluster, QPS, retries, errors     │
+//	                    │ Resources[T]: get/list/watch/create/update/patch/delete     │──▶ kube-apiserver
+//	                    │ DecodeList, Watcher[T]: streaming, item by item             │
+//	                    └──────────────────────────────────────────────────────────────┘
+//	                       ▲ reflector (list+watch)  ▲ controllers (writes)  ▲ lease
+//
+// # Guarantees
+//
+//   - One http.Transport per cluster (HTTP/2 with health pings,
+//     keep-alive); clients derived with WithOptions share it and have
+//     their own rate limiter and User-Agent, like kube-controller-manager's
+//     per-controller clients.
+//   - Reads are retried on 429, 5xx and broken connections with backoff
+//     that honours Retry-After. Writes are retried only when the server
+//     cannot have acted: 429 (rejected before processing) and refused
+//     connections.
+//   - Server failures are *StatusError values that keep the server's
+//     message and match sentinel errors: errors.Is(err, ErrNotFound),
+//     IsConflict(err), IsGone(err) (410: resourceVersion expired), ...
+//   - Lists can be streamed item by item (ListEach, DecodeList): memory
+//     stays flat whatever the size of the list. Watches are pull-based
+//     streams over chunked HTTP or WebSocket. A list or watch that goes
+//     silent ends with ErrIdleTimeout instead of hanging.
+//   - Update keeps the fields kcm's types do not model: a typed object
+//     read from the server is merged onto the JSON it was read from
+//     (merge.go).
+//   - Retry backoff, rate limiting and idle timeouts run on kcm's clock
+//     (WithClock), so tests step time instead of waiting for it.
+//   - Secrets (tokens, passwords, keys) never appear in logs, errors or the
+//     String/GoString of a Config.
+//
+// # client-go names
+//
+// Config ≈ rest.Config; Client + Resources[T] ≈ rest.RESTClient plus the
+// typed clientsets and the dynamic client; Resource ≈ a
+// GroupVersionResource with its Kind and scope; StatusError ≈
+// apierrors.StatusError; Watcher ≈ watch.Interface; DiscoverResources ≈
+// the discovery client.
+package rest
