@@ -32,7 +32,7 @@
 //     workqueue) Add/Get/Done and AddAfter.
 //
 // Engines: "kcm" is informer.ForRaw (RawObject cache, managedFields cut
-// from the bytes), "kcm-typed" is informer.For[kube.Pod]; "client-go" is a
+// from the bytes), "kcm-typed" is informer.For[api.Pod]; "client-go" is a
 // SharedIndexInformer with a namespace index, "client-go-strip" the same
 // with a transform that drops managedFields; "floor" reads the bytes and
 // scans them once, the least any engine must pay.

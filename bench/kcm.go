@@ -6,7 +6,8 @@ import (
 	"fmt"
 
 	"github.com/kcmlab/kcm/informer"
-	"github.com/kcmlab/kcm/kube"
+	"github.com/kcmlab/kcm/kube/api"
+	"github.com/kcmlab/kcm/kube/rest"
 	"github.com/kcmlab/kcm/processor"
 	"github.com/kcmlab/kcm/reflector"
 )
@@ -23,19 +24,19 @@ const (
 
 // kcmEngine starts informers through kcm's public API: a Factory with
 // paginated LIST (500 per page, no WatchList) and either the RawObject
-// cache (ForRaw) or typed pods (For[kube.Pod]). Both cut managedFields
+// cache (ForRaw) or typed pods (For[api.Pod]). Both cut managedFields
 // from the bytes, the Factory's default.
 type kcmEngine struct {
 	name   string
 	typed  bool
-	client *kube.Client
+	client *rest.Client
 }
 
-// NewKCM returns the kcm engine for host: typed selects For[kube.Pod]
+// NewKCM returns the kcm engine for host: typed selects For[api.Pod]
 // rather than ForRaw. One client serves every informer the engine starts,
 // as one process shares one client.
 func NewKCM(host string, typed bool) (Engine, error) {
-	c, err := kube.NewClient(&kube.Config{Host: host, QPS: -1})
+	c, err := rest.NewClient(&rest.Config{Host: host, QPS: -1})
 	if err != nil {
 		return nil, fmt.Errorf("kcm client: %w", err)
 	}
@@ -56,12 +57,12 @@ func FactoryOptions() informer.FactoryOptions {
 func (e *kcmEngine) Start(c *Counter) (Running, error) {
 	f := informer.NewFactory(e.client, FactoryOptions())
 	if e.typed {
-		return startKCM(f, informer.For[kube.Pod](f, kube.Pods), c)
+		return startKCM(f, informer.For[api.Pod](f, rest.Pods), c)
 	}
-	return startKCM(f, informer.ForRaw(f, kube.Pods), c)
+	return startKCM(f, informer.ForRaw(f, rest.Pods), c)
 }
 
-func startKCM[T kube.Object](f *informer.Factory, inf *informer.Informer[T], c *Counter) (Running, error) {
+func startKCM[T api.Object](f *informer.Factory, inf *informer.Informer[T], c *Counter) (Running, error) {
 	h := processor.HandlerFuncs[T]{
 		AddFunc:    func(T, bool) { c.Add() },
 		UpdateFunc: func(_, _ T) { c.Update() },
@@ -74,7 +75,7 @@ func startKCM[T kube.Object](f *informer.Factory, inf *informer.Informer[T], c *
 	return &kcmRunning[T]{inf: inf, stop: func() { cancel(); f.Shutdown() }}, nil
 }
 
-type kcmRunning[T kube.Object] struct {
+type kcmRunning[T api.Object] struct {
 	inf  *informer.Informer[T]
 	stop func()
 }

@@ -9,7 +9,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/kcmlab/kcm/internal/podgen"
-	"github.com/kcmlab/kcm/kube"
+	"github.com/kcmlab/kcm/kube/api"
 	"github.com/kcmlab/kcm/store"
 )
 
@@ -29,7 +29,7 @@ type StoreData struct {
 	// eighteen.
 	Label string
 
-	kcm [2][]*kube.RawObject
+	kcm [2][]*api.RawObject
 	cg  [2][]*corev1.Pod
 }
 
@@ -37,10 +37,10 @@ type StoreData struct {
 // their informers cache them: managedFields dropped.
 func NewStoreData(n int) (*StoreData, error) {
 	d := &StoreData{Keys: make([]string, n)}
-	codec := kube.StrippingManagedFields(kube.Raw())
+	codec := api.StrippingManagedFields(api.Raw())
 	seen := map[string]bool{}
 	for v := range 2 {
-		d.kcm[v] = make([]*kube.RawObject, n)
+		d.kcm[v] = make([]*api.RawObject, n)
 		d.cg[v] = make([]*corev1.Pod, n)
 		for i := range n {
 			raw := podgen.PodVersion(i, v, strconv.Itoa(podgen.BaseResourceVersion+v*n+i))
@@ -81,14 +81,14 @@ type Store interface {
 
 // kcmStore is kcm's store.Store with the namespace and label indexes.
 type kcmStore struct {
-	s *store.Store[*kube.RawObject]
+	s *store.Store[*api.RawObject]
 	d *StoreData
 }
 
 // NewKCMStore returns a kcm store holding version 0 of every pod.
 func NewKCMStore(d *StoreData) Store {
-	s := store.New(store.Options[*kube.RawObject]{
-		Indexers: store.BuiltinIndexers[*kube.RawObject](store.IndexNamespace, store.IndexLabel)})
+	s := store.New(store.Options[*api.RawObject]{
+		Indexers: store.BuiltinIndexers[*api.RawObject](store.IndexNamespace, store.IndexLabel)})
 	for _, o := range d.kcm[0] {
 		s.Set(o)
 	}

@@ -8,7 +8,7 @@ import (
 
 	"github.com/kcmlab/kcm/clock"
 	"github.com/kcmlab/kcm/informer"
-	"github.com/kcmlab/kcm/kube"
+	"github.com/kcmlab/kcm/kube/rest"
 )
 
 // Config is what CreateControllerContext needs besides the client.
@@ -17,7 +17,7 @@ type Config struct {
 	// Empty means "v0".
 	Version string
 	// QPS and Burst limit each controller's own client (--kube-api-qps,
-	// --kube-api-burst); zero means kube.DefaultQPS and kube.DefaultBurst.
+	// --kube-api-burst); zero means rest.DefaultQPS and rest.DefaultBurst.
 	QPS   float32
 	Burst int
 	// Options carries --concurrent-<x>-syncs; nil gives every controller
@@ -58,7 +58,7 @@ type ControllerContext struct {
 	Logger  zerolog.Logger
 	Metrics *Metrics
 
-	client  *kube.Client
+	client  *rest.Client
 	version string
 	qps     float32
 	burst   int
@@ -69,7 +69,7 @@ type ControllerContext struct {
 // of its own (User-Agent "kcm/<version> (shared-informers)") and the
 // framework's metrics. client's transport is shared by every client made
 // from the context.
-func CreateControllerContext(client *kube.Client, cfg Config) (ControllerContext, error) {
+func CreateControllerContext(client *rest.Client, cfg Config) (ControllerContext, error) {
 	if cfg.Clock == nil {
 		cfg.Clock = clock.Real{}
 	}
@@ -104,7 +104,7 @@ func UserAgent(version, controller string) string {
 // configured QPS and burst, and its own User-Agent, so that one busy
 // controller cannot starve the others and the apiserver's logs tell them
 // apart (kube-controller-manager's ClientBuilder.ClientOrDie(name)).
-func (cc ControllerContext) ClientFor(controller string) *kube.Client {
+func (cc ControllerContext) ClientFor(controller string) *rest.Client {
 	return cc.client.WithOptions(UserAgent(cc.version, controller), cc.qps, cc.burst)
 }
 

@@ -16,7 +16,8 @@ import (
 
 	"github.com/kcmlab/kcm/clock"
 	"github.com/kcmlab/kcm/informer"
-	"github.com/kcmlab/kcm/kube"
+	"github.com/kcmlab/kcm/kube/api"
+	"github.com/kcmlab/kcm/kube/rest"
 )
 
 // request is what the fake apiserver saw.
@@ -81,7 +82,7 @@ func next(t *testing.T, reqs chan request) request {
 // message for a repeat.
 func TestControllerContextClients(t *testing.T) {
 	srv, reqs := fakeEventsAPI(t)
-	base, err := kube.NewClient(&kube.Config{Host: srv.URL, QPS: -1})
+	base, err := rest.NewClient(&rest.Config{Host: srv.URL, QPS: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,12 +133,12 @@ func TestControllerContextClients(t *testing.T) {
 	go func() { defer close(done); b.Run(ctx) }()
 	defer func() { cancel(); <-done }()
 	rec := b.NewRecorder("replicaset-controller")
-	rec.Event(rsRef, kube.EventTypeNormal, ReasonSuccessfulCreate, "Created pod: web-1")
+	rec.Event(rsRef, api.EventTypeNormal, ReasonSuccessfulCreate, "Created pod: web-1")
 	r := next(t, reqs)
 	if r.method != http.MethodPost || r.path != "/api/v1/namespaces/ns/events" || r.userAgent != "kcm/v1.2.3 (replicaset-controller)" {
 		t.Fatalf("create request %+v", r)
 	}
-	var sent kube.CoreEvent
+	var sent api.CoreEvent
 	if err := json.Unmarshal([]byte(r.body), &sent); err != nil {
 		t.Fatal(err)
 	}
@@ -145,10 +146,10 @@ func TestControllerContextClients(t *testing.T) {
 		sent.Count != 1 || sent.Reason != ReasonSuccessfulCreate || !strings.HasPrefix(sent.Name, "web-5d4f.") {
 		t.Fatalf("created event %+v", sent)
 	}
-	rec.Event(rsRef, kube.EventTypeNormal, ReasonSuccessfulCreate, "Created pod: web-1")
+	rec.Event(rsRef, api.EventTypeNormal, ReasonSuccessfulCreate, "Created pod: web-1")
 	r = next(t, reqs)
 	if r.method != http.MethodPatch || r.path != "/api/v1/namespaces/ns/events/"+sent.Name ||
-		r.contentType != string(kube.StrategicMergePatch) || !strings.HasPrefix(r.body, `{"count":2,"lastTimestamp":`) {
+		r.contentType != string(rest.StrategicMergePatch) || !strings.HasPrefix(r.body, `{"count":2,"lastTimestamp":`) {
 		t.Fatalf("patch request %+v", r)
 	}
 }
@@ -156,7 +157,7 @@ func TestControllerContextClients(t *testing.T) {
 func TestCreateControllerContextMetricsClash(t *testing.T) {
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(prometheus.NewGauge(prometheus.GaugeOpts{Name: "controller_runtime_reconcile_total", Help: "a clash"}))
-	base, err := kube.NewClient(&kube.Config{Host: "http://127.0.0.1:1"})
+	base, err := rest.NewClient(&rest.Config{Host: "http://127.0.0.1:1"})
 	if err != nil {
 		t.Fatal(err)
 	}

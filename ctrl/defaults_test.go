@@ -10,7 +10,8 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/kcmlab/kcm/clock"
-	"github.com/kcmlab/kcm/kube"
+	"github.com/kcmlab/kcm/kube/api"
+	"github.com/kcmlab/kcm/kube/rest"
 )
 
 // TestDefaults: the zero options give client-go's and
@@ -50,21 +51,21 @@ func TestDefaults(t *testing.T) {
 // as client-go does.
 func TestRejectionLogLevel(t *testing.T) {
 	for _, tc := range []struct {
-		status kube.Status
+		status rest.Status
 		level  string
 	}{
-		{kube.Status{Code: 409, Reason: "AlreadyExists"}, "debug"},
-		{kube.Status{Code: 403, Reason: "Forbidden", Details: &kube.StatusDetails{Causes: []kube.StatusCause{{Type: "Other"}, {Type: namespaceTerminatingCause}}}}, "debug"},
-		{kube.Status{Code: 403, Reason: "Forbidden", Details: &kube.StatusDetails{Causes: []kube.StatusCause{{Type: "Other"}}}}, "error"},
-		{kube.Status{Code: 403, Reason: "Forbidden"}, "error"},
+		{rest.Status{Code: 409, Reason: "AlreadyExists"}, "debug"},
+		{rest.Status{Code: 403, Reason: "Forbidden", Details: &rest.StatusDetails{Causes: []rest.StatusCause{{Type: "Other"}, {Type: namespaceTerminatingCause}}}}, "debug"},
+		{rest.Status{Code: 403, Reason: "Forbidden", Details: &rest.StatusDetails{Causes: []rest.StatusCause{{Type: "Other"}}}}, "error"},
+		{rest.Status{Code: 403, Reason: "Forbidden"}, "error"},
 	} {
 		synctest.Test(t, func(t *testing.T) {
 			var buf bytes.Buffer
 			sink := newMemSink()
-			sink.fail = func(int) error { return kube.StatusErrorFrom("POST", "/x", tc.status) }
+			sink.fail = func(int) error { return rest.StatusErrorFrom("POST", "/x", tc.status) }
 			b := NewBroadcaster(sink, BroadcasterOptions{Clock: clock.NewFake(t0), Logger: zerolog.New(&buf)})
 			stop := runBroadcaster(b)
-			b.NewRecorder("c").Event(rsRef, kube.EventTypeNormal, "R", "m")
+			b.NewRecorder("c").Event(rsRef, api.EventTypeNormal, "R", "m")
 			synctest.Wait()
 			stop()
 			if want := `"level":"` + tc.level + `"`; !strings.Contains(buf.String(), want) || !strings.Contains(buf.String(), "not retrying") {

@@ -5,7 +5,8 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/kcmlab/kcm/kube"
+	"github.com/kcmlab/kcm/kube/api"
+	"github.com/kcmlab/kcm/kube/rest"
 )
 
 // Event reasons kube-controller-manager's controllers use, so that
@@ -24,25 +25,25 @@ const (
 // and counted when the queue is full.
 type Recorder struct {
 	b      *Broadcaster
-	source kube.EventSource
+	source api.EventSource
 }
 
 // Ref is the ObjectReference an Event names as its involvedObject, built
 // the way client-go's reference.GetReference does: kind and apiVersion
 // from the resource, then namespace, name, uid and resourceVersion.
-func Ref(res kube.Resource, obj kube.Object) kube.ObjectReference {
+func Ref(res rest.Resource, obj api.Object) api.ObjectReference {
 	m := obj.GetObjectMeta()
-	return kube.ObjectReference{
+	return api.ObjectReference{
 		Kind: res.Kind, APIVersion: res.GroupVersion(),
 		Namespace: m.Namespace, Name: m.Name, UID: m.UID, ResourceVersion: m.ResourceVersion,
 	}
 }
 
-// Event records that something of type eventType (kube.EventTypeNormal or
-// kube.EventTypeWarning) happened to the referenced object. An event of
+// Event records that something of type eventType (api.EventTypeNormal or
+// api.EventTypeWarning) happened to the referenced object. An event of
 // another type is dropped, as client-go drops it.
-func (r *Recorder) Event(ref kube.ObjectReference, eventType, reason, message string) {
-	if eventType != kube.EventTypeNormal && eventType != kube.EventTypeWarning {
+func (r *Recorder) Event(ref api.ObjectReference, eventType, reason, message string) {
+	if eventType != api.EventTypeNormal && eventType != api.EventTypeWarning {
 		r.b.log.Error().Str("type", eventType).Str("reason", reason).Msg("unsupported event type; event not recorded")
 		return
 	}
@@ -50,7 +51,7 @@ func (r *Recorder) Event(ref kube.ObjectReference, eventType, reason, message st
 }
 
 // Eventf is Event with a fmt.Sprintf message.
-func (r *Recorder) Eventf(ref kube.ObjectReference, eventType, reason, format string, args ...any) {
+func (r *Recorder) Eventf(ref api.ObjectReference, eventType, reason, format string, args ...any) {
 	r.Event(ref, eventType, reason, fmt.Sprintf(format, args...))
 }
 
@@ -58,20 +59,20 @@ func (r *Recorder) Eventf(ref kube.ObjectReference, eventType, reason, format st
 // "<object name>.<hex nanoseconds>", in the object's namespace ("default"
 // for a cluster-scoped object), count 1, first and last timestamp now,
 // the source also given as reportingComponent and reportingInstance.
-func makeEvent(ref kube.ObjectReference, source kube.EventSource, now time.Time, eventType, reason, message string) *kube.CoreEvent {
+func makeEvent(ref api.ObjectReference, source api.EventSource, now time.Time, eventType, reason, message string) *api.CoreEvent {
 	ns := ref.Namespace
 	if ns == "" {
 		ns = "default"
 	}
-	return &kube.CoreEvent{
-		TypeMeta:            kube.TypeMeta{APIVersion: "v1", Kind: "Event"},
-		ObjectMeta:          kube.ObjectMeta{Name: eventName(ref.Name, now), Namespace: ns},
+	return &api.CoreEvent{
+		TypeMeta:            api.TypeMeta{APIVersion: "v1", Kind: "Event"},
+		ObjectMeta:          api.ObjectMeta{Name: eventName(ref.Name, now), Namespace: ns},
 		InvolvedObject:      ref,
 		Reason:              reason,
 		Message:             message,
 		Source:              source,
-		FirstTimestamp:      kube.Time{Time: now},
-		LastTimestamp:       kube.Time{Time: now},
+		FirstTimestamp:      api.Time{Time: now},
+		LastTimestamp:       api.Time{Time: now},
 		Count:               1,
 		Type:                eventType,
 		ReportingController: source.Component,

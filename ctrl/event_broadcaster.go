@@ -9,7 +9,8 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/kcmlab/kcm/clock"
-	"github.com/kcmlab/kcm/kube"
+	"github.com/kcmlab/kcm/kube/api"
+	"github.com/kcmlab/kcm/kube/rest"
 )
 
 // Defaults of BroadcasterOptions, client-go's (tools/record/event.go).
@@ -74,7 +75,7 @@ type Broadcaster struct {
 	m     *Metrics
 	o     BroadcasterOptions
 	corr  *correlator
-	queue chan *kube.CoreEvent
+	queue chan *api.CoreEvent
 }
 
 // NewBroadcaster returns a broadcaster writing to sink. Events are queued
@@ -97,13 +98,13 @@ func NewBroadcaster(sink EventSink, o BroadcasterOptions) *Broadcaster {
 	}
 	return &Broadcaster{
 		sink: sink, clock: o.Clock, log: o.Logger, m: o.Metrics, o: o,
-		corr: newCorrelator(o.Clock), queue: make(chan *kube.CoreEvent, o.QueueSize),
+		corr: newCorrelator(o.Clock), queue: make(chan *api.CoreEvent, o.QueueSize),
 	}
 }
 
 // NewBroadcaster returns a broadcaster writing through client (the
 // controller's own) with the context's clock, logger and metrics.
-func (cc ControllerContext) NewBroadcaster(client *kube.Client) *Broadcaster {
+func (cc ControllerContext) NewBroadcaster(client *rest.Client) *Broadcaster {
 	return NewBroadcaster(NewClientSink(client), BroadcasterOptions{Clock: cc.Clock, Logger: cc.Logger, Metrics: cc.Metrics})
 }
 
@@ -111,11 +112,11 @@ func (cc ControllerContext) NewBroadcaster(client *kube.Client) *Broadcaster {
 // source (kube-controller-manager's controllers use names such as
 // "replicaset-controller" and "deployment-controller").
 func (b *Broadcaster) NewRecorder(component string) *Recorder {
-	return &Recorder{b: b, source: kube.EventSource{Component: component}}
+	return &Recorder{b: b, source: api.EventSource{Component: component}}
 }
 
 // enqueue hands e to the writer, or drops it when the queue is full.
-func (b *Broadcaster) enqueue(e *kube.CoreEvent) {
+func (b *Broadcaster) enqueue(e *api.CoreEvent) {
 	select {
 	case b.queue <- e:
 	default:
@@ -140,7 +141,7 @@ func (b *Broadcaster) Run(ctx context.Context) {
 
 // record correlates e and writes the result, retrying while the apiserver
 // cannot be reached.
-func (b *Broadcaster) record(ctx context.Context, e *kube.CoreEvent) {
+func (b *Broadcaster) record(ctx context.Context, e *api.CoreEvent) {
 	c := b.corr.correlate(e)
 	if c.Skip {
 		b.count(e, eventSpam)
@@ -176,15 +177,15 @@ func (b *Broadcaster) record(ctx context.Context, e *kube.CoreEvent) {
 // (creating it after all if it is gone). It reports done unless the
 // failure may pass (the server was not reached); a server's refusal is
 // final, as in client-go.
-func (b *Broadcaster) write(ctx context.Context, e *kube.CoreEvent, patch []byte) (outcome string, done bool) {
-	var got *kube.CoreEvent
+func (b *Broadcaster) write(ctx context.Context, e *api.CoreEvent, patch []byte) (outcome string, done bool) {
+	var got *api.CoreEvent
 	var err error
 	outcome = eventPatched
 	update := e.Count > 1
 	if update {
 		got, err = b.sink.Patch(ctx, e, patch)
 	}
-	if !update || kube.IsNotFound(err) {
+	if !update || rest.IsNotFound(err) {
 		e.ResourceVersion = ""
 		got, err = b.sink.Create(ctx, e)
 		outcome = eventCreated
@@ -193,10 +194,10 @@ func (b *Broadcaster) write(ctx context.Context, e *kube.CoreEvent, patch []byte
 		b.corr.written(got)
 		return outcome, true
 	}
-	var se *kube.StatusError
+	var se *rest.StatusError
 	if errors.As(err, &se) {
 		lvl := zerolog.ErrorLevel
-		if kube.IsAlreadyExists(err) || terminating(se) {
+		if rest.IsAlreadyExists(err) || terminating(se) {
 			lvl = zerolog.DebugLevel
 		}
 		b.log.WithLevel(lvl).Err(err).Str("event", e.Name).Msg("server rejected event; not retrying")
@@ -208,7 +209,7 @@ func (b *Broadcaster) write(ctx context.Context, e *kube.CoreEvent, patch []byte
 
 // terminating reports whether the server refused a write because the
 // namespace is being deleted.
-func terminating(se *kube.StatusError) bool {
+func terminating(se *rest.StatusError) bool {
 	if se.Status.Details == nil {
 		return false
 	}
@@ -220,7 +221,7 @@ func terminating(se *kube.StatusError) bool {
 	return false
 }
 
-func (b *Broadcaster) count(e *kube.CoreEvent, outcome string) {
+func (b *Broadcaster) count(e *api.CoreEvent, outcome string) {
 	if b.m != nil {
 		b.m.events.WithLabelValues(e.Source.Component, outcome).Inc()
 	}

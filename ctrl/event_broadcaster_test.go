@@ -14,22 +14,23 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/kcmlab/kcm/clock"
-	"github.com/kcmlab/kcm/kube"
+	"github.com/kcmlab/kcm/kube/api"
+	"github.com/kcmlab/kcm/kube/rest"
 )
 
 // memSink is an in-memory event store with injectable failures.
 type memSink struct {
 	mu     sync.Mutex
-	events map[string]*kube.CoreEvent
+	events map[string]*api.CoreEvent
 	rv     int
 	calls  []string
 	// fail, when set, answers the n-th call (from 1) instead of the store.
 	fail func(n int) error
 }
 
-func newMemSink() *memSink { return &memSink{events: map[string]*kube.CoreEvent{}} }
+func newMemSink() *memSink { return &memSink{events: map[string]*api.CoreEvent{}} }
 
-func (s *memSink) do(verb string, e *kube.CoreEvent, patch []byte) (*kube.CoreEvent, error) {
+func (s *memSink) do(verb string, e *api.CoreEvent, patch []byte) (*api.CoreEvent, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	key := e.Namespace + "/" + e.Name
@@ -42,9 +43,9 @@ func (s *memSink) do(verb string, e *kube.CoreEvent, patch []byte) (*kube.CoreEv
 	stored, ok := s.events[key]
 	switch {
 	case verb == "create" && ok:
-		return nil, kube.StatusErrorFrom("POST", key, kube.Status{Code: 409, Reason: "AlreadyExists"})
+		return nil, rest.StatusErrorFrom("POST", key, rest.Status{Code: 409, Reason: "AlreadyExists"})
 	case verb == "patch" && !ok:
-		return nil, kube.StatusErrorFrom("PATCH", key, kube.Status{Code: 404, Reason: "NotFound"})
+		return nil, rest.StatusErrorFrom("PATCH", key, rest.Status{Code: 404, Reason: "NotFound"})
 	case verb == "patch":
 		cp := *stored
 		cp.Count, cp.LastTimestamp, cp.Message = e.Count, e.LastTimestamp, e.Message
@@ -60,11 +61,11 @@ func (s *memSink) do(verb string, e *kube.CoreEvent, patch []byte) (*kube.CoreEv
 	return &out, nil
 }
 
-func (s *memSink) Create(_ context.Context, e *kube.CoreEvent) (*kube.CoreEvent, error) {
+func (s *memSink) Create(_ context.Context, e *api.CoreEvent) (*api.CoreEvent, error) {
 	return s.do("create", e, nil)
 }
 
-func (s *memSink) Patch(_ context.Context, e *kube.CoreEvent, patch []byte) (*kube.CoreEvent, error) {
+func (s *memSink) Patch(_ context.Context, e *api.CoreEvent, patch []byte) (*api.CoreEvent, error) {
 	return s.do("patch", e, patch)
 }
 
@@ -74,7 +75,7 @@ func (s *memSink) got() []string {
 	return slices.Clone(s.calls)
 }
 
-func (s *memSink) only() *kube.CoreEvent {
+func (s *memSink) only() *api.CoreEvent {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, e := range s.events {
@@ -119,11 +120,11 @@ func TestBroadcasterCreatesThenPatches(t *testing.T) {
 		b, clk, reg := newTestBroadcaster(t, sink, BroadcasterOptions{})
 		stop := runBroadcaster(b)
 		rec := b.NewRecorder("replicaset-controller")
-		rec.Eventf(rsRef, kube.EventTypeNormal, ReasonSuccessfulCreate, "Created pod: %s", "web-1")
+		rec.Eventf(rsRef, api.EventTypeNormal, ReasonSuccessfulCreate, "Created pod: %s", "web-1")
 		synctest.Wait()
 		clk.Step(time.Second)
-		rec.Event(rsRef, kube.EventTypeNormal, ReasonSuccessfulCreate, "Created pod: web-1")
-		rec.Event(rsRef, kube.EventTypeWarning, ReasonFailedCreate, "quota")
+		rec.Event(rsRef, api.EventTypeNormal, ReasonSuccessfulCreate, "Created pod: web-1")
+		rec.Event(rsRef, api.EventTypeWarning, ReasonFailedCreate, "quota")
 		synctest.Wait()
 		stop()
 		name := "ns/" + eventName("web-5d4f", t0)
@@ -151,12 +152,12 @@ func TestBroadcasterRecreatesDeletedEvent(t *testing.T) {
 		stop := runBroadcaster(b)
 		defer stop()
 		rec := b.NewRecorder("c")
-		rec.Event(rsRef, kube.EventTypeNormal, "R", "m")
+		rec.Event(rsRef, api.EventTypeNormal, "R", "m")
 		synctest.Wait()
 		sink.mu.Lock()
 		clear(sink.events)
 		sink.mu.Unlock()
-		rec.Event(rsRef, kube.EventTypeNormal, "R", "m")
+		rec.Event(rsRef, api.EventTypeNormal, "R", "m")
 		synctest.Wait()
 		calls := sink.got()
 		if len(calls) != 3 || calls[2] != "create ns/"+eventName("web-5d4f", t0)+" " {
@@ -183,7 +184,7 @@ func TestBroadcasterRetries(t *testing.T) {
 		b, clk, reg := newTestBroadcaster(t, sink, BroadcasterOptions{})
 		stop := runBroadcaster(b)
 		defer stop()
-		b.NewRecorder("c").Event(rsRef, kube.EventTypeNormal, "R", "m")
+		b.NewRecorder("c").Event(rsRef, api.EventTypeNormal, "R", "m")
 		synctest.Wait()
 		if len(sink.got()) != 1 {
 			t.Fatalf("calls %q", sink.got())
@@ -215,7 +216,7 @@ func TestBroadcasterGivesUp(t *testing.T) {
 		b, clk, reg := newTestBroadcaster(t, sink, BroadcasterOptions{MaxTries: 3, RetryInterval: time.Second})
 		stop := runBroadcaster(b)
 		defer stop()
-		b.NewRecorder("c").Event(rsRef, kube.EventTypeNormal, "R", "m")
+		b.NewRecorder("c").Event(rsRef, api.EventTypeNormal, "R", "m")
 		for range 10 {
 			synctest.Wait()
 			clk.Step(time.Second)
@@ -230,19 +231,19 @@ func TestBroadcasterGivesUp(t *testing.T) {
 // TestBroadcasterServerRejection: an answer from the server is final: no
 // retry (client-go gives up on any StatusError).
 func TestBroadcasterServerRejection(t *testing.T) {
-	for _, status := range []kube.Status{
+	for _, status := range []rest.Status{
 		{Code: 403, Reason: "Forbidden"},
 		{Code: 409, Reason: "AlreadyExists"},
-		{Code: 403, Reason: "Forbidden", Details: &kube.StatusDetails{Causes: []kube.StatusCause{{Type: namespaceTerminatingCause}}}},
+		{Code: 403, Reason: "Forbidden", Details: &rest.StatusDetails{Causes: []rest.StatusCause{{Type: namespaceTerminatingCause}}}},
 		{Code: 500, Reason: "InternalError"},
 	} {
 		synctest.Test(t, func(t *testing.T) {
 			sink := newMemSink()
-			sink.fail = func(int) error { return kube.StatusErrorFrom("POST", "/x", status) }
+			sink.fail = func(int) error { return rest.StatusErrorFrom("POST", "/x", status) }
 			b, clk, reg := newTestBroadcaster(t, sink, BroadcasterOptions{})
 			stop := runBroadcaster(b)
 			defer stop()
-			b.NewRecorder("c").Event(rsRef, kube.EventTypeNormal, "R", "m")
+			b.NewRecorder("c").Event(rsRef, api.EventTypeNormal, "R", "m")
 			synctest.Wait()
 			clk.Step(time.Hour)
 			synctest.Wait()
@@ -262,7 +263,7 @@ func TestRecorderNeverBlocks(t *testing.T) {
 		b, _, reg := newTestBroadcaster(t, sink, BroadcasterOptions{QueueSize: 2})
 		rec := b.NewRecorder("c")
 		for i := range 5 {
-			rec.Eventf(rsRef, kube.EventTypeNormal, "R", "m%d", i)
+			rec.Eventf(rsRef, api.EventTypeNormal, "R", "m%d", i)
 		}
 		if got := eventsMetric(t, reg, eventDropped); got != 3 {
 			t.Fatalf("dropped = %v, want 3", got)
@@ -282,7 +283,7 @@ func TestBroadcasterStopsDuringRetry(t *testing.T) {
 		sink.fail = func(int) error { return errors.New("connection refused") }
 		b, _, reg := newTestBroadcaster(t, sink, BroadcasterOptions{})
 		stop := runBroadcaster(b)
-		b.NewRecorder("c").Event(rsRef, kube.EventTypeNormal, "R", "m")
+		b.NewRecorder("c").Event(rsRef, api.EventTypeNormal, "R", "m")
 		synctest.Wait()
 		stop()
 		if eventsMetric(t, reg, eventFailed) != 1 {
@@ -300,7 +301,7 @@ func TestSpamFilteredCounted(t *testing.T) {
 		defer stop()
 		rec := b.NewRecorder("c")
 		for range spamBurst + 2 {
-			rec.Event(rsRef, kube.EventTypeNormal, "R", "m")
+			rec.Event(rsRef, api.EventTypeNormal, "R", "m")
 			synctest.Wait()
 		}
 		if eventsMetric(t, reg, eventSpam) != 2 || len(sink.got()) != spamBurst {

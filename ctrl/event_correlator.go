@@ -8,7 +8,7 @@ import (
 	"golang.org/x/time/rate"
 
 	"github.com/kcmlab/kcm/clock"
-	"github.com/kcmlab/kcm/kube"
+	"github.com/kcmlab/kcm/kube/api"
 )
 
 // The correlator's limits, client-go's (tools/record/events_cache.go).
@@ -60,7 +60,7 @@ type aggregateRecord struct {
 // eventLog is what the correlator knows of an event it wrote.
 type eventLog struct {
 	count           int32
-	first           kube.Time
+	first           api.Time
 	name            string
 	resourceVersion string
 }
@@ -68,7 +68,7 @@ type eventLog struct {
 // correlation is the outcome for one event: skip it, or write Event —
 // creating it when Patch is nil, else patching the existing one.
 type correlation struct {
-	Event *kube.CoreEvent
+	Event *api.CoreEvent
 	Patch []byte
 	Skip  bool
 }
@@ -83,23 +83,23 @@ func newCorrelator(clk clock.Clock) *correlator {
 }
 
 // objectKey identifies the source and the involved object.
-func objectKey(e *kube.CoreEvent) string {
+func objectKey(e *api.CoreEvent) string {
 	o := e.InvolvedObject
 	return strings.Join([]string{e.Source.Component, e.Source.Host, o.Kind, o.Namespace, o.Name, o.UID, o.APIVersion}, "\x00")
 }
 
 // eventKey identifies an event up to its counters and timestamps.
-func eventKey(e *kube.CoreEvent) string {
+func eventKey(e *api.CoreEvent) string {
 	return strings.Join([]string{objectKey(e), e.InvolvedObject.FieldPath, e.Type, e.Reason, e.Message}, "\x00")
 }
 
 // aggregateKey groups events that differ only in their message.
-func aggregateKey(e *kube.CoreEvent) string {
+func aggregateKey(e *api.CoreEvent) string {
 	return strings.Join([]string{objectKey(e), e.Type, e.Reason, e.ReportingController, e.ReportingInstance}, "\x00")
 }
 
 // correlate runs the three steps on e, which it may modify.
-func (c *correlator) correlate(e *kube.CoreEvent) correlation {
+func (c *correlator) correlate(e *api.CoreEvent) correlation {
 	e, key := c.aggregate(e)
 	patch := c.observe(e, key)
 	if !c.allow(e) {
@@ -111,7 +111,7 @@ func (c *correlator) correlate(e *kube.CoreEvent) correlation {
 // aggregate returns e and its cache key, or, once the group of e holds
 // aggregateMaxEvents distinct messages, a combined event and the group's
 // key, so that later combined events count up one object.
-func (c *correlator) aggregate(e *kube.CoreEvent) (*kube.CoreEvent, string) {
+func (c *correlator) aggregate(e *api.CoreEvent) (*api.CoreEvent, string) {
 	now := c.clock.Now()
 	akey := aggregateKey(e)
 	rec, ok := c.aggregates.get(akey)
@@ -131,14 +131,14 @@ func (c *correlator) aggregate(e *kube.CoreEvent) (*kube.CoreEvent, string) {
 	}
 	// client-go's combined event carries no reportingComponent or
 	// reportingInstance; kcm's looks the same.
-	return &kube.CoreEvent{
-		ObjectMeta:     kube.ObjectMeta{Name: eventName(e.InvolvedObject.Name, now), Namespace: e.Namespace},
+	return &api.CoreEvent{
+		ObjectMeta:     api.ObjectMeta{Name: eventName(e.InvolvedObject.Name, now), Namespace: e.Namespace},
 		InvolvedObject: e.InvolvedObject,
 		Reason:         e.Reason,
 		Message:        aggregatePrefix + e.Message,
 		Source:         e.Source,
-		FirstTimestamp: kube.Time{Time: now},
-		LastTimestamp:  kube.Time{Time: now},
+		FirstTimestamp: api.Time{Time: now},
+		LastTimestamp:  api.Time{Time: now},
 		Count:          1,
 		Type:           e.Type,
 	}, akey
@@ -147,7 +147,7 @@ func (c *correlator) aggregate(e *kube.CoreEvent) (*kube.CoreEvent, string) {
 // observe turns a repeat of an event already written into an update of
 // it: same name and first timestamp, count+1, and returns the patch that
 // says so. It returns nil for an event not seen before.
-func (c *correlator) observe(e *kube.CoreEvent, key string) []byte {
+func (c *correlator) observe(e *api.CoreEvent, key string) []byte {
 	var patch []byte
 	if last, ok := c.seen.get(key); ok {
 		e.Name = last.name
@@ -162,14 +162,14 @@ func (c *correlator) observe(e *kube.CoreEvent, key string) []byte {
 
 // countPatch is the strategic merge patch client-go sends for a repeat:
 // the fields a repeat changes.
-func countPatch(e *kube.CoreEvent) []byte {
+func countPatch(e *api.CoreEvent) []byte {
 	last, _ := e.LastTimestamp.MarshalJSON()
 	msg, _ := jsonString(e.Message)
 	return fmt.Appendf(nil, `{"count":%d,"lastTimestamp":%s,"message":%s}`, e.Count, last, msg)
 }
 
 // allow takes a token from the bucket of e's source and object.
-func (c *correlator) allow(e *kube.CoreEvent) bool {
+func (c *correlator) allow(e *api.CoreEvent) bool {
 	key := objectKey(e)
 	l, ok := c.spam.get(key)
 	if !ok {
@@ -181,6 +181,6 @@ func (c *correlator) allow(e *kube.CoreEvent) bool {
 
 // written records the server's copy of an event, so that the next repeat
 // patches it under the name and resourceVersion the server has.
-func (c *correlator) written(e *kube.CoreEvent) {
+func (c *correlator) written(e *api.CoreEvent) {
 	c.seen.put(eventKey(e), eventLog{count: e.Count, first: e.FirstTimestamp, name: e.Name, resourceVersion: e.ResourceVersion})
 }

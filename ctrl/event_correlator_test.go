@@ -6,19 +6,20 @@ import (
 	"time"
 
 	"github.com/kcmlab/kcm/clock"
-	"github.com/kcmlab/kcm/kube"
+	"github.com/kcmlab/kcm/kube/api"
+	"github.com/kcmlab/kcm/kube/rest"
 )
 
-var rsRef = kube.ObjectReference{Kind: "ReplicaSet", APIVersion: "apps/v1", Namespace: "ns", Name: "web-5d4f", UID: "u-1", ResourceVersion: "7"}
+var rsRef = api.ObjectReference{Kind: "ReplicaSet", APIVersion: "apps/v1", Namespace: "ns", Name: "web-5d4f", UID: "u-1", ResourceVersion: "7"}
 
-func newEvent(clk clock.Clock, ref kube.ObjectReference, reason, msg string) *kube.CoreEvent {
-	return makeEvent(ref, kube.EventSource{Component: "replicaset-controller"}, clk.Now(), kube.EventTypeNormal, reason, msg)
+func newEvent(clk clock.Clock, ref api.ObjectReference, reason, msg string) *api.CoreEvent {
+	return makeEvent(ref, api.EventSource{Component: "replicaset-controller"}, clk.Now(), api.EventTypeNormal, reason, msg)
 }
 
 // TestMakeEvent: the Event client-go's recorder builds.
 func TestMakeEvent(t *testing.T) {
 	now := time.Unix(1700000000, 123456789)
-	e := makeEvent(rsRef, kube.EventSource{Component: "replicaset-controller"}, now, kube.EventTypeNormal, ReasonSuccessfulCreate, "Created pod: web-5d4f-abcde")
+	e := makeEvent(rsRef, api.EventSource{Component: "replicaset-controller"}, now, api.EventTypeNormal, ReasonSuccessfulCreate, "Created pod: web-5d4f-abcde")
 	if e.Name != "web-5d4f.17979cfe3d85cd15" || e.Namespace != "ns" {
 		t.Errorf("name %s/%s, want ns/web-5d4f.<hex ns>", e.Namespace, e.Name)
 	}
@@ -28,14 +29,14 @@ func TestMakeEvent(t *testing.T) {
 	if e.ReportingController != "replicaset-controller" || e.Source.Component != "replicaset-controller" || e.ReportingInstance != "" {
 		t.Errorf("source %+v reporting %q/%q", e.Source, e.ReportingController, e.ReportingInstance)
 	}
-	if e.APIVersion != "v1" || e.Kind != "Event" || e.Type != kube.EventTypeNormal || e.Reason != ReasonSuccessfulCreate {
+	if e.APIVersion != "v1" || e.Kind != "Event" || e.Type != api.EventTypeNormal || e.Reason != ReasonSuccessfulCreate {
 		t.Errorf("type meta / type / reason: %+v", e)
 	}
-	clusterScoped := makeEvent(kube.ObjectReference{Kind: "Namespace", Name: "ns"}, kube.EventSource{}, now, kube.EventTypeWarning, "R", "m")
+	clusterScoped := makeEvent(api.ObjectReference{Kind: "Namespace", Name: "ns"}, api.EventSource{}, now, api.EventTypeWarning, "R", "m")
 	if clusterScoped.Namespace != "default" {
 		t.Errorf("a cluster-scoped object's event goes to %q, want default", clusterScoped.Namespace)
 	}
-	ref := Ref(kube.ReplicaSets, &kube.ReplicaSet{ObjectMeta: kube.ObjectMeta{Namespace: "ns", Name: "web-5d4f", UID: "u-1", ResourceVersion: "7"}})
+	ref := Ref(rest.ReplicaSets, &api.ReplicaSet{ObjectMeta: api.ObjectMeta{Namespace: "ns", Name: "web-5d4f", UID: "u-1", ResourceVersion: "7"}})
 	if ref != rsRef {
 		t.Errorf("Ref = %+v, want %+v", ref, rsRef)
 	}
@@ -69,9 +70,9 @@ func TestCorrelatorCountsRepeats(t *testing.T) {
 		t.Fatalf("third count %d", third.Event.Count)
 	}
 	// Another message or another object is another event.
-	for _, e := range []*kube.CoreEvent{
+	for _, e := range []*api.CoreEvent{
 		newEvent(clk, rsRef, "FailedCreate", "other"),
-		newEvent(clk, kube.ObjectReference{Kind: "ReplicaSet", Namespace: "ns", Name: "other"}, "FailedCreate", "quota exceeded"),
+		newEvent(clk, api.ObjectReference{Kind: "ReplicaSet", Namespace: "ns", Name: "other"}, "FailedCreate", "quota exceeded"),
 	} {
 		if r := c.correlate(e); r.Patch != nil || r.Event.Count != 1 {
 			t.Fatalf("a different event was counted as a repeat: %+v", r.Event)

@@ -10,7 +10,8 @@ import (
 
 	"github.com/rs/zerolog"
 
-	"github.com/kcmlab/kcm/kube"
+	"github.com/kcmlab/kcm/kube/api"
+	"github.com/kcmlab/kcm/kube/rest"
 	"github.com/kcmlab/kcm/testenv"
 )
 
@@ -21,7 +22,7 @@ import (
 func TestEventsOnRealAPIServer(t *testing.T) {
 	cl := testenv.Shared(t)
 	ns := cl.Namespace(t)
-	base, err := kube.NewClient(cl.Config())
+	base, err := rest.NewClient(cl.Config())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -29,17 +30,17 @@ func TestEventsOnRealAPIServer(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 
-	cms := kube.NewResources(base, kube.ConfigMaps, kube.Typed[kube.ConfigMap]()).InNamespace(ns)
-	cm, err := cms.Create(ctx, &kube.ConfigMap{ObjectMeta: kube.ObjectMeta{Name: "involved"}})
+	cms := rest.NewResources(base, rest.ConfigMaps, api.Typed[api.ConfigMap]()).InNamespace(ns)
+	cm, err := cms.Create(ctx, &api.ConfigMap{ObjectMeta: api.ObjectMeta{Name: "involved"}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	events := kube.NewResources(base, kube.Events, kube.Typed[kube.CoreEvent]()).InNamespace(ns)
-	list, err := events.List(ctx, kube.ListOptions{})
+	events := rest.NewResources(base, rest.Events, api.Typed[api.CoreEvent]()).InNamespace(ns)
+	list, err := events.List(ctx, rest.ListOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	w, err := events.Watch(ctx, kube.WatchOptions{ListOptions: kube.ListOptions{ResourceVersion: list.ResourceVersion, TimeoutSeconds: 110}})
+	w, err := events.Watch(ctx, rest.WatchOptions{ListOptions: rest.ListOptions{ResourceVersion: list.ResourceVersion, TimeoutSeconds: 110}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,25 +56,25 @@ func TestEventsOnRealAPIServer(t *testing.T) {
 	go func() { defer close(done); b.Run(runCtx) }()
 	defer func() { stop(); <-done }()
 	rec := b.NewRecorder("replicaset-controller")
-	ref := Ref(kube.ConfigMaps, cm)
-	rec.Event(ref, kube.EventTypeWarning, ReasonFailedCreate, "Error creating: quota exceeded")
+	ref := Ref(rest.ConfigMaps, cm)
+	rec.Event(ref, api.EventTypeWarning, ReasonFailedCreate, "Error creating: quota exceeded")
 
 	ev, err := w.Next()
 	if err != nil {
 		t.Fatal(err)
 	}
 	e := ev.Object
-	if ev.Type != kube.Added || !strings.HasPrefix(e.Name, "involved.") || e.Count != 1 || e.Type != kube.EventTypeWarning ||
+	if ev.Type != rest.Added || !strings.HasPrefix(e.Name, "involved.") || e.Count != 1 || e.Type != api.EventTypeWarning ||
 		e.Source.Component != "replicaset-controller" || e.ReportingController != "replicaset-controller" ||
 		e.InvolvedObject.UID != cm.UID || e.InvolvedObject.Kind != "ConfigMap" || e.InvolvedObject.APIVersion != "v1" {
 		t.Fatalf("created event %s %+v", ev.Type, e)
 	}
-	rec.Event(ref, kube.EventTypeWarning, ReasonFailedCreate, "Error creating: quota exceeded")
+	rec.Event(ref, api.EventTypeWarning, ReasonFailedCreate, "Error creating: quota exceeded")
 	ev, err = w.Next()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ev.Type != kube.Modified || ev.Object.Name != e.Name || ev.Object.Count != 2 || !ev.Object.FirstTimestamp.Equal(e.FirstTimestamp.Time) ||
+	if ev.Type != rest.Modified || ev.Object.Name != e.Name || ev.Object.Count != 2 || !ev.Object.FirstTimestamp.Equal(e.FirstTimestamp.Time) ||
 		ev.Object.Message != "Error creating: quota exceeded" {
 		t.Fatalf("repeat: %s %+v, want the count of %s raised to 2", ev.Type, ev.Object, e.Name)
 	}

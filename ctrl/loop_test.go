@@ -16,7 +16,7 @@ import (
 
 	"github.com/kcmlab/kcm/clock"
 	"github.com/kcmlab/kcm/informer"
-	"github.com/kcmlab/kcm/kube"
+	"github.com/kcmlab/kcm/kube/api"
 	"github.com/kcmlab/kcm/queue"
 )
 
@@ -410,7 +410,7 @@ func TestLoopRunsEvents(t *testing.T) {
 		rec := b.NewRecorder("test-controller")
 		cc := ControllerContext{Clock: clock.NewFake(t0)}
 		l := cc.NewLoop(loopName, func(_ context.Context, key string) (Result, error) {
-			rec.Eventf(rsRef, kube.EventTypeNormal, ReasonSuccessfulCreate, "synced %s", key)
+			rec.Eventf(rsRef, api.EventTypeNormal, ReasonSuccessfulCreate, "synced %s", key)
 			return Result{}, nil
 		}, LoopOptions{Events: b})
 		ctx, cancel := context.WithCancel(context.Background())
@@ -425,7 +425,7 @@ func TestLoopRunsEvents(t *testing.T) {
 		if err := <-done; err != nil {
 			t.Fatal(err)
 		}
-		rec.Event(rsRef, kube.EventTypeNormal, "After", "stop")
+		rec.Event(rsRef, api.EventTypeNormal, "After", "stop")
 		synctest.Wait()
 		if len(sink.got()) != 1 {
 			t.Fatal("the broadcaster still writes after Run returned")

@@ -5,7 +5,7 @@ import (
 
 	"github.com/rs/zerolog"
 
-	"github.com/kcmlab/kcm/kube"
+	"github.com/kcmlab/kcm/kube/api"
 )
 
 // DeltaType says what happened to an object.
@@ -27,7 +27,7 @@ const (
 )
 
 // Delta is one change to one object, in the order the FIFO received it.
-type Delta[T kube.Object] struct {
+type Delta[T api.Object] struct {
 	Type DeltaType
 	// Object is the object after the change; for a Deleted delta, its last
 	// state (the final state from the server, or for a tombstone the last
@@ -49,13 +49,13 @@ type Delta[T kube.Object] struct {
 // KnownObjects is the part of the store the FIFO reads: which keys the
 // consumer has applied, and their objects. The FIFO only asks about keys that
 // have no pending deltas, so the store's answer for them is current.
-type KnownObjects[T kube.Object] interface {
+type KnownObjects[T api.Object] interface {
 	ListKeys() []string
 	GetByKey(key string) (T, bool)
 }
 
 // Options configure New.
-type Options[T kube.Object] struct {
+type Options[T api.Object] struct {
 	// KeyFunc computes an object's key; default: ObjectMeta.Key
 	// ("namespace/name", or "name" when cluster-scoped). It must be pure.
 	KeyFunc func(T) string
@@ -79,4 +79,4 @@ var (
 )
 
 // metaKey is the default KeyFunc.
-func metaKey[T kube.Object](obj T) string { return obj.GetObjectMeta().Key() }
+func metaKey[T api.Object](obj T) string { return obj.GetObjectMeta().Key() }

@@ -5,13 +5,13 @@ import (
 	"fmt"
 
 	"github.com/kcmlab/kcm/deltafifo"
-	"github.com/kcmlab/kcm/kube"
+	"github.com/kcmlab/kcm/kube/api"
 )
 
 // Pod is a stand-in object: metadata only.
 type Pod struct {
-	kube.TypeMeta
-	kube.ObjectMeta
+	api.TypeMeta
+	api.ObjectMeta
 }
 
 func pod(name, rv string) *Pod {

@@ -6,7 +6,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/kcmlab/kcm/internal/ring"
-	"github.com/kcmlab/kcm/kube"
+	"github.com/kcmlab/kcm/kube/api"
 )
 
 // FIFO is an arrival-ordered log of deltas with per-key bookkeeping. Many
@@ -20,7 +20,7 @@ import (
 //	[head, tail)  queued in the ring
 //
 // A delta is pending while it is in flight or queued.
-type FIFO[T kube.Object] struct {
+type FIFO[T api.Object] struct {
 	keyOf func(T) string
 	known KnownObjects[T] // nil: the consumer's contents are unknown
 	log   zerolog.Logger
@@ -67,7 +67,7 @@ type keyState struct {
 }
 
 // New returns an open, empty FIFO.
-func New[T kube.Object](o Options[T]) *FIFO[T] {
+func New[T api.Object](o Options[T]) *FIFO[T] {
 	keyOf := o.KeyFunc
 	if keyOf == nil {
 		keyOf = metaKey[T]

@@ -6,14 +6,14 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/kcmlab/kcm/kube"
+	"github.com/kcmlab/kcm/kube/api"
 )
 
 // obj is the test object: only metadata. ResourceVersion tells versions of
 // one key apart in the expectations.
 type obj struct {
-	kube.TypeMeta
-	kube.ObjectMeta
+	api.TypeMeta
+	api.ObjectMeta
 }
 
 // mk builds an object from "ns/name" (or "name") and a resourceVersion.

@@ -4,13 +4,13 @@ import (
 	"cmp"
 	"slices"
 
-	"github.com/kcmlab/kcm/kube"
+	"github.com/kcmlab/kcm/kube/api"
 )
 
 // Replacer is one streaming replace: the reflector feeds it the items of a
 // LIST (or of a WatchList's initial events) one by one, then calls Finish,
 // or Abort if the list failed. Use it from one goroutine.
-type Replacer[T kube.Object] struct {
+type Replacer[T api.Object] struct {
 	f       *FIFO[T]
 	rv      string
 	initial bool // its deltas carry InitialList

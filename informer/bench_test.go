@@ -19,7 +19,8 @@ import (
 
 	"github.com/kcmlab/kcm/informer"
 	"github.com/kcmlab/kcm/internal/podgen"
-	"github.com/kcmlab/kcm/kube"
+	"github.com/kcmlab/kcm/kube/api"
+	"github.com/kcmlab/kcm/kube/rest"
 	"github.com/kcmlab/kcm/processor"
 )
 
@@ -45,7 +46,7 @@ var caches = []cache{
 		return startInformer(b, url, informer.ForRaw, h)
 	}},
 	{"typed", func(b *testing.B, url string, h *counters) *running {
-		return startInformer(b, url, informer.For[kube.Pod], h)
+		return startInformer(b, url, informer.For[api.Pod], h)
 	}},
 }
 
@@ -72,14 +73,14 @@ type running struct {
 	keep any // the informer, kept reachable for heap measurements
 }
 
-func startInformer[T kube.Object](b *testing.B, url string, get func(*informer.Factory, kube.Resource) *informer.Informer[T], h *counters) *running {
+func startInformer[T api.Object](b *testing.B, url string, get func(*informer.Factory, rest.Resource) *informer.Informer[T], h *counters) *running {
 	b.Helper()
-	client, err := kube.NewClient(&kube.Config{Host: url, QPS: -1})
+	client, err := rest.NewClient(&rest.Config{Host: url, QPS: -1})
 	if err != nil {
 		b.Fatal(err)
 	}
 	f := informer.NewFactory(client, informer.FactoryOptions{})
-	inf := get(f, kube.Pods)
+	inf := get(f, rest.Pods)
 	_, err = inf.AddEventHandler(processor.HandlerFuncs[T]{
 		AddFunc: func(T, bool) {
 			if h.adds.Add(1) == h.wantAdds {

@@ -11,7 +11,8 @@ import (
 
 	"github.com/kcmlab/kcm/informer"
 	"github.com/kcmlab/kcm/internal/fakeapi"
-	"github.com/kcmlab/kcm/kube"
+	"github.com/kcmlab/kcm/kube/api"
+	"github.com/kcmlab/kcm/kube/rest"
 	"github.com/kcmlab/kcm/processor"
 	"github.com/kcmlab/kcm/reflector"
 )
@@ -35,7 +36,7 @@ func TestSyncsWhenContinueTokensAlwaysExpire(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	c, err := kube.NewClient(&kube.Config{Host: srv.URL(), QPS: -1})
+	c, err := rest.NewClient(&rest.Config{Host: srv.URL(), QPS: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,7 +44,7 @@ func TestSyncsWhenContinueTokensAlwaysExpire(t *testing.T) {
 	b.Initial, b.Max = time.Millisecond, 20*time.Millisecond
 	f := informer.NewFactory(c, informer.FactoryOptions{Reflector: reflector.Options{DisableWatchList: true, PageSize: 5, Backoff: &b}})
 	defer f.Shutdown()
-	inf := informer.For[kube.Pod](f, kube.Pods)
+	inf := informer.For[api.Pod](f, rest.Pods)
 	h := newChaosHandler(chaosScenario{seed: 1}, 0) // all namespaces, never slow
 	if _, err := inf.AddEventHandler(h, processor.HandlerOptions{}); err != nil {
 		t.Fatal(err)
@@ -66,17 +67,17 @@ func TestWatchHeaderStallEndsWithIdleTimeout(t *testing.T) {
 	inj := fakeapi.NewInjector(1, fakeapi.Rates{fakeapi.StallHeader: 1}, 0)
 	srv := fakeapi.New(fakeapi.Options{Resources: []fakeapi.Resource{chaosPods}, Faults: inj})
 	defer srv.Close()
-	c, err := kube.NewClient(&kube.Config{Host: srv.URL(), QPS: -1})
+	c, err := rest.NewClient(&rest.Config{Host: srv.URL(), QPS: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	w, err := kube.NewResources(c, kube.Pods, kube.Typed[kube.Pod]()).Watch(ctx, kube.WatchOptions{IdleTimeout: 100 * time.Millisecond})
+	w, err := rest.NewResources(c, rest.Pods, api.Typed[api.Pod]()).Watch(ctx, rest.WatchOptions{IdleTimeout: 100 * time.Millisecond})
 	if err == nil {
 		w.Close()
 	}
-	if !errors.Is(err, kube.ErrIdleTimeout) || ctx.Err() != nil {
+	if !errors.Is(err, rest.ErrIdleTimeout) || ctx.Err() != nil {
 		t.Fatalf("watch without response headers: %v (context: %v), want ErrIdleTimeout after 100ms", err, ctx.Err())
 	}
 }

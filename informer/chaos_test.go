@@ -17,12 +17,13 @@ import (
 
 	"github.com/kcmlab/kcm/informer"
 	"github.com/kcmlab/kcm/internal/fakeapi"
-	"github.com/kcmlab/kcm/kube"
+	"github.com/kcmlab/kcm/kube/api"
+	"github.com/kcmlab/kcm/kube/rest"
 	"github.com/kcmlab/kcm/processor"
 	"github.com/kcmlab/kcm/reflector"
 )
 
-// The chaos suite runs the whole informer (kube client, reflector, FIFO,
+// The chaos suite runs the whole informer (rest client, reflector, FIFO,
 // store, processor, handler) against the in-process fake apiserver while a
 // seeded injector breaks things. A few seeds run in every `make test`, from a
 // first seed derived from the commit so that CI explores new seeds on every
@@ -84,7 +85,7 @@ func (s chaosScenario) rates() fakeapi.Rates {
 		fakeapi.Drop: 0.02, fakeapi.Truncated: 0.02, fakeapi.Garbage: 0.02, fakeapi.ErrorGone: 0.015,
 		fakeapi.Stall: 0.005, fakeapi.SlowFrame: 0.03,
 	}
-	if !s.websocket { // not WebSocket: kube's handshake timeout is a fixed 30 s, longer than a seed may take
+	if !s.websocket { // not WebSocket: rest's handshake timeout is a fixed 30 s, longer than a seed may take
 		base[fakeapi.StallHeader] = 0.01 // IdleTimeout must cover the wait for response headers
 	}
 	for f := range base {
@@ -129,11 +130,11 @@ func newChaosHandler(sc chaosScenario, n uint64) *chaosHandler {
 		last: map[string]string{}, maxRV: map[string]int64{}, kick: make(chan struct{}, 1)}
 }
 
-func (h *chaosHandler) OnAdd(obj *kube.Pod, _ bool)    { h.note(obj, "upsert") }
-func (h *chaosHandler) OnUpdate(_, obj *kube.Pod)      { h.note(obj, "upsert") }
-func (h *chaosHandler) OnDelete(obj *kube.Pod, _ bool) { h.note(obj, "delete") }
+func (h *chaosHandler) OnAdd(obj *api.Pod, _ bool)    { h.note(obj, "upsert") }
+func (h *chaosHandler) OnUpdate(_, obj *api.Pod)      { h.note(obj, "upsert") }
+func (h *chaosHandler) OnDelete(obj *api.Pod, _ bool) { h.note(obj, "delete") }
 
-func (h *chaosHandler) note(obj *kube.Pod, what string) {
+func (h *chaosHandler) note(obj *api.Pod, what string) {
 	if h.rng.Float64() < h.slow { // a slow consumer: the listener's buffer must absorb it
 		t := time.NewTimer(time.Duration(h.rng.IntN(2000)) * time.Microsecond)
 		<-t.C
@@ -170,7 +171,7 @@ type phaseLog struct {
 }
 
 func (p *phaseLog) ListPage(n int, rv string, more bool)   {}
-func (p *phaseLog) WatchEvent(kube.EventType, string, int) {}
+func (p *phaseLog) WatchEvent(rest.EventType, string, int) {}
 func (p *phaseLog) PhaseChange(from, to reflector.Phase, err error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -190,7 +191,7 @@ func (p *phaseLog) String() string {
 // store: same keys at the same resourceVersions, and each handler's last
 // notification per key is the current object, or a delete for keys the
 // server no longer has. "" when they agree.
-func chaosDiff(srv *fakeapi.Server, inf *informer.Informer[*kube.Pod], hs []*chaosHandler, scope string) string {
+func chaosDiff(srv *fakeapi.Server, inf *informer.Informer[*api.Pod], hs []*chaosHandler, scope string) string {
 	for i, h := range hs {
 		if v := h.violation(); v != "" {
 			return fmt.Sprintf("handler %d: %s%s", i, violated, v)
@@ -325,7 +326,7 @@ func runChaosSeed(t *testing.T, sc chaosScenario) chaosResult {
 			t.Fatal(err)
 		}
 	}
-	c, err := kube.NewClient(&kube.Config{Host: srv.URL(), QPS: -1}, kube.WithRetryPolicy(kube.RetryPolicy{
+	c, err := rest.NewClient(&rest.Config{Host: srv.URL(), QPS: -1}, rest.WithRetryPolicy(rest.RetryPolicy{
 		MaxAttempts: 3, Initial: time.Millisecond, Max: 5 * time.Millisecond, MaxRetryAfter: 5 * time.Millisecond}))
 	if err != nil {
 		t.Fatal(err)
@@ -335,13 +336,13 @@ func runChaosSeed(t *testing.T, sc chaosScenario) chaosResult {
 	phases := &phaseLog{}
 	ro := reflector.Options{DisableWatchList: !sc.watchList, PageSize: sc.pageSize, Backoff: &b,
 		IdleTimeout: 200 * time.Millisecond, MinWatchTimeout: time.Second, Observer: phases}
-	tr := kube.Chunked
+	tr := rest.Chunked
 	if sc.websocket {
-		tr = kube.WebSocket
+		tr = rest.WebSocket
 	}
 	f := informer.NewFactory(c, informer.FactoryOptions{Namespace: sc.namespace, Reflector: ro, Transport: tr})
 	defer f.Shutdown()
-	inf := informer.For[kube.Pod](f, kube.Pods)
+	inf := informer.For[api.Pod](f, rest.Pods)
 	hs := []*chaosHandler{newChaosHandler(sc, 0)}
 	if _, err := inf.AddEventHandler(hs[0], processor.HandlerOptions{Name: "chaos-0"}); err != nil {
 		t.Fatal(err)
@@ -369,7 +370,7 @@ func runChaosSeed(t *testing.T, sc chaosScenario) chaosResult {
 // awaitChaos re-checks after each handler notification (and on a short
 // tick, for relists that change nothing the handler sees) until the cache
 // converges or the deadline passes; it returns the last difference.
-func awaitChaos(srv *fakeapi.Server, inf *informer.Informer[*kube.Pod], hs []*chaosHandler, scope string, limit time.Duration) string {
+func awaitChaos(srv *fakeapi.Server, inf *informer.Informer[*api.Pod], hs []*chaosHandler, scope string, limit time.Duration) string {
 	deadline := time.NewTimer(limit)
 	defer deadline.Stop()
 	tick := time.NewTicker(20 * time.Millisecond)

@@ -11,7 +11,8 @@ import (
 	"time"
 
 	"github.com/kcmlab/kcm/informer"
-	"github.com/kcmlab/kcm/kube"
+	"github.com/kcmlab/kcm/kube/api"
+	"github.com/kcmlab/kcm/kube/rest"
 	"github.com/kcmlab/kcm/processor"
 	"github.com/kcmlab/kcm/reflector"
 	"github.com/kcmlab/kcm/testenv"
@@ -20,14 +21,14 @@ import (
 // lastEvents records, per key, the last notification a handler received,
 // and signals every delivery so a test can re-check convergence without
 // sleeping.
-type lastEvents[T kube.Object] struct {
+type lastEvents[T api.Object] struct {
 	mu     sync.Mutex
 	last   map[string]string // key → "add|update|delete rv"
 	events atomic.Int64
 	kick   chan struct{}
 }
 
-func newLastEvents[T kube.Object]() *lastEvents[T] {
+func newLastEvents[T api.Object]() *lastEvents[T] {
 	return &lastEvents[T]{last: map[string]string{}, kick: make(chan struct{}, 1)}
 }
 
@@ -59,8 +60,8 @@ func (l *lastEvents[T]) snapshot() map[string]string {
 // diff compares the cache and the handler's view with a fresh LIST: same
 // keys, same resourceVersions, and the handler's last event per key is the
 // current object (or a delete for keys the server no longer has).
-func diff[T kube.Object](ctx context.Context, r *kube.Resources[T], inf *informer.Informer[T], h *lastEvents[T]) (string, error) {
-	list, err := r.List(ctx, kube.ListOptions{})
+func diff[T api.Object](ctx context.Context, r *rest.Resources[T], inf *informer.Informer[T], h *lastEvents[T]) (string, error) {
+	list, err := r.List(ctx, rest.ListOptions{})
 	if err != nil {
 		return "", err
 	}
@@ -99,7 +100,7 @@ func diff[T kube.Object](ctx context.Context, r *kube.Resources[T], inf *informe
 
 // awaitConverged re-checks after each burst of handler events until the
 // cache equals the server, or fails with the last difference.
-func awaitConverged[T kube.Object](t *testing.T, ctx context.Context, r *kube.Resources[T], inf *informer.Informer[T], h *lastEvents[T]) {
+func awaitConverged[T api.Object](t *testing.T, ctx context.Context, r *rest.Resources[T], inf *informer.Informer[T], h *lastEvents[T]) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(ctx, 60*time.Second)
 	defer cancel()
@@ -122,7 +123,7 @@ func awaitConverged[T kube.Object](t *testing.T, ctx context.Context, r *kube.Re
 // churnPods runs writers that create, update and delete pods named
 // p-000..p-(names-1) at random, ops times in all. Errors are counted, not
 // fatal: the apiserver may be restarting. Only the final state matters.
-func churnPods(ctx context.Context, r *kube.Resources[*kube.Pod], writers, ops, names int, seed uint64) (failed int64) {
+func churnPods(ctx context.Context, r *rest.Resources[*api.Pod], writers, ops, names int, seed uint64) (failed int64) {
 	var wg sync.WaitGroup
 	var fails atomic.Int64
 	for w := 0; w < writers; w++ {
@@ -135,16 +136,16 @@ func churnPods(ctx context.Context, r *kube.Resources[*kube.Pod], writers, ops, 
 				var err error
 				switch rng.IntN(3) {
 				case 0:
-					p := &kube.Pod{ObjectMeta: kube.ObjectMeta{Name: name, Labels: map[string]string{"gen": "0"}},
-						Spec: kube.PodSpec{Containers: []kube.Container{{Name: "c", Image: "registry.k8s.io/pause:3.10"}}}}
+					p := &api.Pod{ObjectMeta: api.ObjectMeta{Name: name, Labels: map[string]string{"gen": "0"}},
+						Spec: api.PodSpec{Containers: []api.Container{{Name: "c", Image: "registry.k8s.io/pause:3.10"}}}}
 					_, err = r.Create(ctx, p)
 				case 1:
-					_, err = r.Patch(ctx, name, kube.MergePatch, []byte(`{"metadata":{"labels":{"gen":"`+strconv.Itoa(i)+`"}}}`), kube.PatchOptions{})
+					_, err = r.Patch(ctx, name, rest.MergePatch, []byte(`{"metadata":{"labels":{"gen":"`+strconv.Itoa(i)+`"}}}`), rest.PatchOptions{})
 				case 2:
 					zero := int64(0)
-					err = r.Delete(ctx, name, kube.DeleteOptions{GracePeriodSeconds: &zero})
+					err = r.Delete(ctx, name, rest.DeleteOptions{GracePeriodSeconds: &zero})
 				}
-				if err != nil && !kube.IsNotFound(err) && !kube.IsAlreadyExists(err) {
+				if err != nil && !rest.IsNotFound(err) && !rest.IsAlreadyExists(err) {
 					fails.Add(1)
 				}
 			}
@@ -154,12 +155,12 @@ func churnPods(ctx context.Context, r *kube.Resources[*kube.Pod], writers, ops, 
 	return fails.Load()
 }
 
-func setup(t *testing.T) (*testenv.Cluster, *kube.Client, string, context.Context) {
+func setup(t *testing.T) (*testenv.Cluster, *rest.Client, string, context.Context) {
 	t.Helper()
 	cl := testenv.Shared(t)
 	cfg := cl.Config()
 	cfg.QPS = -1
-	c, err := kube.NewClient(cfg, kube.WithRetryPolicy(kube.RetryPolicy{MaxAttempts: 3, Initial: 50 * time.Millisecond, Max: time.Second, MaxRetryAfter: time.Second}))
+	c, err := rest.NewClient(cfg, rest.WithRetryPolicy(rest.RetryPolicy{MaxAttempts: 3, Initial: 50 * time.Millisecond, Max: time.Second, MaxRetryAfter: time.Second}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -175,7 +176,7 @@ func fastReflector(watchList bool) reflector.Options {
 	return reflector.Options{DisableWatchList: !watchList, PageSize: 100, Backoff: &b, MinWatchTimeout: 30 * time.Second}
 }
 
-func startFactory(t *testing.T, ctx context.Context, c *kube.Client, ns string, ro reflector.Options) *informer.Factory {
+func startFactory(t *testing.T, ctx context.Context, c *rest.Client, ns string, ro reflector.Options) *informer.Factory {
 	t.Helper()
 	f := informer.NewFactory(c, informer.FactoryOptions{Namespace: ns, Reflector: ro})
 	t.Cleanup(f.Shutdown)
@@ -189,16 +190,16 @@ func startFactory(t *testing.T, ctx context.Context, c *kube.Client, ns string, 
 func TestConvergesUnderChurn(t *testing.T) {
 	for _, tc := range []struct {
 		watchList bool
-		transport kube.WatchTransport
-	}{{true, kube.Chunked}, {false, kube.Chunked}, {false, kube.WebSocket}} {
-		t.Run(fmt.Sprintf("watchList=%v,websocket=%v", tc.watchList, tc.transport == kube.WebSocket), func(t *testing.T) {
+		transport rest.WatchTransport
+	}{{true, rest.Chunked}, {false, rest.Chunked}, {false, rest.WebSocket}} {
+		t.Run(fmt.Sprintf("watchList=%v,websocket=%v", tc.watchList, tc.transport == rest.WebSocket), func(t *testing.T) {
 			_, c, ns, ctx := setup(t)
-			pods := kube.NewResources(c, kube.Pods, kube.Typed[kube.Pod]()).InNamespace(ns)
+			pods := rest.NewResources(c, rest.Pods, api.Typed[api.Pod]()).InNamespace(ns)
 			churnPods(ctx, pods, 4, 400, 100, 1) // some objects exist before the informer starts
 			f := informer.NewFactory(c, informer.FactoryOptions{Namespace: ns, Reflector: fastReflector(tc.watchList), Transport: tc.transport})
 			t.Cleanup(f.Shutdown)
-			inf := informer.For[kube.Pod](f, kube.Pods)
-			h := newLastEvents[*kube.Pod]()
+			inf := informer.For[api.Pod](f, rest.Pods)
+			h := newLastEvents[*api.Pod]()
 			if _, err := inf.AddEventHandler(h, processor.HandlerOptions{Name: "last"}); err != nil {
 				t.Fatal(err)
 			}
@@ -218,13 +219,13 @@ func TestConvergesUnderChurn(t *testing.T) {
 // cache converges.
 func TestConvergesAcrossAPIServerRestart(t *testing.T) {
 	cl, c, ns, ctx := setup(t)
-	pods := kube.NewResources(c, kube.Pods, kube.Typed[kube.Pod]()).InNamespace(ns)
-	rs := kube.NewResources(c, kube.ReplicaSets, kube.Raw()).InNamespace(ns)
+	pods := rest.NewResources(c, rest.Pods, api.Typed[api.Pod]()).InNamespace(ns)
+	rs := rest.NewResources(c, rest.ReplicaSets, api.Raw()).InNamespace(ns)
 	f := startFactory(t, ctx, c, ns, fastReflector(true))
-	inf := informer.For[kube.Pod](f, kube.Pods)
-	rsInf := informer.ForRaw(f, kube.ReplicaSets)
-	h := newLastEvents[*kube.Pod]()
-	hrs := newLastEvents[*kube.RawObject]()
+	inf := informer.For[api.Pod](f, rest.Pods)
+	rsInf := informer.ForRaw(f, rest.ReplicaSets)
+	h := newLastEvents[*api.Pod]()
+	hrs := newLastEvents[*api.RawObject]()
 	inf.AddEventHandler(h, processor.HandlerOptions{})
 	rsInf.AddEventHandler(hrs, processor.HandlerOptions{})
 	f.Start(ctx)
@@ -232,7 +233,7 @@ func TestConvergesAcrossAPIServerRestart(t *testing.T) {
 	done := make(chan int64)
 	go func() { done <- churnPods(ctx, pods, 4, 1200, 100, 3) }()
 	for i := 0; i < 20; i++ {
-		obj, _ := kube.NewRawObject(map[string]any{"apiVersion": "apps/v1", "kind": "ReplicaSet",
+		obj, _ := api.NewRawObject(map[string]any{"apiVersion": "apps/v1", "kind": "ReplicaSet",
 			"metadata": map[string]any{"name": fmt.Sprintf("rs-%d", i)},
 			"spec": map[string]any{"replicas": 0, "selector": map[string]any{"matchLabels": map[string]any{"a": "b"}},
 				"template": map[string]any{"metadata": map[string]any{"labels": map[string]any{"a": "b"}},
@@ -257,7 +258,7 @@ type relists struct {
 }
 
 func (r *relists) ListPage(int, string, bool)             {}
-func (r *relists) WatchEvent(kube.EventType, string, int) {}
+func (r *relists) WatchEvent(rest.EventType, string, int) {}
 func (r *relists) PhaseChange(from, to reflector.Phase, _ error) {
 	if from == reflector.Watching && (to == reflector.Listing || to == reflector.WatchListing) {
 		r.n.Add(1)
@@ -270,18 +271,18 @@ func (r *relists) PhaseChange(from, to reflector.Phase, _ error) {
 // refused as too old; the reflector relists and the cache converges.
 func TestRelistsAfterCompaction(t *testing.T) {
 	cl, c, ns, ctx := setup(t)
-	cms := kube.NewResources(c, kube.ConfigMaps, kube.Raw()).InNamespace(ns)
+	cms := rest.NewResources(c, rest.ConfigMaps, api.Raw()).InNamespace(ns)
 	ro := fastReflector(true)
 	rel := &relists{}
 	ro.Observer = rel
 	f := startFactory(t, ctx, c, ns, ro)
-	inf := informer.ForRaw(f, kube.ConfigMaps)
-	h := newLastEvents[*kube.RawObject]()
+	inf := informer.ForRaw(f, rest.ConfigMaps)
+	h := newLastEvents[*api.RawObject]()
 	inf.AddEventHandler(h, processor.HandlerOptions{})
 	f.Start(ctx)
 	f.WaitForCacheSync(ctx)
 	for i := 0; i < 30; i++ {
-		obj, _ := kube.NewRawObject(map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": fmt.Sprintf("cm-%d", i)}})
+		obj, _ := api.NewRawObject(map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": fmt.Sprintf("cm-%d", i)}})
 		if _, err := cms.Create(ctx, obj); err != nil {
 			t.Fatal(err)
 		}
@@ -295,9 +296,9 @@ func TestRelistsAfterCompaction(t *testing.T) {
 	if err := cl.StartAPIServer(ctx); err != nil {
 		t.Fatal(err)
 	}
-	other := kube.NewResources(c, kube.ConfigMaps, kube.Raw()).InNamespace(cl.Namespace(t))
+	other := rest.NewResources(c, rest.ConfigMaps, api.Raw()).InNamespace(cl.Namespace(t))
 	for i := 0; i < 5; i++ {
-		obj, _ := kube.NewRawObject(map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": fmt.Sprintf("x-%d", i)}})
+		obj, _ := api.NewRawObject(map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": fmt.Sprintf("x-%d", i)}})
 		if _, err := other.Create(ctx, obj); err != nil {
 			t.Fatal(err)
 		}
@@ -309,7 +310,7 @@ func TestRelistsAfterCompaction(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Changes made after the compaction must reach the cache through the relist.
-	if err := cms.Delete(ctx, "cm-0", kube.DeleteOptions{}); err != nil {
+	if err := cms.Delete(ctx, "cm-0", rest.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	awaitConverged(t, ctx, cms, inf, h)

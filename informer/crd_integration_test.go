@@ -6,7 +6,8 @@ import (
 	"testing"
 
 	"github.com/kcmlab/kcm/informer"
-	"github.com/kcmlab/kcm/kube"
+	"github.com/kcmlab/kcm/kube/api"
+	"github.com/kcmlab/kcm/kube/rest"
 	"github.com/kcmlab/kcm/processor"
 	"github.com/kcmlab/kcm/testenv"
 )
@@ -16,9 +17,9 @@ import (
 func TestConvergesOnCustomResources(t *testing.T) {
 	_, c, ns, ctx := setup(t)
 	res := testenv.InstallCRD(t, ctx, c, strings.ToLower(ns)+".kcm.test", "Gizmo")
-	gizmos := kube.NewResources(c, res, kube.Raw()).InNamespace(ns)
-	gizmo := func(i, size int) *kube.RawObject {
-		o, err := kube.NewRawObject(map[string]any{"apiVersion": res.GroupVersion(), "kind": "Gizmo",
+	gizmos := rest.NewResources(c, res, api.Raw()).InNamespace(ns)
+	gizmo := func(i, size int) *api.RawObject {
+		o, err := api.NewRawObject(map[string]any{"apiVersion": res.GroupVersion(), "kind": "Gizmo",
 			"metadata": map[string]any{"name": fmt.Sprintf("g-%02d", i)}, "spec": map[string]any{"size": size}})
 		if err != nil {
 			t.Fatal(err)
@@ -32,7 +33,7 @@ func TestConvergesOnCustomResources(t *testing.T) {
 	}
 	f := startFactory(t, ctx, c, ns, fastReflector(true))
 	inf := informer.ForRaw(f, res)
-	h := newLastEvents[*kube.RawObject]()
+	h := newLastEvents[*api.RawObject]()
 	if _, err := inf.AddEventHandler(h, processor.HandlerOptions{}); err != nil {
 		t.Fatal(err)
 	}
@@ -43,11 +44,11 @@ func TestConvergesOnCustomResources(t *testing.T) {
 	for i := 0; i < 20; i++ {
 		switch i % 3 {
 		case 0:
-			if err := gizmos.Delete(ctx, fmt.Sprintf("g-%02d", i), kube.DeleteOptions{}); err != nil {
+			if err := gizmos.Delete(ctx, fmt.Sprintf("g-%02d", i), rest.DeleteOptions{}); err != nil {
 				t.Fatal(err)
 			}
 		case 1:
-			if _, err := gizmos.Patch(ctx, fmt.Sprintf("g-%02d", i), kube.MergePatch, []byte(`{"spec":{"size":100}}`), kube.PatchOptions{}); err != nil {
+			if _, err := gizmos.Patch(ctx, fmt.Sprintf("g-%02d", i), rest.MergePatch, []byte(`{"spec":{"size":100}}`), rest.PatchOptions{}); err != nil {
 				t.Fatal(err)
 			}
 		}

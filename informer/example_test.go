@@ -6,7 +6,9 @@ import (
 	"time"
 
 	"github.com/kcmlab/kcm/informer"
-	"github.com/kcmlab/kcm/kube"
+	"github.com/kcmlab/kcm/kube/api"
+	"github.com/kcmlab/kcm/kube/labels"
+	"github.com/kcmlab/kcm/kube/rest"
 	"github.com/kcmlab/kcm/processor"
 	"github.com/kcmlab/kcm/reflector"
 )
@@ -15,60 +17,60 @@ import (
 // events: just enough of an apiserver for an example. Like a current
 // apiserver it does WatchList: asked for sendInitialEvents, the watch
 // starts with the pods as ADDED events and a bookmark that ends them.
-type staticSource struct{ pods []*kube.Pod }
+type staticSource struct{ pods []*api.Pod }
 
-func (s staticSource) ListEach(_ context.Context, _ kube.ListOptions, fn func(*kube.Pod) error) (kube.ListMeta, error) {
+func (s staticSource) ListEach(_ context.Context, _ rest.ListOptions, fn func(*api.Pod) error) (rest.ListMeta, error) {
 	for _, p := range s.pods {
 		if err := fn(p); err != nil {
-			return kube.ListMeta{}, err
+			return rest.ListMeta{}, err
 		}
 	}
-	return kube.ListMeta{ResourceVersion: "10"}, nil
+	return rest.ListMeta{ResourceVersion: "10"}, nil
 }
 
-func (s staticSource) Watch(ctx context.Context, o kube.WatchOptions) (reflector.Watch[*kube.Pod], error) {
+func (s staticSource) Watch(ctx context.Context, o rest.WatchOptions) (reflector.Watch[*api.Pod], error) {
 	w := &quietWatch{ctx: ctx}
 	if o.SendInitialEvents != nil && *o.SendInitialEvents {
 		for _, p := range s.pods {
-			w.initial = append(w.initial, kube.WatchEvent[*kube.Pod]{Type: kube.Added, Object: p})
+			w.initial = append(w.initial, rest.WatchEvent[*api.Pod]{Type: rest.Added, Object: p})
 		}
-		end := &kube.Pod{ObjectMeta: kube.ObjectMeta{ResourceVersion: "10",
-			Annotations: map[string]string{kube.InitialEventsEndAnnotation: "true"}}}
-		w.initial = append(w.initial, kube.WatchEvent[*kube.Pod]{Type: kube.Bookmark, Object: end})
+		end := &api.Pod{ObjectMeta: api.ObjectMeta{ResourceVersion: "10",
+			Annotations: map[string]string{rest.InitialEventsEndAnnotation: "true"}}}
+		w.initial = append(w.initial, rest.WatchEvent[*api.Pod]{Type: rest.Bookmark, Object: end})
 	}
 	return w, nil
 }
 
 type quietWatch struct {
 	ctx     context.Context
-	initial []kube.WatchEvent[*kube.Pod]
+	initial []rest.WatchEvent[*api.Pod]
 }
 
-func (w *quietWatch) Next() (kube.WatchEvent[*kube.Pod], error) {
+func (w *quietWatch) Next() (rest.WatchEvent[*api.Pod], error) {
 	if len(w.initial) > 0 {
 		ev := w.initial[0]
 		w.initial = w.initial[1:]
 		return ev, nil
 	}
 	<-w.ctx.Done()
-	return kube.WatchEvent[*kube.Pod]{}, w.ctx.Err()
+	return rest.WatchEvent[*api.Pod]{}, w.ctx.Err()
 }
 func (*quietWatch) Close() error { return nil }
 
-func examplePod(ns, name, app string) *kube.Pod {
-	return &kube.Pod{ObjectMeta: kube.ObjectMeta{Namespace: ns, Name: name, ResourceVersion: "10", Labels: map[string]string{"app": app}}}
+func examplePod(ns, name, app string) *api.Pod {
+	return &api.Pod{ObjectMeta: api.ObjectMeta{Namespace: ns, Name: name, ResourceVersion: "10", Labels: map[string]string{"app": app}}}
 }
 
 // An informer over a source, a handler, and a lister query once synced.
 func Example() {
-	src := staticSource{pods: []*kube.Pod{examplePod("shop", "web-0", "web"), examplePod("shop", "db-0", "db"), examplePod("blog", "web-0", "web")}}
-	inf, err := informer.New[*kube.Pod](src, informer.Options[*kube.Pod]{Name: "pods"})
+	src := staticSource{pods: []*api.Pod{examplePod("shop", "web-0", "web"), examplePod("shop", "db-0", "db"), examplePod("blog", "web-0", "web")}}
+	inf, err := informer.New[*api.Pod](src, informer.Options[*api.Pod]{Name: "pods"})
 	if err != nil {
 		panic(err)
 	}
 	added := make(chan string, 10)
-	_, _ = inf.AddEventHandler(processor.HandlerFuncs[*kube.Pod]{
-		AddFunc: func(p *kube.Pod, initial bool) { added <- fmt.Sprintf("add %s initial=%v", p.Key(), initial) },
+	_, _ = inf.AddEventHandler(processor.HandlerFuncs[*api.Pod]{
+		AddFunc: func(p *api.Pod, initial bool) { added <- fmt.Sprintf("add %s initial=%v", p.Key(), initial) },
 	}, processor.HandlerOptions{Name: "printer"})
 
 	ctx, cancel := context.WithCancel(context.Background())
@@ -81,11 +83,11 @@ func Example() {
 	for !inf.HasSynced() && sctx.Err() == nil {
 		time.Sleep(time.Millisecond) // an example may poll; tests await events
 	}
-	web, _ := kube.ParseSelector("app=web")
+	web, _ := labels.ParseSelector("app=web")
 	for _, p := range inf.Lister().Namespace("shop").List(web) {
 		fmt.Println("shop web pod:", p.Name)
 	}
-	if _, err := inf.Lister().Namespace("shop").Get("nope"); kube.IsNotFound(err) {
+	if _, err := inf.Lister().Namespace("shop").Get("nope"); rest.IsNotFound(err) {
 		fmt.Println("shop/nope: not found")
 	}
 	cancel()

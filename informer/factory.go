@@ -10,7 +10,8 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/kcmlab/kcm/clock"
-	"github.com/kcmlab/kcm/kube"
+	"github.com/kcmlab/kcm/kube/api"
+	"github.com/kcmlab/kcm/kube/rest"
 	"github.com/kcmlab/kcm/reflector"
 )
 
@@ -22,7 +23,7 @@ type FactoryOptions struct {
 	// timeouts, backoff); zero values are the reflector's defaults,
 	// WatchList included. The transport is chosen with Transport below.
 	Reflector reflector.Options
-	Transport kube.WatchTransport
+	Transport rest.WatchTransport
 	// KeepManagedFields keeps metadata.managedFields in cached objects. By
 	// default they are cut from the bytes before decoding, as
 	// kube-controller-manager's informers drop them.
@@ -44,7 +45,7 @@ type runner interface {
 
 // factoryKey identifies one informer: a resource and how it is decoded.
 type factoryKey struct {
-	res  kube.Resource
+	res  rest.Resource
 	kind string // the Go type of the objects, or "metadata"
 }
 
@@ -52,7 +53,7 @@ type factoryKey struct {
 // (client-go's SharedInformerFactory): every controller asking for pods
 // shares one cache and one watch.
 type Factory struct {
-	client *kube.Client
+	client *rest.Client
 	o      FactoryOptions
 
 	mu sync.Mutex
@@ -65,7 +66,7 @@ type Factory struct {
 }
 
 // NewFactory returns a factory reading through client.
-func NewFactory(client *kube.Client, o FactoryOptions) *Factory {
+func NewFactory(client *rest.Client, o FactoryOptions) *Factory {
 	if o.Clock == nil {
 		o.Clock = clock.Real{}
 	}
@@ -73,24 +74,24 @@ func NewFactory(client *kube.Client, o FactoryOptions) *Factory {
 }
 
 // For returns the shared informer for res decoding into typed objects,
-// e.g. informer.For[kube.Pod](f, kube.Pods).
-func For[S any, P kube.TypedPtr[S]](f *Factory, res kube.Resource) *Informer[P] {
-	return get(f, res, reflect.TypeFor[P]().String(), kube.Typed[S, P](), false)
+// e.g. informer.For[api.Pod](f, rest.Pods).
+func For[S any, P api.TypedPtr[S]](f *Factory, res rest.Resource) *Informer[P] {
+	return get(f, res, reflect.TypeFor[P]().String(), api.Typed[S, P](), false)
 }
 
 // ForRaw returns the shared informer for res caching RawObjects (any
 // resource, CRDs included; the most compact cache).
-func ForRaw(f *Factory, res kube.Resource) *Informer[*kube.RawObject] {
-	return get(f, res, "raw", kube.Raw(), false)
+func ForRaw(f *Factory, res rest.Resource) *Informer[*api.RawObject] {
+	return get(f, res, "raw", api.Raw(), false)
 }
 
 // ForMetadata returns the shared metadata-only informer for res: objects
 // carry apiVersion, kind and metadata only (PartialObjectMetadata).
-func ForMetadata(f *Factory, res kube.Resource) *Informer[*kube.RawObject] {
-	return get(f, res, "metadata", kube.Raw(), true)
+func ForMetadata(f *Factory, res rest.Resource) *Informer[*api.RawObject] {
+	return get(f, res, "metadata", api.Raw(), true)
 }
 
-func get[T kube.Object](f *Factory, res kube.Resource, kind string, codec kube.Codec[T], metaOnly bool) *Informer[T] {
+func get[T api.Object](f *Factory, res rest.Resource, kind string, codec api.Codec[T], metaOnly bool) *Informer[T] {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	key := factoryKey{res: res, kind: kind}
@@ -98,9 +99,9 @@ func get[T kube.Object](f *Factory, res kube.Resource, kind string, codec kube.C
 		return inf.(*Informer[T])
 	}
 	if !f.o.KeepManagedFields {
-		codec = kube.StrippingManagedFields(codec)
+		codec = api.StrippingManagedFields(codec)
 	}
-	r := kube.NewResources(f.client, res, codec).InNamespace(f.o.Namespace)
+	r := rest.NewResources(f.client, res, codec).InNamespace(f.o.Namespace)
 	if metaOnly {
 		r = r.MetadataOnly()
 	}

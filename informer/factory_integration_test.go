@@ -4,7 +4,9 @@ import (
 	"testing"
 
 	"github.com/kcmlab/kcm/informer"
-	"github.com/kcmlab/kcm/kube"
+	"github.com/kcmlab/kcm/kube/api"
+	"github.com/kcmlab/kcm/kube/labels"
+	"github.com/kcmlab/kcm/kube/rest"
 )
 
 // TestFactory: one informer per resource and representation, informers
@@ -13,20 +15,20 @@ import (
 // Shutdown stops everything.
 func TestFactory(t *testing.T) {
 	_, c, ns, ctx := setup(t)
-	cms := kube.NewResources(c, kube.ConfigMaps, kube.Typed[kube.ConfigMap]()).InNamespace(ns)
-	if _, err := cms.Create(ctx, &kube.ConfigMap{ObjectMeta: kube.ObjectMeta{Name: "a", Labels: map[string]string{"x": "y"}},
+	cms := rest.NewResources(c, rest.ConfigMaps, api.Typed[api.ConfigMap]()).InNamespace(ns)
+	if _, err := cms.Create(ctx, &api.ConfigMap{ObjectMeta: api.ObjectMeta{Name: "a", Labels: map[string]string{"x": "y"}},
 		Data: map[string]string{"k": "v"}}); err != nil {
 		t.Fatal(err)
 	}
 	f := informer.NewFactory(c, informer.FactoryOptions{Namespace: ns, Reflector: fastReflector(true)})
-	typed := informer.For[kube.ConfigMap](f, kube.ConfigMaps)
-	if informer.For[kube.ConfigMap](f, kube.ConfigMaps) != typed {
+	typed := informer.For[api.ConfigMap](f, rest.ConfigMaps)
+	if informer.For[api.ConfigMap](f, rest.ConfigMaps) != typed {
 		t.Fatal("two typed informers for one resource")
 	}
-	raw := informer.ForRaw(f, kube.ConfigMaps)
+	raw := informer.ForRaw(f, rest.ConfigMaps)
 	podLister := informer.PodsLister(f)
 	f.Start(ctx)
-	meta := informer.ForMetadata(f, kube.ConfigMaps) // requested after Start: starts at once
+	meta := informer.ForMetadata(f, rest.ConfigMaps) // requested after Start: starts at once
 	synced := f.WaitForCacheSync(ctx)
 	if len(synced) != 4 {
 		t.Fatalf("WaitForCacheSync saw %d informers: %v", len(synced), synced)
@@ -54,15 +56,15 @@ func TestFactory(t *testing.T) {
 	if _, ok, _ := m.NestedField("data"); ok {
 		t.Errorf("metadata-only cache holds data")
 	}
-	if _, err := podLister.Pods(ns).Get("none"); !kube.IsNotFound(err) {
+	if _, err := podLister.Pods(ns).Get("none"); !rest.IsNotFound(err) {
 		t.Errorf("typed pod lister: %v, want NotFound", err)
 	}
-	x, _ := kube.ParseSelector("x=y")
+	x, _ := labels.ParseSelector("x=y")
 	if n := len(typed.Lister().List(x)); n != 1 {
 		t.Errorf("List(x=y) = %d objects", n)
 	}
 	f.Shutdown()
-	for _, d := range []<-chan struct{}{typed.Done(), raw.Done(), meta.Done(), informer.For[kube.Pod](f, kube.Pods).Done()} {
+	for _, d := range []<-chan struct{}{typed.Done(), raw.Done(), meta.Done(), informer.For[api.Pod](f, rest.Pods).Done()} {
 		select {
 		case <-d:
 		default:

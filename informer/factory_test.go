@@ -13,7 +13,8 @@ import (
 
 	"github.com/kcmlab/kcm/informer"
 	"github.com/kcmlab/kcm/internal/fakeapi"
-	"github.com/kcmlab/kcm/kube"
+	"github.com/kcmlab/kcm/kube/api"
+	"github.com/kcmlab/kcm/kube/rest"
 	"github.com/kcmlab/kcm/processor"
 )
 
@@ -46,7 +47,7 @@ func TestFactoryLogsRunErrors(t *testing.T) {
 	if _, err := srv.Create(chaosPods, map[string]any{"metadata": map[string]any{"namespace": "ns", "name": "a"}}); err != nil {
 		t.Fatal(err)
 	}
-	c, err := kube.NewClient(&kube.Config{Host: srv.URL(), QPS: -1})
+	c, err := rest.NewClient(&rest.Config{Host: srv.URL(), QPS: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,11 +56,11 @@ func TestFactoryLogsRunErrors(t *testing.T) {
 	f := informer.NewFactory(c, informer.FactoryOptions{ShutdownTimeout: time.Millisecond, Logger: zerolog.New(&log)})
 	entered, release := make(chan struct{}), make(chan struct{})
 	var once sync.Once
-	h := processor.HandlerFuncs[*kube.Pod]{AddFunc: func(*kube.Pod, bool) {
+	h := processor.HandlerFuncs[*api.Pod]{AddFunc: func(*api.Pod, bool) {
 		once.Do(func() { close(entered) })
 		<-release
 	}}
-	if _, err := informer.For[kube.Pod](f, kube.Pods).AddEventHandler(h, processor.HandlerOptions{Name: "stuck"}); err != nil {
+	if _, err := informer.For[api.Pod](f, rest.Pods).AddEventHandler(h, processor.HandlerOptions{Name: "stuck"}); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)

@@ -14,14 +14,14 @@ import (
 
 	"github.com/kcmlab/kcm/clock"
 	"github.com/kcmlab/kcm/deltafifo"
-	"github.com/kcmlab/kcm/kube"
+	"github.com/kcmlab/kcm/kube/api"
 	"github.com/kcmlab/kcm/processor"
 	"github.com/kcmlab/kcm/reflector"
 	"github.com/kcmlab/kcm/store"
 )
 
 // Options configure an Informer. Zero values mean the defaults noted.
-type Options[T kube.Object] struct {
+type Options[T api.Object] struct {
 	Name string // for logs and metrics, e.g. "pods"
 	// Indexers are the store's indexes; default: namespace, label, owner.
 	Indexers store.Indexers[T]
@@ -58,7 +58,7 @@ type Options[T kube.Object] struct {
 
 // Observer sees deltas being applied: what the store did and what the
 // processor was given. kcm trace prints it.
-type Observer[T kube.Object] interface {
+type Observer[T api.Object] interface {
 	reflector.Observer
 	Applied(d deltafifo.Delta[T], existed bool, queueDepth int)
 }
@@ -67,7 +67,7 @@ type Observer[T kube.Object] interface {
 // what changed (client-go's SharedIndexInformer):
 //
 //	reflector ──▶ deltafifo ──Pop──▶ apply: store write + processor notification
-type Informer[T kube.Object] struct {
+type Informer[T api.Object] struct {
 	name  string
 	fifo  *deltafifo.FIFO[T]
 	store *store.Store[T]
@@ -89,7 +89,7 @@ type Informer[T kube.Object] struct {
 }
 
 // New builds an informer reading from lw. Run starts it.
-func New[T kube.Object](lw reflector.ListerWatcher[T], o Options[T]) (*Informer[T], error) {
+func New[T api.Object](lw reflector.ListerWatcher[T], o Options[T]) (*Informer[T], error) {
 	if o.Clock == nil {
 		o.Clock = clock.Real{}
 	}
@@ -124,7 +124,7 @@ func New[T kube.Object](lw reflector.ListerWatcher[T], o Options[T]) (*Informer[
 // reflectorOptions returns o.Reflector with the fields the caller left
 // zero filled from the informer's: Name, Clock, Logger (log, which names
 // the informer) and Observer.
-func reflectorOptions[T kube.Object](o Options[T], log zerolog.Logger) reflector.Options {
+func reflectorOptions[T api.Object](o Options[T], log zerolog.Logger) reflector.Options {
 	ro := o.Reflector
 	if ro.Name == "" {
 		ro.Name = o.Name
@@ -293,7 +293,7 @@ func (i *Informer[T]) applyBatch(batch []deltafifo.Delta[T]) error {
 
 // notification is what handlers are told about delta d, given what the
 // store held before it (op.Old, op.Existed).
-func notification[T kube.Object](d deltafifo.Delta[T], op *store.Op[T]) processor.Notification[T] {
+func notification[T api.Object](d deltafifo.Delta[T], op *store.Op[T]) processor.Notification[T] {
 	switch {
 	case d.Type == deltafifo.Deleted:
 		obj := d.Object

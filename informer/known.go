@@ -1,14 +1,14 @@
 package informer
 
 import (
-	"github.com/kcmlab/kcm/kube"
+	"github.com/kcmlab/kcm/kube/api"
 	"github.com/kcmlab/kcm/store"
 )
 
 // knownObjects is the FIFO's view of the cache (deltafifo.KnownObjects,
 // client-go's KeyListerGetter): the keys the apply loop has applied and
 // their objects, read through the store's read-only View.
-type knownObjects[T kube.Object] struct {
+type knownObjects[T api.Object] struct {
 	v store.View[T]
 }
 

@@ -4,7 +4,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kcmlab/kcm/kube"
+	"github.com/kcmlab/kcm/kube/api"
+	"github.com/kcmlab/kcm/kube/rest"
 	"github.com/kcmlab/kcm/store"
 )
 
@@ -14,8 +15,8 @@ import (
 // Namespace("").Get(name) find a cluster-scoped object, and a name never
 // matches across namespaces or scopes.
 func TestListerGetUsesTheCacheKey(t *testing.T) {
-	s := store.New(store.Options[*kube.Pod]{Indexers: store.BuiltinIndexers[*kube.Pod]()})
-	cached := []*kube.Pod{pod("ns", "a"), pod("other", "a"), pod("", "n1")}
+	s := store.New(store.Options[*api.Pod]{Indexers: store.BuiltinIndexers[*api.Pod]()})
+	cached := []*api.Pod{pod("ns", "a"), pod("other", "a"), pod("", "n1")}
 	for _, o := range cached {
 		s.Set(o)
 	}
@@ -30,19 +31,19 @@ func TestListerGetUsesTheCacheKey(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		name string
-		get  func() (*kube.Pod, error)
+		get  func() (*api.Pod, error)
 		want string // the key of the object found; "" = not found
 	}{
-		{"cluster-scoped by Get", func() (*kube.Pod, error) { return l.Get("n1") }, "n1"},
-		{"cluster-scoped by Namespace(\"\").Get", func() (*kube.Pod, error) { return l.Namespace("").Get("n1") }, "n1"},
-		{"namespaced", func() (*kube.Pod, error) { return l.Namespace("other").Get("a") }, "other/a"},
-		{"a namespaced name is not cluster-scoped", func() (*kube.Pod, error) { return l.Get("a") }, ""},
-		{"a cluster-scoped name is in no namespace", func() (*kube.Pod, error) { return l.Namespace("ns").Get("n1") }, ""},
-		{"missing", func() (*kube.Pod, error) { return l.Namespace("ns").Get("zz") }, ""},
+		{"cluster-scoped by Get", func() (*api.Pod, error) { return l.Get("n1") }, "n1"},
+		{"cluster-scoped by Namespace(\"\").Get", func() (*api.Pod, error) { return l.Namespace("").Get("n1") }, "n1"},
+		{"namespaced", func() (*api.Pod, error) { return l.Namespace("other").Get("a") }, "other/a"},
+		{"a namespaced name is not cluster-scoped", func() (*api.Pod, error) { return l.Get("a") }, ""},
+		{"a cluster-scoped name is in no namespace", func() (*api.Pod, error) { return l.Namespace("ns").Get("n1") }, ""},
+		{"missing", func() (*api.Pod, error) { return l.Namespace("ns").Get("zz") }, ""},
 	} {
 		got, err := tc.get()
 		if tc.want == "" {
-			if !kube.IsNotFound(err) || got != nil || !strings.Contains(err.Error(), "things") {
+			if !rest.IsNotFound(err) || got != nil || !strings.Contains(err.Error(), "things") {
 				t.Errorf("%s: %v, %v; want a NotFound naming the resource", tc.name, got, err)
 			}
 			continue

@@ -15,7 +15,8 @@ import (
 	"github.com/kcmlab/kcm/informer"
 	"github.com/kcmlab/kcm/internal/fakeapi"
 	"github.com/kcmlab/kcm/internal/fakelw"
-	"github.com/kcmlab/kcm/kube"
+	"github.com/kcmlab/kcm/kube/api"
+	"github.com/kcmlab/kcm/kube/rest"
 	"github.com/kcmlab/kcm/reflector"
 )
 
@@ -112,14 +113,14 @@ func TestFactoryDefaultsToWatchList(t *testing.T) {
 	if _, err := srv.Create(chaosPods, map[string]any{"metadata": map[string]any{"namespace": "ns", "name": "p"}}); err != nil {
 		t.Fatal(err)
 	}
-	c, err := kube.NewClient(&kube.Config{Host: srv.URL(), QPS: -1})
+	c, err := rest.NewClient(&rest.Config{Host: srv.URL(), QPS: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer c.CloseIdleConnections()
 	f := informer.NewFactory(c, informer.FactoryOptions{})
 	defer f.Shutdown()
-	inf := informer.For[kube.Pod](f, kube.Pods)
+	inf := informer.For[api.Pod](f, rest.Pods)
 	ctx, cancel := context.WithTimeout(context.Background(), fakelw.Patience)
 	defer cancel()
 	f.Start(ctx)

@@ -11,7 +11,8 @@ import (
 	"time"
 
 	"github.com/kcmlab/kcm/deltafifo"
-	"github.com/kcmlab/kcm/kube"
+	"github.com/kcmlab/kcm/kube/api"
+	"github.com/kcmlab/kcm/kube/rest"
 	"github.com/kcmlab/kcm/processor"
 	"github.com/kcmlab/kcm/reflector"
 	"github.com/kcmlab/kcm/store"
@@ -20,20 +21,20 @@ import (
 // staticLW is an in-memory ListerWatcher: its LIST returns objs, its
 // watches stay silent until closed or their context ends, and it refuses
 // WatchList like a server without the feature, so the reflector lists.
-type staticLW struct{ objs []*kube.Pod }
+type staticLW struct{ objs []*api.Pod }
 
-func (l staticLW) ListEach(_ context.Context, _ kube.ListOptions, fn func(*kube.Pod) error) (kube.ListMeta, error) {
+func (l staticLW) ListEach(_ context.Context, _ rest.ListOptions, fn func(*api.Pod) error) (rest.ListMeta, error) {
 	for _, o := range l.objs {
 		if err := fn(o); err != nil {
-			return kube.ListMeta{}, err
+			return rest.ListMeta{}, err
 		}
 	}
-	return kube.ListMeta{ResourceVersion: "1"}, nil
+	return rest.ListMeta{ResourceVersion: "1"}, nil
 }
 
-func (l staticLW) Watch(ctx context.Context, o kube.WatchOptions) (reflector.Watch[*kube.Pod], error) {
+func (l staticLW) Watch(ctx context.Context, o rest.WatchOptions) (reflector.Watch[*api.Pod], error) {
 	if o.SendInitialEvents != nil {
-		return nil, fmt.Errorf("static: %w", kube.ErrBadRequest)
+		return nil, fmt.Errorf("static: %w", rest.ErrBadRequest)
 	}
 	return &silentWatch{ctx: ctx, closed: make(chan struct{})}, nil
 }
@@ -43,12 +44,12 @@ type silentWatch struct {
 	closed chan struct{}
 }
 
-func (w *silentWatch) Next() (kube.WatchEvent[*kube.Pod], error) {
+func (w *silentWatch) Next() (rest.WatchEvent[*api.Pod], error) {
 	select {
 	case <-w.ctx.Done():
-		return kube.WatchEvent[*kube.Pod]{}, w.ctx.Err()
+		return rest.WatchEvent[*api.Pod]{}, w.ctx.Err()
 	case <-w.closed:
-		return kube.WatchEvent[*kube.Pod]{}, io.EOF
+		return rest.WatchEvent[*api.Pod]{}, io.EOF
 	}
 }
 
@@ -61,18 +62,18 @@ func (w *silentWatch) Close() error {
 	return nil
 }
 
-func pod(ns, name string) *kube.Pod {
-	return &kube.Pod{ObjectMeta: kube.ObjectMeta{Namespace: ns, Name: name, ResourceVersion: "1"}}
+func pod(ns, name string) *api.Pod {
+	return &api.Pod{ObjectMeta: api.ObjectMeta{Namespace: ns, Name: name, ResourceVersion: "1"}}
 }
 
 // runUntilAdded runs inf, waits until its handler has entered OnAdd,
 // stops it, and returns what Run returned. A stuck handler returns only
 // once Run has: a shutdown timeout, if any, must have expired first.
-func runUntilAdded(t *testing.T, inf *Informer[*kube.Pod], stuck bool) error {
+func runUntilAdded(t *testing.T, inf *Informer[*api.Pod], stuck bool) error {
 	t.Helper()
 	entered, release := make(chan struct{}), make(chan struct{})
 	var once bool
-	h := processor.HandlerFuncs[*kube.Pod]{AddFunc: func(*kube.Pod, bool) {
+	h := processor.HandlerFuncs[*api.Pod]{AddFunc: func(*api.Pod, bool) {
 		if !once {
 			once = true
 			close(entered)
@@ -100,7 +101,7 @@ func runUntilAdded(t *testing.T, inf *Informer[*kube.Pod], stuck bool) error {
 // drop it; kcm's Run reports it so the caller knows a handler was left).
 func TestRunReturnsShutdownTimeout(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		inf, err := New[*kube.Pod](staticLW{[]*kube.Pod{pod("ns", "a")}}, Options[*kube.Pod]{Name: "pods", ShutdownTimeout: time.Second})
+		inf, err := New[*api.Pod](staticLW{[]*api.Pod{pod("ns", "a")}}, Options[*api.Pod]{Name: "pods", ShutdownTimeout: time.Second})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -119,7 +120,7 @@ func TestRunReturnsShutdownTimeout(t *testing.T) {
 // failure, so Run returns nil.
 func TestRunCleanStopIsNil(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		inf, err := New[*kube.Pod](staticLW{[]*kube.Pod{pod("ns", "a")}}, Options[*kube.Pod]{Name: "pods"})
+		inf, err := New[*api.Pod](staticLW{[]*api.Pod{pod("ns", "a")}}, Options[*api.Pod]{Name: "pods"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -153,7 +154,7 @@ func TestApplyLoop(t *testing.T) {
 			want: errA, wantMsg: "batches failed: 1;", popped: 2},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			inf, err := New[*kube.Pod](staticLW{}, Options[*kube.Pod]{Name: "pods"})
+			inf, err := New[*api.Pod](staticLW{}, Options[*api.Pod]{Name: "pods"})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -217,7 +218,7 @@ func TestFailure(t *testing.T) {
 
 // podSetter is the store's Set, which a view must not have.
 type podSetter interface {
-	Set(*kube.Pod) (*kube.Pod, bool)
+	Set(*api.Pod) (*api.Pod, bool)
 }
 
 // TestStoreIsAView: Informer.Store hands out the cache's read-only view,
@@ -225,12 +226,12 @@ type podSetter interface {
 // writer (the informer's own *store.Store).
 func TestStoreIsAView(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		inf, err := New[*kube.Pod](staticLW{[]*kube.Pod{pod("ns", "a"), pod("", "n1")}}, Options[*kube.Pod]{Name: "pods"})
+		inf, err := New[*api.Pod](staticLW{[]*api.Pod{pod("ns", "a"), pod("", "n1")}}, Options[*api.Pod]{Name: "pods"})
 		if err != nil {
 			t.Fatal(err)
 		}
 		v := inf.Store()
-		if _, ok := any(v).(*store.Store[*kube.Pod]); ok {
+		if _, ok := any(v).(*store.Store[*api.Pod]); ok {
 			t.Fatal("Store() type-asserts to the writer")
 		}
 		if _, ok := any(v).(podSetter); ok {
@@ -260,10 +261,10 @@ func TestStoreIsAView(t *testing.T) {
 // what the store holds (deltafifo relies on it to ignore deletes of
 // unknown keys and to resync).
 func TestKnownObjects(t *testing.T) {
-	s := store.New(store.Options[*kube.Pod]{})
+	s := store.New(store.Options[*api.Pod]{})
 	a := pod("ns", "a")
 	s.Set(a)
-	var k deltafifo.KnownObjects[*kube.Pod] = knownObjects[*kube.Pod]{s.View()}
+	var k deltafifo.KnownObjects[*api.Pod] = knownObjects[*api.Pod]{s.View()}
 	if keys := k.ListKeys(); len(keys) != 1 || keys[0] != "ns/a" {
 		t.Errorf("ListKeys = %v, want [ns/a]", keys)
 	}

@@ -7,7 +7,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/kcmlab/kcm/deltafifo"
-	"github.com/kcmlab/kcm/kube"
+	"github.com/kcmlab/kcm/kube/api"
 	"github.com/kcmlab/kcm/reflector"
 )
 
@@ -18,7 +18,7 @@ var ErrTransform = errors.New("transform failed")
 // fifoSink is the reflector's view of the FIFO: objects pass the transform
 // on the way in, so the FIFO and the store only ever hold what the cache
 // keeps.
-type fifoSink[T kube.Object] struct {
+type fifoSink[T api.Object] struct {
 	f         *deltafifo.FIFO[T]
 	transform func(T) (T, error)
 	// failures counts the transform's errors; nil without metrics.
@@ -69,7 +69,7 @@ func (s fifoSink[T]) StartReplace() reflector.Replacer[T] {
 }
 
 // replacer adapts a deltafifo replace to the reflector's Replacer.
-type replacer[T kube.Object] struct {
+type replacer[T api.Object] struct {
 	r    *deltafifo.Replacer[T]
 	sink fifoSink[T]
 }

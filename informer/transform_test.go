@@ -12,7 +12,8 @@ import (
 
 	"github.com/kcmlab/kcm/informer"
 	"github.com/kcmlab/kcm/internal/fakelw"
-	"github.com/kcmlab/kcm/kube"
+	"github.com/kcmlab/kcm/kube/api"
+	"github.com/kcmlab/kcm/kube/rest"
 	"github.com/kcmlab/kcm/processor"
 	"github.com/kcmlab/kcm/reflector"
 )
@@ -21,10 +22,10 @@ import (
 // answered by the test, in lockstep; the reflector's backoff is zero, so
 // that a failure is retried at once and nothing waits on a clock.
 
-type raw = *kube.RawObject
+type raw = *api.RawObject
 
 func rawPod(name, rv string) raw {
-	return &kube.RawObject{ObjectMeta: kube.ObjectMeta{Namespace: "ns", Name: name, ResourceVersion: rv}}
+	return &api.RawObject{ObjectMeta: api.ObjectMeta{Namespace: "ns", Name: name, ResourceVersion: rv}}
 }
 
 // noWait is a backoff that never waits.
@@ -114,18 +115,18 @@ func TestTransformFailingOnceStillDelivers(t *testing.T) {
 	tr := &labelling{fail: map[int]bool{2: true}} // call 1: the listed a; call 2: the watched p
 	ls := runLockstep(t, informer.Options[raw]{Transform: tr.transform,
 		Reflector: reflector.Options{DisableWatchList: true, Backoff: noWait()}})
-	ls.lw.ExpectList().List(kube.ListMeta{ResourceVersion: "100"}, rawPod("a", "100"))
+	ls.lw.ExpectList().List(rest.ListMeta{ResourceVersion: "100"}, rawPod("a", "100"))
 	ls.expect(t, "add a@100 yes")
 	w := ls.lw.ExpectWatch()
 	if w.Options.ResourceVersion != "100" {
 		t.Fatalf("watch from %q, want 100", w.Options.ResourceVersion)
 	}
-	w.Open().Event(kube.Added, rawPod("p", "101")) // refused by the transform
+	w.Open().Event(rest.Added, rawPod("p", "101")) // refused by the transform
 	again := ls.lw.ExpectWatch()
 	if again.Options.ResourceVersion != "100" {
 		t.Fatalf("after the refusal the watch resumed from %q, want 100 (else p@101 is never delivered)", again.Options.ResourceVersion)
 	}
-	again.Open().Event(kube.Added, rawPod("p", "101"))
+	again.Open().Event(rest.Added, rawPod("p", "101"))
 	ls.expect(t, "add p@101 yes")
 	if p, ok := ls.inf.Store().Get("ns/p"); !ok || p.ResourceVersion != "101" || p.Labels["t"] != "yes" {
 		t.Fatalf("cache holds %+v (found %v), want p@101 transformed", p, ok)
@@ -140,12 +141,12 @@ func TestTransformAppliesToEveryPath(t *testing.T) {
 		tr := &labelling{}
 		ls := runLockstep(t, informer.Options[raw]{Transform: tr.transform,
 			Reflector: reflector.Options{DisableWatchList: true, Backoff: noWait()}})
-		ls.lw.ExpectList().List(kube.ListMeta{ResourceVersion: "100"}, rawPod("a", "100"))
+		ls.lw.ExpectList().List(rest.ListMeta{ResourceVersion: "100"}, rawPod("a", "100"))
 		ls.expect(t, "add a@100 yes")
 		w := ls.lw.ExpectWatch().Open()
-		w.Event(kube.Added, rawPod("b", "101"))
-		w.Event(kube.Modified, rawPod("a", "102"))
-		w.Event(kube.Deleted, rawPod("b", "103"))
+		w.Event(rest.Added, rawPod("b", "101"))
+		w.Event(rest.Modified, rawPod("a", "102"))
+		w.Event(rest.Deleted, rawPod("b", "103"))
 		ls.expect(t, "add b@101 yes", "update a@102 yes", "delete b@103 yes")
 		if a, _ := ls.inf.Store().Get("ns/a"); a.Labels["t"] != "yes" || ls.inf.Store().Len() != 1 {
 			t.Fatalf("cache holds %d objects, a = %+v; want only a, transformed", ls.inf.Store().Len(), a)
@@ -159,11 +160,11 @@ func TestTransformAppliesToEveryPath(t *testing.T) {
 			t.Fatalf("first request %+v, want a WatchList (the default)", c.Options)
 		}
 		w := c.Open()
-		w.Event(kube.Added, rawPod("a", "90"))
-		end := &kube.RawObject{ObjectMeta: kube.ObjectMeta{ResourceVersion: "100",
-			Annotations: map[string]string{kube.InitialEventsEndAnnotation: "true"}}}
-		w.Event(kube.Bookmark, end)
-		w.Event(kube.Modified, rawPod("a", "101"))
+		w.Event(rest.Added, rawPod("a", "90"))
+		end := &api.RawObject{ObjectMeta: api.ObjectMeta{ResourceVersion: "100",
+			Annotations: map[string]string{rest.InitialEventsEndAnnotation: "true"}}}
+		w.Event(rest.Bookmark, end)
+		w.Event(rest.Modified, rawPod("a", "101"))
 		ls.expect(t, "add a@90 yes", "update a@101 yes")
 		if n := tr.count(); n != 2 {
 			t.Fatalf("transform called %d times, want 2 (bookmarks are not transformed)", n)
@@ -181,7 +182,7 @@ func TestTransformErrorsAreCountedAndReported(t *testing.T) {
 	ls := runLockstep(t, informer.Options[raw]{Transform: tr.transform, Registerer: reg,
 		Reflector: reflector.Options{DisableWatchList: true, Backoff: noWait(), Observer: phases}})
 	for range 3 { // b refused, refused again, accepted
-		ls.lw.ExpectList().List(kube.ListMeta{ResourceVersion: "100"}, rawPod("b", "100"))
+		ls.lw.ExpectList().List(rest.ListMeta{ResourceVersion: "100"}, rawPod("b", "100"))
 	}
 	ls.lw.ExpectWatch()
 	ls.expect(t, "add b@100 yes")
@@ -202,7 +203,7 @@ type errorLog struct {
 }
 
 func (e *errorLog) ListPage(int, string, bool)             {}
-func (e *errorLog) WatchEvent(kube.EventType, string, int) {}
+func (e *errorLog) WatchEvent(rest.EventType, string, int) {}
 func (e *errorLog) PhaseChange(_, _ reflector.Phase, err error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()

@@ -3,7 +3,7 @@ package lease
 import (
 	"context"
 
-	"github.com/kcmlab/kcm/kube"
+	"github.com/kcmlab/kcm/kube/rest"
 )
 
 // attemptResult is what one round of I/O hands back to the run loop.
@@ -47,7 +47,7 @@ func (e *Elector) attempt(ctx context.Context, s State) attemptResult {
 			return attemptResult{state: Wrote(s, rec, issued, e.clk.Now()), decision: d}
 		}
 		res = attemptResult{state: s, decision: d, err: err}
-		if !kube.IsConflict(err) && !kube.IsAlreadyExists(err) && !kube.IsNotFound(err) {
+		if !rest.IsConflict(err) && !rest.IsAlreadyExists(err) && !rest.IsNotFound(err) {
 			return res
 		}
 		read = true
@@ -62,7 +62,7 @@ func (e *Elector) read(ctx context.Context, s State) (State, error) {
 	if err == nil {
 		return Observe(s, rec, true, now), nil
 	}
-	if kube.IsNotFound(err) {
+	if rest.IsNotFound(err) {
 		return Observe(s, Record{}, false, now), nil
 	}
 	return s, err
@@ -81,7 +81,7 @@ func (e *Elector) write(ctx context.Context, d Decision) (Record, error) {
 // the fresh version once more.
 func (e *Elector) releaseWrite(ctx context.Context, rec Record) error {
 	_, err := e.store.Update(ctx, rec)
-	if !kube.IsConflict(err) {
+	if !rest.IsConflict(err) {
 		return err
 	}
 	cur, gerr := e.store.Get(ctx)

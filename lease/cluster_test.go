@@ -14,7 +14,8 @@ import (
 
 	"github.com/rs/zerolog"
 
-	"github.com/kcmlab/kcm/kube"
+	"github.com/kcmlab/kcm/kube/api"
+	"github.com/kcmlab/kcm/kube/rest"
 	"github.com/kcmlab/kcm/lease"
 	"github.com/kcmlab/kcm/testenv"
 )
@@ -186,9 +187,9 @@ type realNode struct {
 	err     error
 }
 
-func startReal(t *testing.T, cfg *kube.Config, ns, id string, tl *timeline, release bool) *realNode {
+func startReal(t *testing.T, cfg *rest.Config, ns, id string, tl *timeline, release bool) *realNode {
 	t.Helper()
-	c, err := kube.NewClient(cfg)
+	c, err := rest.NewClient(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -273,7 +274,7 @@ func awaitLeader(t *testing.T, tl *timeline, nodes []*realNode) *realNode {
 	return leader
 }
 
-func startThree(t *testing.T, release bool) (*timeline, []*realNode, *kube.Resources[*kube.Lease]) {
+func startThree(t *testing.T, release bool) (*timeline, []*realNode, *rest.Resources[*api.Lease]) {
 	t.Helper()
 	cl := testenv.Shared(t)
 	ns := cl.Namespace(t)
@@ -283,14 +284,14 @@ func startThree(t *testing.T, release bool) (*timeline, []*realNode, *kube.Resou
 	for i := range 3 {
 		nodes = append(nodes, startReal(t, cl.Config(), ns, fmt.Sprintf("kcm-%d", i), tl, release))
 	}
-	c, err := kube.NewClient(cl.Config())
+	c, err := rest.NewClient(cl.Config())
 	if err != nil {
 		t.Fatal(err)
 	}
-	return tl, nodes, kube.NewResources(c, kube.Leases, kube.Typed[kube.Lease]()).InNamespace(ns)
+	return tl, nodes, rest.NewResources(c, rest.Leases, api.Typed[api.Lease]()).InNamespace(ns)
 }
 
-func getLease(t *testing.T, leases *kube.Resources[*kube.Lease]) *kube.Lease {
+func getLease(t *testing.T, leases *rest.Resources[*api.Lease]) *api.Lease {
 	t.Helper()
 	l, err := leases.Get(context.Background(), leaseName)
 	if err != nil {
@@ -299,7 +300,7 @@ func getLease(t *testing.T, leases *kube.Resources[*kube.Lease]) *kube.Lease {
 	return l
 }
 
-func holder(l *kube.Lease) string {
+func holder(l *api.Lease) string {
 	if l.Spec.HolderIdentity == nil {
 		return ""
 	}
@@ -312,7 +313,7 @@ func holder(l *kube.Lease) string {
 // oldRenew, the renewTime of the old holder's last write (the Lease's own
 // record of the two leaderships not overlapping); and old stopped before
 // next started. It returns the new Lease.
-func handover(t *testing.T, leases *kube.Resources[*kube.Lease], old *realNode, stop, next event, oldRenew time.Time, minGap time.Duration) *kube.Lease {
+func handover(t *testing.T, leases *rest.Resources[*api.Lease], old *realNode, stop, next event, oldRenew time.Time, minGap time.Duration) *api.Lease {
 	t.Helper()
 	if next.id == old.id {
 		t.Fatalf("%s led again", old.id)
@@ -384,7 +385,7 @@ func TestRealElectionAndFailover(t *testing.T) {
 
 // touchLease labels the Lease, as `kubectl label` would: a write by someone
 // else, which makes the leader's next renewal answer 409 Conflict.
-func touchLease(t *testing.T, leases *kube.Resources[*kube.Lease]) {
+func touchLease(t *testing.T, leases *rest.Resources[*api.Lease]) {
 	t.Helper()
 	for i := 0; ; i++ {
 		l := getLease(t, leases)
@@ -396,7 +397,7 @@ func touchLease(t *testing.T, leases *kube.Resources[*kube.Lease]) {
 		if err == nil {
 			return
 		}
-		if !kube.IsConflict(err) || i == 10 {
+		if !rest.IsConflict(err) || i == 10 {
 			t.Fatalf("label the lease: %v", err)
 		}
 	}

@@ -34,7 +34,7 @@
 // acquire / renew / wait / step down, and the record to write), and a thin
 // goroutine shell (Run) does the I/O through a three-method Store, with
 // timers from an injected clock.Clock. MemoryStore implements Store for
-// tests; KubeStore implements it on kube.Resources[*kube.Lease].
+// tests; KubeStore implements it on rest.Resources[*api.Lease].
 //
 // # Timeline
 //

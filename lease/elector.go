@@ -11,7 +11,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/kcmlab/kcm/clock"
-	"github.com/kcmlab/kcm/kube"
+	"github.com/kcmlab/kcm/kube/rest"
 )
 
 // ErrAlreadyStarted is returned by a second call of Run: an Elector
@@ -44,7 +44,7 @@ type Elector struct {
 // New returns an Elector for the Lease cfg.Namespace/cfg.Name, read and
 // written through c. Each request is bounded by RenewDeadline/2, so that a
 // hung request leaves room for another attempt before the deadline.
-func New(c *kube.Client, cfg Config) (*Elector, error) {
+func New(c *rest.Client, cfg Config) (*Elector, error) {
 	d := cfg.withDefaults()
 	return NewWithStore(NewKubeStore(c, d.Namespace, d.Name, d.RenewDeadline/2), cfg)
 }

@@ -5,14 +5,15 @@ import (
 	"sync"
 	"time"
 
-	"github.com/kcmlab/kcm/kube"
+	"github.com/kcmlab/kcm/kube/api"
+	"github.com/kcmlab/kcm/kube/rest"
 )
 
 // KubeStore is the Store backed by a real coordination.k8s.io/v1 Lease.
 // Updates are PUTs carrying the resourceVersion of the record, so the
 // apiserver answers 409 Conflict to a stale writer.
 type KubeStore struct {
-	leases    *kube.Resources[*kube.Lease]
+	leases    *rest.Resources[*api.Lease]
 	namespace string
 	name      string
 	// timeout bounds each request (0: only the caller's ctx does).
@@ -22,16 +23,16 @@ type KubeStore struct {
 	// last is the Lease as last read or written, guarded by mu. An update at
 	// its resourceVersion starts from it, so labels, annotations and fields
 	// kcm does not model survive the write.
-	last *kube.Lease
+	last *api.Lease
 }
 
 var _ Store = (*KubeStore)(nil)
 
 // NewKubeStore returns the store for Lease namespace/name. requestTimeout
 // bounds each request on top of the caller's ctx (0: no extra bound).
-func NewKubeStore(c *kube.Client, namespace, name string, requestTimeout time.Duration) *KubeStore {
+func NewKubeStore(c *rest.Client, namespace, name string, requestTimeout time.Duration) *KubeStore {
 	return &KubeStore{
-		leases:    kube.NewResources(c, kube.Leases, kube.Typed[kube.Lease]()).InNamespace(namespace),
+		leases:    rest.NewResources(c, rest.Leases, api.Typed[api.Lease]()).InNamespace(namespace),
 		namespace: namespace, name: name, timeout: requestTimeout,
 	}
 }
@@ -51,9 +52,9 @@ func (k *KubeStore) Get(ctx context.Context) (Record, error) {
 func (k *KubeStore) Create(ctx context.Context, rec Record) (Record, error) {
 	ctx, cancel := k.bound(ctx)
 	defer cancel()
-	l := &kube.Lease{
-		TypeMeta:   kube.TypeMeta{APIVersion: "coordination.k8s.io/v1", Kind: "Lease"},
-		ObjectMeta: kube.ObjectMeta{Namespace: k.namespace, Name: k.name},
+	l := &api.Lease{
+		TypeMeta:   api.TypeMeta{APIVersion: "coordination.k8s.io/v1", Kind: "Lease"},
+		ObjectMeta: api.ObjectMeta{Namespace: k.namespace, Name: k.name},
 	}
 	setSpec(&l.Spec, rec)
 	out, err := k.leases.Create(ctx, l)
@@ -76,16 +77,16 @@ func (k *KubeStore) Update(ctx context.Context, rec Record) (Record, error) {
 
 // base returns the object to PUT for rec: the last one seen when its
 // resourceVersion matches (to keep what kcm does not model), else a bare one.
-func (k *KubeStore) base(rec Record) *kube.Lease {
+func (k *KubeStore) base(rec Record) *api.Lease {
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	var l kube.Lease
+	var l api.Lease
 	if k.last != nil && k.last.ResourceVersion == rec.ResourceVersion {
 		l = *k.last // shallow: the spec pointers are replaced, nothing shared is modified
 	} else {
-		l = kube.Lease{
-			TypeMeta:   kube.TypeMeta{APIVersion: "coordination.k8s.io/v1", Kind: "Lease"},
-			ObjectMeta: kube.ObjectMeta{Namespace: k.namespace, Name: k.name},
+		l = api.Lease{
+			TypeMeta:   api.TypeMeta{APIVersion: "coordination.k8s.io/v1", Kind: "Lease"},
+			ObjectMeta: api.ObjectMeta{Namespace: k.namespace, Name: k.name},
 		}
 	}
 	l.ResourceVersion = rec.ResourceVersion
@@ -93,7 +94,7 @@ func (k *KubeStore) base(rec Record) *kube.Lease {
 	return &l
 }
 
-func (k *KubeStore) remember(l *kube.Lease) Record {
+func (k *KubeStore) remember(l *api.Lease) Record {
 	k.mu.Lock()
 	k.last = l
 	k.mu.Unlock()
@@ -108,7 +109,7 @@ func (k *KubeStore) bound(ctx context.Context) (context.Context, context.CancelF
 }
 
 // recordOf reads the record out of a Lease.
-func recordOf(l *kube.Lease) Record {
+func recordOf(l *api.Lease) Record {
 	s := &l.Spec
 	r := Record{ResourceVersion: l.ResourceVersion}
 	if s.HolderIdentity != nil {
@@ -132,7 +133,7 @@ func recordOf(l *kube.Lease) Record {
 // setSpec writes rec into s; an empty holder or zero time is left unset,
 // which the three-way merge of Update turns into a removed field.
 // Strategy and PreferredHolder are kept as they were.
-func setSpec(s *kube.LeaseSpec, rec Record) {
+func setSpec(s *api.LeaseSpec, rec Record) {
 	s.HolderIdentity, s.AcquireTime, s.RenewTime = nil, nil, nil
 	if rec.HolderIdentity != "" {
 		s.HolderIdentity = &rec.HolderIdentity
@@ -140,11 +141,11 @@ func setSpec(s *kube.LeaseSpec, rec Record) {
 	secs := int32(wireDuration(rec.LeaseDuration) / time.Second)
 	s.LeaseDurationSeconds = &secs
 	if !rec.AcquireTime.IsZero() {
-		t := kube.NewMicroTime(rec.AcquireTime)
+		t := api.NewMicroTime(rec.AcquireTime)
 		s.AcquireTime = &t
 	}
 	if !rec.RenewTime.IsZero() {
-		t := kube.NewMicroTime(rec.RenewTime)
+		t := api.NewMicroTime(rec.RenewTime)
 		s.RenewTime = &t
 	}
 	s.LeaseTransitions = &rec.LeaseTransitions

@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/kcmlab/kcm/clock"
-	"github.com/kcmlab/kcm/kube"
+	"github.com/kcmlab/kcm/kube/rest"
 	"github.com/kcmlab/kcm/lease"
 )
 
@@ -51,9 +51,9 @@ func newLeaseServer(t *testing.T) *leaseServer {
 	return s
 }
 
-// client returns a kube client for the server, with no rate limit.
-func (s *leaseServer) client() *kube.Client {
-	c, err := kube.NewClient(&kube.Config{Host: s.srv.URL, QPS: -1, Source: "leaseServer"})
+// client returns a rest client for the server, with no rate limit.
+func (s *leaseServer) client() *rest.Client {
+	c, err := rest.NewClient(&rest.Config{Host: s.srv.URL, QPS: -1, Source: "leaseServer"})
 	if err != nil {
 		s.t.Fatal(err)
 	}
@@ -213,10 +213,10 @@ func TestKubeStore(t *testing.T) {
 	srv := newLeaseServer(t)
 	k := lease.NewKubeStore(srv.client(), ksNamespace, ksName, 0)
 
-	if _, err := k.Get(ctx); !kube.IsNotFound(err) {
+	if _, err := k.Get(ctx); !rest.IsNotFound(err) {
 		t.Fatalf("Get with no lease = %v, want NotFound", err)
 	}
-	if _, err := k.Update(ctx, lease.Record{HolderIdentity: "a", ResourceVersion: "1"}); !kube.IsNotFound(err) {
+	if _, err := k.Update(ctx, lease.Record{HolderIdentity: "a", ResourceVersion: "1"}); !rest.IsNotFound(err) {
 		t.Fatalf("Update with no lease = %v, want NotFound", err)
 	}
 
@@ -237,7 +237,7 @@ func TestKubeStore(t *testing.T) {
 	if fmt.Sprint(sp) != fmt.Sprint(wantSpec) {
 		t.Errorf("created spec %v, want %v", sp, wantSpec)
 	}
-	if _, err := k.Create(ctx, rec); !kube.IsAlreadyExists(err) {
+	if _, err := k.Create(ctx, rec); !rest.IsAlreadyExists(err) {
 		t.Errorf("second Create = %v, want AlreadyExists", err)
 	}
 
@@ -266,7 +266,7 @@ func TestKubeStore(t *testing.T) {
 		t.Errorf("PUT body %v: want no holderIdentity, the label kept, resourceVersion %s", put, rv)
 	}
 
-	if _, err := k.Update(ctx, release); !kube.IsConflict(err) { // release still carries rv 2
+	if _, err := k.Update(ctx, release); !rest.IsConflict(err) { // release still carries rv 2
 		t.Errorf("Update at a stale resourceVersion = %v, want Conflict", err)
 	}
 

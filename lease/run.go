@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/kcmlab/kcm/clock"
-	"github.com/kcmlab/kcm/kube"
+	"github.com/kcmlab/kcm/kube/rest"
 )
 
 // Run campaigns for the lease and, once elected, runs OnStartedLeading
@@ -166,7 +166,7 @@ func (r *runner) logAttemptError(res attemptResult) {
 	switch {
 	case r.st.Leading:
 		r.e.log.Warn().Err(res.err).Str("action", res.decision.Action.String()).Msg("lease renewal failed")
-	case kube.IsConflict(res.err), kube.IsAlreadyExists(res.err):
+	case rest.IsConflict(res.err), rest.IsAlreadyExists(res.err):
 		r.e.log.Debug().Err(res.err).Msg("lost a race for the lease")
 	default:
 		r.e.log.Warn().Err(res.err).Msg("could not read or acquire the lease")

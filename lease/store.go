@@ -6,16 +6,16 @@ import (
 	"strconv"
 	"sync"
 
-	"github.com/kcmlab/kcm/kube"
+	"github.com/kcmlab/kcm/kube/rest"
 )
 
 // Store is the lease's I/O: read, create and conditionally update one
-// record. Implementations report conditions with kube's sentinel errors, so
+// record. Implementations report conditions with rest's sentinel errors, so
 // the elector tests them one way for every store:
 //
-//	Get     → kube.ErrNotFound when there is no lease
-//	Create  → kube.ErrAlreadyExists when someone created it first
-//	Update  → kube.ErrConflict when rec.ResourceVersion is stale
+//	Get     → rest.ErrNotFound when there is no lease
+//	Create  → rest.ErrAlreadyExists when someone created it first
+//	Update  → rest.ErrConflict when rec.ResourceVersion is stale
 //
 // Every method must return soon after ctx is done: the elector cancels a
 // leader's pending write at its RenewDeadline and waits for it. A
@@ -29,7 +29,7 @@ type Store interface {
 
 // MemoryStore is a Store in memory with the apiserver's optimistic
 // concurrency: every successful write gets a new resourceVersion, and an
-// update at an older one fails with kube.ErrConflict. Several electors may
+// update at an older one fails with rest.ErrConflict. Several electors may
 // share one to elect among themselves in a test. The zero value is an
 // empty store, ready to use.
 type MemoryStore struct {
@@ -44,7 +44,7 @@ type MemoryStore struct {
 
 var _ Store = (*MemoryStore)(nil)
 
-// Get returns the stored record or an error wrapping kube.ErrNotFound.
+// Get returns the stored record or an error wrapping rest.ErrNotFound.
 func (m *MemoryStore) Get(ctx context.Context) (Record, error) {
 	if err := ctx.Err(); err != nil {
 		return Record{}, err
@@ -52,7 +52,7 @@ func (m *MemoryStore) Get(ctx context.Context) (Record, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if !m.exists {
-		return Record{}, fmt.Errorf("lease: memory store: %w", kube.ErrNotFound)
+		return Record{}, fmt.Errorf("lease: memory store: %w", rest.ErrNotFound)
 	}
 	return m.rec, nil
 }
@@ -65,7 +65,7 @@ func (m *MemoryStore) Create(ctx context.Context, rec Record) (Record, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.exists {
-		return Record{}, fmt.Errorf("lease: memory store: %w", kube.ErrAlreadyExists)
+		return Record{}, fmt.Errorf("lease: memory store: %w", rest.ErrAlreadyExists)
 	}
 	m.exists = true
 	return m.storeLocked(rec), nil
@@ -79,11 +79,11 @@ func (m *MemoryStore) Update(ctx context.Context, rec Record) (Record, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if !m.exists {
-		return Record{}, fmt.Errorf("lease: memory store: %w", kube.ErrNotFound)
+		return Record{}, fmt.Errorf("lease: memory store: %w", rest.ErrNotFound)
 	}
 	if rec.ResourceVersion != m.rec.ResourceVersion {
 		return Record{}, fmt.Errorf("lease: memory store: resourceVersion %q, stored %q: %w",
-			rec.ResourceVersion, m.rec.ResourceVersion, kube.ErrConflict)
+			rec.ResourceVersion, m.rec.ResourceVersion, rest.ErrConflict)
 	}
 	return m.storeLocked(rec), nil
 }

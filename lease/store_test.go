@@ -5,7 +5,7 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/kcmlab/kcm/kube"
+	"github.com/kcmlab/kcm/kube/rest"
 	"github.com/kcmlab/kcm/lease"
 )
 
@@ -18,24 +18,24 @@ import (
 func TestMemoryStore(t *testing.T) {
 	ctx := context.Background()
 	m := &lease.MemoryStore{}
-	if _, err := m.Get(ctx); !kube.IsNotFound(err) {
+	if _, err := m.Get(ctx); !rest.IsNotFound(err) {
 		t.Errorf("Get of no lease = %v, want NotFound", err)
 	}
-	if _, err := m.Update(ctx, lease.Record{HolderIdentity: "a"}); !kube.IsNotFound(err) {
+	if _, err := m.Update(ctx, lease.Record{HolderIdentity: "a"}); !rest.IsNotFound(err) {
 		t.Errorf("Update of no lease = %v, want NotFound", err)
 	}
 	rec, err := m.Create(ctx, lease.Record{HolderIdentity: "a", ResourceVersion: "99"})
 	if err != nil || rec.ResourceVersion != "1" || rec.HolderIdentity != "a" {
 		t.Fatalf("Create = %+v, %v; want holder a at resourceVersion 1", rec, err)
 	}
-	if _, err := m.Create(ctx, lease.Record{HolderIdentity: "b"}); !kube.IsAlreadyExists(err) {
+	if _, err := m.Create(ctx, lease.Record{HolderIdentity: "b"}); !rest.IsAlreadyExists(err) {
 		t.Errorf("second Create = %v, want AlreadyExists", err)
 	}
 	rec.HolderIdentity = "b"
 	if got, err := m.Update(ctx, rec); err != nil || got.ResourceVersion != "2" || got.HolderIdentity != "b" {
 		t.Errorf("Update = %+v, %v; want holder b at resourceVersion 2", got, err)
 	}
-	if _, err := m.Update(ctx, rec); !kube.IsConflict(err) { // rec still carries 1
+	if _, err := m.Update(ctx, rec); !rest.IsConflict(err) { // rec still carries 1
 		t.Errorf("Update at a stale resourceVersion = %v, want Conflict", err)
 	}
 	if got := mustGet(t, m); got.ResourceVersion != "2" || got.HolderIdentity != "b" {

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/kcmlab/kcm/internal/ring"
-	"github.com/kcmlab/kcm/kube"
+	"github.com/kcmlab/kcm/kube/api"
 )
 
 // BenchmarkDistribute measures notifications per second from Distribute to
@@ -17,7 +17,7 @@ import (
 func BenchmarkDistribute(b *testing.B) {
 	for _, listeners := range []int{1, 4} {
 		b.Run(fmt.Sprintf("listeners=%d", listeners), func(b *testing.B) {
-			p, err := New(Options[*kube.Pod]{})
+			p, err := New(Options[*api.Pod]{})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -27,7 +27,7 @@ func BenchmarkDistribute(b *testing.B) {
 				dones[i] = done
 				var seen atomic.Int64
 				target := int64(b.N)
-				_, err := p.AddHandler(HandlerFuncs[*kube.Pod]{UpdateFunc: func(_, _ *kube.Pod) {
+				_, err := p.AddHandler(HandlerFuncs[*api.Pod]{UpdateFunc: func(_, _ *api.Pod) {
 					if seen.Add(1) == target {
 						close(done)
 					}
@@ -60,7 +60,7 @@ func BenchmarkDistribute(b *testing.B) {
 
 // BenchmarkRingPushPop measures the listener buffer alone at a steady depth.
 func BenchmarkRingPushPop(b *testing.B) {
-	var r ring.Ring[Notification[*kube.Pod]]
+	var r ring.Ring[Notification[*api.Pod]]
 	o := pod("ns", "a", 1)
 	for range 100 {
 		r.Push(AddNotification(o, false))

@@ -4,22 +4,22 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/kcmlab/kcm/kube"
+	"github.com/kcmlab/kcm/kube/api"
 	"github.com/kcmlab/kcm/processor"
 )
 
-func newPod(name, rv string) *kube.Pod {
-	return &kube.Pod{ObjectMeta: kube.ObjectMeta{Namespace: "default", Name: name, ResourceVersion: rv}}
+func newPod(name, rv string) *api.Pod {
+	return &api.Pod{ObjectMeta: api.ObjectMeta{Namespace: "default", Name: name, ResourceVersion: rv}}
 }
 
 // A handler added while the cache already holds a pod starts from that pod
 // (isInitialList=true), then follows the live changes in store order.
 func Example() {
 	web1 := newPod("web", "1")
-	cached := []*kube.Pod{web1}
-	p, err := processor.New(processor.Options[*kube.Pod]{
+	cached := []*api.Pod{web1}
+	p, err := processor.New(processor.Options[*api.Pod]{
 		Name:   "pods",
-		Lister: processor.ListFunc[*kube.Pod](func() []*kube.Pod { return cached }),
+		Lister: processor.ListFunc[*api.Pod](func() []*api.Pod { return cached }),
 	})
 	if err != nil {
 		panic(err)
@@ -29,25 +29,25 @@ func Example() {
 	go func() { stopped <- p.Run(ctx) }()
 
 	lines := make(chan string, 10)
-	reg, _ := p.AddHandler(processor.HandlerFuncs[*kube.Pod]{
-		AddFunc: func(pod *kube.Pod, isInitialList bool) {
+	reg, _ := p.AddHandler(processor.HandlerFuncs[*api.Pod]{
+		AddFunc: func(pod *api.Pod, isInitialList bool) {
 			lines <- fmt.Sprintf("add %s@%s initial=%v", pod.Key(), pod.ResourceVersion, isInitialList)
 		},
-		UpdateFunc: func(oldPod, newPod *kube.Pod) {
+		UpdateFunc: func(oldPod, newPod *api.Pod) {
 			lines <- fmt.Sprintf("update %s@%s -> @%s", newPod.Key(), oldPod.ResourceVersion, newPod.ResourceVersion)
 		},
-		DeleteFunc: func(pod *kube.Pod, finalStateUnknown bool) {
+		DeleteFunc: func(pod *api.Pod, finalStateUnknown bool) {
 			lines <- fmt.Sprintf("delete %s@%s unknown=%v", pod.Key(), pod.ResourceVersion, finalStateUnknown)
 		},
 	}, processor.HandlerOptions{Name: "example"})
 
 	// The informer's apply loop: write the store, then distribute.
 	web2 := newPod("web", "2")
-	p.Apply(func(emit func(processor.Notification[*kube.Pod])) {
-		cached = []*kube.Pod{web2}
+	p.Apply(func(emit func(processor.Notification[*api.Pod])) {
+		cached = []*api.Pod{web2}
 		emit(processor.UpdateNotification(web1, web2))
 	})
-	p.Apply(func(emit func(processor.Notification[*kube.Pod])) {
+	p.Apply(func(emit func(processor.Notification[*api.Pod])) {
 		cached = nil
 		emit(processor.DeleteNotification(web2, false))
 	})
@@ -69,13 +69,13 @@ func Example() {
 // FilteringHandler turns an update that moves an object out of the filter
 // into a delete for the inner handler.
 func ExampleFilteringHandler() {
-	running := func(p *kube.Pod) bool { return p.Status.Phase == "Running" }
-	h := processor.FilteringHandler[*kube.Pod]{
+	running := func(p *api.Pod) bool { return p.Status.Phase == "Running" }
+	h := processor.FilteringHandler[*api.Pod]{
 		Filter: running,
-		Handler: processor.HandlerFuncs[*kube.Pod]{
-			AddFunc:    func(p *kube.Pod, _ bool) { fmt.Println("add", p.Name) },
-			UpdateFunc: func(_, p *kube.Pod) { fmt.Println("update", p.Name) },
-			DeleteFunc: func(p *kube.Pod, _ bool) { fmt.Println("delete", p.Name) },
+		Handler: processor.HandlerFuncs[*api.Pod]{
+			AddFunc:    func(p *api.Pod, _ bool) { fmt.Println("add", p.Name) },
+			UpdateFunc: func(_, p *api.Pod) { fmt.Println("update", p.Name) },
+			DeleteFunc: func(p *api.Pod, _ bool) { fmt.Println("delete", p.Name) },
 		},
 	}
 	pending, up, done := newPod("job", "1"), newPod("job", "2"), newPod("job", "3")

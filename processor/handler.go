@@ -1,6 +1,8 @@
 package processor
 
-import "github.com/kcmlab/kcm/kube"
+import (
+	"github.com/kcmlab/kcm/kube/api"
+)
 
 // Handler receives the notifications of one registration, one at a time and
 // in the order the informer applied them to its store (client-go:
@@ -11,7 +13,7 @@ import "github.com/kcmlab/kcm/kube"
 //
 // Objects are shared with the cache and with every other handler: read them,
 // never modify them.
-type Handler[T kube.Object] interface {
+type Handler[T api.Object] interface {
 	// OnAdd: obj appeared. isInitialList is true when obj is part of the state
 	// the handler starts from rather than a change seen live.
 	OnAdd(obj T, isInitialList bool)
@@ -26,13 +28,13 @@ type Handler[T kube.Object] interface {
 
 // HandlerFuncs adapts up to three functions to Handler; a nil function
 // ignores its notifications (client-go: ResourceEventHandlerFuncs).
-type HandlerFuncs[T kube.Object] struct {
+type HandlerFuncs[T api.Object] struct {
 	AddFunc    func(obj T, isInitialList bool)
 	UpdateFunc func(oldObj, newObj T)
 	DeleteFunc func(obj T, finalStateUnknown bool)
 }
 
-var _ Handler[kube.Object] = HandlerFuncs[kube.Object]{}
+var _ Handler[api.Object] = HandlerFuncs[api.Object]{}
 
 // OnAdd calls AddFunc if set.
 func (f HandlerFuncs[T]) OnAdd(obj T, isInitialList bool) {
@@ -68,12 +70,12 @@ func (f HandlerFuncs[T]) OnDelete(obj T, finalStateUnknown bool) {
 //
 // Filter must be a pure function of the object, or the inner handler's view
 // drifts from what it was told.
-type FilteringHandler[T kube.Object] struct {
+type FilteringHandler[T api.Object] struct {
 	Filter  func(obj T) bool
 	Handler Handler[T]
 }
 
-var _ Handler[kube.Object] = FilteringHandler[kube.Object]{}
+var _ Handler[api.Object] = FilteringHandler[api.Object]{}
 
 // OnAdd passes obj on if accepted.
 func (f FilteringHandler[T]) OnAdd(obj T, isInitialList bool) {

@@ -4,21 +4,21 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/kcmlab/kcm/kube"
+	"github.com/kcmlab/kcm/kube/api"
 )
 
 // callLog is a Handler that records calls synchronously.
 type callLog struct{ calls []event }
 
-func (c *callLog) OnAdd(obj *kube.Pod, initial bool) {
+func (c *callLog) OnAdd(obj *api.Pod, initial bool) {
 	c.calls = append(c.calls, event{Kind: "add", Key: obj.Key(), RV: obj.ResourceVersion, Flag: initial})
 }
 
-func (c *callLog) OnUpdate(oldObj, newObj *kube.Pod) {
+func (c *callLog) OnUpdate(oldObj, newObj *api.Pod) {
 	c.calls = append(c.calls, event{Kind: "update", Key: newObj.Key(), RV: newObj.ResourceVersion, OldRV: oldObj.ResourceVersion})
 }
 
-func (c *callLog) OnDelete(obj *kube.Pod, unknown bool) {
+func (c *callLog) OnDelete(obj *api.Pod, unknown bool) {
 	c.calls = append(c.calls, event{Kind: "delete", Key: obj.Key(), RV: obj.ResourceVersion, Flag: unknown})
 }
 
@@ -27,7 +27,7 @@ func (c *callLog) OnDelete(obj *kube.Pod, unknown bool) {
 // accepted objects. The filter here accepts pods on node "n1" (the shape of a
 // spec.nodeName field selector).
 func TestFilteringHandler(t *testing.T) {
-	onNode := func(node string, rv int) *kube.Pod {
+	onNode := func(node string, rv int) *api.Pod {
 		p := pod("ns", "a", rv)
 		p.Spec.NodeName = node
 		return p
@@ -36,7 +36,7 @@ func TestFilteringHandler(t *testing.T) {
 	in2, out2 := onNode("n1", 2), onNode("n2", 2)
 	tests := []struct {
 		name string
-		n    Notification[*kube.Pod]
+		n    Notification[*api.Pod]
 		want []event
 	}{
 		{"add accepted", AddNotification(in, true), []event{{Kind: "add", Key: "ns/a", RV: "1", Flag: true}}},
@@ -52,8 +52,8 @@ func TestFilteringHandler(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			inner := &callLog{}
-			tc.n.Deliver(FilteringHandler[*kube.Pod]{
-				Filter:  func(p *kube.Pod) bool { return p.Spec.NodeName == "n1" },
+			tc.n.Deliver(FilteringHandler[*api.Pod]{
+				Filter:  func(p *api.Pod) bool { return p.Spec.NodeName == "n1" },
 				Handler: inner,
 			})
 			if !slices.Equal(inner.calls, tc.want) {
@@ -66,9 +66,9 @@ func TestFilteringHandler(t *testing.T) {
 // TestHandlerFuncsNilFuncs: unset functions ignore their notifications.
 func TestHandlerFuncsNilFuncs(t *testing.T) {
 	var adds int
-	h := HandlerFuncs[*kube.Pod]{AddFunc: func(*kube.Pod, bool) { adds++ }}
+	h := HandlerFuncs[*api.Pod]{AddFunc: func(*api.Pod, bool) { adds++ }}
 	o := pod("ns", "a", 1)
-	for _, n := range []Notification[*kube.Pod]{AddNotification(o, false), UpdateNotification(o, o),
+	for _, n := range []Notification[*api.Pod]{AddNotification(o, false), UpdateNotification(o, o),
 		SyncNotification(o, o), DeleteNotification(o, false)} {
 		n.Deliver(h)
 	}

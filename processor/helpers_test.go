@@ -7,15 +7,15 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kcmlab/kcm/kube"
+	"github.com/kcmlab/kcm/kube/api"
 )
 
 // testTimeout bounds every wait in these tests. It is a safety net that
 // turns a hang into a failure, never a way to let time pass.
 const testTimeout = 20 * time.Second
 
-func pod(ns, name string, rv int) *kube.Pod {
-	return &kube.Pod{ObjectMeta: kube.ObjectMeta{Namespace: ns, Name: name, ResourceVersion: strconv.Itoa(rv)}}
+func pod(ns, name string, rv int) *api.Pod {
+	return &api.Pod{ObjectMeta: api.ObjectMeta{Namespace: ns, Name: name, ResourceVersion: strconv.Itoa(rv)}}
 }
 
 // event is what a recorder saw, flattened for comparison.
@@ -36,15 +36,15 @@ type recorder struct{ ch chan event }
 
 func newRecorder() *recorder { return &recorder{ch: make(chan event, 100_000)} }
 
-func (r *recorder) OnAdd(obj *kube.Pod, initial bool) {
+func (r *recorder) OnAdd(obj *api.Pod, initial bool) {
 	r.ch <- event{Kind: "add", Key: obj.Key(), RV: obj.ResourceVersion, Flag: initial}
 }
 
-func (r *recorder) OnUpdate(oldObj, newObj *kube.Pod) {
+func (r *recorder) OnUpdate(oldObj, newObj *api.Pod) {
 	r.ch <- event{Kind: "update", Key: newObj.Key(), RV: newObj.ResourceVersion, OldRV: oldObj.ResourceVersion}
 }
 
-func (r *recorder) OnDelete(obj *kube.Pod, unknown bool) {
+func (r *recorder) OnDelete(obj *api.Pod, unknown bool) {
 	r.ch <- event{Kind: "delete", Key: obj.Key(), RV: obj.ResourceVersion, Flag: unknown}
 }
 
@@ -86,7 +86,7 @@ func (r *recorder) takeUntil(t *testing.T, key string) []event {
 
 // running starts p.Run and returns a stop function that cancels it and
 // returns Run's error once it has returned.
-func running[T kube.Object](t *testing.T, p *Processor[T]) (stop func() error) {
+func running[T api.Object](t *testing.T, p *Processor[T]) (stop func() error) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	errc := make(chan error, 1)
@@ -109,7 +109,7 @@ func running[T kube.Object](t *testing.T, p *Processor[T]) (stop func() error) {
 	return stop
 }
 
-func mustNew[T kube.Object](t *testing.T, opts Options[T]) *Processor[T] {
+func mustNew[T api.Object](t *testing.T, opts Options[T]) *Processor[T] {
 	t.Helper()
 	p, err := New(opts)
 	if err != nil {
@@ -118,7 +118,7 @@ func mustNew[T kube.Object](t *testing.T, opts Options[T]) *Processor[T] {
 	return p
 }
 
-func mustAdd[T kube.Object](t *testing.T, p *Processor[T], h Handler[T], opts HandlerOptions) *Registration {
+func mustAdd[T api.Object](t *testing.T, p *Processor[T], h Handler[T], opts HandlerOptions) *Registration {
 	t.Helper()
 	reg, err := p.AddHandler(h, opts)
 	if err != nil {

@@ -11,7 +11,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/kcmlab/kcm/internal/ring"
-	"github.com/kcmlab/kcm/kube"
+	"github.com/kcmlab/kcm/kube/api"
 )
 
 // batchSize is how many notifications the goroutine takes from the buffer
@@ -25,7 +25,7 @@ const batchSize = 64
 // ever waiting for the handler, and one goroutine that drains it into the
 // handler. The buffer is the only place notifications wait, so a slow
 // handler delays itself and nobody else.
-type listener[T kube.Object] struct {
+type listener[T api.Object] struct {
 	name    string
 	handler Handler[T]
 	log     zerolog.Logger
@@ -72,7 +72,7 @@ type listener[T kube.Object] struct {
 	panics atomic.Uint64
 }
 
-func newListener[T kube.Object](name string, h Handler[T], log zerolog.Logger,
+func newListener[T api.Object](name string, h Handler[T], log zerolog.Logger,
 	panicCounter prometheus.Counter, sourceSynced func() bool) *listener[T] {
 	return &listener[T]{
 		name:         name,

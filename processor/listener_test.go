@@ -8,7 +8,7 @@ import (
 
 	"github.com/rs/zerolog"
 
-	"github.com/kcmlab/kcm/kube"
+	"github.com/kcmlab/kcm/kube/api"
 )
 
 // TestTakeWaitsForWork: the listener goroutine's take blocks while the
@@ -17,14 +17,14 @@ import (
 // an empty batch would leave the goroutine spinning on the lock instead.
 func TestTakeWaitsForWork(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		l := newListener[*kube.Pod]("h", HandlerFuncs[*kube.Pod]{}, zerolog.Nop(), nil, func() bool { return true })
+		l := newListener[*api.Pod]("h", HandlerFuncs[*api.Pod]{}, zerolog.Nop(), nil, func() bool { return true })
 		type result struct {
 			n  int
 			ok bool
 		}
 		got := make(chan result, 1)
 		go func() {
-			b, ok := l.take(context.Background(), make([]Notification[*kube.Pod], 0, batchSize))
+			b, ok := l.take(context.Background(), make([]Notification[*api.Pod], 0, batchSize))
 			got <- result{len(b), ok}
 		}()
 		synctest.Wait() // take is blocked, or has wrongly returned
@@ -43,12 +43,12 @@ func TestTakeWaitsForWork(t *testing.T) {
 // TestTakeBatches: take moves at most batchSize notifications, oldest
 // first, and leaves the rest buffered and counted by pending.
 func TestTakeBatches(t *testing.T) {
-	l := newListener[*kube.Pod]("h", HandlerFuncs[*kube.Pod]{}, zerolog.Nop(), nil, func() bool { return true })
+	l := newListener[*api.Pod]("h", HandlerFuncs[*api.Pod]{}, zerolog.Nop(), nil, func() bool { return true })
 	const n = batchSize + 5
 	for i := range n {
 		l.add(AddNotification(pod("ns", "a", i), false))
 	}
-	b, ok := l.take(context.Background(), make([]Notification[*kube.Pod], 0, batchSize))
+	b, ok := l.take(context.Background(), make([]Notification[*api.Pod], 0, batchSize))
 	if !ok || len(b) != batchSize {
 		t.Fatalf("take = %d notifications, ok=%v; want %d, true", len(b), ok, batchSize)
 	}

@@ -1,6 +1,8 @@
 package processor
 
-import "github.com/kcmlab/kcm/kube"
+import (
+	"github.com/kcmlab/kcm/kube/api"
+)
 
 // Kind says what happened to an object.
 type Kind uint8
@@ -40,7 +42,7 @@ func (k Kind) String() string {
 // It is a small value (two pointers and three bytes for the usual pointer T)
 // that the listener buffers store inline, so distributing one allocates
 // nothing.
-type Notification[T kube.Object] struct {
+type Notification[T api.Object] struct {
 	// Kind selects the handler method.
 	Kind Kind
 	// IsInitialList is set on an Add that belongs to the state a handler
@@ -60,23 +62,23 @@ type Notification[T kube.Object] struct {
 }
 
 // AddNotification announces obj as added.
-func AddNotification[T kube.Object](obj T, isInitialList bool) Notification[T] {
+func AddNotification[T api.Object](obj T, isInitialList bool) Notification[T] {
 	return Notification[T]{Kind: Add, Obj: obj, IsInitialList: isInitialList}
 }
 
 // UpdateNotification announces a change from oldObj to newObj.
-func UpdateNotification[T kube.Object](oldObj, newObj T) Notification[T] {
+func UpdateNotification[T api.Object](oldObj, newObj T) Notification[T] {
 	return Notification[T]{Kind: Update, Old: oldObj, Obj: newObj}
 }
 
 // DeleteNotification announces that obj left the cache.
-func DeleteNotification[T kube.Object](obj T, finalStateUnknown bool) Notification[T] {
+func DeleteNotification[T api.Object](obj T, finalStateUnknown bool) Notification[T] {
 	return Notification[T]{Kind: Delete, Obj: obj, FinalStateUnknown: finalStateUnknown}
 }
 
 // SyncNotification announces a periodic resync of an object whose cached
 // state is oldObj and newObj (usually the same object).
-func SyncNotification[T kube.Object](oldObj, newObj T) Notification[T] {
+func SyncNotification[T api.Object](oldObj, newObj T) Notification[T] {
 	return Notification[T]{Kind: Sync, Old: oldObj, Obj: newObj}
 }
 
@@ -98,7 +100,7 @@ func (n Notification[T]) countsForSync() bool { return n.Kind == Add && n.IsInit
 
 // objectKey returns obj's cache key for logs, tolerating a nil object (a
 // nil *Pod panics when its embedded metadata is dereferenced).
-func objectKey[T kube.Object](obj T) (key string) {
+func objectKey[T api.Object](obj T) (key string) {
 	defer func() {
 		if recover() != nil {
 			key = "<nil>"

@@ -11,7 +11,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/rs/zerolog"
 
-	"github.com/kcmlab/kcm/kube"
+	"github.com/kcmlab/kcm/kube/api"
 )
 
 // syncBuffer is a bytes.Buffer safe for the listener goroutine to write
@@ -41,12 +41,12 @@ func TestPanickingHandlerIsIsolated(t *testing.T) {
 	const n = 50
 	logs := &syncBuffer{}
 	reg := prometheus.NewRegistry()
-	p := mustNew(t, Options[*kube.Pod]{Name: "pods", Logger: zerolog.New(logs), Registerer: reg})
+	p := mustNew(t, Options[*api.Pod]{Name: "pods", Logger: zerolog.New(logs), Registerer: reg})
 
 	entered := make(chan string, n+1)
 	release := make(chan struct{})
-	bad := mustAdd(t, p, HandlerFuncs[*kube.Pod]{
-		AddFunc: func(obj *kube.Pod, _ bool) {
+	bad := mustAdd(t, p, HandlerFuncs[*api.Pod]{
+		AddFunc: func(obj *api.Pod, _ bool) {
 			entered <- obj.Name
 			if obj.Name == "last" {
 				<-release
@@ -54,8 +54,8 @@ func TestPanickingHandlerIsIsolated(t *testing.T) {
 			}
 			panic(fmt.Sprintf("boom on %s", obj.Name))
 		},
-		UpdateFunc: func(_, obj *kube.Pod) { entered <- obj.Name; panic("boom on update") },
-		DeleteFunc: func(obj *kube.Pod, _ bool) { entered <- obj.Name; panic("boom on delete") },
+		UpdateFunc: func(_, obj *api.Pod) { entered <- obj.Name; panic("boom on update") },
+		DeleteFunc: func(obj *api.Pod, _ bool) { entered <- obj.Name; panic("boom on delete") },
 	}, HandlerOptions{Name: "bad"})
 	good := newRecorder()
 	mustAdd(t, p, good, HandlerOptions{Name: "good"})
@@ -122,14 +122,14 @@ func TestPanickingHandlerIsIsolated(t *testing.T) {
 // registers the same family with one Registerer.
 func TestPanicCounterSharedAcrossProcessors(t *testing.T) {
 	reg := prometheus.NewRegistry()
-	mustNew(t, Options[*kube.Pod]{Name: "pods", Registerer: reg})
-	if _, err := New(Options[*kube.ConfigMap]{Name: "configmaps", Registerer: reg}); err != nil {
+	mustNew(t, Options[*api.Pod]{Name: "pods", Registerer: reg})
+	if _, err := New(Options[*api.ConfigMap]{Name: "configmaps", Registerer: reg}); err != nil {
 		t.Fatalf("second processor on the same Registerer: %v", err)
 	}
 	clash := prometheus.NewGauge(prometheus.GaugeOpts{Name: "informer_handler_panics_total", Help: "x"})
 	other := prometheus.NewRegistry()
 	other.MustRegister(clash)
-	if _, err := New(Options[*kube.Pod]{Registerer: other}); err == nil {
+	if _, err := New(Options[*api.Pod]{Registerer: other}); err == nil {
 		t.Fatal("New must fail when the metric name is taken by a different collector")
 	}
 }
@@ -160,7 +160,7 @@ func counterValue(t *testing.T, reg *prometheus.Registry, name string, labels ma
 }
 
 func TestObjectKeyOfNil(t *testing.T) {
-	if got := objectKey[*kube.Pod](nil); got != "<nil>" {
+	if got := objectKey[*api.Pod](nil); got != "<nil>" {
 		t.Fatalf("objectKey(nil) = %q", got)
 	}
 	if got := objectKey(pod("ns", "a", 1)); got != "ns/a" {

@@ -13,7 +13,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/kcmlab/kcm/clock"
-	"github.com/kcmlab/kcm/kube"
+	"github.com/kcmlab/kcm/kube/api"
 )
 
 // Lister is the view of the informer's store that the processor needs: the
@@ -29,7 +29,7 @@ type ListFunc[T any] func() []T
 func (f ListFunc[T]) List() []T { return f() }
 
 // Options configure a Processor. Every field is optional.
-type Options[T kube.Object] struct {
+type Options[T api.Object] struct {
 	// Name names the informer in logs and in the "informer" metric label
 	// (for example "pods").
 	Name string
@@ -66,7 +66,7 @@ type HandlerOptions struct {
 
 // Processor fans the informer's notifications out to its handlers
 // (client-go: sharedProcessor). See the package documentation.
-type Processor[T kube.Object] struct {
+type Processor[T api.Object] struct {
 	name            string
 	lister          Lister[T]
 	sourceSynced    func() bool
@@ -97,7 +97,7 @@ type Processor[T kube.Object] struct {
 
 // New returns a processor with no handlers. It fails only when the panic
 // counter cannot be registered with opts.Registerer.
-func New[T kube.Object](opts Options[T]) (*Processor[T], error) {
+func New[T api.Object](opts Options[T]) (*Processor[T], error) {
 	panics, err := newPanicCounter(opts.Registerer)
 	if err != nil {
 		return nil, err

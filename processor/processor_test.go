@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/kcmlab/kcm/clock"
-	"github.com/kcmlab/kcm/kube"
+	"github.com/kcmlab/kcm/kube/api"
 )
 
 // TestNotificationsReachHandlerInOrder: each kind of notification reaches
@@ -23,24 +23,24 @@ func TestNotificationsReachHandlerInOrder(t *testing.T) {
 	a1, a2, b1 := pod("ns", "a", 1), pod("ns", "a", 2), pod("", "b", 1)
 	tests := []struct {
 		name string
-		in   []Notification[*kube.Pod]
+		in   []Notification[*api.Pod]
 		want []event
 	}{
-		{"add from the initial list", []Notification[*kube.Pod]{AddNotification(a1, true)},
+		{"add from the initial list", []Notification[*api.Pod]{AddNotification(a1, true)},
 			[]event{{Kind: "add", Key: "ns/a", RV: "1", Flag: true}}},
-		{"live add, update, delete", []Notification[*kube.Pod]{
+		{"live add, update, delete", []Notification[*api.Pod]{
 			AddNotification(a1, false), UpdateNotification(a1, a2), DeleteNotification(a2, false)},
 			[]event{{Kind: "add", Key: "ns/a", RV: "1"}, {Kind: "update", Key: "ns/a", RV: "2", OldRV: "1"},
 				{Kind: "delete", Key: "ns/a", RV: "2"}}},
-		{"delete inferred from a relist carries the last known state", []Notification[*kube.Pod]{
+		{"delete inferred from a relist carries the last known state", []Notification[*api.Pod]{
 			DeleteNotification(b1, true)},
 			[]event{{Kind: "delete", Key: "b", RV: "1", Flag: true}}},
-		{"an invalid kind is skipped", []Notification[*kube.Pod]{{Obj: a1}, AddNotification(b1, false)},
+		{"an invalid kind is skipped", []Notification[*api.Pod]{{Obj: a1}, AddNotification(b1, false)},
 			[]event{{Kind: "add", Key: "b", RV: "1"}}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			p := mustNew(t, Options[*kube.Pod]{})
+			p := mustNew(t, Options[*api.Pod]{})
 			rec := newRecorder()
 			mustAdd(t, p, rec, HandlerOptions{})
 			running(t, p)
@@ -59,12 +59,12 @@ func TestNotificationsReachHandlerInOrder(t *testing.T) {
 // everything, and that the blocked one then catches up in order.
 func TestSlowHandlerDoesNotDelayOthers(t *testing.T) {
 	const n = 3000 // more than the initial buffer capacity: the buffer grows
-	p := mustNew(t, Options[*kube.Pod]{})
+	p := mustNew(t, Options[*api.Pod]{})
 	entered := make(chan struct{}, 1)
 	release := make(chan struct{})
 	var slowSeen []string
 	slowDone := make(chan struct{})
-	slow := HandlerFuncs[*kube.Pod]{AddFunc: func(obj *kube.Pod, _ bool) {
+	slow := HandlerFuncs[*api.Pod]{AddFunc: func(obj *api.Pod, _ bool) {
 		if len(slowSeen) == 0 {
 			entered <- struct{}{}
 			<-release
@@ -117,13 +117,13 @@ func waitClosedOrRecv(t *testing.T, ch <-chan struct{}) {
 // fakeStore is a minimal informer store: key → object, under a mutex.
 type fakeStore struct {
 	mu   sync.Mutex
-	objs map[string]*kube.Pod
+	objs map[string]*api.Pod
 }
 
-func (s *fakeStore) List() []*kube.Pod {
+func (s *fakeStore) List() []*api.Pod {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	out := make([]*kube.Pod, 0, len(s.objs))
+	out := make([]*api.Pod, 0, len(s.objs))
 	for _, o := range s.objs {
 		out = append(out, o)
 	}
@@ -131,7 +131,7 @@ func (s *fakeStore) List() []*kube.Pod {
 }
 
 // apply writes the change n describes.
-func (s *fakeStore) apply(n Notification[*kube.Pod]) {
+func (s *fakeStore) apply(n Notification[*api.Pod]) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if n.Kind == Delete {
@@ -153,7 +153,7 @@ type mirror struct {
 
 func newMirror() *mirror { return &mirror{objs: map[string]string{}, end: make(chan struct{})} }
 
-func (m *mirror) OnAdd(obj *kube.Pod, _ bool) {
+func (m *mirror) OnAdd(obj *api.Pod, _ bool) {
 	if obj.Name == "end" {
 		close(m.end)
 		return
@@ -164,14 +164,14 @@ func (m *mirror) OnAdd(obj *kube.Pod, _ bool) {
 	m.objs[obj.Key()] = obj.ResourceVersion
 }
 
-func (m *mirror) OnUpdate(oldObj, newObj *kube.Pod) {
+func (m *mirror) OnUpdate(oldObj, newObj *api.Pod) {
 	if rv := m.objs[newObj.Key()]; rv != oldObj.ResourceVersion {
 		m.problems = append(m.problems, fmt.Sprintf("update %s from @%s but have @%q", newObj.Key(), oldObj.ResourceVersion, rv))
 	}
 	m.objs[newObj.Key()] = newObj.ResourceVersion
 }
 
-func (m *mirror) OnDelete(obj *kube.Pod, _ bool) {
+func (m *mirror) OnDelete(obj *api.Pod, _ bool) {
 	if rv := m.objs[obj.Key()]; rv != obj.ResourceVersion {
 		m.problems = append(m.problems, fmt.Sprintf("delete %s@%s but have @%q", obj.Key(), obj.ResourceVersion, rv))
 	}
@@ -190,8 +190,8 @@ func TestLateHandlersSeeSnapshotThenLiveEvents(t *testing.T) {
 		ops      = 6000
 		handlers = 6
 	)
-	store := &fakeStore{objs: map[string]*kube.Pod{}}
-	p := mustNew(t, Options[*kube.Pod]{Lister: store})
+	store := &fakeStore{objs: map[string]*api.Pod{}}
+	p := mustNew(t, Options[*api.Pod]{Lister: store})
 	running(t, p)
 
 	// The writer: the informer's apply loop.
@@ -206,11 +206,11 @@ func TestLateHandlersSeeSnapshotThenLiveEvents(t *testing.T) {
 			}
 			key := fmt.Sprintf("p%d", (i*7)%keys)
 			rv++
-			p.Apply(func(emit func(Notification[*kube.Pod])) {
+			p.Apply(func(emit func(Notification[*api.Pod])) {
 				store.mu.Lock()
 				old, ok := store.objs["ns/"+key]
 				store.mu.Unlock()
-				var n Notification[*kube.Pod]
+				var n Notification[*api.Pod]
 				switch {
 				case !ok:
 					n = AddNotification(pod("ns", key, rv), false)
@@ -258,8 +258,8 @@ func TestLateHandlersSeeSnapshotThenLiveEvents(t *testing.T) {
 // TestSnapshotBeforeRun: a handler added before Run gets the snapshot too,
 // followed by the live events buffered before Run started it.
 func TestSnapshotBeforeRun(t *testing.T) {
-	store := &fakeStore{objs: map[string]*kube.Pod{"ns/a": pod("ns", "a", 1)}}
-	p := mustNew(t, Options[*kube.Pod]{Lister: store})
+	store := &fakeStore{objs: map[string]*api.Pod{"ns/a": pod("ns", "a", 1)}}
+	p := mustNew(t, Options[*api.Pod]{Lister: store})
 	rec := newRecorder()
 	mustAdd(t, p, rec, HandlerOptions{})
 	p.Distribute(UpdateNotification(pod("ns", "a", 1), pod("ns", "a", 2)))
@@ -275,19 +275,19 @@ func TestSnapshotBeforeRun(t *testing.T) {
 // informer's first list for an early handler, the snapshot for a late one.
 func TestHasSynced(t *testing.T) {
 	var sourceSynced atomic.Bool
-	store := &fakeStore{objs: map[string]*kube.Pod{}}
-	p := mustNew(t, Options[*kube.Pod]{Lister: store, HasSynced: sourceSynced.Load})
+	store := &fakeStore{objs: map[string]*api.Pod{}}
+	p := mustNew(t, Options[*api.Pod]{Lister: store, HasSynced: sourceSynced.Load})
 
 	release := make(chan struct{})
 	seen := make(chan string, 100)
-	gated := HandlerFuncs[*kube.Pod]{
-		AddFunc: func(obj *kube.Pod, initial bool) {
+	gated := HandlerFuncs[*api.Pod]{
+		AddFunc: func(obj *api.Pod, initial bool) {
 			if obj.Name == "b" {
 				<-release
 			}
 			seen <- obj.Name
 		},
-		UpdateFunc: func(_, obj *kube.Pod) { seen <- "update " + obj.Name },
+		UpdateFunc: func(_, obj *api.Pod) { seen <- "update " + obj.Name },
 	}
 	early := mustAdd(t, p, gated, HandlerOptions{Name: "early"})
 	if early.HasSynced() {
@@ -298,7 +298,7 @@ func TestHasSynced(t *testing.T) {
 	// The informer's first list: three objects, then the source reports synced.
 	for _, name := range []string{"a", "b", "c"} {
 		o := pod("ns", name, 1)
-		p.Apply(func(emit func(Notification[*kube.Pod])) {
+		p.Apply(func(emit func(Notification[*api.Pod])) {
 			store.apply(AddNotification(o, true))
 			emit(AddNotification(o, true))
 		})
@@ -326,15 +326,15 @@ func TestHasSynced(t *testing.T) {
 	// A late handler starts from the three-object snapshot.
 	lateRelease := make(chan struct{})
 	lateSeen := make(chan string, 100)
-	late := mustAdd(t, p, HandlerFuncs[*kube.Pod]{
-		AddFunc: func(obj *kube.Pod, initial bool) {
+	late := mustAdd(t, p, HandlerFuncs[*api.Pod]{
+		AddFunc: func(obj *api.Pod, initial bool) {
 			if !initial {
 				t.Errorf("snapshot add of %s without isInitialList", obj.Name)
 			}
 			<-lateRelease
 			lateSeen <- obj.Name
 		},
-		UpdateFunc: func(_, obj *kube.Pod) { lateSeen <- "update " + obj.Name },
+		UpdateFunc: func(_, obj *api.Pod) { lateSeen <- "update " + obj.Name },
 	}, HandlerOptions{Name: "late"})
 	if late.HasSynced() {
 		t.Fatal("late handler synced before handling its snapshot")
@@ -366,7 +366,7 @@ func TestHasSynced(t *testing.T) {
 // source's answer.
 func TestHasSyncedFollowsSource(t *testing.T) {
 	var synced atomic.Bool
-	p := mustNew(t, Options[*kube.Pod]{HasSynced: synced.Load})
+	p := mustNew(t, Options[*api.Pod]{HasSynced: synced.Load})
 	reg := mustAdd(t, p, newRecorder(), HandlerOptions{})
 	if reg.HasSynced() {
 		t.Fatal("synced before the source")
@@ -375,7 +375,7 @@ func TestHasSyncedFollowsSource(t *testing.T) {
 	if !reg.HasSynced() {
 		t.Fatal("not synced with the source synced and nothing owed")
 	}
-	p2 := mustNew(t, Options[*kube.Pod]{})
+	p2 := mustNew(t, Options[*api.Pod]{})
 	if !mustAdd(t, p2, newRecorder(), HandlerOptions{}).HasSynced() {
 		t.Fatal("nil Options.HasSynced must count as synced")
 	}
@@ -385,11 +385,11 @@ func TestHasSyncedFollowsSource(t *testing.T) {
 // finishes, nothing buffered is delivered afterwards, the goroutine exits,
 // and the other handler carries on.
 func TestRemoveHandler(t *testing.T) {
-	p := mustNew(t, Options[*kube.Pod]{})
+	p := mustNew(t, Options[*api.Pod]{})
 	entered := make(chan struct{}, 1)
 	release := make(chan struct{})
 	var calls atomic.Int32
-	victim := mustAdd(t, p, HandlerFuncs[*kube.Pod]{AddFunc: func(*kube.Pod, bool) {
+	victim := mustAdd(t, p, HandlerFuncs[*api.Pod]{AddFunc: func(*api.Pod, bool) {
 		if calls.Add(1) == 1 {
 			entered <- struct{}{}
 			<-release
@@ -433,7 +433,7 @@ func TestRemoveHandler(t *testing.T) {
 	}{
 		{"twice", victim},
 		{"nil", nil},
-		{"from another processor", mustAdd(t, mustNew(t, Options[*kube.Pod]{}), newRecorder(), HandlerOptions{})},
+		{"from another processor", mustAdd(t, mustNew(t, Options[*api.Pod]{}), newRecorder(), HandlerOptions{})},
 	}
 	for _, tc := range tests {
 		if err := p.RemoveHandler(tc.reg); !errors.Is(err, ErrUnknownRegistration) {
@@ -445,7 +445,7 @@ func TestRemoveHandler(t *testing.T) {
 // TestRemoveHandlerBeforeRun: a handler that never started is done at once
 // and is not started by Run.
 func TestRemoveHandlerBeforeRun(t *testing.T) {
-	p := mustNew(t, Options[*kube.Pod]{})
+	p := mustNew(t, Options[*api.Pod]{})
 	rec := newRecorder()
 	reg := mustAdd(t, p, rec, HandlerOptions{})
 	p.Distribute(AddNotification(pod("ns", "a", 1), false))
@@ -466,11 +466,11 @@ func TestRemoveHandlerBeforeRun(t *testing.T) {
 // TestHandlerRemovesItself: RemoveHandler called from inside the handler
 // does not deadlock.
 func TestHandlerRemovesItself(t *testing.T) {
-	p := mustNew(t, Options[*kube.Pod]{})
+	p := mustNew(t, Options[*api.Pod]{})
 	var reg *Registration
 	removed := make(chan error, 1)
 	var calls atomic.Int32
-	reg = mustAdd(t, p, HandlerFuncs[*kube.Pod]{AddFunc: func(*kube.Pod, bool) {
+	reg = mustAdd(t, p, HandlerFuncs[*api.Pod]{AddFunc: func(*api.Pod, bool) {
 		if calls.Add(1) == 1 {
 			removed <- p.RemoveHandler(reg)
 		}
@@ -488,7 +488,7 @@ func TestHandlerRemovesItself(t *testing.T) {
 }
 
 func TestAddHandlerNames(t *testing.T) {
-	p := mustNew(t, Options[*kube.Pod]{})
+	p := mustNew(t, Options[*api.Pod]{})
 	a := mustAdd(t, p, newRecorder(), HandlerOptions{})
 	b := mustAdd(t, p, newRecorder(), HandlerOptions{Name: "deployment"})
 	c := mustAdd(t, p, newRecorder(), HandlerOptions{})
@@ -512,7 +512,7 @@ func TestAddHandlerNames(t *testing.T) {
 // TestRunLifecycle: Run starts late handlers at once, refuses a second
 // call, and after it returns handlers are refused and notifications dropped.
 func TestRunLifecycle(t *testing.T) {
-	p := mustNew(t, Options[*kube.Pod]{})
+	p := mustNew(t, Options[*api.Pod]{})
 	stop := running(t, p)
 	rec := newRecorder()
 	reg := mustAdd(t, p, rec, HandlerOptions{}) // added while running
@@ -553,10 +553,10 @@ func TestRunWaitsForHandlerCalls(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			clk := clock.NewFake(time.Unix(0, 0))
-			p := mustNew(t, Options[*kube.Pod]{Clock: clk, ShutdownTimeout: 30 * time.Second})
+			p := mustNew(t, Options[*api.Pod]{Clock: clk, ShutdownTimeout: 30 * time.Second})
 			entered := make(chan struct{}, 1)
 			release := make(chan struct{})
-			reg := mustAdd(t, p, HandlerFuncs[*kube.Pod]{AddFunc: func(*kube.Pod, bool) {
+			reg := mustAdd(t, p, HandlerFuncs[*api.Pod]{AddFunc: func(*api.Pod, bool) {
 				entered <- struct{}{}
 				<-release
 			}}, HandlerOptions{Name: "stuck"})
@@ -595,10 +595,10 @@ func TestRunWaitsForHandlerCalls(t *testing.T) {
 // sharedProcessor.run likewise waits for every listener), and returns nil.
 func TestRunWithoutShutdownTimeoutWaits(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		p := mustNew(t, Options[*kube.Pod]{})
+		p := mustNew(t, Options[*api.Pod]{})
 		entered := make(chan struct{})
 		release := make(chan struct{})
-		mustAdd(t, p, HandlerFuncs[*kube.Pod]{AddFunc: func(*kube.Pod, bool) {
+		mustAdd(t, p, HandlerFuncs[*api.Pod]{AddFunc: func(*api.Pod, bool) {
 			close(entered)
 			<-release
 		}}, HandlerOptions{Name: "slow"})

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/kcmlab/kcm/clock"
-	"github.com/kcmlab/kcm/kube"
+	"github.com/kcmlab/kcm/kube/api"
 )
 
 func TestEffectiveResyncPeriod(t *testing.T) {
@@ -72,7 +72,7 @@ func TestResyncCheckPeriod(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			p := mustNew(t, Options[*kube.Pod]{})
+			p := mustNew(t, Options[*api.Pod]{})
 			var regs []*Registration
 			for _, d := range tc.periods {
 				regs = append(regs, mustAdd(t, p, newRecorder(), HandlerOptions{ResyncPeriod: d}))
@@ -95,7 +95,7 @@ func TestResyncCheckPeriod(t *testing.T) {
 // (rounded up to the check cadence), and a handler with period 0 none.
 func TestResyncPerHandler(t *testing.T) {
 	clk := clock.NewFake(time.Unix(0, 0))
-	p := mustNew(t, Options[*kube.Pod]{Clock: clk})
+	p := mustNew(t, Options[*api.Pod]{Clock: clk})
 	recs := map[string]*recorder{"every10s": newRecorder(), "every25s": newRecorder(), "never": newRecorder(),
 		"joined5s": newRecorder()}
 	mustAdd(t, p, recs["every10s"], HandlerOptions{Name: "every10s", ResyncPeriod: 10 * time.Second})

@@ -5,7 +5,7 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/kcmlab/kcm/kube"
+	"github.com/kcmlab/kcm/kube/rest"
 	"github.com/kcmlab/kcm/reflector"
 )
 
@@ -31,13 +31,13 @@ func ExampleMachine() {
 	show()
 	m.ListDone("100")
 	show()
-	route := m.Route(kube.Modified, false) // ToUpdate: the shell calls sink.Update
+	route := m.Route(rest.Modified, false) // ToUpdate: the shell calls sink.Update
 	m.Accepted(route, "105")               // the sink took it: a watch resumes after 105
 	m.WatchEnded(fmt.Errorf("connection reset"), now)
 	show()
 	m.WaitDone()
 	show()
-	m.WatchEnded(&kube.StatusError{Status: kube.Status{Code: http.StatusGone, Reason: "Expired"}}, now)
+	m.WatchEnded(&rest.StatusError{Status: rest.Status{Code: http.StatusGone, Reason: "Expired"}}, now)
 	show()
 	// Output:
 	// listing   LIST rv="" limit=500

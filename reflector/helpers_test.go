@@ -12,7 +12,8 @@ import (
 
 	"github.com/kcmlab/kcm/clock"
 	"github.com/kcmlab/kcm/internal/fakelw"
-	"github.com/kcmlab/kcm/kube"
+	"github.com/kcmlab/kcm/kube/api"
+	"github.com/kcmlab/kcm/kube/rest"
 	"github.com/kcmlab/kcm/reflector"
 )
 
@@ -22,20 +23,20 @@ import (
 
 var start = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 
-type obj = *kube.RawObject
+type obj = *api.RawObject
 
 func pod(name, rv string) obj {
-	return &kube.RawObject{ObjectMeta: kube.ObjectMeta{Namespace: "ns", Name: name, ResourceVersion: rv}}
+	return &api.RawObject{ObjectMeta: api.ObjectMeta{Namespace: "ns", Name: name, ResourceVersion: rv}}
 }
 
 // bookmark is a BOOKMARK at rv; initialEnd annotates it as the end of a
 // WatchList's initial events.
-func bookmark(rv string, initialEnd bool) kube.WatchEvent[obj] {
-	o := &kube.RawObject{ObjectMeta: kube.ObjectMeta{ResourceVersion: rv}}
+func bookmark(rv string, initialEnd bool) rest.WatchEvent[obj] {
+	o := &api.RawObject{ObjectMeta: api.ObjectMeta{ResourceVersion: rv}}
 	if initialEnd {
-		o.Annotations = map[string]string{kube.InitialEventsEndAnnotation: "true"}
+		o.Annotations = map[string]string{rest.InitialEventsEndAnnotation: "true"}
 	}
-	return kube.WatchEvent[obj]{Type: kube.Bookmark, Object: o}
+	return rest.WatchEvent[obj]{Type: rest.Bookmark, Object: o}
 }
 
 // sink records what the reflector hands it, as lines like "add p@101",
@@ -106,7 +107,7 @@ func (o *observer) add(format string, a ...any) {
 func (o *observer) ListPage(items int, rv string, more bool) {
 	o.add("page %d rv=%s more=%v", items, rv, more)
 }
-func (o *observer) WatchEvent(t kube.EventType, rv string, bytes int) {
+func (o *observer) WatchEvent(t rest.EventType, rv string, bytes int) {
 	o.add("event %s rv=%s bytes=%d", t, rv, bytes)
 }
 func (o *observer) PhaseChange(from, to reflector.Phase, err error) {
@@ -230,7 +231,7 @@ func (h *harness) expectWait(d time.Duration) {
 func (h *harness) listAt(rv string, items ...obj) *fakelw.Call[obj] {
 	h.t.Helper()
 	c := h.lw.ExpectList()
-	c.List(kube.ListMeta{ResourceVersion: rv}, items...)
+	c.List(rest.ListMeta{ResourceVersion: rv}, items...)
 	return c
 }
 
@@ -245,7 +246,7 @@ func (h *harness) watchFrom(rv string) *fakelw.Stream[obj] {
 }
 
 func statusErr(code int, reason string) error {
-	return &kube.StatusError{Status: kube.Status{Code: int32(code), Reason: reason}}
+	return &rest.StatusError{Status: rest.Status{Code: int32(code), Reason: reason}}
 }
 
 func equal(a, b []string) bool {

@@ -3,26 +3,27 @@ package reflector
 import (
 	"context"
 
-	"github.com/kcmlab/kcm/kube"
+	"github.com/kcmlab/kcm/kube/api"
+	"github.com/kcmlab/kcm/kube/rest"
 )
 
 // ListerWatcher is what a reflector reads from: a LIST streamed item by
-// item, and WATCH streams. kube.Resources satisfies it through
+// item, and WATCH streams. rest.Resources satisfies it through
 // FromResources; tests plug in fakes.
-type ListerWatcher[T kube.Object] interface {
-	ListEach(ctx context.Context, opts kube.ListOptions, fn func(T) error) (kube.ListMeta, error)
-	Watch(ctx context.Context, opts kube.WatchOptions) (Watch[T], error)
+type ListerWatcher[T api.Object] interface {
+	ListEach(ctx context.Context, opts rest.ListOptions, fn func(T) error) (rest.ListMeta, error)
+	Watch(ctx context.Context, opts rest.WatchOptions) (Watch[T], error)
 }
 
 // Watch is an open watch stream.
-type Watch[T kube.Object] interface {
-	Next() (kube.WatchEvent[T], error)
+type Watch[T api.Object] interface {
+	Next() (rest.WatchEvent[T], error)
 	Close() error
 }
 
 // Sink receives what the reflector learns: the deltafifo in an informer.
 // It is deliberately small; the reflector knows nothing of stores.
-type Sink[T kube.Object] interface {
+type Sink[T api.Object] interface {
 	Add(obj T) error
 	Update(obj T) error
 	Delete(obj T) error
@@ -34,29 +35,29 @@ type Sink[T kube.Object] interface {
 }
 
 // Replacer is one replace in progress.
-type Replacer[T kube.Object] interface {
+type Replacer[T api.Object] interface {
 	Add(obj T) error
 	Finish(rv string) error
 	Abort()
 }
 
-// resources adapts *kube.Resources to ListerWatcher.
-type resources[T kube.Object] struct {
-	r         *kube.Resources[T]
-	transport kube.WatchTransport
+// resources adapts *rest.Resources to ListerWatcher.
+type resources[T api.Object] struct {
+	r         *rest.Resources[T]
+	transport rest.WatchTransport
 }
 
-// FromResources returns a ListerWatcher over a kube client for one
+// FromResources returns a ListerWatcher over a rest client for one
 // resource, watching with the given transport.
-func FromResources[T kube.Object](r *kube.Resources[T], transport kube.WatchTransport) ListerWatcher[T] {
+func FromResources[T api.Object](r *rest.Resources[T], transport rest.WatchTransport) ListerWatcher[T] {
 	return resources[T]{r: r, transport: transport}
 }
 
-func (a resources[T]) ListEach(ctx context.Context, opts kube.ListOptions, fn func(T) error) (kube.ListMeta, error) {
+func (a resources[T]) ListEach(ctx context.Context, opts rest.ListOptions, fn func(T) error) (rest.ListMeta, error) {
 	return a.r.ListEach(ctx, opts, fn)
 }
 
-func (a resources[T]) Watch(ctx context.Context, opts kube.WatchOptions) (Watch[T], error) {
+func (a resources[T]) Watch(ctx context.Context, opts rest.WatchOptions) (Watch[T], error) {
 	opts.Transport = a.transport
 	w, err := a.r.Watch(ctx, opts)
 	if err != nil {

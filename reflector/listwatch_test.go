@@ -7,11 +7,12 @@ import (
 
 	"github.com/kcmlab/kcm/internal/fakeapi"
 	"github.com/kcmlab/kcm/internal/fakelw"
-	"github.com/kcmlab/kcm/kube"
+	"github.com/kcmlab/kcm/kube/api"
+	"github.com/kcmlab/kcm/kube/rest"
 	"github.com/kcmlab/kcm/reflector"
 )
 
-// FromResources reads through a kube client, against the in-process fake
+// FromResources reads through a rest client, against the in-process fake
 // apiserver: a WatchList the server refuses (its error passes through),
 // then LIST, then WATCH over the transport it was given (here WebSocket).
 // The zero Clock is the real one.
@@ -26,14 +27,14 @@ func TestFromResources(t *testing.T) {
 		}
 	}
 	create("a")
-	c, err := kube.NewClient(&kube.Config{Host: srv.URL(), QPS: -1})
+	c, err := rest.NewClient(&rest.Config{Host: srv.URL(), QPS: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer c.CloseIdleConnections()
 	ops := make(chan string, 10)
 	s := &sink{refuse: func(op string) error { ops <- op; return nil }}
-	lw := reflector.FromResources(kube.NewResources(c, kube.Pods, kube.Raw()), kube.WebSocket)
+	lw := reflector.FromResources(rest.NewResources(c, rest.Pods, api.Raw()), rest.WebSocket)
 	r := reflector.New(lw, s, reflector.Options{})
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)

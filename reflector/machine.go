@@ -7,7 +7,7 @@ import (
 	"io"
 	"time"
 
-	"github.com/kcmlab/kcm/kube"
+	"github.com/kcmlab/kcm/kube/rest"
 )
 
 // Phase is where the reflector stands.
@@ -49,7 +49,7 @@ const (
 // Action is the next step the machine asks for.
 type Action struct {
 	Kind    ActionKind
-	Options kube.ListOptions
+	Options rest.ListOptions
 	Wait    time.Duration
 }
 
@@ -152,7 +152,7 @@ func (m *Machine) Synced() bool { return m.synced }
 
 // Next returns the action for the current phase.
 func (m *Machine) Next() Action {
-	base := kube.ListOptions{LabelSelector: m.s.LabelSelector, FieldSelector: m.s.FieldSelector}
+	base := rest.ListOptions{LabelSelector: m.s.LabelSelector, FieldSelector: m.s.FieldSelector}
 	switch m.phase {
 	case Listing:
 		if !m.unpaginated {
@@ -203,13 +203,13 @@ func (m *Machine) ListFailed(err error, now time.Time) {
 		m.backOff(err, now, Listing)
 		return
 	}
-	if kube.IsGone(err) && m.relistRV != "" {
+	if rest.IsGone(err) && m.relistRV != "" {
 		// The RV we listed at (or a continue token) expired: read the newest
 		// state instead, at once.
 		m.relistRV = ""
 		return
 	}
-	if kube.IsResourceVersionTooLarge(err) {
+	if rest.IsResourceVersionTooLarge(err) {
 		// The server has not reached relistRV (another apiserver was ahead).
 		// Asking again for the same RV could loop forever: read the newest.
 		m.relistRV = ""
@@ -237,12 +237,12 @@ func (m *Machine) WatchStarting(now time.Time) {
 // shell hands the event to the sink and then reports Accepted, so that an
 // event the sink refused is not counted as applied, and the next watch,
 // from the last accepted resourceVersion, delivers it again.
-func (m *Machine) Route(t kube.EventType, initialEnd bool) Route {
-	if t == kube.Error {
+func (m *Machine) Route(t rest.EventType, initialEnd bool) Route {
+	if t == rest.Error {
 		return ToError
 	}
 	if m.phase == WatchListing {
-		if t != kube.Bookmark {
+		if t != rest.Bookmark {
 			return ToReplace
 		}
 		if initialEnd {
@@ -251,11 +251,11 @@ func (m *Machine) Route(t kube.EventType, initialEnd bool) Route {
 		return ToNothing // initial events come in no RV order: only their end moves lastRV
 	}
 	switch t {
-	case kube.Added:
+	case rest.Added:
 		return ToAdd
-	case kube.Modified:
+	case rest.Modified:
 		return ToUpdate
-	case kube.Deleted:
+	case rest.Deleted:
 		return ToDelete
 	}
 	return ToNothing
@@ -300,9 +300,9 @@ func (m *Machine) WatchEnded(err error, now time.Time) error {
 		return err
 	}
 	switch {
-	case errors.Is(err, io.EOF), errors.Is(err, kube.ErrIdleTimeout):
+	case errors.Is(err, io.EOF), errors.Is(err, rest.ErrIdleTimeout):
 		return err // resume from lastRV at once
-	case kube.IsGone(err):
+	case rest.IsGone(err):
 		m.relistRV = m.lastRV
 		m.phase = Listing
 		if m.s.WatchList && !m.watchListOff {
@@ -325,7 +325,7 @@ func (m *Machine) watchListEnded(err error, now time.Time) {
 			return
 		}
 	}
-	if kube.IsGone(err) || kube.IsResourceVersionTooLarge(err) {
+	if rest.IsGone(err) || rest.IsResourceVersionTooLarge(err) {
 		m.relistRV = ""
 	}
 	m.backOff(err, now, WatchListing)
@@ -337,14 +337,14 @@ func (m *Machine) WatchListDisabled() bool { return m.watchListOff }
 // refusedWatchList reports answers meaning "this server does not do
 // WatchList": a 4xx about the request itself.
 func refusedWatchList(err error) bool {
-	return errors.Is(err, kube.ErrBadRequest) || errors.Is(err, kube.ErrInvalid) ||
-		errors.Is(err, kube.ErrMethodNotAllowed) || errors.Is(err, kube.ErrForbidden)
+	return errors.Is(err, rest.ErrBadRequest) || errors.Is(err, rest.ErrInvalid) ||
+		errors.Is(err, rest.ErrMethodNotAllowed) || errors.Is(err, rest.ErrForbidden)
 }
 
 // backOff moves to BackingOff, returning to phase afterwards.
 func (m *Machine) backOff(err error, now time.Time, phase Phase) {
 	m.afterWait, m.phase = phase, BackingOff
-	if ra, ok := kube.RetryAfter(err); ok && kube.IsTooManyRequests(err) {
+	if ra, ok := rest.RetryAfter(err); ok && rest.IsTooManyRequests(err) {
 		m.wait = ra
 		return
 	}

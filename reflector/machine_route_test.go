@@ -8,29 +8,29 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kcmlab/kcm/kube"
+	"github.com/kcmlab/kcm/kube/rest"
 )
 
 // Route only says where an event goes; nothing moves until Accepted.
 func TestMachineRouteCommitsNothing(t *testing.T) {
 	for _, tc := range []struct {
 		watchList  bool
-		typ        kube.EventType
+		typ        rest.EventType
 		initialEnd bool
 		want       Route
 	}{
-		{false, kube.Added, false, ToAdd},
-		{false, kube.Modified, false, ToUpdate},
-		{false, kube.Deleted, false, ToDelete},
-		{false, kube.Bookmark, false, ToNothing},
-		{false, kube.Bookmark, true, ToNothing}, // an end bookmark outside a WatchList ends nothing
-		{false, kube.EventType("PATCHED"), false, ToNothing},
-		{false, kube.Error, false, ToError},
-		{true, kube.Added, false, ToReplace},
-		{true, kube.Modified, false, ToReplace},
-		{true, kube.Bookmark, false, ToNothing},
-		{true, kube.Bookmark, true, ToReplaceFinish},
-		{true, kube.Error, false, ToError},
+		{false, rest.Added, false, ToAdd},
+		{false, rest.Modified, false, ToUpdate},
+		{false, rest.Deleted, false, ToDelete},
+		{false, rest.Bookmark, false, ToNothing},
+		{false, rest.Bookmark, true, ToNothing}, // an end bookmark outside a WatchList ends nothing
+		{false, rest.EventType("PATCHED"), false, ToNothing},
+		{false, rest.Error, false, ToError},
+		{true, rest.Added, false, ToReplace},
+		{true, rest.Modified, false, ToReplace},
+		{true, rest.Bookmark, false, ToNothing},
+		{true, rest.Bookmark, true, ToReplaceFinish},
+		{true, rest.Error, false, ToError},
 	} {
 		m := newTestMachine(tc.watchList)
 		if !tc.watchList {
@@ -83,7 +83,7 @@ func TestMachineAccepted(t *testing.T) {
 func TestMachineRefusedEventIsAskedForAgain(t *testing.T) {
 	m := newTestMachine(false)
 	m.ListDone("100")
-	if r := m.Route(kube.Added, false); r != ToAdd {
+	if r := m.Route(rest.Added, false); r != ToAdd {
 		t.Fatalf("route %v", r)
 	}
 	m.WatchEnded(fmt.Errorf("%w: transform failed", ErrRefused), t0)
@@ -100,7 +100,7 @@ func TestMachineRefusedEventIsAskedForAgain(t *testing.T) {
 // once (io.EOF), not a relist (410), not a WatchList refusal (403).
 func TestMachineRefusalWhateverItWraps(t *testing.T) {
 	refusal := func(err error) error { return fmt.Errorf("%w: %w", ErrRefused, err) }
-	for _, wrapped := range []error{io.EOF, kube.ErrIdleTimeout, statusErr(http.StatusGone, "Expired"), statusErr(http.StatusForbidden, "Forbidden")} {
+	for _, wrapped := range []error{io.EOF, rest.ErrIdleTimeout, statusErr(http.StatusGone, "Expired"), statusErr(http.StatusForbidden, "Forbidden")} {
 		for _, watchList := range []bool{false, true} {
 			m := newTestMachine(watchList)
 			if !watchList {
@@ -148,7 +148,7 @@ func TestMachineVeryShortWatch(t *testing.T) {
 		{"ended after 999ms", 999 * time.Millisecond, false, io.EOF, true},
 		{"ended after 1s", time.Second, false, io.EOF, false},
 		{"ended at once after a bookmark", 0, true, io.EOF, false},
-		{"idle timeout at once (not a server end)", 0, false, kube.ErrIdleTimeout, false},
+		{"idle timeout at once (not a server end)", 0, false, rest.ErrIdleTimeout, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			m := newTestMachine(false)
@@ -156,7 +156,7 @@ func TestMachineVeryShortWatch(t *testing.T) {
 			m.Next()
 			m.WatchStarting(t0)
 			if tc.event {
-				m.Accepted(m.Route(kube.Bookmark, false), "150")
+				m.Accepted(m.Route(rest.Bookmark, false), "150")
 			}
 			got := m.WatchEnded(tc.err, t0.Add(tc.lasted))
 			a := m.Next()
@@ -222,7 +222,7 @@ func TestMachineUnsupportedMax(t *testing.T) {
 func TestMachineRequestsCarrySettings(t *testing.T) {
 	m := NewMachine(Settings{WatchList: true, PageSize: 5, LabelSelector: "a=b", FieldSelector: "c=d",
 		WatchTimeout: func() int64 { return 42 }, Backoff: noJitter()})
-	check := func(what string, o kube.ListOptions) {
+	check := func(what string, o rest.ListOptions) {
 		t.Helper()
 		if o.LabelSelector != "a=b" || o.FieldSelector != "c=d" {
 			t.Fatalf("%s: %+v, want the selectors", what, o)
@@ -294,8 +294,8 @@ func TestBackoffJitterAndReset(t *testing.T) {
 // has not reached (too large) is retried at the newest state, after a
 // backoff; other failures retry at the same resourceVersion.
 func TestMachineWatchListAtUnavailableRV(t *testing.T) {
-	tooLarge := &kube.StatusError{Status: kube.Status{Code: 504,
-		Details: &kube.StatusDetails{Causes: []kube.StatusCause{{Type: "ResourceVersionTooLarge"}}}}}
+	tooLarge := &rest.StatusError{Status: rest.Status{Code: 504,
+		Details: &rest.StatusDetails{Causes: []rest.StatusCause{{Type: "ResourceVersionTooLarge"}}}}}
 	for _, tc := range []struct {
 		err    error
 		wantRV string

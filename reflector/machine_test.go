@@ -7,11 +7,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kcmlab/kcm/kube"
+	"github.com/kcmlab/kcm/kube/rest"
 )
 
 func statusErr(code int, reason string) error {
-	return &kube.StatusError{Status: kube.Status{Code: int32(code), Reason: reason}}
+	return &rest.StatusError{Status: rest.Status{Code: int32(code), Reason: reason}}
 }
 
 var t0 = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
@@ -24,7 +24,7 @@ func noJitter() Backoff {
 
 // event routes an event of type t at resourceVersion rv and, unless it
 // ends the watch, reports it accepted by the sink.
-func event(m *Machine, t kube.EventType, rv string, initialEnd bool) Route {
+func event(m *Machine, t rest.EventType, rv string, initialEnd bool) Route {
 	r := m.Route(t, initialEnd)
 	if r != ToError {
 		m.Accepted(r, rv)
@@ -54,14 +54,14 @@ func TestMachineEventsAdvanceRV(t *testing.T) {
 	m := newTestMachine(false)
 	m.ListDone("100")
 	for _, tc := range []struct {
-		typ  kube.EventType
+		typ  rest.EventType
 		rv   string
 		want Route
 	}{
-		{kube.Added, "101", ToAdd},
-		{kube.Modified, "102", ToUpdate},
-		{kube.Deleted, "103", ToDelete},
-		{kube.Bookmark, "150", ToNothing},
+		{rest.Added, "101", ToAdd},
+		{rest.Modified, "102", ToUpdate},
+		{rest.Deleted, "103", ToDelete},
+		{rest.Bookmark, "150", ToNothing},
 	} {
 		if got := event(m, tc.typ, tc.rv, false); got != tc.want {
 			t.Errorf("%s: route %v, want %v", tc.typ, got, tc.want)
@@ -70,15 +70,15 @@ func TestMachineEventsAdvanceRV(t *testing.T) {
 			t.Errorf("%s: lastRV %q, want %q", tc.typ, m.LastRV(), tc.rv)
 		}
 	}
-	if event(m, kube.Error, "", false) != ToError {
+	if event(m, rest.Error, "", false) != ToError {
 		t.Error("ERROR event not routed to ToError")
 	}
 }
 
 func TestMachineWatchEnds(t *testing.T) {
-	tooLarge := &kube.StatusError{Status: kube.Status{Code: 504, Reason: "Timeout",
-		Details: &kube.StatusDetails{Causes: []kube.StatusCause{{Type: "ResourceVersionTooLarge"}}}}}
-	tooMany := &kube.StatusError{Status: kube.Status{Code: 429, Reason: "TooManyRequests"}, RetryAfter: 7 * time.Second}
+	tooLarge := &rest.StatusError{Status: rest.Status{Code: 504, Reason: "Timeout",
+		Details: &rest.StatusDetails{Causes: []rest.StatusCause{{Type: "ResourceVersionTooLarge"}}}}}
+	tooMany := &rest.StatusError{Status: rest.Status{Code: 429, Reason: "TooManyRequests"}, RetryAfter: 7 * time.Second}
 	for _, tc := range []struct {
 		name      string
 		err       error
@@ -88,7 +88,7 @@ func TestMachineWatchEnds(t *testing.T) {
 		wantWait  time.Duration
 	}{
 		{"server closed normally: resume watch at once", io.EOF, DoWatch, "120", "", 0},
-		{"idle timeout: resume watch at once", kube.ErrIdleTimeout, DoWatch, "120", "", 0},
+		{"idle timeout: resume watch at once", rest.ErrIdleTimeout, DoWatch, "120", "", 0},
 		{"410 Gone: relist not older than lastRV", statusErr(http.StatusGone, "Expired"), DoList, "120", "NotOlderThan", 0},
 		{"dropped connection: back off, then resume", errors.New("connection reset"), DoWait, "", "", 800 * time.Millisecond},
 		{"429 honours Retry-After", tooMany, DoWait, "", "", 7 * time.Second},
@@ -97,7 +97,7 @@ func TestMachineWatchEnds(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			m := newTestMachine(false)
 			m.ListDone("100")
-			event(m, kube.Modified, "120", false)
+			event(m, rest.Modified, "120", false)
 			m.WatchEnded(tc.err, t0)
 			a := m.Next()
 			if a.Kind != tc.wantKind {
@@ -145,8 +145,8 @@ func TestMachineTooLargeListDoesNotLoop(t *testing.T) {
 	m := newTestMachine(false)
 	m.ListDone("100")
 	m.WatchEnded(statusErr(410, "Expired"), t0)
-	tooLarge := &kube.StatusError{Status: kube.Status{Code: 504,
-		Details: &kube.StatusDetails{Causes: []kube.StatusCause{{Type: "ResourceVersionTooLarge"}}}}}
+	tooLarge := &rest.StatusError{Status: rest.Status{Code: 504,
+		Details: &rest.StatusDetails{Causes: []rest.StatusCause{{Type: "ResourceVersionTooLarge"}}}}}
 	m.ListFailed(tooLarge, t0)
 	if a := m.Next(); a.Kind != DoWait {
 		t.Fatalf("got %+v, want wait", a)
@@ -190,16 +190,16 @@ func TestMachineWatchList(t *testing.T) {
 	}
 	// Initial events come in no RV order: they go to the replace and do
 	// not move lastRV.
-	if r := event(m, kube.Added, "90", false); r != ToReplace {
+	if r := event(m, rest.Added, "90", false); r != ToReplace {
 		t.Fatalf("initial ADDED routed %v", r)
 	}
-	if r := event(m, kube.Bookmark, "95", false); r != ToNothing || m.LastRV() != "" {
+	if r := event(m, rest.Bookmark, "95", false); r != ToNothing || m.LastRV() != "" {
 		t.Fatalf("plain bookmark during initial events: %v rv %q", r, m.LastRV())
 	}
-	if r := event(m, kube.Bookmark, "100", true); r != ToReplaceFinish || m.LastRV() != "100" || !m.Synced() {
+	if r := event(m, rest.Bookmark, "100", true); r != ToReplaceFinish || m.LastRV() != "100" || !m.Synced() {
 		t.Fatalf("initial-events-end: route %v rv %q synced %v", r, m.LastRV(), m.Synced())
 	}
-	if r := event(m, kube.Added, "101", false); r != ToAdd {
+	if r := event(m, rest.Added, "101", false); r != ToAdd {
 		t.Fatalf("ADDED after initial events routed %v, want ToAdd", r)
 	}
 }

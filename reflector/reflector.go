@@ -12,7 +12,8 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/kcmlab/kcm/clock"
-	"github.com/kcmlab/kcm/kube"
+	"github.com/kcmlab/kcm/kube/api"
+	"github.com/kcmlab/kcm/kube/rest"
 )
 
 // Options configure a Reflector. Zero values mean the defaults noted.
@@ -41,7 +42,7 @@ type Options struct {
 // Observer sees what a reflector does; kcm trace prints it.
 type Observer interface {
 	ListPage(items int, rv string, more bool)
-	WatchEvent(t kube.EventType, rv string, bytes int)
+	WatchEvent(t rest.EventType, rv string, bytes int)
 	PhaseChange(from, to Phase, err error)
 }
 
@@ -51,7 +52,7 @@ type Observer interface {
 //
 // Run is the thin goroutine shell around Machine, which holds all
 // decisions.
-type Reflector[T kube.Object] struct {
+type Reflector[T api.Object] struct {
 	lw   ListerWatcher[T]
 	sink Sink[T]
 	m    *Machine
@@ -64,7 +65,7 @@ type Reflector[T kube.Object] struct {
 }
 
 // New returns a reflector from lw into sink.
-func New[T kube.Object](lw ListerWatcher[T], sink Sink[T], o Options) *Reflector[T] {
+func New[T api.Object](lw ListerWatcher[T], sink Sink[T], o Options) *Reflector[T] {
 	if o.PageSize == 0 {
 		o.PageSize = 500
 	}
@@ -159,7 +160,7 @@ func (r *Reflector[T]) waitFor(ctx context.Context, d time.Duration) {
 }
 
 // list runs one paginated LIST, streaming each page's items into a replace.
-func (r *Reflector[T]) list(ctx context.Context, opts kube.ListOptions) error {
+func (r *Reflector[T]) list(ctx context.Context, opts rest.ListOptions) error {
 	rep := r.sink.StartReplace()
 	rv := ""
 	for {
@@ -196,7 +197,7 @@ func (r *Reflector[T]) list(ctx context.Context, opts kube.ListOptions) error {
 // listFailed tells the machine why a LIST failed; continued: on a page
 // after the first.
 func (r *Reflector[T]) listFailed(err error, continued bool) {
-	if continued && kube.IsGone(err) && !errors.Is(err, ErrRefused) {
+	if continued && rest.IsGone(err) && !errors.Is(err, ErrRefused) {
 		r.m.ContinueExpired()
 		return
 	}
@@ -212,9 +213,9 @@ func refused(err error) error {
 }
 
 // watch runs one WATCH until it ends, routing events into the sink.
-func (r *Reflector[T]) watch(ctx context.Context, opts kube.ListOptions) error {
+func (r *Reflector[T]) watch(ctx context.Context, opts rest.ListOptions) error {
 	r.m.WatchStarting(r.o.Clock.Now()) // before the request: a proxy may hold the headers back
-	w, err := r.lw.Watch(ctx, kube.WatchOptions{ListOptions: opts, IdleTimeout: r.o.IdleTimeout})
+	w, err := r.lw.Watch(ctx, rest.WatchOptions{ListOptions: opts, IdleTimeout: r.o.IdleTimeout})
 	if err != nil {
 		if ctx.Err() == nil {
 			err = r.m.WatchEnded(err, r.o.Clock.Now())
@@ -246,7 +247,7 @@ func (r *Reflector[T]) stream(w Watch[T], rep Replacer[T]) error {
 			return err
 		}
 		rv := ""
-		if ev.Type != kube.Error {
+		if ev.Type != rest.Error {
 			rv = ev.Object.GetObjectMeta().ResourceVersion
 		}
 		if r.o.Observer != nil {

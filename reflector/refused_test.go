@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kcmlab/kcm/kube"
+	"github.com/kcmlab/kcm/kube/rest"
 	"github.com/kcmlab/kcm/reflector"
 )
 
@@ -20,12 +20,12 @@ func listWatch() reflector.Options { return reflector.Options{DisableWatchList: 
 // after N, so the refused one comes again.
 func TestRefusedEventIsDeliveredAgain(t *testing.T) {
 	for _, tc := range []struct {
-		typ kube.EventType
+		typ rest.EventType
 		op  string
 	}{
-		{kube.Added, "add p@101"},
-		{kube.Modified, "update p@101"},
-		{kube.Deleted, "delete p@101"},
+		{rest.Added, "add p@101"},
+		{rest.Modified, "update p@101"},
+		{rest.Deleted, "delete p@101"},
 	} {
 		t.Run(string(tc.typ), func(t *testing.T) {
 			s := &sink{refuse: refuseOnce(tc.op, errors.New("transform failed"))}
@@ -36,7 +36,7 @@ func TestRefusedEventIsDeliveredAgain(t *testing.T) {
 			h.expectWait(800 * time.Millisecond)
 			w = h.watchFrom("100") // not 101: that would skip the refused event
 			w.Event(tc.typ, pod("p", "101"))
-			w.Event(kube.Added, pod("q", "102"))
+			w.Event(rest.Added, pod("q", "102"))
 			if err := h.stop(); !errors.Is(err, context.Canceled) {
 				t.Fatalf("Run returned %v, want context.Canceled", err)
 			}
@@ -59,13 +59,13 @@ func TestRefusedListRelistsAfterBackoff(t *testing.T) {
 			s := &sink{refuse: refuseOnce(refused, errors.New("fifo closed"))}
 			h := runWith(t, listWatch(), s)
 			first := h.lw.ExpectList()
-			first.List(kube.ListMeta{ResourceVersion: "100"}, pod("a", "100"), pod("b", "100"))
+			first.List(rest.ListMeta{ResourceVersion: "100"}, pod("a", "100"), pod("b", "100"))
 			h.expectWait(800 * time.Millisecond)
 			again := h.lw.ExpectList()
 			if again.Options != first.Options {
 				t.Fatalf("relist %+v, want the same LIST %+v", again.Options, first.Options)
 			}
-			again.List(kube.ListMeta{ResourceVersion: "100"}, pod("a", "100"), pod("b", "100"))
+			again.List(rest.ListMeta{ResourceVersion: "100"}, pod("a", "100"), pod("b", "100"))
 			h.watchFrom("100")
 			h.stop()
 			var want []string
@@ -95,8 +95,8 @@ func TestRefusedWatchListStartsOver(t *testing.T) {
 					t.Fatalf("attempt %d: %+v, want a WatchList at the newest state", i, c.Options)
 				}
 				w := c.Open()
-				w.Event(kube.Added, pod("a", "95"))
-				w.Event(kube.Added, pod("b", "90"))
+				w.Event(rest.Added, pod("a", "95"))
+				w.Event(rest.Added, pod("b", "90"))
 				if i == 0 && refused != "finish 100" {
 					h.expectWait(800 * time.Millisecond) // the watch ended with the refusal
 					continue
@@ -106,7 +106,7 @@ func TestRefusedWatchListStartsOver(t *testing.T) {
 					h.expectWait(800 * time.Millisecond)
 					continue
 				}
-				w.Event(kube.Added, pod("c", "101")) // the stream goes on as the live watch
+				w.Event(rest.Added, pod("c", "101")) // the stream goes on as the live watch
 			}
 			h.stop()
 			var want []string

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kcmlab/kcm/kube"
+	"github.com/kcmlab/kcm/kube/rest"
 	"github.com/kcmlab/kcm/reflector"
 )
 
@@ -23,17 +23,17 @@ func TestListPagesIntoOneReplace(t *testing.T) {
 		t.Fatalf("LastSyncResourceVersion before any list: %q", rv)
 	}
 	first := h.lw.ExpectList()
-	want := kube.ListOptions{LabelSelector: "app=web", FieldSelector: "spec.nodeName=n1", Limit: 2}
+	want := rest.ListOptions{LabelSelector: "app=web", FieldSelector: "spec.nodeName=n1", Limit: 2}
 	if first.Options != want {
 		t.Fatalf("first page %+v, want %+v", first.Options, want)
 	}
-	first.List(kube.ListMeta{ResourceVersion: "100", Continue: "c1"}, pod("a", "90"), pod("b", "95"))
+	first.List(rest.ListMeta{ResourceVersion: "100", Continue: "c1"}, pod("a", "90"), pod("b", "95"))
 	second := h.lw.ExpectList()
 	want.Continue = "c1"
 	if second.Options != want {
 		t.Fatalf("second page %+v, want %+v", second.Options, want)
 	}
-	second.List(kube.ListMeta{ResourceVersion: "101"}, pod("c", "99"))
+	second.List(rest.ListMeta{ResourceVersion: "101"}, pod("c", "99"))
 	c := h.lw.ExpectWatch()
 	if c.Options.ResourceVersion != "100" || c.Options.LabelSelector != "app=web" || c.Options.FieldSelector != "spec.nodeName=n1" {
 		t.Fatalf("watch %+v, want from 100 with the selectors", c.Options)
@@ -56,13 +56,13 @@ func TestListPagesIntoOneReplace(t *testing.T) {
 // instead (the resourceVersion itself expired) reads the newest state.
 func TestListExpiredMidwayRelistsUnpaginated(t *testing.T) {
 	h := run(t, reflector.Options{DisableWatchList: true, PageSize: 1})
-	h.lw.ExpectList().List(kube.ListMeta{ResourceVersion: "100", Continue: "c1"}, pod("a", "100"))
+	h.lw.ExpectList().List(rest.ListMeta{ResourceVersion: "100", Continue: "c1"}, pod("a", "100"))
 	h.lw.ExpectList().Fail(statusErr(http.StatusGone, "Expired"))
 	again := h.lw.ExpectList()
 	if again.Options.Limit != 0 || again.Options.Continue != "" {
 		t.Fatalf("after an expired continue token: %+v, want one unpaginated LIST", again.Options)
 	}
-	again.List(kube.ListMeta{ResourceVersion: "120"}, pod("a", "110"))
+	again.List(rest.ListMeta{ResourceVersion: "120"}, pod("a", "110"))
 	h.watchFrom("120")
 	h.stop()
 	if got, want := h.sink.Ops(), []string{"start", "replace a@100", "abort", "start", "replace a@110", "finish 120"}; !equal(got, want) {
@@ -75,8 +75,8 @@ func TestListExpiredMidwayRelistsUnpaginated(t *testing.T) {
 func TestRefusalWrappingGoneIsNoExpiredToken(t *testing.T) {
 	s := &sink{refuse: refuseOnce("replace b@100", statusErr(http.StatusGone, "Expired"))}
 	h := runWith(t, reflector.Options{DisableWatchList: true, PageSize: 1}, s)
-	h.lw.ExpectList().List(kube.ListMeta{ResourceVersion: "100", Continue: "c1"}, pod("a", "100"))
-	h.lw.ExpectList().List(kube.ListMeta{ResourceVersion: "100"}, pod("b", "100"))
+	h.lw.ExpectList().List(rest.ListMeta{ResourceVersion: "100", Continue: "c1"}, pod("a", "100"))
+	h.lw.ExpectList().List(rest.ListMeta{ResourceVersion: "100"}, pod("b", "100"))
 	h.expectWait(800 * time.Millisecond)
 	if c := h.lw.ExpectList(); c.Options.Limit != 1 || c.Options.Continue != "" {
 		t.Fatalf("after the refusal: %+v, want the paginated LIST from the start", c.Options)
@@ -94,7 +94,7 @@ func TestListFailuresBackOff(t *testing.T) {
 	if c.Options != first.Options {
 		t.Fatalf("retry %+v, want %+v", c.Options, first.Options)
 	}
-	c.Fail(&kube.StatusError{Status: kube.Status{Code: http.StatusTooManyRequests, Reason: "TooManyRequests"}, RetryAfter: 3 * time.Second})
+	c.Fail(&rest.StatusError{Status: rest.Status{Code: http.StatusTooManyRequests, Reason: "TooManyRequests"}, RetryAfter: 3 * time.Second})
 	h.expectWait(3 * time.Second)
 	h.lw.ExpectList().FailAfter(errors.New("unexpected EOF"), pod("a", "1"))
 	h.expectWait(1600 * time.Millisecond) // a 429's wait is the server's: the backoff did not grow
@@ -115,16 +115,16 @@ func TestWatchFailures(t *testing.T) {
 	h.lw.ExpectWatch().Fail(errors.New("connection refused"))
 	h.expectWait(800 * time.Millisecond)
 	w := h.watchFrom("100")
-	w.Event(kube.Modified, pod("a", "110"))
+	w.Event(rest.Modified, pod("a", "110"))
 	w.End(io.ErrUnexpectedEOF)
 	h.expectWait(1600 * time.Millisecond)
 	w = h.watchFrom("110")
-	w.Send(kube.WatchEvent[obj]{Type: kube.Error, Err: &kube.StatusError{Status: kube.Status{Code: http.StatusGone, Reason: "Expired"}}})
+	w.Send(rest.WatchEvent[obj]{Type: rest.Error, Err: &rest.StatusError{Status: rest.Status{Code: http.StatusGone, Reason: "Expired"}}})
 	c := h.lw.ExpectList()
 	if c.Options.ResourceVersion != "110" || c.Options.ResourceVersionMatch != "NotOlderThan" {
 		t.Fatalf("relist %+v, want not older than 110", c.Options)
 	}
-	c.List(kube.ListMeta{ResourceVersion: "130"})
+	c.List(rest.ListMeta{ResourceVersion: "130"})
 	h.lw.ExpectWatch().Fail(statusErr(http.StatusGone, "Expired"))
 	if c := h.lw.ExpectList(); c.Options.ResourceVersion != "130" {
 		t.Fatalf("relist %+v, want not older than 130", c.Options)
@@ -158,13 +158,13 @@ func TestWatchListStreamsTheInitialState(t *testing.T) {
 	h := run(t, reflector.Options{})
 	c := h.lw.ExpectWatch()
 	w := c.Open()
-	w.Event(kube.Added, pod("a", "95"))
+	w.Event(rest.Added, pod("a", "95"))
 	w.Send(bookmark("96", false))
-	w.Event(kube.Added, pod("b", "90"))
+	w.Event(rest.Added, pod("b", "90"))
 	w.Send(bookmark("100", true))
-	w.Event(kube.Added, pod("c", "101"))
+	w.Event(rest.Added, pod("c", "101"))
 	w.Send(bookmark("150", false))
-	w.Event(kube.Modified, pod("c", "160"))
+	w.Event(rest.Modified, pod("c", "160"))
 	w.End(io.EOF)
 	h.watchFrom("160")
 	if rv := h.r.LastSyncResourceVersion(); rv != "160" {
@@ -186,7 +186,7 @@ func TestWatchListStreamsTheInitialState(t *testing.T) {
 func TestWatchListEndsEarlyOrIsRefused(t *testing.T) {
 	h := run(t, reflector.Options{})
 	w := h.lw.ExpectWatch().Open()
-	w.Event(kube.Added, pod("a", "95"))
+	w.Event(rest.Added, pod("a", "95"))
 	w.End(io.EOF)
 	h.expectWait(800 * time.Millisecond)
 	c := h.lw.ExpectWatch()

@@ -9,7 +9,7 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/kcmlab/kcm/kube"
+	"github.com/kcmlab/kcm/kube/api"
 )
 
 // Concurrency tests: run them with -race. Readers check that every answer
@@ -69,7 +69,7 @@ func (c checker) readOnce() error {
 		uid := fmt.Sprintf("u%d", r.IntN(3))
 		objs, _ := s.ByIndex(IndexOwner, uid)
 		for _, o := range objs {
-			if !slices.ContainsFunc(o.OwnerReferences, func(ref kube.OwnerReference) bool { return ref.UID == uid }) {
+			if !slices.ContainsFunc(o.OwnerReferences, func(ref api.OwnerReference) bool { return ref.UID == uid }) {
 				return c.fail("ByIndex(owner, %s) returned %s", uid, o.Key())
 			}
 		}

@@ -3,20 +3,20 @@ package store_test
 import (
 	"fmt"
 
-	"github.com/kcmlab/kcm/kube"
+	"github.com/kcmlab/kcm/kube/api"
 	"github.com/kcmlab/kcm/store"
 )
 
 // pod is a minimal typed object for the example.
 type pod struct {
-	kube.TypeMeta
-	kube.ObjectMeta
+	api.TypeMeta
+	api.ObjectMeta
 	NodeName string
 }
 
 func newPod(ns, name, app, nodeName string) *pod {
 	return &pod{
-		ObjectMeta: kube.ObjectMeta{Namespace: ns, Name: name, Labels: map[string]string{"app": app}},
+		ObjectMeta: api.ObjectMeta{Namespace: ns, Name: name, Labels: map[string]string{"app": app}},
 		NodeName:   nodeName,
 	}
 }
@@ -71,7 +71,7 @@ func Example() {
 func ExampleView() {
 	s := store.New(store.Options[*pod]{Indexers: store.BuiltinIndexers[*pod](store.IndexNamespace)})
 	s.Set(newPod("shop", "web-a", "web", "n1"))
-	s.Set(&pod{ObjectMeta: kube.ObjectMeta{Name: "n1"}}) // cluster-scoped
+	s.Set(&pod{ObjectMeta: api.ObjectMeta{Name: "n1"}}) // cluster-scoped
 	v := s.View()
 
 	p, ok := v.Get(store.MetaNamespaceKey("shop", "web-a"))

@@ -3,13 +3,13 @@ package store
 import (
 	"slices"
 
-	"github.com/kcmlab/kcm/kube"
+	"github.com/kcmlab/kcm/kube/api"
 )
 
 // tobj is the test object: metadata plus a field a user index reads.
 type tobj struct {
-	kube.TypeMeta
-	kube.ObjectMeta
+	api.TypeMeta
+	api.ObjectMeta
 	Node string
 	Rev  int
 }
@@ -17,7 +17,7 @@ type tobj struct {
 type opt func(*tobj)
 
 func mk(ns, name string, opts ...opt) *tobj {
-	o := &tobj{ObjectMeta: kube.ObjectMeta{Namespace: ns, Name: name}}
+	o := &tobj{ObjectMeta: api.ObjectMeta{Namespace: ns, Name: name}}
 	for _, f := range opts {
 		f(o)
 	}
@@ -37,7 +37,7 @@ func labels(kv ...string) opt {
 func owners(uids ...string) opt {
 	return func(o *tobj) {
 		for _, u := range uids {
-			o.OwnerReferences = append(o.OwnerReferences, kube.OwnerReference{Kind: "ReplicaSet", Name: "rs-" + u, UID: u})
+			o.OwnerReferences = append(o.OwnerReferences, api.OwnerReference{Kind: "ReplicaSet", Name: "rs-" + u, UID: u})
 		}
 	}
 }

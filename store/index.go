@@ -5,14 +5,14 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/kcmlab/kcm/kube"
+	"github.com/kcmlab/kcm/kube/api"
 )
 
 // IndexFunc computes the values an object is indexed under (client-go's
 // IndexFunc). It must be a pure function of the object: the store calls it
 // again on the cached (immutable) object to find what to remove. Duplicate
 // values are allowed and count once. The returned slice is only read.
-type IndexFunc[T kube.Object] func(obj T) []string
+type IndexFunc[T api.Object] func(obj T) []string
 
 // Indexers names the indexes a store maintains (client-go's Indexers).
 //
@@ -22,7 +22,7 @@ type IndexFunc[T kube.Object] func(obj T) []string
 // compares, interns and rechecks values without allocating. A non-nil func
 // under a reserved name is an ordinary user index. BuiltinIndexers builds
 // the nil entries.
-type Indexers[T kube.Object] map[string]IndexFunc[T]
+type Indexers[T api.Object] map[string]IndexFunc[T]
 
 // Names of the built-in indexes.
 const (
@@ -38,7 +38,7 @@ const (
 // BuiltinIndexers selects the named built-in indexes (all three when no
 // name is given) for Options.Indexers or AddIndexers. Add user indexes to
 // the returned map as needed.
-func BuiltinIndexers[T kube.Object](names ...string) Indexers[T] {
+func BuiltinIndexers[T api.Object](names ...string) Indexers[T] {
 	if len(names) == 0 {
 		names = []string{IndexNamespace, IndexLabel, IndexOwner}
 	}
@@ -51,13 +51,13 @@ func BuiltinIndexers[T kube.Object](names ...string) Indexers[T] {
 
 // NamespaceIndexFunc is the reference definition of IndexNamespace
 // (client-go's MetaNamespaceIndexFunc).
-func NamespaceIndexFunc[T kube.Object](obj T) []string {
+func NamespaceIndexFunc[T api.Object](obj T) []string {
 	return []string{obj.GetObjectMeta().Namespace}
 }
 
 // LabelIndexFunc is the reference definition of IndexLabel: one
 // "key=value" per label.
-func LabelIndexFunc[T kube.Object](obj T) []string {
+func LabelIndexFunc[T api.Object](obj T) []string {
 	labels := obj.GetObjectMeta().Labels
 	out := make([]string, 0, len(labels))
 	for k, v := range labels {
@@ -68,7 +68,7 @@ func LabelIndexFunc[T kube.Object](obj T) []string {
 
 // OwnerIndexFunc is the reference definition of IndexOwner: the UID of
 // every ownerReference.
-func OwnerIndexFunc[T kube.Object](obj T) []string {
+func OwnerIndexFunc[T api.Object](obj T) []string {
 	refs := obj.GetObjectMeta().OwnerReferences
 	out := make([]string, 0, len(refs))
 	for _, r := range refs {
@@ -88,14 +88,14 @@ const (
 )
 
 // indexDef is one index as configured: immutable once built.
-type indexDef[T kube.Object] struct {
+type indexDef[T api.Object] struct {
 	name string
 	kind indexKind
 	fn   IndexFunc[T] // set iff kind == kindFunc
 }
 
 // newIndexDef validates one Indexers entry.
-func newIndexDef[T kube.Object](name string, fn IndexFunc[T]) (*indexDef[T], error) {
+func newIndexDef[T api.Object](name string, fn IndexFunc[T]) (*indexDef[T], error) {
 	if fn != nil {
 		return &indexDef[T]{name: name, kind: kindFunc, fn: fn}, nil
 	}
@@ -173,7 +173,7 @@ func (d *indexDef[T]) same(old, new T, scratch []internKey) ([]internKey, bool) 
 		return scratch, maps.Equal(om.Labels, nm.Labels)
 	case kindOwner:
 		return scratch, slices.EqualFunc(om.OwnerReferences, nm.OwnerReferences,
-			func(x, y kube.OwnerReference) bool { return x.UID == y.UID })
+			func(x, y api.OwnerReference) bool { return x.UID == y.UID })
 	}
 	scratch = d.keys(scratch[:0], old)
 	n := len(scratch)

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kcmlab/kcm/kube"
+	"github.com/kcmlab/kcm/kube/api"
 )
 
 // The property test drives a Store and a dumb oracle — a plain map and
@@ -115,7 +115,7 @@ func (g gen) obj() *tobj {
 		}
 	}
 	for range g.r.IntN(4) {
-		o.OwnerReferences = append(o.OwnerReferences, kube.OwnerReference{UID: g.pick(genUIDs)})
+		o.OwnerReferences = append(o.OwnerReferences, api.OwnerReference{UID: g.pick(genUIDs)})
 	}
 	o.Node = g.pick(genNodes)
 	for range g.r.IntN(4) {
@@ -290,7 +290,7 @@ func checkItems(t *testing.T, s *Store[*tobj], o *oracle) {
 	}
 	for _, ns := range genNS {
 		for n := range 10 {
-			key := (&kube.ObjectMeta{Namespace: ns, Name: fmt.Sprint(n)}).Key()
+			key := (&api.ObjectMeta{Namespace: ns, Name: fmt.Sprint(n)}).Key()
 			got, ok := s.Get(key)
 			want, wantOK := o.items[key]
 			if got != want || ok != wantOK {

@@ -3,7 +3,7 @@ package store
 import (
 	"github.com/google/btree"
 
-	"github.com/kcmlab/kcm/kube"
+	"github.com/kcmlab/kcm/kube/api"
 )
 
 // Cursor is a position in an index, (value, key): a paged range query
@@ -34,7 +34,7 @@ func (sn *snapshot[T]) resolve(i int, value string, e kentry[T]) (T, bool) {
 
 // walkKeys calls f for the keys of set after `after` ("" = from the
 // first), in order, until f says stop.
-func walkKeys[T kube.Object](set *btree.BTreeG[kentry[T]], after string, f func(kentry[T]) bool) {
+func walkKeys[T api.Object](set *btree.BTreeG[kentry[T]], after string, f func(kentry[T]) bool) {
 	if set == nil {
 		return
 	}

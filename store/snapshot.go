@@ -6,7 +6,7 @@ import (
 
 	"github.com/google/btree"
 
-	"github.com/kcmlab/kcm/kube"
+	"github.com/kcmlab/kcm/kube/api"
 )
 
 // btreeDegree is the google/btree degree of every tree: nodes hold 15..31
@@ -19,14 +19,14 @@ const btreeDegree = 16
 // cell is the slot of one stored key. Index entries and the shard map point
 // at the same cell, so a reader walking an index reaches the object's
 // current version without taking a shard lock.
-type cell[T kube.Object] struct {
+type cell[T api.Object] struct {
 	// p is the current version; nil once the key is deleted (a deleted
 	// cell is never reused: a key added again gets a new cell).
 	p atomic.Pointer[version[T]]
 }
 
 // version is one immutable stored state of a key.
-type version[T kube.Object] struct {
+type version[T api.Object] struct {
 	obj T
 	// gen is the generation of the last write that changed this key's
 	// index values (or added the key). A snapshot with gen >= version.gen
@@ -35,15 +35,15 @@ type version[T kube.Object] struct {
 }
 
 // kentry is one key indexed under a value, with the key's cell.
-type kentry[T kube.Object] struct {
+type kentry[T api.Object] struct {
 	key string
 	c   *cell[T]
 }
 
-func lessKentry[T kube.Object](a, b kentry[T]) bool { return a.key < b.key }
+func lessKentry[T api.Object](a, b kentry[T]) bool { return a.key < b.key }
 
 // holder is one index value's set of keys.
-type holder[T kube.Object] struct {
+type holder[T api.Object] struct {
 	// keys is the published set: a read-only clone of w, replaced by the
 	// writer at each publish that changed it; nil once the value has no
 	// keys (a holder emptied is never reused).
@@ -56,18 +56,18 @@ type holder[T kube.Object] struct {
 }
 
 // group is one entry of an index's top tree: a value and its holder.
-type group[T kube.Object] struct {
+type group[T api.Object] struct {
 	value string
 	h     *holder[T]
 }
 
-func lessGroup[T kube.Object](a, b group[T]) bool { return a.value < b.value }
+func lessGroup[T api.Object](a, b group[T]) bool { return a.value < b.value }
 
 // snapshot is the published, read-only index state. Readers load it with
 // one atomic load, find a value's holder in a top tree and walk the
 // holder's published key set, all without locks. The writer never modifies
 // a published top tree or key set.
-type snapshot[T kube.Object] struct {
+type snapshot[T api.Object] struct {
 	// gen is the generation of the last index-changing write it includes.
 	gen uint64
 	// names maps an index name to its position in defs and tops.
@@ -102,7 +102,7 @@ func wrapName(err error, name string) error {
 }
 
 // windex is the writer's side of one index. Writer-only (Store.wmu).
-type windex[T kube.Object] struct {
+type windex[T api.Object] struct {
 	def *indexDef[T]
 	in  *interner
 	// top is the writer's top tree; topDirty is set when it changed since
@@ -117,7 +117,7 @@ type windex[T kube.Object] struct {
 	free *btree.FreeListG[kentry[T]]
 }
 
-func newWindex[T kube.Object](def *indexDef[T]) *windex[T] {
+func newWindex[T api.Object](def *indexDef[T]) *windex[T] {
 	return &windex[T]{
 		def:      def,
 		in:       newInterner(def.kind == kindLabel),

@@ -6,14 +6,14 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/kcmlab/kcm/kube"
+	"github.com/kcmlab/kcm/kube/api"
 )
 
 // DefaultShards is the number of item shards when Options.Shards is unset.
 const DefaultShards = 64
 
 // Options configures a Store.
-type Options[T kube.Object] struct {
+type Options[T api.Object] struct {
 	// Shards is the number of item shards, rounded up to a power of two;
 	// <= 0 means DefaultShards.
 	Shards int
@@ -33,7 +33,7 @@ type Options[T kube.Object] struct {
 // Any number of goroutines may read while writes happen; writes are
 // serialised among themselves. See the package documentation for what a
 // reader racing a writer observes.
-type Store[T kube.Object] struct {
+type Store[T api.Object] struct {
 	// Fields every reader reads; never written after New.
 	keyFunc func(T) string
 	seed    maphash.Seed
@@ -57,7 +57,7 @@ type Store[T kube.Object] struct {
 
 // table is one complete state: items and indexes. Only the current table
 // is ever written; one replaced by Replace is frozen.
-type table[T kube.Object] struct {
+type table[T api.Object] struct {
 	mask   uint64
 	shards []shard[T]
 	// snap is the published index state; readers load it without locks.
@@ -72,7 +72,7 @@ type table[T kube.Object] struct {
 }
 
 // shard is one lock-protected part of the key → cell map.
-type shard[T kube.Object] struct {
+type shard[T api.Object] struct {
 	// mu guards m for readers. The writer (holding Store.wmu) is the only
 	// goroutine that mutates m: it reads m without mu and takes mu.Lock
 	// only to insert or delete.
@@ -83,7 +83,7 @@ type shard[T kube.Object] struct {
 
 // New returns an empty store. It panics if opts.Indexers is invalid (a nil
 // func under a name that is not built in), which is a programming error.
-func New[T kube.Object](opts Options[T]) *Store[T] {
+func New[T api.Object](opts Options[T]) *Store[T] {
 	n := opts.Shards
 	if n <= 0 {
 		n = DefaultShards
@@ -103,7 +103,7 @@ func New[T kube.Object](opts Options[T]) *Store[T] {
 	return s
 }
 
-func newTable[T kube.Object](nshards, sizeHint int) *table[T] {
+func newTable[T api.Object](nshards, sizeHint int) *table[T] {
 	t := &table[T]{mask: uint64(nshards - 1), shards: make([]shard[T], nshards)}
 	for i := range t.shards {
 		t.shards[i].m = make(map[string]*cell[T], sizeHint/nshards)

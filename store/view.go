@@ -1,6 +1,8 @@
 package store
 
-import "github.com/kcmlab/kcm/kube"
+import (
+	"github.com/kcmlab/kcm/kube/api"
+)
 
 // View is the reading half of a Store: what client-go's Indexer offers a
 // controller (GetByKey, List, ListKeys, ByIndex, IndexKeys,
@@ -15,7 +17,7 @@ import "github.com/kcmlab/kcm/kube"
 // Every method behaves exactly as the Store method of the same name, with
 // the same guarantees towards a concurrent writer. The zero View has no
 // store behind it; its methods panic.
-type View[T kube.Object] struct {
+type View[T api.Object] struct {
 	s *Store[T]
 }
 
@@ -64,11 +66,11 @@ func (v View[T]) ListIndexValues(index string) []string { return v.s.ListIndexVa
 
 // MetaNamespaceKey is the key the default KeyFunc gives an object named
 // name in namespace: "namespace/name", or "name" when namespace is empty
-// (a cluster-scoped object), exactly kube.ObjectMeta.Key (client-go's
+// (a cluster-scoped object), exactly api.ObjectMeta.Key (client-go's
 // MetaNamespaceKeyFunc). Listers find an object by namespace and name with
 // it instead of concatenating strings, which would get cluster-scoped keys
 // wrong. It is meaningless for a store built with another KeyFunc.
 func MetaNamespaceKey(namespace, name string) string {
-	m := kube.ObjectMeta{Namespace: namespace, Name: name}
+	m := api.ObjectMeta{Namespace: namespace, Name: name}
 	return m.Key()
 }

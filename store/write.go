@@ -6,11 +6,11 @@ import (
 
 	"github.com/google/btree"
 
-	"github.com/kcmlab/kcm/kube"
+	"github.com/kcmlab/kcm/kube/api"
 )
 
 // Op is one write of an Apply batch. Apply fills Old and Existed.
-type Op[T kube.Object] struct {
+type Op[T api.Object] struct {
 	// Delete removes the key instead of storing Obj.
 	Delete bool
 	// Obj is the object to store; for a Delete it may instead name the key.

@@ -5,20 +5,21 @@ import (
 	"strings"
 	"time"
 
-	"github.com/kcmlab/kcm/kube"
+	"github.com/kcmlab/kcm/kube/api"
+	"github.com/kcmlab/kcm/kube/rest"
 )
 
 // InstallCRD creates a namespaced CustomResourceDefinition for kind in
 // group, version v1, with a status subresource and a schema that keeps any
 // field, waits until discovery serves it, and deletes it when the test
 // ends. It returns the resource of its objects.
-func InstallCRD(t TB, ctx context.Context, c *kube.Client, group, kind string) kube.Resource {
+func InstallCRD(t TB, ctx context.Context, c *rest.Client, group, kind string) rest.Resource {
 	t.Helper()
 	singular := strings.ToLower(kind)
 	plural := singular + "s"
 	name := plural + "." + group
-	crds := kube.NewResources(c, kube.CRDs, kube.Raw())
-	crd, err := kube.NewRawObject(map[string]any{
+	crds := rest.NewResources(c, rest.CRDs, api.Raw())
+	crd, err := api.NewRawObject(map[string]any{
 		"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
 		"metadata": map[string]any{"name": name},
 		"spec": map[string]any{
@@ -36,7 +37,7 @@ func InstallCRD(t TB, ctx context.Context, c *kube.Client, group, kind string) k
 	if _, err := crds.Create(ctx, crd); err != nil {
 		t.Fatalf("testenv: create CRD %s: %v", name, err)
 	}
-	t.Cleanup(func() { _ = crds.Delete(context.Background(), name, kube.DeleteOptions{}) })
+	t.Cleanup(func() { _ = crds.Delete(context.Background(), name, rest.DeleteOptions{}) })
 	for {
 		res, err := c.ResourceForKind(ctx, group+"/v1", kind)
 		if err == nil {

@@ -10,7 +10,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/kcmlab/kcm/clock"
-	"github.com/kcmlab/kcm/kube"
+	"github.com/kcmlab/kcm/kube/rest"
 )
 
 // DemoNamespace is where `kcm dev` runs its demo workload.
@@ -32,14 +32,14 @@ type devWorkload struct {
 // points at until ctx ends, then waits for both to stop. The trace starts
 // first and the demo's loop only once the trace has synced, so that every
 // demo write shows up as a live event.
-func runDevWorkload(ctx context.Context, cfg *kube.Config, o devWorkload, w io.Writer) error {
+func runDevWorkload(ctx context.Context, cfg *rest.Config, o devWorkload, w io.Writer) error {
 	if o.DemoNamespace == "" {
 		o.DemoNamespace = DemoNamespace
 	}
 	if o.Period <= 0 {
 		o.Period = 2 * time.Second
 	}
-	c, err := kube.NewClient(cfg, kube.WithLogger(o.Logger))
+	c, err := rest.NewClient(cfg, rest.WithLogger(o.Logger))
 	if err != nil {
 		return err
 	}
@@ -73,7 +73,7 @@ func runDevWorkload(ctx context.Context, cfg *kube.Config, o devWorkload, w io.W
 
 // startDevTrace resolves the resource and runs a tracer in a goroutine
 // counted by wg.
-func startDevTrace(ctx context.Context, c *kube.Client, o devWorkload, w io.Writer, wg *sync.WaitGroup) (*tracer, error) {
+func startDevTrace(ctx context.Context, c *rest.Client, o devWorkload, w io.Writer, wg *sync.WaitGroup) (*tracer, error) {
 	res, err := resolveResource(ctx, c, o.Trace)
 	if err != nil {
 		return nil, fmt.Errorf("--trace: %w", err)

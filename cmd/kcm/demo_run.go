@@ -8,7 +8,8 @@ import (
 	"time"
 
 	"github.com/kcmlab/kcm/clock"
-	"github.com/kcmlab/kcm/kube"
+	"github.com/kcmlab/kcm/kube/api"
+	"github.com/kcmlab/kcm/kube/rest"
 )
 
 // demo plays demoScript against a cluster, one step per period, and
@@ -18,42 +19,42 @@ type demo struct {
 	period time.Duration
 	clk    clock.Clock
 	w      io.Writer
-	pods   *kube.Resources[*kube.RawObject]
-	cms    *kube.Resources[*kube.RawObject]
-	nss    *kube.Resources[*kube.RawObject]
-	sas    *kube.Resources[*kube.RawObject]
+	pods   *rest.Resources[*api.RawObject]
+	cms    *rest.Resources[*api.RawObject]
+	nss    *rest.Resources[*api.RawObject]
+	sas    *rest.Resources[*api.RawObject]
 }
 
 // newDemo returns a demo writing to namespace ns through c; narration goes
 // to w, one whole line per Write.
-func newDemo(c *kube.Client, ns string, period time.Duration, clk clock.Clock, w io.Writer) *demo {
+func newDemo(c *rest.Client, ns string, period time.Duration, clk clock.Clock, w io.Writer) *demo {
 	if clk == nil {
 		clk = clock.Real{}
 	}
-	raw := func(r kube.Resource) *kube.Resources[*kube.RawObject] {
-		return kube.NewResources(c, r, kube.Raw()).InNamespace(ns)
+	raw := func(r rest.Resource) *rest.Resources[*api.RawObject] {
+		return rest.NewResources(c, r, api.Raw()).InNamespace(ns)
 	}
-	return &demo{ns: ns, period: period, clk: clk, w: w, pods: raw(kube.Pods), cms: raw(kube.ConfigMaps),
-		nss: kube.NewResources(c, kube.Namespaces, kube.Raw()), sas: raw(kube.ServiceAccounts)}
+	return &demo{ns: ns, period: period, clk: clk, w: w, pods: raw(rest.Pods), cms: raw(rest.ConfigMaps),
+		nss: rest.NewResources(c, rest.Namespaces, api.Raw()), sas: raw(rest.ServiceAccounts)}
 }
 
 // Setup creates the namespace and its "default" ServiceAccount (the API
 // server admits no pod in a namespace without it, and no controller runs
 // here to create it). Objects that exist already are fine.
 func (d *demo) Setup(ctx context.Context) error {
-	ns, err := kube.NewRawObject(map[string]any{"apiVersion": "v1", "kind": "Namespace", "metadata": map[string]any{"name": d.ns}})
+	ns, err := api.NewRawObject(map[string]any{"apiVersion": "v1", "kind": "Namespace", "metadata": map[string]any{"name": d.ns}})
 	if err != nil {
 		return err
 	}
-	if _, err := d.nss.Create(ctx, ns); err != nil && !kube.IsAlreadyExists(err) {
+	if _, err := d.nss.Create(ctx, ns); err != nil && !rest.IsAlreadyExists(err) {
 		return fmt.Errorf("demo: create namespace %s: %w", d.ns, err)
 	}
-	sa, err := kube.NewRawObject(map[string]any{"apiVersion": "v1", "kind": "ServiceAccount",
+	sa, err := api.NewRawObject(map[string]any{"apiVersion": "v1", "kind": "ServiceAccount",
 		"metadata": map[string]any{"name": "default", "namespace": d.ns}})
 	if err != nil {
 		return err
 	}
-	if _, err := d.sas.Create(ctx, sa); err != nil && !kube.IsAlreadyExists(err) {
+	if _, err := d.sas.Create(ctx, sa); err != nil && !rest.IsAlreadyExists(err) {
 		return fmt.Errorf("demo: create serviceaccount %s/default: %w", d.ns, err)
 	}
 	return nil
@@ -92,16 +93,16 @@ func (d *demo) play(ctx context.Context, s demoStep) error {
 	}
 	switch s.Verb {
 	case demoCreate:
-		obj, err := kube.NewRawObject(s.manifest(d.ns))
+		obj, err := api.NewRawObject(s.manifest(d.ns))
 		if err != nil {
 			return err
 		}
-		if _, err := r.Create(ctx, obj); err != nil && !kube.IsAlreadyExists(err) {
+		if _, err := r.Create(ctx, obj); err != nil && !rest.IsAlreadyExists(err) {
 			return err
 		}
 	case demoDelete:
 		zero := int64(0)
-		if err := r.Delete(ctx, s.Name, kube.DeleteOptions{GracePeriodSeconds: &zero}); err != nil && !kube.IsNotFound(err) {
+		if err := r.Delete(ctx, s.Name, rest.DeleteOptions{GracePeriodSeconds: &zero}); err != nil && !rest.IsNotFound(err) {
 			return err
 		}
 	default:
@@ -110,7 +111,7 @@ func (d *demo) play(ctx context.Context, s demoStep) error {
 	return nil
 }
 
-func (d *demo) patch(ctx context.Context, r *kube.Resources[*kube.RawObject], s demoStep) error {
+func (d *demo) patch(ctx context.Context, r *rest.Resources[*api.RawObject], s demoStep) error {
 	uid := ""
 	if s.Verb == demoAdopt {
 		owner, err := d.cms.Get(ctx, s.Owner)
@@ -123,7 +124,7 @@ func (d *demo) patch(ctx context.Context, r *kube.Resources[*kube.RawObject], s 
 	if err != nil {
 		return err
 	}
-	_, err = r.Patch(ctx, s.Name, kube.MergePatch, p, kube.PatchOptions{})
+	_, err = r.Patch(ctx, s.Name, rest.MergePatch, p, rest.PatchOptions{})
 	return err
 }
 

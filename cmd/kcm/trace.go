@@ -13,7 +13,8 @@ import (
 	"github.com/rs/zerolog"
 	"github.com/spf13/pflag"
 
-	"github.com/kcmlab/kcm/kube"
+	"github.com/kcmlab/kcm/kube/clientcmd"
+	"github.com/kcmlab/kcm/kube/rest"
 	"github.com/kcmlab/kcm/reflector"
 )
 
@@ -85,16 +86,16 @@ func (f traceFlags) reflectorOptions() reflector.Options {
 }
 
 // trace connects, resolves the resource and runs the tracer until ctx ends.
-func trace(ctx context.Context, resource string, f traceFlags, transport kube.WatchTransport, stdout, stderr io.Writer) error {
+func trace(ctx context.Context, resource string, f traceFlags, transport rest.WatchTransport, stdout, stderr io.Writer) error {
 	log := zerolog.Nop()
 	if f.verbose {
 		log = zerolog.New(zerolog.ConsoleWriter{Out: stderr, TimeFormat: time.TimeOnly}).With().Timestamp().Logger()
 	}
-	cfg, err := kube.BuildConfig(kube.LoadOptions{ExplicitPath: f.kubeconfig, Context: f.context, Logger: log})
+	cfg, err := clientcmd.BuildConfig(clientcmd.LoadOptions{ExplicitPath: f.kubeconfig, Context: f.context, Logger: log})
 	if err != nil {
 		return err
 	}
-	c, err := kube.NewClient(cfg, kube.WithLogger(log))
+	c, err := rest.NewClient(cfg, rest.WithLogger(log))
 	if err != nil {
 		return err
 	}
@@ -111,12 +112,12 @@ func trace(ctx context.Context, resource string, f traceFlags, transport kube.Wa
 }
 
 // parseTransport reads --transport.
-func parseTransport(s string) (kube.WatchTransport, error) {
+func parseTransport(s string) (rest.WatchTransport, error) {
 	switch s {
 	case "chunked", "":
-		return kube.Chunked, nil
+		return rest.Chunked, nil
 	case "websocket", "ws":
-		return kube.WebSocket, nil
+		return rest.WebSocket, nil
 	}
 	return 0, fmt.Errorf("--transport %q: want chunked or websocket", s)
 }

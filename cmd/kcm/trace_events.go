@@ -5,7 +5,8 @@ import (
 	"time"
 
 	"github.com/kcmlab/kcm/deltafifo"
-	"github.com/kcmlab/kcm/kube"
+	"github.com/kcmlab/kcm/kube/api"
+	"github.com/kcmlab/kcm/kube/rest"
 	"github.com/kcmlab/kcm/reflector"
 	"github.com/kcmlab/kcm/store"
 )
@@ -26,7 +27,7 @@ type traceEvent interface{ when() time.Time }
 // traceStart opens a trace: what is traced, from where and how.
 type traceStart struct {
 	At        time.Time
-	Resource  kube.Resource
+	Resource  rest.Resource
 	Namespace string // "" = all namespaces (or a cluster-scoped resource)
 	Server    string // the API server's URL; never credentials
 	Transport string // "chunked" or "websocket"
@@ -52,7 +53,7 @@ type watchOpened struct {
 // watchEvent: the reflector read one event from the watch stream.
 type watchEvent struct {
 	At         time.Time
-	Type       kube.EventType
+	Type       rest.EventType
 	Key        string // namespace/name; "" for BOOKMARK and ERROR
 	RV         string
 	Bytes      int  // size on the wire
@@ -130,7 +131,7 @@ type indexEntries struct {
 // index functions, so the trace shows what the store indexes. The store
 // files cluster-scoped objects under namespace ""; that entry is left out
 // here, as it says nothing to a reader.
-func indexEntriesOf[T kube.Object](obj T) indexEntries {
+func indexEntriesOf[T api.Object](obj T) indexEntries {
 	sorted := func(v []string) []string { slices.Sort(v); return slices.Compact(v) }
 	ns := store.NamespaceIndexFunc(obj)
 	if obj.GetObjectMeta().Namespace == "" {

@@ -8,7 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kcmlab/kcm/kube"
+	"github.com/kcmlab/kcm/kube/api"
+	"github.com/kcmlab/kcm/kube/rest"
 	"github.com/kcmlab/kcm/testenv"
 )
 
@@ -57,12 +58,12 @@ func TestDevWorkloadTracesDemoChurn(t *testing.T) {
 	expectLine(t, ctx, tap, synced, "store", "delete", ns+"/web-0", "(-app=web -tier=backend)")
 
 	// The test's own pod: created, then relabelled.
-	c, err := kube.NewClient(cl.Config())
+	c, err := rest.NewClient(cl.Config())
 	if err != nil {
 		t.Fatal(err)
 	}
-	pods := kube.NewResources(c, kube.Pods, kube.Raw()).InNamespace(ns)
-	probe, err := kube.NewRawObject(map[string]any{"apiVersion": "v1", "kind": "Pod",
+	pods := rest.NewResources(c, rest.Pods, api.Raw()).InNamespace(ns)
+	probe, err := api.NewRawObject(map[string]any{"apiVersion": "v1", "kind": "Pod",
 		"metadata": map[string]any{"name": "probe", "labels": map[string]any{"stage": "one"}},
 		"spec":     map[string]any{"containers": []any{map[string]any{"name": "c", "image": "registry.k8s.io/pause:3.10"}}}})
 	if err != nil {
@@ -73,7 +74,7 @@ func TestDevWorkloadTracesDemoChurn(t *testing.T) {
 	}
 	key := ns + "/probe"
 	expectLine(t, ctx, tap, synced, "store", "add", key, "label (+stage=one)")
-	changed, err := pods.Patch(ctx, "probe", kube.MergePatch, []byte(`{"metadata":{"labels":{"stage":"two"}}}`), kube.PatchOptions{})
+	changed, err := pods.Patch(ctx, "probe", rest.MergePatch, []byte(`{"metadata":{"labels":{"stage":"two"}}}`), rest.PatchOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,13 +96,13 @@ func TestTraceCommandListAndWatch(t *testing.T) {
 	ns := cl.Namespace(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	c, err := kube.NewClient(cl.Config())
+	c, err := rest.NewClient(cl.Config())
 	if err != nil {
 		t.Fatal(err)
 	}
-	cms := kube.NewResources(c, kube.ConfigMaps, kube.Raw()).InNamespace(ns)
-	cm := func(name string) *kube.RawObject {
-		o, err := kube.NewRawObject(map[string]any{"apiVersion": "v1", "kind": "ConfigMap",
+	cms := rest.NewResources(c, rest.ConfigMaps, api.Raw()).InNamespace(ns)
+	cm := func(name string) *api.RawObject {
+		o, err := api.NewRawObject(map[string]any{"apiVersion": "v1", "kind": "ConfigMap",
 			"metadata": map[string]any{"name": name, "labels": map[string]any{"app": "x"}}})
 		if err != nil {
 			t.Fatal(err)
@@ -115,7 +116,7 @@ func TestTraceCommandListAndWatch(t *testing.T) {
 	runCtx, stop := context.WithCancel(ctx)
 	done := make(chan error, 1)
 	f := traceFlags{namespace: ns, kubeconfig: cl.KubeconfigPath(), watchList: false}
-	go func() { done <- trace(runCtx, "cm", f, kube.WebSocket, tap, tap) }()
+	go func() { done <- trace(runCtx, "cm", f, rest.WebSocket, tap, tap) }()
 	stopAndWait := sync.OnceValue(func() error { stop(); return <-done })
 	defer stopAndWait()
 
@@ -144,7 +145,7 @@ func TestResolveResourceByDiscovery(t *testing.T) {
 	defer cancel()
 	cfg := cl.Config()
 	cfg.QPS = -1 // each lookup below runs a full discovery
-	c, err := kube.NewClient(cfg)
+	c, err := rest.NewClient(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/kcmlab/kcm/deltafifo"
-	"github.com/kcmlab/kcm/kube"
+	"github.com/kcmlab/kcm/kube/rest"
 	"github.com/kcmlab/kcm/reflector"
 )
 
@@ -191,7 +191,7 @@ func (p *printer) watchOpened(e watchOpened) []string {
 
 func (p *printer) watchEvent(e watchEvent) []string {
 	switch {
-	case e.Type == kube.Error:
+	case e.Type == rest.Error:
 		return []string{row(e.At, "reflector", string(e.Type), e.Err)}
 	case p.streaming && e.InitialEnd:
 		p.streaming = false
@@ -201,7 +201,7 @@ func (p *printer) watchEvent(e watchEvent) []string {
 		d := e.At.Sub(p.streamFrom)
 		return []string{row(e.At, "reflector", string(e.Type), fmt.Sprintf("rv=%s initial-events-end: %d objects streamed in %s (%s)",
 			e.RV, p.streamed, fmtDur(d), fmtRate(p.streamed, d)))}
-	case e.Type == kube.Bookmark:
+	case e.Type == rest.Bookmark:
 		return []string{row(e.At, "reflector", string(e.Type), fmt.Sprintf("rv=%s (no object: only the resourceVersion advances)", e.RV))}
 	case p.streaming:
 		p.streamed++

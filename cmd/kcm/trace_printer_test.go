@@ -13,7 +13,8 @@ import (
 	"time"
 
 	"github.com/kcmlab/kcm/deltafifo"
-	"github.com/kcmlab/kcm/kube"
+	"github.com/kcmlab/kcm/kube/api"
+	"github.com/kcmlab/kcm/kube/rest"
 	"github.com/kcmlab/kcm/reflector"
 )
 
@@ -30,7 +31,7 @@ var (
 // body returns the printed lines that follow the header.
 func body(o printerOptions, events ...traceEvent) []string {
 	p := newPrinter(o)
-	p.lines(traceStart{At: t0, Resource: kube.Pods, Server: "https://127.0.0.1:6443", Transport: "chunked"})
+	p.lines(traceStart{At: t0, Resource: rest.Pods, Server: "https://127.0.0.1:6443", Transport: "chunked"})
 	var out []string
 	for _, e := range events {
 		out = append(out, p.lines(e)...)
@@ -73,7 +74,7 @@ func TestPrinterStages(t *testing.T) {
 		events: []traceEvent{
 			applied{At: ms(1), Type: deltafifo.Replaced, Key: "shop/web-0", RV: "5", InitialList: true, Index: webFE},
 			delivered{At: ms(1), Call: "OnAdd", Key: "shop/web-0", RV: "5", Initial: true, Listeners: 1},
-			watchEvent{At: ms(1000), Type: kube.Modified, Key: "shop/web-0", RV: "8", Bytes: 1946},
+			watchEvent{At: ms(1000), Type: rest.Modified, Key: "shop/web-0", RV: "8", Bytes: 1946},
 			applied{At: ms(1000.5), Type: deltafifo.Updated, Key: "shop/web-0", RV: "8", Existed: true, Depth: 1, Index: webBE},
 			delivered{At: ms(1001.2), Call: "OnUpdate", Key: "shop/web-0", RV: "8", Listeners: 1},
 		},
@@ -86,10 +87,10 @@ func TestPrinterStages(t *testing.T) {
 	}, {
 		name: "a handler call observed before its store write is shown after it",
 		events: []traceEvent{
-			watchEvent{At: ms(1000), Type: kube.Added, Key: "shop/web-0", RV: "8", Bytes: 1946},
+			watchEvent{At: ms(1000), Type: rest.Added, Key: "shop/web-0", RV: "8", Bytes: 1946},
 			delivered{At: ms(1000.4), Call: "OnAdd", Key: "shop/web-0", RV: "8", Listeners: 1},
 			applied{At: ms(1000.5), Type: deltafifo.Added, Key: "shop/web-0", RV: "8", Depth: 1, Index: webFE},
-			watchEvent{At: ms(1001), Type: kube.Modified, Key: "shop/web-0", RV: "9", Bytes: 1946},
+			watchEvent{At: ms(1001), Type: rest.Modified, Key: "shop/web-0", RV: "9", Bytes: 1946},
 			applied{At: ms(1001.5), Type: deltafifo.Updated, Key: "shop/web-0", RV: "9", Existed: true, Depth: 1, Index: webBE},
 			delivered{At: ms(1001.6), Call: "OnUpdate", Key: "shop/web-0", RV: "9", Listeners: 1},
 		},
@@ -142,10 +143,10 @@ func TestPrinterStages(t *testing.T) {
 		name: "WatchList: initial events are counted, the end bookmark reports them",
 		events: []traceEvent{
 			watchOpened{At: ms(1), InitialEvents: true, TimeoutSeconds: 300},
-			watchEvent{At: ms(3), Type: kube.Added, Key: "shop/a", RV: "5", Bytes: 900},
-			watchEvent{At: ms(4), Type: kube.Added, Key: "shop/b", RV: "6", Bytes: 900},
-			watchEvent{At: ms(5), Type: kube.Bookmark, RV: "9", InitialEnd: true},
-			watchEvent{At: ms(60005), Type: kube.Bookmark, RV: "12"},
+			watchEvent{At: ms(3), Type: rest.Added, Key: "shop/a", RV: "5", Bytes: 900},
+			watchEvent{At: ms(4), Type: rest.Added, Key: "shop/b", RV: "6", Bytes: 900},
+			watchEvent{At: ms(5), Type: rest.Bookmark, RV: "9", InitialEnd: true},
+			watchEvent{At: ms(60005), Type: rest.Bookmark, RV: "12"},
 		},
 		want: []string{
 			"12:00:00.001  reflector  WATCH     sendInitialEvents=true (WatchList): the current state as ADDED events, then a bookmark; server ends it after 300s",
@@ -157,7 +158,7 @@ func TestPrinterStages(t *testing.T) {
 		o:    printerOptions{ShowInitial: true},
 		events: []traceEvent{
 			watchOpened{At: ms(1), InitialEvents: true, TimeoutSeconds: 300},
-			watchEvent{At: ms(3), Type: kube.Added, Key: "shop/a", RV: "5", Bytes: 900},
+			watchEvent{At: ms(3), Type: rest.Added, Key: "shop/a", RV: "5", Bytes: 900},
 			applied{At: ms(4), Type: deltafifo.Replaced, Key: "shop/a", RV: "5", InitialList: true, Index: webFE},
 			delivered{At: ms(5), Call: "OnAdd", Key: "shop/a", RV: "5", Initial: true, Listeners: 1},
 		},
@@ -173,7 +174,7 @@ func TestPrinterStages(t *testing.T) {
 		events: []traceEvent{
 			watchOpened{At: ms(1), RV: "9", TimeoutSeconds: 412},
 			watchClosed{At: ms(2), Err: io.EOF},
-			watchEvent{At: ms(3), Type: kube.Error, Err: "410 Expired: too old resource version: 9 (12)"},
+			watchEvent{At: ms(3), Type: rest.Error, Err: "410 Expired: too old resource version: 9 (12)"},
 			phaseChange{At: ms(4), From: reflector.Listing, To: reflector.BackingOff, Err: errors.New("connection refused")},
 			phaseChange{At: ms(5), From: reflector.Watching, To: reflector.Watching, Err: io.EOF},
 			phaseChange{At: ms(6), From: reflector.WatchListing, To: reflector.Watching, Err: errContextCanceled()},
@@ -188,7 +189,7 @@ func TestPrinterStages(t *testing.T) {
 	}, {
 		name: "the end says how many changes were traced",
 		events: []traceEvent{
-			watchEvent{At: ms(3), Type: kube.Added, Key: "shop/a", RV: "5", Bytes: 900},
+			watchEvent{At: ms(3), Type: rest.Added, Key: "shop/a", RV: "5", Bytes: 900},
 			traceStopped{At: ms(2500)},
 		},
 		want: []string{
@@ -213,8 +214,8 @@ func errContextCanceled() error { return fmt.Errorf("watch pods: %w", context.Ca
 // printed before by another printer.
 func TestPrinterIsPure(t *testing.T) {
 	events := []traceEvent{
-		traceStart{At: t0, Resource: kube.Pods, Server: "s", Transport: "chunked", WatchList: true},
-		watchEvent{At: ms(1), Type: kube.Added, Key: "shop/a", RV: "5", Bytes: 900},
+		traceStart{At: t0, Resource: rest.Pods, Server: "s", Transport: "chunked", WatchList: true},
+		watchEvent{At: ms(1), Type: rest.Added, Key: "shop/a", RV: "5", Bytes: 900},
 		applied{At: ms(2), Type: deltafifo.Added, Key: "shop/a", RV: "5", Index: webFE},
 		delivered{At: ms(3), Call: "OnAdd", Key: "shop/a", RV: "5", Listeners: 1},
 	}
@@ -233,11 +234,11 @@ func TestPrinterHeader(t *testing.T) {
 		start traceStart
 		want  []string
 	}{
-		{traceStart{Resource: kube.Pods, Server: "https://h:1", Transport: "chunked", WatchList: true},
+		{traceStart{Resource: rest.Pods, Server: "https://h:1", Transport: "chunked", WatchList: true},
 			[]string{"kcm trace: pods (v1) in all namespaces, server https://h:1", "WatchList on"}},
-		{traceStart{Resource: kube.Deployments, Namespace: "shop", Server: "https://h:1", Transport: "websocket"},
+		{traceStart{Resource: rest.Deployments, Namespace: "shop", Server: "https://h:1", Transport: "websocket"},
 			[]string{"deployments (apps/v1) in namespace shop", "websocket watch", "WatchList off"}},
-		{traceStart{Resource: kube.Namespaces, Server: "https://h:1", Transport: "chunked"},
+		{traceStart{Resource: rest.Namespaces, Server: "https://h:1", Transport: "chunked"},
 			[]string{"namespaces (v1) in the cluster (cluster-scoped)"}},
 	}
 	for _, tt := range tests {
@@ -254,7 +255,7 @@ func TestPrinterHeader(t *testing.T) {
 func TestPrinterSeenIsBounded(t *testing.T) {
 	p := newPrinter(printerOptions{})
 	for i := range 3 * maxSeen {
-		p.lines(watchEvent{At: ms(float64(i)), Type: kube.Modified, Key: "shop/a", RV: strconv.Itoa(i)})
+		p.lines(watchEvent{At: ms(float64(i)), Type: rest.Modified, Key: "shop/a", RV: strconv.Itoa(i)})
 	}
 	if len(p.seen) > maxSeen {
 		t.Errorf("seen holds %d entries, want ≤ %d", len(p.seen), maxSeen)
@@ -299,7 +300,7 @@ func TestDiffSorted(t *testing.T) {
 }
 
 func TestIndexEntriesOf(t *testing.T) {
-	obj, err := kube.NewRawObject(map[string]any{"metadata": map[string]any{"name": "w", "namespace": "shop",
+	obj, err := api.NewRawObject(map[string]any{"metadata": map[string]any{"name": "w", "namespace": "shop",
 		"labels":          map[string]any{"tier": "fe", "app": "web"},
 		"ownerReferences": []any{map[string]any{"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "r", "uid": "u1"}}}})
 	if err != nil {
@@ -310,7 +311,7 @@ func TestIndexEntriesOf(t *testing.T) {
 	if !slices.Equal(got.Namespace, want.Namespace) || !slices.Equal(got.Label, want.Label) || !slices.Equal(got.Owner, want.Owner) {
 		t.Errorf("indexEntriesOf = %+v, want %+v", got, want)
 	}
-	node, _ := kube.NewRawObject(map[string]any{"metadata": map[string]any{"name": "n1"}})
+	node, _ := api.NewRawObject(map[string]any{"metadata": map[string]any{"name": "n1"}})
 	if got := indexEntriesOf(node); len(got.Namespace) != 0 {
 		t.Errorf("cluster-scoped object: namespace entries %q, want none shown", got.Namespace)
 	}
@@ -340,17 +341,17 @@ func TestFormatUnits(t *testing.T) {
 // deleted.
 func Example_trace() {
 	render(os.Stdout, printerOptions{},
-		traceStart{At: t0, Resource: kube.Pods, Namespace: "shop", Server: "https://127.0.0.1:6443", Transport: "chunked"},
+		traceStart{At: t0, Resource: rest.Pods, Namespace: "shop", Server: "https://127.0.0.1:6443", Transport: "chunked"},
 		listPage{At: ms(20), Items: 1, RV: "100"},
 		applied{At: ms(21), Type: deltafifo.Replaced, Key: "shop/web-0", RV: "90", InitialList: true, Index: webFE},
 		phaseChange{At: ms(21), From: reflector.Listing, To: reflector.Watching},
 		delivered{At: ms(21), Call: "OnAdd", Key: "shop/web-0", RV: "90", Initial: true, Listeners: 1},
 		watchOpened{At: ms(22), RV: "100", TimeoutSeconds: 412},
 		synced{At: ms(100), Objects: 1},
-		watchEvent{At: ms(2000), Type: kube.Modified, Key: "shop/web-0", RV: "101", Bytes: 1946},
+		watchEvent{At: ms(2000), Type: rest.Modified, Key: "shop/web-0", RV: "101", Bytes: 1946},
 		applied{At: ms(2000.2), Type: deltafifo.Updated, Key: "shop/web-0", RV: "101", Existed: true, Depth: 1, Index: webBE},
 		delivered{At: ms(2000.5), Call: "OnUpdate", Key: "shop/web-0", RV: "101", Listeners: 1},
-		watchEvent{At: ms(4000), Type: kube.Deleted, Key: "shop/web-0", RV: "102", Bytes: 1990},
+		watchEvent{At: ms(4000), Type: rest.Deleted, Key: "shop/web-0", RV: "102", Bytes: 1990},
 		applied{At: ms(4000.1), Type: deltafifo.Deleted, Key: "shop/web-0", RV: "102", Existed: true, Depth: 1, Index: webBE},
 		delivered{At: ms(4000.3), Call: "OnDelete", Key: "shop/web-0", RV: "102", Listeners: 1},
 		traceStopped{At: ms(5000)},

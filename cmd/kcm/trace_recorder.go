@@ -10,7 +10,8 @@ import (
 	"github.com/kcmlab/kcm/clock"
 	"github.com/kcmlab/kcm/deltafifo"
 	"github.com/kcmlab/kcm/informer"
-	"github.com/kcmlab/kcm/kube"
+	"github.com/kcmlab/kcm/kube/api"
+	"github.com/kcmlab/kcm/kube/rest"
 	"github.com/kcmlab/kcm/processor"
 	"github.com/kcmlab/kcm/reflector"
 )
@@ -35,8 +36,8 @@ type recorder struct {
 }
 
 var (
-	_ informer.Observer[*kube.RawObject] = (*recorder)(nil)
-	_ processor.Handler[*kube.RawObject] = (*recorder)(nil)
+	_ informer.Observer[*api.RawObject] = (*recorder)(nil)
+	_ processor.Handler[*api.RawObject] = (*recorder)(nil)
 )
 
 func newRecorder(clk clock.Clock, w io.Writer, o printerOptions) *recorder {
@@ -60,7 +61,7 @@ func (r *recorder) ListPage(items int, rv string, more bool) {
 
 // WatchEvent is part of reflector.Observer. It records nothing: tracedLW
 // sees the same events with their objects, and so can name them.
-func (r *recorder) WatchEvent(kube.EventType, string, int) {}
+func (r *recorder) WatchEvent(rest.EventType, string, int) {}
 
 // PhaseChange is part of reflector.Observer.
 func (r *recorder) PhaseChange(from, to reflector.Phase, err error) {
@@ -69,7 +70,7 @@ func (r *recorder) PhaseChange(from, to reflector.Phase, err error) {
 
 // Applied is part of informer.Observer: the informer's apply loop calls it
 // after writing d to the store.
-func (r *recorder) Applied(d deltafifo.Delta[*kube.RawObject], existed bool, depth int) {
+func (r *recorder) Applied(d deltafifo.Delta[*api.RawObject], existed bool, depth int) {
 	e := applied{Type: d.Type, Key: d.Key, InitialList: d.InitialList, FinalStateUnknown: d.FinalStateUnknown,
 		Existed: existed, Depth: depth}
 	if d.Object != nil {
@@ -81,21 +82,21 @@ func (r *recorder) Applied(d deltafifo.Delta[*kube.RawObject], existed bool, dep
 }
 
 // OnAdd is part of processor.Handler.
-func (r *recorder) OnAdd(obj *kube.RawObject, isInitialList bool) {
+func (r *recorder) OnAdd(obj *api.RawObject, isInitialList bool) {
 	r.delivered("OnAdd", obj, isInitialList, false)
 }
 
 // OnUpdate is part of processor.Handler.
-func (r *recorder) OnUpdate(oldObj, newObj *kube.RawObject) {
+func (r *recorder) OnUpdate(oldObj, newObj *api.RawObject) {
 	r.delivered("OnUpdate", newObj, false, oldObj.ResourceVersion == newObj.ResourceVersion)
 }
 
 // OnDelete is part of processor.Handler.
-func (r *recorder) OnDelete(obj *kube.RawObject, _ bool) {
+func (r *recorder) OnDelete(obj *api.RawObject, _ bool) {
 	r.delivered("OnDelete", obj, false, false)
 }
 
-func (r *recorder) delivered(call string, obj *kube.RawObject, initial, unchanged bool) {
+func (r *recorder) delivered(call string, obj *api.RawObject, initial, unchanged bool) {
 	pending := 0
 	if reg := r.reg.Load(); reg != nil {
 		pending = reg.Pending()
@@ -112,15 +113,15 @@ func (r *recorder) delivered(call string, obj *kube.RawObject, initial, unchange
 // tracedLW passes a ListerWatcher through, recording each watch it opens
 // and each event read from it: what the reflector reads, as it reads it.
 type tracedLW struct {
-	inner reflector.ListerWatcher[*kube.RawObject]
+	inner reflector.ListerWatcher[*api.RawObject]
 	rec   *recorder
 }
 
-func (t tracedLW) ListEach(ctx context.Context, opts kube.ListOptions, fn func(*kube.RawObject) error) (kube.ListMeta, error) {
+func (t tracedLW) ListEach(ctx context.Context, opts rest.ListOptions, fn func(*api.RawObject) error) (rest.ListMeta, error) {
 	return t.inner.ListEach(ctx, opts, fn)
 }
 
-func (t tracedLW) Watch(ctx context.Context, opts kube.WatchOptions) (reflector.Watch[*kube.RawObject], error) {
+func (t tracedLW) Watch(ctx context.Context, opts rest.WatchOptions) (reflector.Watch[*api.RawObject], error) {
 	w, err := t.inner.Watch(ctx, opts)
 	if err != nil {
 		return nil, err
@@ -134,12 +135,12 @@ func (t tracedLW) Watch(ctx context.Context, opts kube.WatchOptions) (reflector.
 
 // tracedWatch records what Next returns.
 type tracedWatch struct {
-	inner reflector.Watch[*kube.RawObject]
+	inner reflector.Watch[*api.RawObject]
 	rec   *recorder
 	ctx   context.Context
 }
 
-func (w *tracedWatch) Next() (kube.WatchEvent[*kube.RawObject], error) {
+func (w *tracedWatch) Next() (rest.WatchEvent[*api.RawObject], error) {
 	ev, err := w.inner.Next()
 	if err != nil {
 		if w.ctx.Err() == nil && !reflector.Stopped(err) {
@@ -149,14 +150,14 @@ func (w *tracedWatch) Next() (kube.WatchEvent[*kube.RawObject], error) {
 	}
 	e := watchEvent{Type: ev.Type, Bytes: ev.Size}
 	switch {
-	case ev.Type == kube.Error:
+	case ev.Type == rest.Error:
 		if ev.Err != nil {
 			e.Err = ev.Err.Error()
 		}
 	case ev.Object != nil:
 		m := ev.Object.GetObjectMeta()
 		e.RV, e.InitialEnd = m.ResourceVersion, ev.IsInitialEventsEnd()
-		if ev.Type != kube.Bookmark {
+		if ev.Type != rest.Bookmark {
 			e.Key = m.Key()
 		}
 	}

@@ -7,28 +7,29 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kcmlab/kcm/kube"
+	"github.com/kcmlab/kcm/kube/api"
+	"github.com/kcmlab/kcm/kube/rest"
 	"github.com/kcmlab/kcm/reflector"
 )
 
 // step is what a fakeWatch's Next returns next.
 type step struct {
-	ev  kube.WatchEvent[*kube.RawObject]
+	ev  rest.WatchEvent[*api.RawObject]
 	err error
 }
 
 // fakeLW serves an empty LIST and watches whose events the test feeds
 // through steps; a WatchList watch starts with the initial events given.
 type fakeLW struct {
-	initial []kube.WatchEvent[*kube.RawObject]
+	initial []rest.WatchEvent[*api.RawObject]
 	steps   chan step
 }
 
-func (f *fakeLW) ListEach(context.Context, kube.ListOptions, func(*kube.RawObject) error) (kube.ListMeta, error) {
-	return kube.ListMeta{ResourceVersion: "1"}, nil
+func (f *fakeLW) ListEach(context.Context, rest.ListOptions, func(*api.RawObject) error) (rest.ListMeta, error) {
+	return rest.ListMeta{ResourceVersion: "1"}, nil
 }
 
-func (f *fakeLW) Watch(ctx context.Context, opts kube.WatchOptions) (reflector.Watch[*kube.RawObject], error) {
+func (f *fakeLW) Watch(ctx context.Context, opts rest.WatchOptions) (reflector.Watch[*api.RawObject], error) {
 	w := &fakeWatch{ctx: ctx, steps: f.steps, closed: make(chan struct{})}
 	if opts.SendInitialEvents != nil && *opts.SendInitialEvents {
 		w.queued = append(w.queued, f.initial...)
@@ -38,12 +39,12 @@ func (f *fakeLW) Watch(ctx context.Context, opts kube.WatchOptions) (reflector.W
 
 type fakeWatch struct {
 	ctx    context.Context
-	queued []kube.WatchEvent[*kube.RawObject]
+	queued []rest.WatchEvent[*api.RawObject]
 	steps  chan step
 	closed chan struct{}
 }
 
-func (w *fakeWatch) Next() (kube.WatchEvent[*kube.RawObject], error) {
+func (w *fakeWatch) Next() (rest.WatchEvent[*api.RawObject], error) {
 	if len(w.queued) > 0 {
 		ev := w.queued[0]
 		w.queued = w.queued[1:]
@@ -53,21 +54,21 @@ func (w *fakeWatch) Next() (kube.WatchEvent[*kube.RawObject], error) {
 	case s := <-w.steps:
 		return s.ev, s.err
 	case <-w.ctx.Done():
-		return kube.WatchEvent[*kube.RawObject]{}, w.ctx.Err()
+		return rest.WatchEvent[*api.RawObject]{}, w.ctx.Err()
 	case <-w.closed:
-		return kube.WatchEvent[*kube.RawObject]{}, io.ErrClosedPipe
+		return rest.WatchEvent[*api.RawObject]{}, io.ErrClosedPipe
 	}
 }
 
 func (w *fakeWatch) Close() error { close(w.closed); return nil }
 
-func rawPod(t *testing.T, rv string, labels map[string]any, annotations map[string]any) *kube.RawObject {
+func rawPod(t *testing.T, rv string, labels map[string]any, annotations map[string]any) *api.RawObject {
 	t.Helper()
 	meta := map[string]any{"name": "web-0", "namespace": "shop", "resourceVersion": rv, "labels": labels}
 	if annotations != nil {
 		meta = map[string]any{"resourceVersion": rv, "annotations": annotations}
 	}
-	o, err := kube.NewRawObject(map[string]any{"apiVersion": "v1", "kind": "Pod", "metadata": meta})
+	o, err := api.NewRawObject(map[string]any{"apiVersion": "v1", "kind": "Pod", "metadata": meta})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,13 +82,13 @@ func rawPod(t *testing.T, rv string, labels map[string]any, annotations map[stri
 // sendInitialEvents=true the current state comes as ADDED events, closed
 // by a BOOKMARK annotated k8s.io/initial-events-end: "true".
 func TestTracerPipeline(t *testing.T) {
-	lw := &fakeLW{steps: make(chan step), initial: []kube.WatchEvent[*kube.RawObject]{
-		{Type: kube.Added, Object: rawPod(t, "5", map[string]any{"app": "web", "tier": "fe"}, nil), Size: 300},
-		{Type: kube.Bookmark, Object: rawPod(t, "6", nil, map[string]any{kube.InitialEventsEndAnnotation: "true"}), Size: 90},
+	lw := &fakeLW{steps: make(chan step), initial: []rest.WatchEvent[*api.RawObject]{
+		{Type: rest.Added, Object: rawPod(t, "5", map[string]any{"app": "web", "tier": "fe"}, nil), Size: 300},
+		{Type: rest.Bookmark, Object: rawPod(t, "6", nil, map[string]any{rest.InitialEventsEndAnnotation: "true"}), Size: 90},
 	}}
 	tap := newLineTap()
-	tr, err := newTracerFrom(lw, traceStart{Resource: kube.Pods, Server: "fake", Transport: "chunked", WatchList: true},
-		traceOptions{Resource: kube.Pods}, tap)
+	tr, err := newTracerFrom(lw, traceStart{Resource: rest.Pods, Server: "fake", Transport: "chunked", WatchList: true},
+		traceOptions{Resource: rest.Pods}, tap)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,7 +117,7 @@ func TestTracerPipeline(t *testing.T) {
 	i = expect(i, "informer", "synced", "1 objects cached")
 	<-tr.Synced()
 
-	send(step{ev: kube.WatchEvent[*kube.RawObject]{Type: kube.Modified, Object: rawPod(t, "7", map[string]any{"app": "web", "tier": "be"}, nil), Size: 310}})
+	send(step{ev: rest.WatchEvent[*api.RawObject]{Type: rest.Modified, Object: rawPod(t, "7", map[string]any{"app": "web", "tier": "be"}, nil), Size: 310}})
 	i = expect(i, "reflector", "MODIFIED", "shop/web-0 rv=7 310B")
 	i = expect(i, "deltafifo", "Updated", "shop/web-0")
 	i = expect(i, "store", "update", "shop/web-0", "label app=web (+tier=be -tier=fe)")
@@ -126,7 +127,7 @@ func TestTracerPipeline(t *testing.T) {
 	i = expect(i, "WATCH", "ended by the server")
 	i = expect(i, "WATCH", "from rv=7")
 
-	send(step{ev: kube.WatchEvent[*kube.RawObject]{Type: kube.Deleted, Object: rawPod(t, "8", map[string]any{"app": "web", "tier": "be"}, nil), Size: 320}})
+	send(step{ev: rest.WatchEvent[*api.RawObject]{Type: rest.Deleted, Object: rawPod(t, "8", map[string]any{"app": "web", "tier": "be"}, nil), Size: 320}})
 	i = expect(i, "reflector", "DELETED", "shop/web-0 rv=8")
 	i = expect(i, "store", "delete", "index namespace (-shop), label (-app=web -tier=be)")
 	i = expect(i, "processor", "OnDelete", "shop/web-0")

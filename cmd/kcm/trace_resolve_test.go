@@ -4,18 +4,18 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/kcmlab/kcm/kube"
+	"github.com/kcmlab/kcm/kube/rest"
 )
 
 func TestBuiltinNames(t *testing.T) {
 	tests := []struct {
 		name string
-		want kube.Resource
+		want rest.Resource
 	}{
-		{"po", kube.Pods}, {"pod", kube.Pods}, {"pods", kube.Pods},
-		{"rs", kube.ReplicaSets}, {"deploy", kube.Deployments}, {"deployments", kube.Deployments},
-		{"ns", kube.Namespaces}, {"cm", kube.ConfigMaps}, {"sa", kube.ServiceAccounts},
-		{"lease", kube.Leases}, {"leases", kube.Leases}, {"no", kube.Nodes}, {"crd", kube.CRDs},
+		{"po", rest.Pods}, {"pod", rest.Pods}, {"pods", rest.Pods},
+		{"rs", rest.ReplicaSets}, {"deploy", rest.Deployments}, {"deployments", rest.Deployments},
+		{"ns", rest.Namespaces}, {"cm", rest.ConfigMaps}, {"sa", rest.ServiceAccounts},
+		{"lease", rest.Leases}, {"leases", rest.Leases}, {"no", rest.Nodes}, {"crd", rest.CRDs},
 	}
 	for _, tt := range tests {
 		if got, ok := builtinNames[tt.name]; !ok || got != tt.want {
@@ -25,16 +25,16 @@ func TestBuiltinNames(t *testing.T) {
 }
 
 func TestMatchResource(t *testing.T) {
-	services := kube.Resource{Version: "v1", Resource: "services", Kind: "Service", Namespaced: true}
-	netpol := kube.Resource{Group: "networking.k8s.io", Version: "v1", Resource: "networkpolicies", Kind: "NetworkPolicy", Namespaced: true}
-	crontabs := kube.Resource{Group: "stable.example.com", Version: "v1", Resource: "crontabs", Kind: "CronTab", Namespaced: true}
+	services := rest.Resource{Version: "v1", Resource: "services", Kind: "Service", Namespaced: true}
+	netpol := rest.Resource{Group: "networking.k8s.io", Version: "v1", Resource: "networkpolicies", Kind: "NetworkPolicy", Namespaced: true}
+	crontabs := rest.Resource{Group: "stable.example.com", Version: "v1", Resource: "crontabs", Kind: "CronTab", Namespaced: true}
 	// A group resource with the same plural as a core one: core wins, as
 	// in kubectl, and the group's is reached with plural.group.
-	events2 := kube.Resource{Group: "events.k8s.io", Version: "v1", Resource: "events", Kind: "Event", Namespaced: true}
-	served := []kube.Resource{services, kube.Events, netpol, events2, crontabs}
+	events2 := rest.Resource{Group: "events.k8s.io", Version: "v1", Resource: "events", Kind: "Event", Namespaced: true}
+	served := []rest.Resource{services, rest.Events, netpol, events2, crontabs}
 	tests := []struct {
 		name string
-		want kube.Resource
+		want rest.Resource
 	}{
 		{"services", services},
 		{"service", services},
@@ -42,7 +42,7 @@ func TestMatchResource(t *testing.T) {
 		{"networkpolicy.networking.k8s.io", netpol},
 		{"crontabs.stable.example.com", crontabs},
 		{"crontab", crontabs},
-		{"events", kube.Events},
+		{"events", rest.Events},
 		{"events.events.k8s.io", events2},
 	}
 	for _, tt := range tests {

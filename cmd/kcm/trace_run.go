@@ -10,16 +10,17 @@ import (
 
 	"github.com/kcmlab/kcm/clock"
 	"github.com/kcmlab/kcm/informer"
-	"github.com/kcmlab/kcm/kube"
+	"github.com/kcmlab/kcm/kube/api"
+	"github.com/kcmlab/kcm/kube/rest"
 	"github.com/kcmlab/kcm/processor"
 	"github.com/kcmlab/kcm/reflector"
 )
 
 // traceOptions say what a tracer watches and how.
 type traceOptions struct {
-	Resource    kube.Resource
+	Resource    rest.Resource
 	Namespace   string // "" = all namespaces; ignored for cluster-scoped resources
-	Transport   kube.WatchTransport
+	Transport   rest.WatchTransport
 	ShowInitial bool
 	// Reflector are the reflector's settings: WatchList unless
 	// DisableWatchList (the default everywhere); tests shorten the backoff.
@@ -34,7 +35,7 @@ type traceOptions struct {
 type tracer struct {
 	o   traceOptions
 	rec *recorder
-	inf *informer.Informer[*kube.RawObject]
+	inf *informer.Informer[*api.RawObject]
 	// start is the header event, printed when Run begins.
 	start traceStart
 	// synced is closed once the "synced" line has been printed.
@@ -45,19 +46,19 @@ type tracer struct {
 // accept whole-line writes from several goroutines one at a time (the
 // recorder serialises its own writes; share w with others through a
 // lineWriter).
-func newTracer(c *kube.Client, o traceOptions, w io.Writer) (*tracer, error) {
+func newTracer(c *rest.Client, o traceOptions, w io.Writer) (*tracer, error) {
 	ns := o.Namespace
 	if !o.Resource.Namespaced {
 		ns = ""
 	}
-	r := kube.NewResources(c, o.Resource, kube.StrippingManagedFields(kube.Raw())).InNamespace(ns)
+	r := rest.NewResources(c, o.Resource, api.StrippingManagedFields(api.Raw())).InNamespace(ns)
 	start := traceStart{Resource: o.Resource, Namespace: ns, Server: c.Host(), Transport: transportName(o.Transport),
 		WatchList: !o.Reflector.DisableWatchList}
 	return newTracerFrom(reflector.FromResources(r, o.Transport), start, o, w)
 }
 
 // newTracerFrom builds a tracer reading from lw; start describes it.
-func newTracerFrom(lw reflector.ListerWatcher[*kube.RawObject], start traceStart, o traceOptions, w io.Writer) (*tracer, error) {
+func newTracerFrom(lw reflector.ListerWatcher[*api.RawObject], start traceStart, o traceOptions, w io.Writer) (*tracer, error) {
 	if o.Clock == nil {
 		o.Clock = clock.Real{}
 	}
@@ -67,8 +68,8 @@ func newTracerFrom(lw reflector.ListerWatcher[*kube.RawObject], start traceStart
 	if o.Resource.Group != "" {
 		name += "." + o.Resource.Group
 	}
-	inf, err := informer.New[*kube.RawObject](tracedLW{inner: lw, rec: rec},
-		informer.Options[*kube.RawObject]{Name: name, Reflector: ro, Observer: rec, Clock: o.Clock, Logger: o.Logger})
+	inf, err := informer.New[*api.RawObject](tracedLW{inner: lw, rec: rec},
+		informer.Options[*api.RawObject]{Name: name, Reflector: ro, Observer: rec, Clock: o.Clock, Logger: o.Logger})
 	if err != nil {
 		return nil, fmt.Errorf("trace %s: %w", name, err)
 	}
@@ -102,8 +103,8 @@ func (t *tracer) Run(ctx context.Context) error {
 // trace has said so.
 func (t *tracer) Synced() <-chan struct{} { return t.synced }
 
-func transportName(t kube.WatchTransport) string {
-	if t == kube.WebSocket {
+func transportName(t rest.WatchTransport) string {
+	if t == rest.WebSocket {
 		return "websocket"
 	}
 	return "chunked"

@@ -10,7 +10,8 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/kcmlab/kcm/ctrl"
-	"github.com/kcmlab/kcm/kube"
+	"github.com/kcmlab/kcm/kube/api"
+	"github.com/kcmlab/kcm/kube/rest"
 	"github.com/kcmlab/kcm/testenv"
 )
 
@@ -20,7 +21,7 @@ import (
 // "default" ServiceAccount and that a deleted one comes back.
 func TestOnRealAPIServer(t *testing.T) {
 	cl := testenv.Shared(t)
-	base, err := kube.NewClient(cl.Config())
+	base, err := rest.NewClient(cl.Config())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,21 +51,21 @@ func TestOnRealAPIServer(t *testing.T) {
 
 	// A namespace made without its account (testenv's Namespace would
 	// create one).
-	namespaces := kube.NewResources(base, kube.Namespaces, kube.Typed[kube.Namespace]())
-	ns, err := namespaces.Create(ctx, &kube.Namespace{ObjectMeta: kube.ObjectMeta{GenerateName: "sa-controller-"}})
+	namespaces := rest.NewResources(base, rest.Namespaces, api.Typed[api.Namespace]())
+	ns, err := namespaces.Create(ctx, &api.Namespace{ObjectMeta: api.ObjectMeta{GenerateName: "sa-controller-"}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		_ = namespaces.Delete(context.Background(), ns.Name, kube.DeleteOptions{})
+		_ = namespaces.Delete(context.Background(), ns.Name, rest.DeleteOptions{})
 	})
-	accounts := kube.NewResources(base, kube.ServiceAccounts, kube.Typed[kube.ServiceAccount]()).InNamespace(ns.Name)
-	w, err := accounts.Watch(ctx, kube.WatchOptions{ListOptions: kube.ListOptions{ResourceVersion: ns.ResourceVersion, TimeoutSeconds: 110}})
+	accounts := rest.NewResources(base, rest.ServiceAccounts, api.Typed[api.ServiceAccount]()).InNamespace(ns.Name)
+	w, err := accounts.Watch(ctx, rest.WatchOptions{ListOptions: rest.ListOptions{ResourceVersion: ns.ResourceVersion, TimeoutSeconds: 110}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer w.Close()
-	waitFor := func(want kube.EventType) *kube.ServiceAccount {
+	waitFor := func(want rest.EventType) *api.ServiceAccount {
 		t.Helper()
 		for {
 			ev, err := w.Next()
@@ -76,12 +77,12 @@ func TestOnRealAPIServer(t *testing.T) {
 			}
 		}
 	}
-	first := waitFor(kube.Added)
-	if err := accounts.Delete(ctx, DefaultServiceAccount, kube.DeleteOptions{}); err != nil {
+	first := waitFor(rest.Added)
+	if err := accounts.Delete(ctx, DefaultServiceAccount, rest.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(kube.Deleted)
-	again := waitFor(kube.Added)
+	waitFor(rest.Deleted)
+	again := waitFor(rest.Added)
 	if again.UID == first.UID {
 		t.Fatal("the re-created account has the deleted one's UID")
 	}

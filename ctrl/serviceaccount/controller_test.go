@@ -11,7 +11,8 @@ import (
 	"testing"
 
 	"github.com/kcmlab/kcm/informer"
-	"github.com/kcmlab/kcm/kube"
+	"github.com/kcmlab/kcm/kube/api"
+	"github.com/kcmlab/kcm/kube/rest"
 	"github.com/kcmlab/kcm/queue"
 	"github.com/kcmlab/kcm/store"
 )
@@ -20,10 +21,10 @@ import (
 // listers, a fake apiserver that records the actions sync takes.
 type fixture struct {
 	t          *testing.T
-	namespaces []*kube.Namespace
-	accounts   []*kube.ServiceAccount
+	namespaces []*api.Namespace
+	accounts   []*api.ServiceAccount
 	// answer, when set, is the status the apiserver answers a create with.
-	answer *kube.Status
+	answer *rest.Status
 
 	mu      sync.Mutex
 	actions []string
@@ -31,18 +32,18 @@ type fixture struct {
 
 func newFixture(t *testing.T) *fixture { return &fixture{t: t} }
 
-func namespace(name string, phase kube.NamespacePhase) *kube.Namespace {
-	return &kube.Namespace{ObjectMeta: kube.ObjectMeta{Name: name}, Status: kube.NamespaceStatus{Phase: phase}}
+func namespace(name string, phase api.NamespacePhase) *api.Namespace {
+	return &api.Namespace{ObjectMeta: api.ObjectMeta{Name: name}, Status: api.NamespaceStatus{Phase: phase}}
 }
 
-func account(ns, name string) *kube.ServiceAccount {
-	return &kube.ServiceAccount{ObjectMeta: kube.ObjectMeta{Namespace: ns, Name: name}}
+func account(ns, name string) *api.ServiceAccount {
+	return &api.ServiceAccount{ObjectMeta: api.ObjectMeta{Namespace: ns, Name: name}}
 }
 
 func (f *fixture) serve(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(r.Body)
 	var obj struct {
-		Metadata kube.ObjectMeta `json:"metadata"`
+		Metadata api.ObjectMeta `json:"metadata"`
 	}
 	_ = json.Unmarshal(body, &obj)
 	f.mu.Lock()
@@ -64,14 +65,14 @@ func (f *fixture) run(key string) ([]string, error) {
 	f.t.Helper()
 	srv := httptest.NewServer(http.HandlerFunc(f.serve))
 	defer srv.Close()
-	client, err := kube.NewClient(&kube.Config{Host: srv.URL, QPS: -1}, kube.WithRetryPolicy(kube.RetryPolicy{MaxAttempts: 1}))
+	client, err := rest.NewClient(&rest.Config{Host: srv.URL, QPS: -1}, rest.WithRetryPolicy(rest.RetryPolicy{MaxAttempts: 1}))
 	if err != nil {
 		f.t.Fatal(err)
 	}
 	defer client.CloseIdleConnections()
-	nsStore := store.New(store.Options[*kube.Namespace]{})
+	nsStore := store.New(store.Options[*api.Namespace]{})
 	nsStore.Replace(f.namespaces)
-	saStore := store.New(store.Options[*kube.ServiceAccount]{})
+	saStore := store.New(store.Options[*api.ServiceAccount]{})
 	saStore.Replace(f.accounts)
 	c := NewController(informer.NewLister(nsStore.View(), "namespaces"),
 		informer.ServiceAccountLister{Lister: informer.NewLister(saStore.View(), "serviceaccounts")}, client)
@@ -88,17 +89,17 @@ const create = "POST /api/v1/namespaces/ns/serviceaccounts default"
 func TestSync(t *testing.T) {
 	for _, tc := range []struct {
 		name       string
-		namespaces []*kube.Namespace
-		accounts   []*kube.ServiceAccount
+		namespaces []*api.Namespace
+		accounts   []*api.ServiceAccount
 		want       []string
 	}{
-		{"new active namespace", []*kube.Namespace{namespace("ns", kube.NamespaceActive)}, nil, []string{create}},
-		{"active namespace missing default", []*kube.Namespace{namespace("ns", kube.NamespaceActive)},
-			[]*kube.ServiceAccount{account("ns", "builder"), account("other", "default")}, []string{create}},
-		{"active namespace with default", []*kube.Namespace{namespace("ns", kube.NamespaceActive)},
-			[]*kube.ServiceAccount{account("ns", "default")}, nil},
-		{"terminating namespace", []*kube.Namespace{namespace("ns", kube.NamespaceTerminating)}, nil, nil},
-		{"namespace without a phase yet", []*kube.Namespace{namespace("ns", "")}, nil, nil},
+		{"new active namespace", []*api.Namespace{namespace("ns", api.NamespaceActive)}, nil, []string{create}},
+		{"active namespace missing default", []*api.Namespace{namespace("ns", api.NamespaceActive)},
+			[]*api.ServiceAccount{account("ns", "builder"), account("other", "default")}, []string{create}},
+		{"active namespace with default", []*api.Namespace{namespace("ns", api.NamespaceActive)},
+			[]*api.ServiceAccount{account("ns", "default")}, nil},
+		{"terminating namespace", []*api.Namespace{namespace("ns", api.NamespaceTerminating)}, nil, nil},
+		{"namespace without a phase yet", []*api.Namespace{namespace("ns", "")}, nil, nil},
 		{"deleted namespace", nil, nil, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -117,17 +118,17 @@ func TestSync(t *testing.T) {
 // so the loop retries it.
 func TestSyncCreateAnswers(t *testing.T) {
 	for _, tc := range []struct {
-		status  kube.Status
+		status  rest.Status
 		wantErr bool
 	}{
-		{kube.Status{Code: 409, Reason: "AlreadyExists"}, false},
-		{kube.Status{Code: 403, Reason: "Forbidden", Details: &kube.StatusDetails{Causes: []kube.StatusCause{{Type: "NamespaceTerminating"}}}}, false},
-		{kube.Status{Code: 403, Reason: "Forbidden"}, true},
-		{kube.Status{Code: 403, Reason: "Forbidden", Details: &kube.StatusDetails{Causes: []kube.StatusCause{{Type: "Other"}}}}, true},
-		{kube.Status{Code: 500, Reason: "InternalError"}, true},
+		{rest.Status{Code: 409, Reason: "AlreadyExists"}, false},
+		{rest.Status{Code: 403, Reason: "Forbidden", Details: &rest.StatusDetails{Causes: []rest.StatusCause{{Type: "NamespaceTerminating"}}}}, false},
+		{rest.Status{Code: 403, Reason: "Forbidden"}, true},
+		{rest.Status{Code: 403, Reason: "Forbidden", Details: &rest.StatusDetails{Causes: []rest.StatusCause{{Type: "Other"}}}}, true},
+		{rest.Status{Code: 500, Reason: "InternalError"}, true},
 	} {
 		f := newFixture(t)
-		f.namespaces = []*kube.Namespace{namespace("ns", kube.NamespaceActive)}
+		f.namespaces = []*api.Namespace{namespace("ns", api.NamespaceActive)}
 		f.answer = &tc.status
 		f.answer.Kind, f.answer.APIVersion, f.answer.Status = "Status", "v1", "Failure"
 		got, err := f.run("ns")
@@ -150,8 +151,8 @@ func TestHandlers(t *testing.T) {
 	q := queue.New(queue.Config[string]{})
 	defer q.ShutDown()
 	h := handlers{q: q}
-	h.namespaceAdded(namespace("a", kube.NamespaceActive), true)
-	h.namespaceUpdated(namespace("x", kube.NamespaceActive), namespace("b", kube.NamespaceTerminating))
+	h.namespaceAdded(namespace("a", api.NamespaceActive), true)
+	h.namespaceUpdated(namespace("x", api.NamespaceActive), namespace("b", api.NamespaceTerminating))
 	h.serviceAccountDeleted(account("c", "builder"), false)
 	h.serviceAccountDeleted(account("d", "default"), true)
 	var got []string

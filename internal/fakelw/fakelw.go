@@ -5,7 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kcmlab/kcm/kube"
+	"github.com/kcmlab/kcm/kube/api"
+	"github.com/kcmlab/kcm/kube/rest"
 	"github.com/kcmlab/kcm/reflector"
 )
 
@@ -13,35 +14,35 @@ import (
 const Patience = 10 * time.Second
 
 // LW is a ListerWatcher whose every request is answered by the test.
-type LW[T kube.Object] struct {
+type LW[T api.Object] struct {
 	t     testing.TB
 	calls chan *Call[T]
 }
 
-var _ reflector.ListerWatcher[*kube.RawObject] = (*LW[*kube.RawObject])(nil)
+var _ reflector.ListerWatcher[*api.RawObject] = (*LW[*api.RawObject])(nil)
 
 // New returns an LW reporting failures to t.
-func New[T kube.Object](t testing.TB) *LW[T] {
+func New[T api.Object](t testing.TB) *LW[T] {
 	return &LW[T]{t: t, calls: make(chan *Call[T])}
 }
 
 // Call is one request waiting for its answer.
-type Call[T kube.Object] struct {
+type Call[T api.Object] struct {
 	lw *LW[T]
 	// IsList tells a LIST from a WATCH.
 	IsList bool
 	// Options are the LIST's options, or the WATCH's.
-	Options kube.ListOptions
+	Options rest.ListOptions
 	// Watch is the WATCH's full options (zero for a LIST).
-	Watch kube.WatchOptions
+	Watch rest.WatchOptions
 
 	ctx    context.Context
 	answer chan answer[T]
 }
 
-type answer[T kube.Object] struct {
+type answer[T api.Object] struct {
 	items  []T
-	meta   kube.ListMeta
+	meta   rest.ListMeta
 	err    error
 	stream *Stream[T]
 }
@@ -81,7 +82,7 @@ func (lw *LW[T]) ExpectWatch() *Call[T] {
 
 // List answers a LIST with items (each handed to the caller's callback, in
 // order) and the list's metadata.
-func (c *Call[T]) List(meta kube.ListMeta, items ...T) {
+func (c *Call[T]) List(meta rest.ListMeta, items ...T) {
 	c.reply(answer[T]{items: items, meta: meta})
 }
 
@@ -127,21 +128,21 @@ func (lw *LW[T]) call(ctx context.Context, c *Call[T]) (answer[T], error) {
 }
 
 // ListEach implements reflector.ListerWatcher.
-func (lw *LW[T]) ListEach(ctx context.Context, opts kube.ListOptions, fn func(T) error) (kube.ListMeta, error) {
+func (lw *LW[T]) ListEach(ctx context.Context, opts rest.ListOptions, fn func(T) error) (rest.ListMeta, error) {
 	a, err := lw.call(ctx, &Call[T]{IsList: true, Options: opts})
 	if err != nil {
-		return kube.ListMeta{}, err
+		return rest.ListMeta{}, err
 	}
 	for _, obj := range a.items {
 		if err := fn(obj); err != nil {
-			return kube.ListMeta{}, err
+			return rest.ListMeta{}, err
 		}
 	}
 	return a.meta, a.err
 }
 
 // Watch implements reflector.ListerWatcher.
-func (lw *LW[T]) Watch(ctx context.Context, opts kube.WatchOptions) (reflector.Watch[T], error) {
+func (lw *LW[T]) Watch(ctx context.Context, opts rest.WatchOptions) (reflector.Watch[T], error) {
 	a, err := lw.call(ctx, &Call[T]{Options: opts.ListOptions, Watch: opts})
 	if err != nil {
 		return nil, err

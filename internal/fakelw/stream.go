@@ -6,11 +6,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kcmlab/kcm/kube"
+	"github.com/kcmlab/kcm/kube/api"
+	"github.com/kcmlab/kcm/kube/rest"
 )
 
 // Stream is an open WATCH fed by the test.
-type Stream[T kube.Object] struct {
+type Stream[T api.Object] struct {
 	t      testing.TB
 	ctx    context.Context
 	events chan next[T]
@@ -19,21 +20,21 @@ type Stream[T kube.Object] struct {
 }
 
 // next is what one Next returns.
-type next[T kube.Object] struct {
-	ev  kube.WatchEvent[T]
+type next[T api.Object] struct {
+	ev  rest.WatchEvent[T]
 	err error
 }
 
 // Send hands ev to the watcher's next Next and returns once it was taken.
-func (s *Stream[T]) Send(ev kube.WatchEvent[T]) {
+func (s *Stream[T]) Send(ev rest.WatchEvent[T]) {
 	s.t.Helper()
 	s.give(next[T]{ev: ev})
 }
 
 // Event sends an event of type typ carrying obj.
-func (s *Stream[T]) Event(typ kube.EventType, obj T) {
+func (s *Stream[T]) Event(typ rest.EventType, obj T) {
 	s.t.Helper()
-	s.give(next[T]{ev: kube.WatchEvent[T]{Type: typ, Object: obj}})
+	s.give(next[T]{ev: rest.WatchEvent[T]{Type: typ, Object: obj}})
 }
 
 // End makes the watcher's next Next return err (io.EOF: the server ended
@@ -56,14 +57,14 @@ func (s *Stream[T]) give(n next[T]) {
 
 // Next implements reflector.Watch: the test's next event or end, or the
 // context's error once the watch's context is done.
-func (s *Stream[T]) Next() (kube.WatchEvent[T], error) {
+func (s *Stream[T]) Next() (rest.WatchEvent[T], error) {
 	select {
 	case n := <-s.events:
 		return n.ev, n.err
 	case <-s.closed:
-		return kube.WatchEvent[T]{}, context.Canceled
+		return rest.WatchEvent[T]{}, context.Canceled
 	case <-s.ctx.Done():
-		return kube.WatchEvent[T]{}, s.ctx.Err()
+		return rest.WatchEvent[T]{}, s.ctx.Err()
 	}
 }
 
