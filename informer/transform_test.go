@@ -239,3 +239,19 @@ func counterValue(t *testing.T, reg *prometheus.Registry, name, lv string) float
 	t.Fatalf("no %s{%q} registered", name, lv)
 	return 0
 }
+
+// Informers sharing a Registerer share informer_transform_errors_total;
+// a different collector already registered under that name is an error.
+func TestTransformErrorsMetricIsShared(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	for _, name := range []string{"pods", "configmaps"} {
+		if _, err := informer.New[raw](fakelw.New[raw](t), informer.Options[raw]{Name: name, Registerer: reg}); err != nil {
+			t.Fatalf("informer %s: %v", name, err)
+		}
+	}
+	clash := prometheus.NewRegistry()
+	clash.MustRegister(prometheus.NewGauge(prometheus.GaugeOpts{Name: "informer_transform_errors_total", Help: "not a counter"}))
+	if _, err := informer.New[raw](fakelw.New[raw](t), informer.Options[raw]{Name: "pods", Registerer: clash}); err == nil {
+		t.Fatal("registering over a different collector succeeded")
+	}
+}
