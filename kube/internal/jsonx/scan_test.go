@@ -23,6 +23,7 @@ func TestSkipValue(t *testing.T) {
 		{"literal at the end of the bytes", `true`, 0, 4},
 		{"whitespace before the value", " \t\r\n null}", 0, 9},
 		{"from an offset", `{"k": [1]}`, 5, 9},
+		{"empty strings", `{"":"","b":[""]}`, 0, 16},
 		{"unterminated string", `"abc`, 0, -1},
 		{"unterminated object", `{"a":[1,2]`, 0, -1},
 		{"nothing", "   ", 0, -1},
@@ -63,7 +64,7 @@ func TestMembers(t *testing.T) {
 			t.Errorf("member %d starts at %q, want its key's quote", i, in[m.Start])
 		}
 	}
-	for _, bad := range []string{`[1]`, `{"a" 1}`, `{1:2}`, `{"a":1`, ``} {
+	for _, bad := range []string{`[1]`, `{"a" 1}`, `{1:2}`, `{"a":1`, `{"a"`, `{"a" `, ``} {
 		if _, err := Members([]byte(bad), 0); err == nil {
 			t.Errorf("Members(%q) accepted", bad)
 		}
