@@ -124,7 +124,9 @@
 // who leads, that the old leader stopped before the new one started, that
 // by the Lease's acquireTime and renewTime nobody took over sooner than
 // leaseDurationSeconds after the last renewal — and logs failover times
-// instead of asserting timing windows.
+// instead of asserting timing windows. Conditions are written as chains of
+// ifs rather than tagless switches, whose case conditions the mutation
+// tester gremlins cannot see as covered (go-gremlins/gremlins#298).
 //
 // # Kubernetes counterpart
 //
