@@ -33,7 +33,7 @@ func BenchmarkPushPopInto(b *testing.B) {
 }
 
 // BenchmarkBurst: grow from empty to 100 000 elements and drain them one
-// Pop at a time, so every doubling and halving is paid for.
+// Pop at a time, so every growth and shrink is paid for.
 func BenchmarkBurst(b *testing.B) {
 	var r ring.Ring[string]
 	b.ReportAllocs()

@@ -15,7 +15,7 @@ const (
 )
 
 // Ring is a FIFO of elements in a circular array that doubles when full and
-// halves while at most a quarter full, never below KeepCap. The zero value
+// shrinks when at most an eighth full, never below KeepCap. The zero value
 // is an empty ring that has allocated nothing. A Ring is a plain data
 // structure: it takes no locks, and its owner guards it.
 type Ring[E any] struct {
@@ -103,16 +103,19 @@ func (r *Ring[E]) Reset() {
 	r.buf, r.head, r.n = nil, 0, 0
 }
 
-// shrink halves the capacity, never below KeepCap, while the elements fill
-// at most a quarter of it, and reallocates once if that changed anything.
+// shrink gives memory back once the ring is larger than KeepCap and at
+// most an eighth full: the new capacity is the smallest power of two that
+// leaves the ring at least half empty (twice Len() or more), never below
+// KeepCap. It reallocates at most once, however far PopInto drained.
 func (r *Ring[E]) shrink() {
-	c := len(r.buf)
-	for c > KeepCap && r.n <= c/4 {
-		c /= 2
+	if r.n > len(r.buf)/8 || len(r.buf) <= KeepCap {
+		return
 	}
-	if c < len(r.buf) {
-		r.resize(c)
+	c := KeepCap
+	for c < 2*r.n {
+		c *= 2
 	}
+	r.resize(c)
 }
 
 // resize moves the elements, oldest first, to a new backing array of

@@ -55,11 +55,11 @@ func TestCapacityFollowsTheGrowthAndShrinkRule(t *testing.T) {
 		{"growth repeats", 1000, 0, 1024},
 		{"a ring at or below KeepCap never shrinks", KeepCap, KeepCap, KeepCap},
 		{"a small ring never shrinks", 100, 100, 128},
-		{"more than a quarter full: no shrink", 2*KeepCap + 1, KeepCap, 4 * KeepCap},
-		{"exactly a quarter full: halves", 2*KeepCap + 1, KeepCap + 1, 2 * KeepCap},
-		{"just above a quarter after growth to 2·KeepCap", KeepCap + 1, KeepCap/2 - 1, 2 * KeepCap},
-		{"a quarter of 2·KeepCap: halves to KeepCap", KeepCap + 1, KeepCap/2 + 1, KeepCap},
-		{"drained burst halves step by step down to KeepCap", 8*KeepCap + 1, 8*KeepCap + 1, KeepCap},
+		{"more than an eighth full: no shrink", 4*KeepCap + 1, 3 * KeepCap, 8 * KeepCap},
+		{"exactly an eighth full: a quarter of the capacity", 4*KeepCap + 1, 3*KeepCap + 1, 2 * KeepCap},
+		{"just above an eighth of 2·KeepCap", KeepCap + 1, KeepCap - KeepCap/4, 2 * KeepCap},
+		{"an eighth of 2·KeepCap: KeepCap, not below", KeepCap + 1, KeepCap - KeepCap/4 + 1, KeepCap},
+		{"drained burst shrinks step by step down to KeepCap", 8*KeepCap + 1, 8*KeepCap + 1, KeepCap},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -79,8 +79,8 @@ func TestCapacityFollowsTheGrowthAndShrinkRule(t *testing.T) {
 	}
 }
 
-// PopInto takes what Pop would take, in the same order, and shrinks the
-// same way, even when it drains many quarters in one call.
+// PopInto takes what Pop would take, in the same order, and shrinks by the
+// same rule, in one step even when it drains most of a burst at once.
 func TestPopInto(t *testing.T) {
 	tests := []struct {
 		name            string
@@ -95,8 +95,9 @@ func TestPopInto(t *testing.T) {
 		{"part of the ring", 10, 0, 4, 4, StartCap, false},
 		{"window wraps past the end", 12, 8, 10, 10, StartCap, true},
 		{"burst taken in one call shrinks to KeepCap", 8 * KeepCap, 0, 8 * KeepCap, 8 * KeepCap, KeepCap, false},
-		{"leaves exactly a quarter: halves", 4 * KeepCap, 0, 3 * KeepCap, 3 * KeepCap, 2 * KeepCap, false},
-		{"leaves more than a quarter: keeps", 4 * KeepCap, 0, 3*KeepCap - 1, 3*KeepCap - 1, 4 * KeepCap, false},
+		{"leaves exactly an eighth: twice the rest", 8 * KeepCap, 0, 7 * KeepCap, 7 * KeepCap, 2 * KeepCap, false},
+		{"leaves more than an eighth: keeps", 8 * KeepCap, 0, 7*KeepCap - 1, 7*KeepCap - 1, 8 * KeepCap, false},
+		{"leaves a few: straight to KeepCap", 8 * KeepCap, 0, 8*KeepCap - 10, 8*KeepCap - 10, KeepCap, false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -161,36 +162,30 @@ func TestResizeWrappedWindow(t *testing.T) {
 		t.Fatalf("after growth of a wrapped window: %v, want %v", got, want)
 	}
 
-	// Shrinking a wrapped window: 2·KeepCap slots, full, the window
-	// wrapped, then drained to a quarter.
+	// Shrinking a wrapped window: 8·KeepCap slots, full and wrapped, then
+	// drained to an eighth.
 	r.Reset()
-	for i := range 4 * KeepCap {
+	for i := range 8 * KeepCap {
 		r.Push(i)
 	}
-	for range 3 * KeepCap {
-		r.Pop() // shrinks to 2·KeepCap at n = KeepCap; head back to 0
-	}
-	for i := range KeepCap {
-		r.Push(4*KeepCap + i) // full, the window is exactly buf
-	}
-	for range KeepCap / 4 {
+	for range KeepCap / 2 {
 		r.Pop()
 	}
-	for i := range KeepCap / 4 {
-		r.Push(5*KeepCap + i) // full again, wrapped
+	for i := range KeepCap / 2 {
+		r.Push(8*KeepCap + i) // full again, wrapped
 	}
-	for range 3*KeepCap/2 - 1 {
+	for range 7*KeepCap - 1 {
 		r.Pop()
 	}
-	if r.Cap() != 2*KeepCap || r.head+r.n <= len(r.buf) {
+	if r.Cap() != 8*KeepCap || r.head+r.n <= len(r.buf) {
 		t.Fatalf("setup: window [%d, +%d) in %d slots should wrap", r.head, r.n, len(r.buf))
 	}
-	r.Pop() // a quarter full: halves while wrapped
+	r.Pop() // an eighth full: shrinks while wrapped
 	check(t, &r)
-	if r.Cap() != KeepCap || r.Len() != KeepCap/2 {
-		t.Fatalf("Cap, Len = %d, %d; want %d, %d", r.Cap(), r.Len(), KeepCap, KeepCap/2)
+	if r.Cap() != 2*KeepCap || r.Len() != KeepCap {
+		t.Fatalf("Cap, Len = %d, %d; want %d, %d", r.Cap(), r.Len(), 2*KeepCap, KeepCap)
 	}
-	for want := 4*KeepCap + 3*KeepCap/4; want < 5*KeepCap+KeepCap/4; want++ {
+	for want := 7*KeepCap + KeepCap/2; want < 8*KeepCap+KeepCap/2; want++ {
 		if got, ok := r.Pop(); !ok || got != want {
 			t.Fatalf("Pop = %d, %v; want %d", got, ok, want)
 		}
@@ -289,7 +284,7 @@ func TestReset(t *testing.T) {
 // TestMatchesSliceModel drives a ring and a plain slice with the same random
 // operations, in phases that grow and drain it, and checks after each one
 // that they agree and that the invariants hold; after every Pop or PopInto
-// a ring larger than KeepCap must be more than a quarter full.
+// a ring larger than KeepCap must be more than an eighth full.
 func TestMatchesSliceModel(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	var r Ring[int]
@@ -343,7 +338,7 @@ func TestMatchesSliceModel(t *testing.T) {
 		if r.Len() != len(model) {
 			t.Fatalf("step %d: Len %d, model %d", step, r.Len(), len(model))
 		}
-		if popped && r.Cap() > KeepCap && r.Len() <= r.Cap()/4 {
+		if popped && r.Cap() > KeepCap && r.Len() <= r.Cap()/8 {
 			t.Fatalf("step %d: Len %d with Cap %d after a pop: the ring must have shrunk", step, r.Len(), r.Cap())
 		}
 		if step%97 == 0 {
@@ -366,8 +361,10 @@ func TestAllocations(t *testing.T) {
 		bigRing.Push(big{p, p, p})
 	}
 	dst := make([]int, 64)
-	// hover has 4096 slots and 1100 elements, more than a quarter.
-	hover := fill(t, 2*KeepCap+1, 2*KeepCap+1-1100)
+	// hover has 4096 slots and 600 elements, more than an eighth.
+	hover := fill(t, 2*KeepCap+1, 2*KeepCap+1-600)
+	// atKeep has KeepCap slots and fewer than an eighth of them in use.
+	atKeep := fill(t, KeepCap, KeepCap-10)
 	full := fill(t, 1<<14, 0)
 	drainDst := make([]int, 1<<14)
 	tests := []struct {
@@ -391,21 +388,22 @@ func TestAllocations(t *testing.T) {
 			var r Ring[int]
 			r.Pop()
 		}},
-		{"hovering between 1100 and 2000 elements in 4096 slots", 0, 0, func() {
-			for range 900 {
+		{"hovering between 600 and 2000 elements in 4096 slots", 0, 0, func() {
+			for range 1400 {
 				hover.Push(1)
 			}
-			for range 900 {
+			for range 1400 {
 				hover.Pop()
 			}
 		}},
+		{"Push+Pop in a KeepCap ring under an eighth full", 0, 0, func() { atKeep.Push(1); atKeep.Pop() }},
 		{"growing from zero to 16384: one allocation per doubling", 11, 0, func() {
 			var r Ring[int]
 			for i := range 1 << 14 {
 				r.Push(i)
 			}
 		}},
-		{"draining 16384 one at a time: one allocation per halving", 4, 1, func() {
+		{"draining 16384 one at a time: one allocation per shrink (to 4096, to 1024)", 2, 1, func() {
 			r := Ring[int]{buf: slices.Clone(full.buf), head: full.head, n: full.n}
 			for range r.Len() {
 				r.Pop()
@@ -423,7 +421,7 @@ func TestAllocations(t *testing.T) {
 			}
 		})
 	}
-	if hover.Cap() != 4*KeepCap || hover.Len() != 1100 {
+	if hover.Cap() != 4*KeepCap || hover.Len() != 600 || atKeep.Cap() != KeepCap {
 		t.Fatalf("hover ring ended with Cap %d, Len %d", hover.Cap(), hover.Len())
 	}
 }
