@@ -37,3 +37,26 @@ func TestQueueShrinksAfterBurst(t *testing.T) {
 		t.Errorf("keys=%d synced=%v after drain", len(f.keys), f.HasSynced())
 	}
 }
+
+// A steady stream of Update and Pop allocates nothing once the queue, the
+// key map and the batch slice have their size: Pop reuses its batch slice
+// whenever it is large enough, including a batch of exactly its length.
+func TestSteadyAddPopAllocatesNothing(t *testing.T) {
+	objs, keys := benchObjs(8)
+	f := New(Options[*obj]{KeyFunc: cachedKey(keys)})
+	ctx := context.Background()
+	round := func() {
+		for _, o := range objs {
+			if err := f.Update(o); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := f.Pop(ctx, len(objs), nop); err != nil {
+			t.Fatal(err)
+		}
+	}
+	round() // sizes the batch slice to exactly len(objs)
+	if got := testing.AllocsPerRun(100, round); got != 0 {
+		t.Fatalf("%v allocations per Update×%d + Pop, want 0", got, len(objs))
+	}
+}

@@ -136,7 +136,8 @@ func (c Config) withDefaults() Config {
 	return c
 }
 
-// Validate checks the timing rules, after defaults are applied:
+// Validate checks that no duration is negative (zero means the default),
+// then the timing rules, after defaults are applied:
 //
 //	LeaseDuration ≥ 1s (the Lease stores whole seconds)
 //	LeaseDuration > RenewDeadline > 1.2 × RetryPeriod > 0
@@ -144,13 +145,16 @@ func (c Config) withDefaults() Config {
 // and that OnStartedLeading is set. The first rule broken is returned as a
 // *ConfigError.
 func (c Config) Validate() error {
-	c = c.withDefaults()
 	if c.RetryPeriod < 0 {
 		return &ConfigError{"RetryPeriod", c.RetryPeriod, "must be positive"}
 	}
 	if c.RenewDeadline < 0 {
 		return &ConfigError{"RenewDeadline", c.RenewDeadline, "must be positive"}
 	}
+	if c.HealthTolerance < 0 {
+		return &ConfigError{"HealthTolerance", c.HealthTolerance, "must not be negative"}
+	}
+	c = c.withDefaults()
 	if c.LeaseDuration < time.Second {
 		return &ConfigError{"LeaseDuration", c.LeaseDuration, "must be at least 1s"}
 	}
@@ -161,9 +165,6 @@ func (c Config) Validate() error {
 	if float64(c.RenewDeadline) <= retryFactor*float64(c.RetryPeriod) {
 		return &ConfigError{"RenewDeadline", c.RenewDeadline,
 			fmt.Sprintf("must be greater than %v × RetryPeriod (%v)", retryFactor, c.RetryPeriod)}
-	}
-	if c.HealthTolerance < 0 {
-		return &ConfigError{"HealthTolerance", c.HealthTolerance, "must not be negative"}
 	}
 	if c.Callbacks.OnStartedLeading == nil {
 		return &ConfigError{Field: "Callbacks.OnStartedLeading", Rule: "is required"}

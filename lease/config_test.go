@@ -26,6 +26,7 @@ func TestConfigValidate(t *testing.T) {
 	}{
 		{name: "defaults", field: ""},
 		{name: "short but valid", ld: 3 * s, rd: 2 * s, rp: 500 * time.Millisecond},
+		{name: "one-second lease", ld: s, rd: 500 * time.Millisecond, rp: 400 * time.Millisecond},
 		{name: "renew deadline just above 1.2 × retry", ld: 15 * s, rd: 2400*time.Millisecond + 1, rp: 2 * s},
 		{name: "lease equal to renew deadline", ld: 10 * s, rd: 10 * s, field: "LeaseDuration", inText: "LeaseDuration 10s must be greater than RenewDeadline (10s)"},
 		{name: "lease shorter than renew deadline", ld: 5 * s, field: "LeaseDuration", inText: "LeaseDuration 5s"},

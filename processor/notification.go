@@ -10,9 +10,11 @@ type Kind uint8
 // The kinds of notification. The zero Kind is invalid so that a zero
 // Notification is never mistaken for a real one.
 const (
+	// The zero Kind, invalid: no notification carries it.
+	_ Kind = iota
 	// Add: the object appeared in the cache (or, with IsInitialList, was
 	// already there when the handler was added or the informer first synced).
-	Add Kind = iota + 1
+	Add
 	// Update: the object changed from Old to Obj.
 	Update
 	// Delete: the object left the cache; Obj is its last known state.
