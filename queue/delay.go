@@ -73,9 +73,7 @@ func (h *delayHeap[K]) popDue(now time.Time) (K, bool) {
 	h.items[last] = waiting[K]{} // drop references held by the key
 	h.items = h.items[:last]
 	delete(h.pos, top.key)
-	if last > 0 {
-		h.down(0)
-	}
+	h.down(0) // a no-op on an empty heap
 	return top.key, true
 }
 

@@ -1,6 +1,7 @@
 package queue
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -144,5 +145,21 @@ func TestUnnamedQueueRecordsNoMetrics(t *testing.T) {
 	}
 	if n, _ := testutil.GatherAndCount(reg, "workqueue_adds_total"); n != 0 {
 		t.Fatalf("unnamed queue exported %d series", n)
+	}
+}
+
+// A family registered under a workqueue name with other labels is a
+// conflict NewMetrics reports (the first one), instead of a queue that
+// silently records nothing.
+func TestNewMetricsReportsAConflictingFamily(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "workqueue_depth", Help: "other"}, []string{"queue"}))
+	reg.MustRegister(prometheus.NewCounterVec(prometheus.CounterOpts{Name: "workqueue_retries_total", Help: "other"}, []string{"queue"}))
+	m, err := NewMetrics(reg)
+	if err == nil || m != nil {
+		t.Fatalf("NewMetrics = %v, %v; want an error", m, err)
+	}
+	if !strings.Contains(err.Error(), "registering workqueue metrics") || !strings.Contains(err.Error(), "workqueue_depth") {
+		t.Fatalf("error %q does not name the first conflicting family", err)
 	}
 }

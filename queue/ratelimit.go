@@ -70,10 +70,7 @@ func (l *ItemExponential[K]) When(k K) time.Duration {
 	l.mu.Unlock()
 	// Float arithmetic cannot overflow where a shift would.
 	d := float64(l.baseDelay) * math.Pow(2, float64(n))
-	if d >= float64(l.maxDelay) {
-		return l.maxDelay
-	}
-	return time.Duration(d)
+	return time.Duration(min(d, float64(l.maxDelay)))
 }
 
 // Forget resets the key's failure count.
