@@ -569,3 +569,83 @@ func TestDescriptor(t *testing.T) {
 		t.Fatalf("descriptor %+v", d)
 	}
 }
+
+// getIndirectlyRelatedPods: pods are ranked by how many active pods of
+// every ReplicaSet with the same controller share their node, each pod
+// counted once; ReplicaSets of other controllers, invalid selectors and
+// inactive pods do not count.
+func TestSyncRanksByColocationWithSiblings(t *testing.T) {
+	f := newFixture(t)
+	t1 := true
+	deploy := api.OwnerReference{APIVersion: "apps/v1", Kind: "Deployment", Name: "d", UID: "uid-d", Controller: &t1}
+	withOwner := func(rs *api.ReplicaSet, sel map[string]string) *api.ReplicaSet {
+		rs.OwnerReferences = []api.OwnerReference{deploy}
+		if sel != nil {
+			rs.Spec.Selector = &api.LabelSelector{MatchLabels: sel}
+		}
+		return reread(rs, "")
+	}
+	web := withOwner(newRS("web", 1, ""), nil)
+	old1 := withOwner(newRS("old1", 0, ""), map[string]string{"app": "old"})
+	old2 := withOwner(newRS("old2", 0, ""), map[string]string{"app": "old"})
+	bad := withOwner(newRS("bad", 0, ""), nil)
+	bad.Spec.Selector = &api.LabelSelector{MatchExpressions: []api.LabelSelectorRequirement{{Key: "app", Operator: "In"}}}
+	stranger := newRS("stranger", 0, "")
+	stranger.Spec.Selector = &api.LabelSelector{MatchLabels: map[string]string{"app": "stranger"}}
+	f.rss = []*api.ReplicaSet{web, old1, old2, bad, stranger}
+	oldLabels := withLabels(map[string]string{"app": "old"})
+	f.pods = []*api.Pod{
+		newPod("a", ownedBy(web), onNode("n1"), created(t0.Add(-time.Minute))), // newer
+		newPod("b", ownedBy(web), onNode("n2"), created(t0.Add(-time.Hour))),
+		newPod("z", oldLabels, ownedBy(old1), onNode("n1")), // matched by old1 and old2: counts once
+		newPod("x", oldLabels, ownedBy(old1), onNode("n2")),
+		newPod("y", oldLabels, ownedBy(old1), onNode("n2")),
+		newPod("x-done", oldLabels, ownedBy(old1), onNode("n1"), phase(api.PodSucceeded)),
+		newPod("s1", withLabels(map[string]string{"app": "stranger"}), onNode("n1")),
+		newPod("s2", withLabels(map[string]string{"app": "stranger"}), onNode("n1")),
+	}
+	f.getRS = web
+	if _, err := f.sync(key); err != nil {
+		t.Fatal(err)
+	}
+	if n := f.count("DELETE pods/b"); n != 1 {
+		t.Fatalf("actions %q: want b deleted (3 related pods on n2, 2 on n1)", f.take(true))
+	}
+}
+
+func TestNew(t *testing.T) {
+	f := newFixture(t)
+	cc, err := ctrl.CreateControllerContext(f.client, ctrl.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := Descriptor().Constructor(t.Context(), cc, Name)
+	if err != nil || c == nil || c.Name() != Name {
+		t.Fatalf("controller %v err %v", c, err)
+	}
+	c.(*ctrl.Loop).Queue().ShutDown()
+	cc.InformerFactory.Shutdown()
+}
+
+func TestErrorHelpers(t *testing.T) {
+	plain := errors.New("dial tcp: refused")
+	if apiMessage(plain) != "dial tcp: refused" || namespaceTerminating(plain) {
+		t.Fatal("plain error")
+	}
+	se := rest.StatusErrorFrom("POST", "/p", rest.Status{Code: 500})
+	if apiMessage(se) != se.Error() {
+		t.Fatalf("status without message: %q", apiMessage(se))
+	}
+	other := rest.StatusErrorFrom("POST", "/p", rest.Status{Code: 403, Message: "no",
+		Details: &rest.StatusDetails{Causes: []rest.StatusCause{{Type: "Other"}, {Type: "NamespaceTerminating"}}}})
+	if !namespaceTerminating(other) || apiMessage(other) != "no" {
+		t.Fatal("terminating cause not found among several")
+	}
+	if namespaceTerminating(rest.StatusErrorFrom("POST", "/p", rest.Status{Code: 403, Details: &rest.StatusDetails{Causes: []rest.StatusCause{{Type: "Other"}}}})) {
+		t.Fatal("another cause taken for NamespaceTerminating")
+	}
+	if desiredReplicas(&api.ReplicaSet{}) != 1 {
+		t.Fatal("unset replicas is not 1")
+	}
+	nopRecorder{}.Eventf(api.ObjectReference{}, "", "", "")
+}
