@@ -213,7 +213,9 @@ func (c *Controller) claimPods(ctx context.Context, rs *api.ReplicaSet, sel labe
 }
 
 // ref is the involvedObject of rs's events.
-func (c *Controller) ref(rs *api.ReplicaSet) api.ObjectReference { return ctrl.Ref(rest.ReplicaSets, rs) }
+func (c *Controller) ref(rs *api.ReplicaSet) api.ObjectReference {
+	return ctrl.Ref(rest.ReplicaSets, rs)
+}
 
 // nopRecorder drops events.
 type nopRecorder struct{}

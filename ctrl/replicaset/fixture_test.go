@@ -308,7 +308,9 @@ func onNode(n string) podOpt { return func(p *api.Pod) { p.Spec.NodeName = n } }
 
 func phase(ph api.PodPhase) podOpt { return func(p *api.Pod) { p.Status.Phase = ph } }
 
-func created(at time.Time) podOpt { return func(p *api.Pod) { p.CreationTimestamp = api.Time{Time: at} } }
+func created(at time.Time) podOpt {
+	return func(p *api.Pod) { p.CreationTimestamp = api.Time{Time: at} }
+}
 
 func withLabels(l map[string]string) podOpt { return func(p *api.Pod) { p.Labels = l } }
 
