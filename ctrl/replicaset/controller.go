@@ -1,0 +1,223 @@
+package replicaset
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/rs/zerolog"
+
+	"github.com/kcmlab/kcm/clock"
+	"github.com/kcmlab/kcm/ctrl"
+	"github.com/kcmlab/kcm/ctrl/controllerref"
+	"github.com/kcmlab/kcm/informer"
+	"github.com/kcmlab/kcm/kube/api"
+	"github.com/kcmlab/kcm/kube/labels"
+	"github.com/kcmlab/kcm/kube/rest"
+)
+
+// Name is the controller's canonical name, kube-controller-manager's; it
+// is also the source component of its events.
+const Name = "replicaset-controller"
+
+// DefaultWorkers is --concurrent-replicaset-syncs' default.
+const DefaultWorkers = 5
+
+// Descriptor registers the controller: on by default, alias "replicaset",
+// workers from --concurrent-replicaset-syncs.
+func Descriptor() *ctrl.ControllerDescriptor {
+	return &ctrl.ControllerDescriptor{
+		Name: Name, Aliases: []string{"replicaset"},
+		Concurrency: &ctrl.ConcurrencyFlag{
+			Name: "concurrent-replicaset-syncs", Default: DefaultWorkers,
+			Usage: "The number of replica sets that are allowed to sync concurrently. " +
+				"Larger number = more responsive replica management, but more CPU (and network) load",
+		},
+		Constructor: New,
+	}
+}
+
+// EventRecorder is what the controller records events with; *ctrl.Recorder
+// is one.
+type EventRecorder interface {
+	Eventf(ref api.ObjectReference, eventType, reason, format string, args ...any)
+}
+
+// Config holds what a Controller needs besides its listers and client.
+type Config struct {
+	// Clock tells availability and expectation ages; nil means real.
+	Clock clock.Clock
+	// Logger gets the controller's debug lines and its warnings.
+	Logger zerolog.Logger
+	// Recorder records SuccessfulCreate, FailedCreate, SuccessfulDelete
+	// and FailedDelete events; nil records none.
+	Recorder EventRecorder
+	// BurstReplicas bounds the pods created or deleted per sync; 0 means
+	// BurstReplicas.
+	BurstReplicas int
+}
+
+// Controller holds what a sync reads and writes. It has no goroutines of
+// its own (a ctrl.Loop runs Sync; deletions and batch creations fan out
+// within a sync).
+type Controller struct {
+	rsLister     informer.ReplicaSetLister
+	podLister    informer.PodLister
+	rsClient     *rest.Resources[*api.ReplicaSet]
+	podClient    *rest.Resources[*api.RawObject]
+	expectations *ctrl.UIDTrackingControllerExpectations
+	recorder     EventRecorder
+	clock        clock.Clock
+	log          zerolog.Logger
+	// burstReplicas bounds the writes of one sync.
+	burstReplicas int
+}
+
+// NewController returns the controller on the given listers and client
+// (tests build it directly; New wires it to the informers).
+func NewController(rss informer.ReplicaSetLister, pods informer.PodLister, client *rest.Client, cfg Config) *Controller {
+	if cfg.Clock == nil {
+		cfg.Clock = clock.Real{}
+	}
+	if cfg.Recorder == nil {
+		cfg.Recorder = nopRecorder{}
+	}
+	if cfg.BurstReplicas <= 0 {
+		cfg.BurstReplicas = BurstReplicas
+	}
+	return &Controller{
+		rsLister: rss, podLister: pods,
+		rsClient:      rest.NewResources(client, rest.ReplicaSets, api.Typed[api.ReplicaSet]()),
+		podClient:     rest.NewResources(client, rest.Pods, api.Raw()),
+		expectations:  ctrl.NewUIDTrackingControllerExpectations(ctrl.NewControllerExpectations(cfg.Clock, cfg.Logger)),
+		recorder:      cfg.Recorder,
+		clock:         cfg.Clock,
+		log:           cfg.Logger,
+		burstReplicas: cfg.BurstReplicas,
+	}
+}
+
+// New is the ControllerConstructor: it takes the ReplicaSet and pod
+// informers from the shared factory, gives the controller its own client
+// and event broadcaster, and registers the handlers that feed the loop.
+func New(_ context.Context, cc ctrl.ControllerContext, name string) (ctrl.Controller, error) {
+	rsInf := informer.For[api.ReplicaSet](cc.InformerFactory, rest.ReplicaSets)
+	podInf := informer.For[api.Pod](cc.InformerFactory, rest.Pods)
+	client := cc.ClientFor(name)
+	events := cc.NewBroadcaster(client)
+	c := NewController(informer.ReplicaSetLister{Lister: rsInf.Lister()}, informer.PodLister{Lister: podInf.Lister()},
+		client, Config{Clock: cc.Clock, Logger: cc.LoggerFor(name), Recorder: events.NewRecorder(Name)})
+	loop := cc.NewLoop(name, c.Sync, ctrl.LoopOptions{Synced: []informer.Synced{rsInf, podInf}, Events: events})
+	if err := c.register(rsInf, podInf, loop.Queue()); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return loop, nil
+}
+
+// Sync reconciles the ReplicaSet named key, "namespace/name" (Kubernetes'
+// syncReplicaSet):
+//
+//  1. gone from the cache: forget its expectations, done;
+//  2. claim the active pods of its namespace (adopt matching orphans,
+//     release owned pods that stopped matching);
+//  3. if its expectations are satisfied and it is not being deleted,
+//     create or delete pods towards spec.replicas;
+//  4. write the status when it changed;
+//  5. ask to be synced again when a Ready pod will become available.
+//
+// The error of step 3 is returned after the status is written, so that
+// the loop retries with backoff while the ReplicaFailure condition tells
+// users why.
+func (c *Controller) Sync(ctx context.Context, key string) (ctrl.Result, error) {
+	ns, name, ok := strings.Cut(key, "/")
+	if !ok {
+		c.log.Error().Str("key", key).Msg("ReplicaSet key is not namespace/name; dropping it")
+		return ctrl.Result{}, nil
+	}
+	rs, err := c.rsLister.ReplicaSets(ns).Get(name)
+	if rest.IsNotFound(err) {
+		c.expectations.DeleteExpectations(key)
+		return ctrl.Result{}, nil
+	}
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	needsSync := c.expectations.SatisfiedExpectations(key)
+	selector, err := podSelector(rs)
+	if err != nil {
+		// Retrying cannot help until the object changes, which enqueues
+		// it again.
+		c.log.Error().Err(err).Str("replicaset", key).Msg("invalid selector; not syncing")
+		return ctrl.Result{}, nil
+	}
+	// Every pod of the namespace: owned pods whose labels no longer match
+	// must be seen to be released.
+	var active []*api.Pod
+	for _, p := range c.podLister.Pods(ns).List(labels.Everything()) {
+		if api.IsPodActive(p) {
+			active = append(active, p)
+		}
+	}
+	active, err = c.claimPods(ctx, rs, selector, active)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	var manageErr error
+	if needsSync && rs.DeletionTimestamp == nil {
+		manageErr = c.manageReplicas(ctx, key, active, rs)
+	}
+	now := c.clock.Now()
+	if _, err := c.updateStatus(ctx, rs, calculateStatus(rs, active, manageErr, now)); err != nil {
+		return ctrl.Result{}, errors.Join(manageErr, err)
+	}
+	if manageErr != nil {
+		return ctrl.Result{}, manageErr
+	}
+	return ctrl.Result{RequeueAfter: availableAfter(rs, active, now)}, nil
+}
+
+// ErrInvalidSelector: the ReplicaSet's selector cannot be compiled, or is
+// missing.
+var ErrInvalidSelector = errors.New("invalid ReplicaSet selector")
+
+// podSelector compiles rs's selector. A missing selector (the apiserver
+// never stores one) is refused rather than read as "nothing": a
+// ReplicaSet that can claim no pod would create pods forever.
+func podSelector(rs *api.ReplicaSet) (labels.Selector, error) {
+	if rs.Spec.Selector == nil {
+		return labels.Selector{}, fmt.Errorf("%w: %s has none", ErrInvalidSelector, rs.Key())
+	}
+	sel, err := labels.LabelSelectorAsSelector(rs.Spec.Selector)
+	if err != nil {
+		return labels.Selector{}, fmt.Errorf("%w: %s: %w", ErrInvalidSelector, rs.Key(), err)
+	}
+	return sel, nil
+}
+
+// claimPods returns the pods of pods that rs controls, adopting matching
+// orphans and releasing its pods that no longer match (controllerref).
+// Before the first adoption rs is read fresh from the apiserver: a
+// ReplicaSet deleted since the cache saw it must not adopt.
+func (c *Controller) claimPods(ctx context.Context, rs *api.ReplicaSet, sel labels.Selector, pods []*api.Pod) ([]*api.Pod, error) {
+	recheck := controllerref.RecheckDeletionTimestamp(rs.UID, func(ctx context.Context) (*api.ObjectMeta, error) {
+		fresh, err := c.rsClient.InNamespace(rs.Namespace).Get(ctx, rs.Name)
+		if err != nil {
+			return nil, err
+		}
+		return &fresh.ObjectMeta, nil
+	})
+	m := controllerref.NewManager[*api.Pod](controllerref.OwnerOf(rs, "apps/v1", "ReplicaSet"), sel,
+		controllerref.PatcherFor(c.podClient.InNamespace(rs.Namespace)), recheck)
+	return m.Claim(ctx, pods)
+}
+
+// ref is the involvedObject of rs's events.
+func (c *Controller) ref(rs *api.ReplicaSet) api.ObjectReference {
+	return ctrl.Ref(rest.ReplicaSets, rs)
+}
+
+// nopRecorder drops events.
+type nopRecorder struct{}
+
+func (nopRecorder) Eventf(api.ObjectReference, string, string, string, ...any) {}
