@@ -3,11 +3,13 @@ package replicaset
 import (
 	"encoding/json"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/kcmlab/kcm/kube/api"
+	"github.com/kcmlab/kcm/kube/rest"
 )
 
 // calculateStatus' ReplicaFailure rule (Kubernetes): set only when absent,
@@ -172,5 +174,128 @@ func TestSlowStartBatch(t *testing.T) {
 		if calls != tc.wantCalls || ok != tc.wantOK || (err != nil) != (tc.failAt > 0) {
 			t.Errorf("count %d fail at %d: %d calls, %d ok, err %v; want %d calls, %d ok", tc.count, tc.failAt, calls, ok, err, tc.wantCalls, tc.wantOK)
 		}
+	}
+}
+
+// Status (Kubernetes' calculateStatus): fullyLabeled counts pods with all
+// the template's labels; available needs minReadySeconds of readiness;
+// the sync asks to run again when the next pod becomes available.
+func TestSyncStatusAndAvailabilityRequeue(t *testing.T) {
+	f := newFixture(t)
+	rs := newRS("web", 4, "")
+	rs.Spec.MinReadySeconds = 30
+	rs.Generation = 3
+	f.rss = []*api.ReplicaSet{rs}
+	f.pods = []*api.Pod{
+		newPod("long-ready", ownedBy(rs), ready(t0.Add(-time.Minute))),
+		newPod("just-ready", ownedBy(rs), ready(t0.Add(-20*time.Second))),
+		newPod("newly-ready", ownedBy(rs), ready(t0.Add(-5*time.Second))),
+		newPod("partly-labelled", ownedBy(rs), withLabels(webLabels)),
+	}
+	res, err := f.sync(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := f.lastStatus()
+	want := api.ReplicaSetStatus{Replicas: 4, FullyLabeledReplicas: 3, ReadyReplicas: 3, AvailableReplicas: 1, ObservedGeneration: 3}
+	if st.Replicas != want.Replicas || st.FullyLabeledReplicas != want.FullyLabeledReplicas || st.ReadyReplicas != want.ReadyReplicas ||
+		st.AvailableReplicas != want.AvailableReplicas || st.ObservedGeneration != want.ObservedGeneration || st.Conditions != nil {
+		t.Fatalf("status %+v\nwant %+v", st, want)
+	}
+	if res.RequeueAfter != 10*time.Second {
+		t.Fatalf("requeue after %v, want 10s (just-ready becomes available then)", res.RequeueAfter)
+	}
+	// At that moment the pod counts as available.
+	f.clock.Step(10 * time.Second)
+	rs2 := newRS("web", 4, "")
+	rs2.Spec.MinReadySeconds, rs2.Generation, rs2.Status = 30, 3, st
+	f3 := newFixture(t)
+	f3.clock = f.clock
+	f3.rss, f3.pods = []*api.ReplicaSet{rs2}, f.pods
+	res, err = f3.sync(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st := f3.lastStatus(); st.AvailableReplicas != 2 || res.RequeueAfter != 15*time.Second {
+		t.Fatalf("available %d requeue %v; want 2 and 15s", st.AvailableReplicas, res.RequeueAfter)
+	}
+}
+
+// The status is written only when it changed (or the generation was not
+// yet observed), and a ReplicaFailure condition is removed by a sync that
+// succeeds.
+func TestSyncStatusWrites(t *testing.T) {
+	f := newFixture(t)
+	rs := newRS("web", 1, "")
+	rs.Status = api.ReplicaSetStatus{Replicas: 1, FullyLabeledReplicas: 1, ObservedGeneration: 1}
+	f.rss = []*api.ReplicaSet{rs}
+	f.pods = ownedPods(rs, 1)
+	if _, err := f.sync(key); err != nil {
+		t.Fatal(err)
+	}
+	if got := f.take(false); len(got) != 0 {
+		t.Fatalf("actions %q for an unchanged status", got)
+	}
+
+	f2 := newFixture(t)
+	rs2 := newRS("web", 1, "")
+	rs2.Status = api.ReplicaSetStatus{Replicas: 1, FullyLabeledReplicas: 1, ObservedGeneration: 1,
+		Conditions: []api.ReplicaSetCondition{{Type: "Other", Status: api.ConditionTrue}, {Type: api.ReplicaSetReplicaFailure, Status: api.ConditionTrue, Reason: ReasonFailedCreate}}}
+	f2.rss = []*api.ReplicaSet{rs2}
+	f2.pods = ownedPods(rs2, 1)
+	if _, err := f2.sync(key); err != nil {
+		t.Fatal(err)
+	}
+	if st := f2.lastStatus(); len(st.Conditions) != 1 || st.Conditions[0].Type != "Other" {
+		t.Fatalf("conditions %+v: ReplicaFailure not removed", st.Conditions)
+	}
+}
+
+// updateReplicaSetStatus: a failed write is retried once on a fresh read;
+// a second failure, or a failed read, fails the sync.
+func TestSyncStatusRetry(t *testing.T) {
+	conflict := failure(409, "Conflict", "the object has been modified")
+	for _, tc := range []struct {
+		name    string
+		fails   func(int) *rest.Status
+		getFail *rest.Status
+		want    []string
+		wantErr bool
+	}{
+		{"first write conflicts", func(n int) *rest.Status {
+			if n == 1 {
+				return conflict
+			}
+			return nil
+		}, nil, []string{"PUT replicasets/web/status", "GET replicasets/web", "PUT replicasets/web/status"}, false},
+		{"both writes fail", func(int) *rest.Status { return conflict }, nil,
+			[]string{"PUT replicasets/web/status", "GET replicasets/web", "PUT replicasets/web/status"}, true},
+		{"the fresh read fails", func(int) *rest.Status { return conflict }, failure(500, "InternalError", "x"),
+			[]string{"PUT replicasets/web/status", "GET replicasets/web"}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFixture(t)
+			rs := newRS("web", 1, "")
+			f.rss = []*api.ReplicaSet{rs}
+			f.pods = ownedPods(rs, 1)
+			fresh := newRS("web", 1, "")
+			fresh.ResourceVersion = "8"
+			f.getRS = fresh
+			f.statusFails, f.getFails = tc.fails, tc.getFail
+			_, err := f.sync(key)
+			if (err != nil) != tc.wantErr {
+				t.Fatalf("err %v", err)
+			}
+			if got := f.take(false); !slices.Equal(got, tc.want) {
+				t.Fatalf("actions %q\nwant %q", got, tc.want)
+			}
+			if !tc.wantErr {
+				var sent api.ReplicaSet
+				_ = json.Unmarshal(f.bodies["PUT replicasets/web/status"][1], &sent)
+				if sent.ResourceVersion != "8" || sent.Status.Replicas != 1 || sent.Status.ObservedGeneration != 1 {
+					t.Fatalf("retry sent rv %s status %+v", sent.ResourceVersion, sent.Status)
+				}
+			}
+		})
 	}
 }
