@@ -111,7 +111,8 @@ func NewClient(cfg *Config, opts ...Option) (*Client, error) {
 		log:      zerolog.Nop(),
 		clock:    clock.Real{},
 	}
-	c.hc = &http.Client{Transport: &authTransport{next: newTransport(tc.Clone()), creds: cfg.Credentials, userAgent: ua}}
+	c.hc = &http.Client{Transport: &authTransport{next: newTransport(tc.Clone()), creds: cfg.Credentials, userAgent: ua,
+		origin: originOf(base)}}
 	c.userAgent = ua
 	c.limiter = newLimiter(cfg.QPS, cfg.Burst)
 	for _, o := range opts {

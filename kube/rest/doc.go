@@ -33,6 +33,11 @@
 //     (merge.go).
 //   - Retry backoff, rate limiting and idle timeouts run on kcm's clock
 //     (WithClock), so tests step time instead of waiting for it.
+//   - Credentials go only to the configured server: the Authorization
+//     header (bearer token, basic auth, exec-plugin token) is added only
+//     to requests whose scheme, host and port are those of Config.Host. A
+//     redirect to another host, or from https down to http, is followed
+//     anonymously; a WebSocket handshake never follows redirects.
 //   - Secrets (tokens, passwords, keys) never appear in logs, errors or the
 //     String/GoString of a Config.
 //

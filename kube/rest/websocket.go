@@ -24,7 +24,10 @@ type wsSource struct {
 
 // dialWebSocket opens a watch over WebSocket. kube-apiserver serves watches
 // over WebSocket on HTTP/1.1 only and refuses the handshake (403) without an
-// Origin header, so both are set here.
+// Origin header, so both are set here. The handshake goes to the configured
+// server only: the WebSocket dialer never follows a redirect (a 3xx is a
+// failed handshake, reported as a *StatusError), so the Authorization header
+// set here cannot travel to another host.
 func (c *Client) dialWebSocket(ctx context.Context, req *request, idle time.Duration) (*wsSource, error) {
 	if err := c.waitLimiter(ctx); err != nil {
 		return nil, contextError(ctx, err)
