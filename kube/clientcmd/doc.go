@@ -28,8 +28,9 @@
 //   - Rotating credentials refresh themselves: a TokenFile re-reads the
 //     kubelet's projected token, ExecCredentials re-run the plugin at
 //     expiry or after a 401, both on kcm's clock (the Clock options).
-//   - Secrets never appear in errors, logs or the String/GoString of any
-//     type here.
+//   - Secrets (tokens, passwords, key data, exec args and env values)
+//     never appear in errors or logs, and no type here prints them: every
+//     fmt verb, json.Marshal and zerolog print redacted views (redact.go).
 //
 // # client-go names
 //

@@ -35,7 +35,7 @@ type Client struct {
 	base      *url.URL
 	hc        *http.Client // shared transport wrapped with auth; no timeout (watches are long)
 	tls       *tls.Config  // for WebSocket dials
-	creds     Credentials
+	auth      auth         // the Credentials, as function values (see auth)
 	userAgent string
 	limiter   *rate.Limiter // nil: unlimited
 	timeout   time.Duration
@@ -104,14 +104,14 @@ func NewClient(cfg *Config, opts ...Option) (*Client, error) {
 	c := &Client{
 		base:     base,
 		tls:      tc,
-		creds:    cfg.Credentials,
+		auth:     newAuth(cfg.Credentials),
 		timeout:  cfg.Timeout,
 		retry:    DefaultRetryPolicy,
 		listIdle: DefaultListIdleTimeout,
 		log:      zerolog.Nop(),
 		clock:    clock.Real{},
 	}
-	c.hc = &http.Client{Transport: &authTransport{next: newTransport(tc.Clone()), creds: cfg.Credentials, userAgent: ua,
+	c.hc = &http.Client{Transport: &authTransport{next: newTransport(tc.Clone()), auth: c.auth, userAgent: ua,
 		origin: originOf(base)}}
 	c.userAgent = ua
 	c.limiter = newLimiter(cfg.QPS, cfg.Burst)
@@ -276,8 +276,8 @@ func (c *Client) once(ctx context.Context, r *request) (*http.Response, error) {
 	}
 	data, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
 	resp.Body.Close()
-	if resp.StatusCode == http.StatusUnauthorized && c.creds != nil {
-		c.creds.Invalidate()
+	if resp.StatusCode == http.StatusUnauthorized {
+		c.auth.invalidateNow()
 	}
 	return nil, newStatusError(r.verb, r.path, resp.StatusCode, resp.Header, data)
 }
@@ -295,7 +295,7 @@ func (c *Client) shouldRetry(r *request, err error, attempt int) (time.Duration,
 		code := int(se.Status.Code)
 		switch {
 		case code == http.StatusUnauthorized && attempt == 1:
-			return 0, c.creds != nil // credentials were invalidated: one fresh try
+			return 0, !c.auth.anonymous() // credentials were invalidated: one fresh try
 		case code == http.StatusTooManyRequests, code >= 500 && r.idempotent && code != http.StatusNotImplemented:
 			if se.RetryAfter > 0 {
 				return min(se.RetryAfter, c.retry.MaxRetryAfter), true

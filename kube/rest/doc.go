@@ -38,8 +38,11 @@
 //     to requests whose scheme, host and port are those of Config.Host. A
 //     redirect to another host, or from https down to http, is followed
 //     anonymously; a WebSocket handshake never follows redirects.
-//   - Secrets (tokens, passwords, keys) never appear in logs, errors or the
-//     String/GoString of a Config.
+//   - Secrets (tokens, passwords, keys) never appear in logs or errors,
+//     and no rendering of a Config, TLSConfig, StaticToken or Client shows
+//     them: every fmt verb, json.Marshal and zerolog print redacted views
+//     (redact.go). A Client keeps its Credentials only as function values,
+//     which fmt prints as addresses even when it walks unexported fields.
 //
 // # client-go names
 //

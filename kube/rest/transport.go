@@ -88,7 +88,7 @@ func newTransport(tc *tls.Config) *http.Transport {
 // pattern), and on a redirect from https down to plain http.
 type authTransport struct {
 	next      http.RoundTripper
-	creds     Credentials
+	auth      auth
 	userAgent string
 	// origin is the configured server: scheme and host:port, lower case.
 	origin origin
@@ -132,16 +132,52 @@ func (t *authTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		req.Header.Del("Authorization")
 		return t.next.RoundTrip(req)
 	}
-	if t.creds != nil {
-		h, err := t.creds.Authorization(req.Context())
-		if err != nil {
-			return nil, fmt.Errorf("%w: %w", errCredentials, err)
-		}
-		if h != "" {
-			req.Header.Set("Authorization", h)
-		}
+	h, err := t.auth.authorization(req.Context())
+	if err != nil {
+		return nil, err
+	}
+	if h != "" {
+		req.Header.Set("Authorization", h)
 	}
 	return t.next.RoundTrip(req)
+}
+
+// auth is a Credentials kept as its methods' function values. fmt prints a
+// func as an address whatever the verb and however deep it finds it, so no
+// rendering of a Client, not even a raw one through an unexported field of
+// a type that holds a Client, reaches the secret behind it. The zero auth
+// is anonymous.
+type auth struct {
+	header     func(context.Context) (string, error)
+	invalidate func()
+}
+
+func newAuth(c Credentials) auth {
+	if c == nil {
+		return auth{}
+	}
+	return auth{header: c.Authorization, invalidate: c.Invalidate}
+}
+
+func (a auth) anonymous() bool { return a.header == nil }
+
+// authorization returns the Authorization header value ("" for none).
+func (a auth) authorization(ctx context.Context) (string, error) {
+	if a.header == nil {
+		return "", nil
+	}
+	h, err := a.header(ctx)
+	if err != nil {
+		return "", fmt.Errorf("%w: %w", errCredentials, err)
+	}
+	return h, nil
+}
+
+// invalidateNow drops cached credentials after a 401.
+func (a auth) invalidateNow() {
+	if a.invalidate != nil {
+		a.invalidate()
+	}
 }
 
 // errCredentials marks failures to obtain credentials: never retried, since
