@@ -24,6 +24,9 @@
 //
 //   - Problems surface when the config is built, named: a malformed file
 //     yields a KubeconfigError naming the file, the context and the field;
+//     YAML errors name the file, the line and the key, never a value (the
+//     decoder's own messages, which quote anchors, tags and values, are
+//     rebuilt: yamlerr.go);
 //     certificates, keys and CA bundles are checked before any request.
 //   - Rotating credentials refresh themselves: a TokenFile re-reads the
 //     kubelet's projected token, ExecCredentials re-run the plugin at

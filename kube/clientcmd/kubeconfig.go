@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
-	"regexp"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -165,7 +164,7 @@ func ParseKubeconfig(data []byte, path string) (*Kubeconfig, error) {
 	var doc kubeconfigDoc
 	if len(bytes.TrimSpace(data)) > 0 {
 		if err := yaml.Unmarshal(data, &doc); err != nil {
-			return nil, &KubeconfigError{File: path, Err: redactYAMLError(err)}
+			return nil, &KubeconfigError{File: path, Err: redactYAMLError(err, data)}
 		}
 	}
 	kc.CurrentContext = doc.CurrentContext
@@ -309,41 +308,4 @@ func (e *KubeconfigError) Unwrap() []error {
 		}
 	}
 	return errs
-}
-
-// yamlTypeErrorLine matches one line of a yaml.v3 type error. It quotes the
-// start of the offending value between backticks, and that value could be a
-// secret that landed under the wrong key, so only the line, the YAML tag and
-// the expected Go type are kept.
-var yamlTypeErrorLine = regexp.MustCompile(`^line (\d+): cannot unmarshal (\S+).* into (.*)$`)
-
-// redactYAMLError keeps a YAML error's line numbers and drops quoted values.
-func redactYAMLError(err error) error {
-	var te *yaml.TypeError
-	if !errors.As(err, &te) {
-		return err // syntax errors quote no values: "yaml: line 3: ..."
-	}
-	lines := make([]string, len(te.Errors))
-	for i, l := range te.Errors {
-		m := yamlTypeErrorLine.FindStringSubmatch(l)
-		if m == nil {
-			lines[i] = "cannot decode a value"
-			continue
-		}
-		lines[i] = fmt.Sprintf("line %s: unexpected %s value, want %s", m[1], m[2], yamlWantedKind(m[3]))
-	}
-	return fmt.Errorf("yaml: %s", strings.Join(lines, "; "))
-}
-
-// yamlWantedKind names a Go type the way a kubeconfig author thinks of it.
-func yamlWantedKind(goType string) string {
-	switch {
-	case strings.HasPrefix(goType, "[]"):
-		return "a list"
-	case strings.HasPrefix(goType, "struct"), strings.HasPrefix(goType, "map"),
-		strings.HasPrefix(goType, "kube."), strings.HasPrefix(goType, "*"):
-		return "a mapping"
-	default:
-		return "a " + goType
-	}
 }
