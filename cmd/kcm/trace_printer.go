@@ -90,8 +90,18 @@ func render(w io.Writer, o printerOptions, events ...traceEvent) {
 	}
 }
 
-// lines returns the lines that show e, possibly none.
+// lines returns the lines that show e, possibly none, each safe for a
+// terminal: whatever the server sent is escaped (escapeTerminal).
 func (p *printer) lines(e traceEvent) []string {
+	ls := p.rawLines(e)
+	for i, l := range ls {
+		ls[i] = escapeTerminal(l)
+	}
+	return ls
+}
+
+// rawLines returns the lines that show e, as they are.
+func (p *printer) rawLines(e traceEvent) []string {
 	switch e := e.(type) {
 	case traceStart:
 		return p.start(e)
