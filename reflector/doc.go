@@ -57,6 +57,12 @@
 //     ends normally within VeryShortWatch (1 s) of its request, with no
 //     event (a bookmark counts), is an error (ErrVeryShortWatch) and is
 //     backed off, as client-go's VeryShortWatchError is.
+//   - A timeout is not a stop: only the caller's own context ending stops
+//     Run (Stopped). A LIST or WATCH that fails with an error wrapping
+//     context.DeadlineExceeded while that context is alive (the client's
+//     Timeout, a dial timeout to an unreachable apiserver, an exec plugin
+//     that did not answer) is backed off and logged as a warning like any
+//     other failure.
 //   - "Too large resourceVersion" cannot loop: the next list reads the newest
 //     state.
 //   - Lists stream into the sink item by item, page by page: the reflector

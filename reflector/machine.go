@@ -351,7 +351,11 @@ func (m *Machine) backOff(err error, now time.Time, phase Phase) {
 	m.wait = m.s.Backoff.Next(now)
 }
 
-// Stopped reports whether err means the caller asked the reflector to stop.
-func Stopped(err error) bool {
-	return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
+// Stopped reports whether err means the caller asked the reflector to stop:
+// ctx, the caller's own context, has ended and err is its error. An error
+// that wraps context.DeadlineExceeded while ctx is alive (a client timeout,
+// a dial timeout, an exec plugin that did not answer) is a failure, which
+// Run backs off from and logs, never a stop.
+func Stopped(ctx context.Context, err error) bool {
+	return ctx.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded))
 }

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"unicode"
@@ -58,5 +60,19 @@ func TestPrinterEscapesServerStrings(t *testing.T) {
 	}
 	if !strings.Contains(text, `web\x1b]0;pwned\x07\x1b[2J\r\n12:00`) || !strings.Contains(text, `\u202e\u009b\x9b\xff`) {
 		t.Errorf("the escapes are not readable:\n%s", text)
+	}
+}
+
+// TestPrinterShowsTimeouts: a LIST or WATCH that failed on a client
+// timeout (an error wrapping context.DeadlineExceeded while the trace
+// runs) is a failure the reflector backs off from, not the trace stopping:
+// the phase change is shown with its cause. (The reflector reports no
+// phase change when it is stopped, so the printer hides none.)
+func TestPrinterShowsTimeouts(t *testing.T) {
+	got := body(printerOptions{}, phaseChange{At: ms(1), From: reflector.Listing, To: reflector.BackingOff,
+		Err: fmt.Errorf("list pods: %w", context.DeadlineExceeded)})
+	want := []string{"12:00:00.001  reflector  phase     listing → backing-off: list pods: context deadline exceeded"}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("printed %q, want %q", got, want)
 	}
 }

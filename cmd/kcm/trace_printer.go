@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -244,9 +245,12 @@ func (p *printer) phaseChange(e phaseChange) []string {
 	if e.To == reflector.Listing {
 		p.listFrom, p.listed, p.pages = e.At, 0, 0
 	}
-	if reflector.Stopped(e.Err) {
+	if errors.Is(e.Err, context.Canceled) {
 		return nil // the trace is stopping: not the reflector's doing
 	}
+	// An error wrapping context.DeadlineExceeded is shown: while the trace
+	// runs it is a client, dial or exec-plugin timeout, which the reflector
+	// backs off from (reflector.Stopped).
 	details := fmt.Sprintf("%s → %s", e.From, e.To)
 	if e.From == reflector.WatchListing && e.To == reflector.Watching {
 		details += " (the initial state is complete; the same watch goes on)"

@@ -234,7 +234,7 @@ func (c *Client) do(ctx context.Context, r *request) (*http.Response, error) {
 			return resp, nil
 		}
 		last = err
-		wait, retry := c.shouldRetry(r, err, attempt)
+		wait, retry := c.shouldRetry(ctx, r, err, attempt)
 		if !retry || attempt >= attempts {
 			return nil, last
 		}
@@ -283,10 +283,12 @@ func (c *Client) once(ctx context.Context, r *request) (*http.Response, error) {
 }
 
 // shouldRetry decides whether err after the given attempt is worth another
-// try, and how long to wait first.
-func (c *Client) shouldRetry(r *request, err error, attempt int) (time.Duration, bool) {
-	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, errCredentials) ||
-		errors.Is(err, errRateLimit) {
+// try, and how long to wait first. Only ctx ending (the caller's context,
+// or the client's Timeout laid over it) is a stop: a dial or TLS handshake
+// that timed out also wraps context.DeadlineExceeded, but it is a
+// transport failure like any other.
+func (c *Client) shouldRetry(ctx context.Context, r *request, err error, attempt int) (time.Duration, bool) {
+	if ctx.Err() != nil || errors.Is(err, errCredentials) || errors.Is(err, errRateLimit) {
 		return 0, false
 	}
 	backoff := c.backoff(attempt)

@@ -19,8 +19,10 @@
 //     per-controller clients.
 //   - Reads are retried on 429, 5xx and broken connections with backoff
 //     that honours Retry-After. Writes are retried only when the server
-//     cannot have acted: 429 (rejected before processing) and refused
-//     connections.
+//     cannot have acted: 429 (rejected before processing) and refused or
+//     timed-out dials. Only the caller's context (with Config.Timeout laid
+//     over it) ending stops the retries: a dial timeout also wraps
+//     context.DeadlineExceeded, but it is a transport failure.
 //   - Server failures are *StatusError values that keep the server's
 //     message and match sentinel errors: errors.Is(err, ErrNotFound),
 //     IsConflict(err), IsGone(err) (410: resourceVersion expired), ...
