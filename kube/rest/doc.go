@@ -29,7 +29,10 @@
 //   - Lists can be streamed item by item (ListEach, DecodeList): memory
 //     stays flat whatever the size of the list. Watches are pull-based
 //     streams over chunked HTTP or WebSocket. A list or watch that goes
-//     silent ends with ErrIdleTimeout instead of hanging.
+//     silent ends with ErrIdleTimeout instead of hanging. Finding where
+//     each object or event ends costs one pass over its bytes however the
+//     reads cut it (a resumable scanner, jsonx.Scanner), and no object may
+//     exceed 64 MiB: a hostile server costs linear CPU and bounded memory.
 //   - Update keeps the fields kcm's types do not model: a typed object
 //     read from the server is merged onto the JSON it was read from
 //     (merge.go).
