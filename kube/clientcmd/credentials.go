@@ -8,7 +8,6 @@ import (
 	"encoding/pem"
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 	"sync"
 	"time"
@@ -89,7 +88,7 @@ func NewTokenFile(path string, opts TokenFileOptions) (*TokenFile, error) {
 
 // readTokenFile reads and trims a token. Its errors name the path only.
 func readTokenFile(path string) (string, error) {
-	b, err := os.ReadFile(path)
+	b, err := readFileLimited(path, "token file", MaxTokenFileBytes)
 	if err != nil {
 		return "", err
 	}
@@ -171,7 +170,7 @@ func dataOrFile(field, data, file string) (b []byte, problem string, err error) 
 	if file == "" {
 		return nil, "", nil
 	}
-	b, err = os.ReadFile(file)
+	b, err = readFileLimited(file, field, MaxPEMFileBytes)
 	if err != nil {
 		return nil, field + " cannot be read", err
 	}

@@ -28,6 +28,12 @@
 //     decoder's own messages, which quote anchors, tags and values, are
 //     rebuilt: yamlerr.go);
 //     certificates, keys and CA bundles are checked before any request.
+//   - Every read is bounded: a kubeconfig file by MaxKubeconfigBytes, CA,
+//     certificate and key files by MaxPEMFileBytes (16 MiB each), token
+//     files by MaxTokenFileBytes (1 MiB); past a limit the error wraps
+//     ErrFileTooLarge and names the file and the limit
+//     (--kubeconfig=/dev/zero fails at once). An exec plugin's stdout is
+//     capped at 1 MiB (an error past it) and its stderr at 64 KiB.
 //   - Rotating credentials refresh themselves: a TokenFile re-reads the
 //     kubelet's projected token, ExecCredentials re-run the plugin at
 //     expiry or after a 401, both on kcm's clock (the Clock options).

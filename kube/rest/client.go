@@ -43,6 +43,8 @@ type Client struct {
 	listIdle time.Duration
 	retry    RetryPolicy
 	log      zerolog.Logger
+	// maxBody bounds a non-streamed response body.
+	maxBody int64
 	// clock times retry backoff, rate limiting and idle timeouts.
 	clock clock.Clock
 }
@@ -108,6 +110,7 @@ func NewClient(cfg *Config, opts ...Option) (*Client, error) {
 		timeout:  cfg.Timeout,
 		retry:    DefaultRetryPolicy,
 		listIdle: DefaultListIdleTimeout,
+		maxBody:  DefaultMaxResponseBytes,
 		log:      zerolog.Nop(),
 		clock:    clock.Real{},
 	}
@@ -200,6 +203,9 @@ type request struct {
 	idempotent bool
 	// stream: no client-side timeout (watches); the caller closes the body.
 	stream bool
+	// discard: the body is not read (a DELETE of a collection answers with
+	// every deleted object): drained up to the limit, never an error.
+	discard bool
 }
 
 func (r *request) url(base *url.URL) string {
@@ -322,7 +328,8 @@ func (c *Client) backoff(attempt int) time.Duration {
 	return d/2 + rand.N(d/2)
 }
 
-// doBytes runs r and returns the whole body of a 2xx response.
+// doBytes runs r and returns the whole body of a 2xx response, at most
+// the client's maxBody bytes (ErrResponseTooLarge beyond).
 func (c *Client) doBytes(ctx context.Context, r *request) ([]byte, error) {
 	if c.timeout > 0 && !r.stream {
 		var cancel context.CancelFunc
@@ -334,9 +341,26 @@ func (c *Client) doBytes(ctx context.Context, r *request) ([]byte, error) {
 		return nil, err
 	}
 	defer resp.Body.Close()
-	data, err := io.ReadAll(resp.Body)
+	limit := c.maxBody
+	if limit <= 0 {
+		limit = DefaultMaxResponseBytes
+	}
+	if r.discard {
+		// Nobody reads it: drain what the limit allows, so the connection
+		// can be reused, and drop the rest with the connection.
+		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, limit))
+		return nil, nil
+	}
+	if resp.ContentLength > limit {
+		return nil, fmt.Errorf("%s %s: %w: %d bytes announced, the limit is %d", r.verb, r.path, ErrResponseTooLarge,
+			resp.ContentLength, limit)
+	}
+	data, err := io.ReadAll(io.LimitReader(resp.Body, limit+1))
 	if err != nil {
 		return nil, contextError(ctx, fmt.Errorf("%s %s: reading response: %w", r.verb, r.path, err))
+	}
+	if int64(len(data)) > limit {
+		return nil, fmt.Errorf("%s %s: %w: more than %d bytes", r.verb, r.path, ErrResponseTooLarge, limit)
 	}
 	return data, nil
 }
@@ -350,3 +374,11 @@ func (c *Client) RawGet(ctx context.Context, path string) ([]byte, error) {
 // CloseIdleConnections closes the shared transport's idle keep-alive
 // connections (for every client derived from the same one).
 func (c *Client) CloseIdleConnections() { c.hc.CloseIdleConnections() }
+
+// DefaultMaxResponseBytes bounds the body of a non-streamed response (a GET,
+// discovery, the answer to a write): 64 MiB, the same bound as one object in
+// a list or watch stream, far above the apiserver's own limits on an object.
+const DefaultMaxResponseBytes = 64 << 20
+
+// WithMaxResponseBytes replaces DefaultMaxResponseBytes.
+func WithMaxResponseBytes(n int64) Option { return func(c *Client) { c.maxBody = n } }

@@ -33,6 +33,11 @@
 //     each object or event ends costs one pass over its bytes however the
 //     reads cut it (a resumable scanner, jsonx.Scanner), and no object may
 //     exceed 64 MiB: a hostile server costs linear CPU and bounded memory.
+//   - Every read is bounded: a non-streamed body (GET, discovery, the answer
+//     to a write) by DefaultMaxResponseBytes, 64 MiB (WithMaxResponseBytes),
+//     failing with ErrResponseTooLarge that names the request and the
+//     limit; one object or event of a stream, a WebSocket message, by the
+//     same 64 MiB; an error answer's body by 1 MiB (the rest is ignored).
 //   - Update keeps the fields kcm's types do not model: a typed object
 //     read from the server is merged onto the JSON it was read from
 //     (merge.go).

@@ -261,3 +261,7 @@ func trimBody(b []byte) string {
 	}
 	return string(b[:n]) + "..."
 }
+
+// ErrResponseTooLarge is wrapped by the error for a response body over the
+// client's limit (DefaultMaxResponseBytes, WithMaxResponseBytes).
+var ErrResponseTooLarge = errors.New("response body too large")
