@@ -23,6 +23,10 @@
 //     timed-out dials. Only the caller's context (with Config.Timeout laid
 //     over it) ending stops the retries: a dial timeout also wraps
 //     context.DeadlineExceeded, but it is a transport failure.
+//   - A list or watch whose connection fails mid-body (HTTP/2 connection
+//     lost or GOAWAY, stream reset, chunked body cut short) fails with an
+//     error wrapping ErrConnectionLost and the cause, never ErrDecode,
+//     which is kept for bytes that are not the JSON expected.
 //   - Server failures are *StatusError values that keep the server's
 //     message and match sentinel errors: errors.Is(err, ErrNotFound),
 //     IsConflict(err), IsGone(err) (410: resourceVersion expired), ...

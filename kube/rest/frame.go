@@ -54,8 +54,14 @@ func (f *frameReader) fill() bool {
 	}
 	m, err := f.r.Read(f.buf[f.n:])
 	f.n += m
-	if err != nil {
+	switch {
+	case err == nil:
+	case errors.Is(err, io.EOF) || errors.Is(err, api.ErrDecode) || errors.Is(err, ErrIdleTimeout):
 		f.err = err
+	default:
+		// The body failed, not its bytes: a transport error (a context
+		// error stays recognisable through the wrap).
+		f.err = fmt.Errorf("%w: %w", ErrConnectionLost, err)
 	}
 	return m > 0 || err == nil
 }
