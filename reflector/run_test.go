@@ -195,7 +195,7 @@ func TestWatchListEndsEarlyOrIsRefused(t *testing.T) {
 	if c.Options.SendInitialEvents == nil {
 		t.Fatalf("after an early end: %+v, want a WatchList again", c.Options)
 	}
-	c.Fail(statusErr(http.StatusForbidden, "Forbidden"))
+	c.Fail(statusErr(http.StatusUnprocessableEntity, "Invalid")) // a server without WatchList
 	h.listAt("100")
 	h.lw.ExpectWatch().Fail(statusErr(http.StatusGone, "Expired"))
 	h.listAt("110")
