@@ -34,6 +34,10 @@
 //     ErrFileTooLarge and names the file and the limit
 //     (--kubeconfig=/dev/zero fails at once). An exec plugin's stdout is
 //     capped at 1 MiB (an error past it) and its stderr at 64 KiB.
+//   - An exec plugin runs in a process group of its own: on timeout the
+//     whole group is killed, and whatever the plugin leaves in it is killed
+//     when it ends, so no child outlives it; a child that keeps stdout open
+//     after the plugin exited cleanly does not cost the credential printed.
 //   - Rotating credentials refresh themselves: a TokenFile re-reads the
 //     kubelet's projected token, ExecCredentials re-run the plugin at
 //     expiry or after a 401, both on kcm's clock (the Clock options).

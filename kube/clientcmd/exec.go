@@ -226,10 +226,20 @@ func (e *ExecCredentials) run(ctx context.Context) (*execResult, error) {
 	stdout := &cappedBuffer{max: execMaxStdout}
 	stderr := &cappedBuffer{max: execMaxStderr}
 	cmd.Stdout, cmd.Stderr = stdout, stderr // stdin stays nil: /dev/null
-	// A plugin that forks a child keeping the pipes open must not hang us.
+	// A plugin that forks a child keeping the pipes open must not hang us:
+	// a second after the plugin ended its pipes are closed. It runs in a
+	// process group of its own, killed whole on timeout and cleared of
+	// leftovers when the plugin ends, so no child outlives it.
 	cmd.WaitDelay = time.Second
+	ownProcessGroup(cmd)
 	start := e.clock.Now()
 	err := cmd.Run()
+	_ = killProcessGroup(cmd)
+	if errors.Is(err, exec.ErrWaitDelay) && cmd.ProcessState != nil && cmd.ProcessState.Success() {
+		// The plugin exited cleanly and a child it left held stdout open:
+		// what it printed is complete.
+		err = nil
+	}
 	e.log.Debug().Str("command", e.cfg.Command).Dur("took", e.clock.Since(start)).Bool("ok", err == nil).
 		Msg("ran exec credential plugin")
 	if err != nil {
