@@ -56,7 +56,7 @@ func (f *frameReader) fill() bool {
 	f.n += m
 	switch {
 	case err == nil:
-	case errors.Is(err, io.EOF) || errors.Is(err, api.ErrDecode) || errors.Is(err, ErrIdleTimeout):
+	case errors.Is(err, io.EOF):
 		f.err = err
 	default:
 		// The body failed, not its bytes: a transport error (a context
