@@ -14,9 +14,10 @@ import (
 const maxFrame = 64 << 20
 
 // frameReader reads a stream of JSON text and hands out complete values
-// found by the byte scanner of kube/internal/jsonx, without tokenising them: finding where an
-// object ends costs one pass over its bytes and no allocation. The values it
-// returns are slices of its buffer, valid until the next call.
+// found by jsonx.Scanner, without tokenising them. The scanner keeps its
+// place between reads, so finding where an object ends costs one pass over
+// its bytes, however many reads it arrives in, and no allocation. The
+// values it returns are slices of its buffer, valid until the next call.
 type frameReader struct {
 	r   io.Reader
 	buf []byte
