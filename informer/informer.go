@@ -205,7 +205,7 @@ func (i *Informer[T]) Run(ctx context.Context) error {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			errs[slot] = failure(what, f(ctx))
+			errs[slot] = failure(ctx, what, f(ctx))
 		}()
 	}
 	run(0, "", i.proc.Run) // its errors say "processor: " already
@@ -213,7 +213,7 @@ func (i *Informer[T]) Run(ctx context.Context) error {
 	run(2, "resync", i.resyncLoop)
 	wg.Add(1)
 	go func() { defer wg.Done(); <-ctx.Done(); i.fifo.Close() }()
-	errs[3] = failure("apply loop", i.applyLoop(ctx, func(ctx context.Context) error {
+	errs[3] = failure(ctx, "apply loop", i.applyLoop(ctx, func(ctx context.Context) error {
 		return i.fifo.Pop(ctx, i.batch, i.applyBatch)
 	}))
 	cancel()
@@ -227,8 +227,8 @@ func (i *Informer[T]) Run(ctx context.Context) error {
 // failure is err as one of Run's failures, prefixed with the part that
 // met it (what; "" for none), or nil when err only reports the stop: ctx's
 // end, or the FIFO closed because of it.
-func failure(what string, err error) error {
-	if err == nil || reflector.Stopped(err) || errors.Is(err, deltafifo.ErrClosed) {
+func failure(ctx context.Context, what string, err error) error {
+	if err == nil || reflector.Stopped(ctx, err) || errors.Is(err, deltafifo.ErrClosed) {
 		return nil
 	}
 	if what == "" {

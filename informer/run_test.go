@@ -188,22 +188,29 @@ func TestApplyLoop(t *testing.T) {
 }
 
 // TestFailure: what ends a part of Run because Run is stopping (ctx's end,
-// the FIFO closed) is no failure; anything else is, named after the part.
+// the FIFO closed) is no failure; anything else is, named after the part,
+// a timeout while ctx is alive included.
 func TestFailure(t *testing.T) {
 	boom := errors.New("boom")
+	ended, cancel := context.WithCancel(context.Background())
+	cancel()
+	alive := context.Background()
+	timeout := fmt.Errorf("deltafifo: pop: %w", context.DeadlineExceeded)
 	for _, tc := range []struct {
+		ctx  context.Context
 		what string
 		err  error
 		want string // "" = no failure
 	}{
-		{"reflector", nil, ""},
-		{"reflector", context.Canceled, ""},
-		{"apply loop", fmt.Errorf("deltafifo: pop: %w", context.DeadlineExceeded), ""},
-		{"resync", deltafifo.ErrClosed, ""},
-		{"reflector", boom, "reflector: boom"},
-		{"", processor.ErrShutdownTimeout, processor.ErrShutdownTimeout.Error()},
+		{alive, "reflector", nil, ""},
+		{ended, "reflector", context.Canceled, ""},
+		{ended, "apply loop", timeout, ""},
+		{alive, "apply loop", timeout, "apply loop: " + timeout.Error()},
+		{alive, "resync", deltafifo.ErrClosed, ""},
+		{alive, "reflector", boom, "reflector: boom"},
+		{alive, "", processor.ErrShutdownTimeout, processor.ErrShutdownTimeout.Error()},
 	} {
-		got := failure(tc.what, tc.err)
+		got := failure(tc.ctx, tc.what, tc.err)
 		if tc.want == "" {
 			if got != nil {
 				t.Errorf("failure(%v) = %v, want nil", tc.err, got)

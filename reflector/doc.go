@@ -57,6 +57,12 @@
 //     ends normally within VeryShortWatch (1 s) of its request, with no
 //     event (a bookmark counts), is an error (ErrVeryShortWatch) and is
 //     backed off, as client-go's VeryShortWatchError is.
+//   - A timeout is not a stop: only the caller's own context ending stops
+//     Run (Stopped). A LIST or WATCH that fails with an error wrapping
+//     context.DeadlineExceeded while that context is alive (the client's
+//     Timeout, a dial timeout to an unreachable apiserver, an exec plugin
+//     that did not answer) is backed off and logged as a warning like any
+//     other failure.
 //   - "Too large resourceVersion" cannot loop: the next list reads the newest
 //     state.
 //   - Lists stream into the sink item by item, page by page: the reflector
@@ -65,8 +71,11 @@
 //     pagination, so a list slower than compaction still completes. With
 //     WatchList (sendInitialEvents=true, the default) the initial state
 //     arrives as events ending with a bookmark annotated
-//     k8s.io/initial-events-end; a server that refuses it gets LIST+WATCH
-//     from then on.
+//     k8s.io/initial-events-end; a server that refuses it (400, 405, 422)
+//     gets LIST+WATCH from then on. A 403 is about the caller's rights,
+//     which an RBAC binding may fix a second later: it costs WatchList only
+//     for that attempt's backoff window (a LIST now, WatchList again for a
+//     relist after the window).
 //   - Bookmarks are requested and advance the resourceVersion; each watch asks
 //     for a random timeout in [5, 10) minutes so informers do not reconnect in
 //     step; a connection silent past IdleTimeout is closed and resumed.

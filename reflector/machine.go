@@ -114,6 +114,9 @@ type Machine struct {
 	relistRV string
 	// watchListOff is set once the server refused WatchList.
 	watchListOff bool
+	// watchListPausedUntil: after a 403 on a WatchList, relists use
+	// LIST+WATCH until then (the end of that attempt's backoff window).
+	watchListPausedUntil time.Time
 	// unpaginated is set when a paginated LIST lost its continue token to
 	// a compaction: the next LIST asks for everything in one response (no
 	// continue token to expire). ListDone clears it.
@@ -305,7 +308,7 @@ func (m *Machine) WatchEnded(err error, now time.Time) error {
 	case rest.IsGone(err):
 		m.relistRV = m.lastRV
 		m.phase = Listing
-		if m.s.WatchList && !m.watchListOff {
+		if m.s.WatchList && !m.watchListOff && !now.Before(m.watchListPausedUntil) {
 			m.phase = WatchListing
 		}
 		return err
@@ -317,6 +320,15 @@ func (m *Machine) WatchEnded(err error, now time.Time) error {
 // watchListEnded handles the end of a WatchList before its initial-events
 // bookmark arrived.
 func (m *Machine) watchListEnded(err error, now time.Time) {
+	if errors.Is(err, rest.ErrForbidden) {
+		// Not allowed (yet): an RBAC binding may arrive a second later, so
+		// this says nothing about the server's support. List now, as
+		// client-go falls back, and stream again after this attempt's
+		// backoff window.
+		m.watchListPausedUntil = now.Add(m.s.Backoff.Next(now))
+		m.phase = Listing
+		return
+	}
 	if refusedWatchList(err) {
 		m.refusals++
 		if m.refusals >= m.s.UnsupportedMax {
@@ -335,10 +347,11 @@ func (m *Machine) watchListEnded(err error, now time.Time) {
 func (m *Machine) WatchListDisabled() bool { return m.watchListOff }
 
 // refusedWatchList reports answers meaning "this server does not do
-// WatchList": a 4xx about the request itself.
+// WatchList": a 4xx about the request itself. A 403 is not one of them: it
+// is about the caller's rights, which change (watchListEnded).
 func refusedWatchList(err error) bool {
 	return errors.Is(err, rest.ErrBadRequest) || errors.Is(err, rest.ErrInvalid) ||
-		errors.Is(err, rest.ErrMethodNotAllowed) || errors.Is(err, rest.ErrForbidden)
+		errors.Is(err, rest.ErrMethodNotAllowed)
 }
 
 // backOff moves to BackingOff, returning to phase afterwards.
@@ -351,7 +364,11 @@ func (m *Machine) backOff(err error, now time.Time, phase Phase) {
 	m.wait = m.s.Backoff.Next(now)
 }
 
-// Stopped reports whether err means the caller asked the reflector to stop.
-func Stopped(err error) bool {
-	return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
+// Stopped reports whether err means the caller asked the reflector to stop:
+// ctx, the caller's own context, has ended and err is its error. An error
+// that wraps context.DeadlineExceeded while ctx is alive (a client timeout,
+// a dial timeout, an exec plugin that did not answer) is a failure, which
+// Run backs off from and logs, never a stop.
+func Stopped(ctx context.Context, err error) bool {
+	return ctx.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded))
 }

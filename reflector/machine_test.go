@@ -251,3 +251,26 @@ func TestMachineContinueExpiredListsUnpaginated(t *testing.T) {
 		t.Fatalf("next relist: %+v, want paginated again", a)
 	}
 }
+
+// A 403 on a WatchList says the caller may not do it yet (an RBAC binding
+// still on its way), not that the server lacks WatchList: the machine falls
+// back to LIST+WATCH for that attempt's backoff window only. A relist
+// inside the window lists; one after it streams again.
+func TestMachineWatchListForbiddenPausesIt(t *testing.T) {
+	m := newTestMachine(true)
+	m.Next()
+	m.WatchEnded(statusErr(http.StatusForbidden, "Forbidden"), t0)
+	if a := m.Next(); a.Kind != DoList || m.WatchListDisabled() {
+		t.Fatalf("after a 403: %+v disabled=%v, want a LIST now and WatchList kept", a, m.WatchListDisabled())
+	}
+	m.ListDone("10")
+	m.WatchEnded(statusErr(http.StatusGone, "Expired"), t0.Add(799*time.Millisecond)) // inside the 800 ms window
+	if a := m.Next(); a.Kind != DoList {
+		t.Fatalf("a relist inside the 403's backoff window: %+v, want LIST", a)
+	}
+	m.ListDone("20")
+	m.WatchEnded(statusErr(http.StatusGone, "Expired"), t0.Add(800*time.Millisecond))
+	if a := m.Next(); a.Kind != DoWatch || a.Options.SendInitialEvents == nil {
+		t.Fatalf("a relist after the window: %+v, want WatchList again", a)
+	}
+}

@@ -3,7 +3,9 @@ package reflector_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"strings"
 	"testing"
@@ -193,7 +195,7 @@ func TestWatchListEndsEarlyOrIsRefused(t *testing.T) {
 	if c.Options.SendInitialEvents == nil {
 		t.Fatalf("after an early end: %+v, want a WatchList again", c.Options)
 	}
-	c.Fail(statusErr(http.StatusForbidden, "Forbidden"))
+	c.Fail(statusErr(http.StatusUnprocessableEntity, "Invalid")) // a server without WatchList
 	h.listAt("100")
 	h.lw.ExpectWatch().Fail(statusErr(http.StatusGone, "Expired"))
 	h.listAt("110")
@@ -260,19 +262,30 @@ func TestPhaseChangesAreLogged(t *testing.T) {
 	}
 }
 
+// TestStopped: only the caller's own context ending is a stop; the same
+// errors while it is alive (a client or dial timeout) are failures.
 func TestStopped(t *testing.T) {
+	ended, cancel := context.WithCancel(context.Background())
+	cancel()
+	expired, cancel2 := context.WithDeadline(context.Background(), time.Unix(0, 0))
+	defer cancel2()
+	alive := context.Background()
 	for _, tc := range []struct {
+		ctx  context.Context
 		err  error
 		want bool
 	}{
-		{context.Canceled, true},
-		{context.DeadlineExceeded, true},
-		{errors.Join(errors.New("watch"), context.Canceled), true},
-		{io.EOF, false},
-		{nil, false},
+		{ended, context.Canceled, true},
+		{expired, context.DeadlineExceeded, true},
+		{ended, errors.Join(errors.New("watch"), context.Canceled), true},
+		{alive, context.Canceled, false},
+		{alive, fmt.Errorf("list: %w", context.DeadlineExceeded), false},
+		{alive, &net.OpError{Op: "dial", Net: "tcp", Err: context.DeadlineExceeded}, false},
+		{ended, io.EOF, false},
+		{ended, nil, false},
 	} {
-		if got := reflector.Stopped(tc.err); got != tc.want {
-			t.Errorf("Stopped(%v) = %v, want %v", tc.err, got, tc.want)
+		if got := reflector.Stopped(tc.ctx, tc.err); got != tc.want {
+			t.Errorf("Stopped(ctx ended: %v, %v) = %v, want %v", tc.ctx.Err() != nil, tc.err, got, tc.want)
 		}
 	}
 }

@@ -49,7 +49,8 @@ func runTrace(args []string, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := trace(ctx, fs.Arg(0), *f, transport, stdout, stderr); err != nil {
-		fmt.Fprintf(stderr, "kcm trace: %v\n", err)
+		// The error may quote the server (a Status message): escaped.
+		fmt.Fprintf(stderr, "kcm trace: %s\n", escapeTerminal(err.Error()))
 		return 1
 	}
 	return 0

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 )
 
 // formatIndexes describes how an object's index entries changed from old to
@@ -142,4 +144,47 @@ func plural(n int) string {
 		return ""
 	}
 	return "s"
+}
+
+// escapeTerminal makes s safe to print on a terminal: control characters
+// (C0 including newline and carriage return, DEL, C1), Unicode's bidi
+// controls and bytes that are not UTF-8 are written as Go escapes (\n,
+// \x1b, \u202e, \xff). Object names, resourceVersions, label values and Status
+// messages come from the server; without this a hostile one could clear
+// the screen, set the window title, reorder text or start a line that
+// looks like one of the trace's own. Strings without such runes are
+// returned as they are.
+func escapeTerminal(s string) string {
+	i := strings.IndexFunc(s, needsEscape)
+	if i < 0 && utf8.ValidString(s) {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s) + 16)
+	for len(s) > 0 {
+		r, n := utf8.DecodeRuneInString(s)
+		switch {
+		case r == utf8.RuneError && n == 1:
+			fmt.Fprintf(&b, `\x%02x`, s[0])
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\r':
+			b.WriteString(`\r`)
+		case r == '\t':
+			b.WriteString(`\t`)
+		case r < 0x80 && needsEscape(r):
+			fmt.Fprintf(&b, `\x%02x`, r)
+		case needsEscape(r):
+			fmt.Fprintf(&b, `\u%04x`, r)
+		default:
+			b.WriteString(s[:n])
+		}
+		s = s[n:]
+	}
+	return b.String()
+}
+
+// needsEscape reports the runes escapeTerminal escapes.
+func needsEscape(r rune) bool {
+	return unicode.IsControl(r) || unicode.Is(unicode.Bidi_Control, r) || r == utf8.RuneError
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -90,8 +91,18 @@ func render(w io.Writer, o printerOptions, events ...traceEvent) {
 	}
 }
 
-// lines returns the lines that show e, possibly none.
+// lines returns the lines that show e, possibly none, each safe for a
+// terminal: whatever the server sent is escaped (escapeTerminal).
 func (p *printer) lines(e traceEvent) []string {
+	ls := p.rawLines(e)
+	for i, l := range ls {
+		ls[i] = escapeTerminal(l)
+	}
+	return ls
+}
+
+// rawLines returns the lines that show e, as they are.
+func (p *printer) rawLines(e traceEvent) []string {
 	switch e := e.(type) {
 	case traceStart:
 		return p.start(e)
@@ -234,9 +245,12 @@ func (p *printer) phaseChange(e phaseChange) []string {
 	if e.To == reflector.Listing {
 		p.listFrom, p.listed, p.pages = e.At, 0, 0
 	}
-	if reflector.Stopped(e.Err) {
+	if errors.Is(e.Err, context.Canceled) {
 		return nil // the trace is stopping: not the reflector's doing
 	}
+	// An error wrapping context.DeadlineExceeded is shown: while the trace
+	// runs it is a client, dial or exec-plugin timeout, which the reflector
+	// backs off from (reflector.Stopped).
 	details := fmt.Sprintf("%s → %s", e.From, e.To)
 	if e.From == reflector.WatchListing && e.To == reflector.Watching {
 		details += " (the initial state is complete; the same watch goes on)"

@@ -143,7 +143,7 @@ type tracedWatch struct {
 func (w *tracedWatch) Next() (rest.WatchEvent[*api.RawObject], error) {
 	ev, err := w.inner.Next()
 	if err != nil {
-		if w.ctx.Err() == nil && !reflector.Stopped(err) {
+		if w.ctx.Err() == nil { // the trace runs: a timeout is a failure, not the stop
 			w.rec.record(func(at time.Time) traceEvent { return watchClosed{At: at, Err: err} })
 		}
 		return ev, err

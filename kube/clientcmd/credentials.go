@@ -8,7 +8,6 @@ import (
 	"encoding/pem"
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 	"sync"
 	"time"
@@ -89,7 +88,7 @@ func NewTokenFile(path string, opts TokenFileOptions) (*TokenFile, error) {
 
 // readTokenFile reads and trims a token. Its errors name the path only.
 func readTokenFile(path string) (string, error) {
-	b, err := os.ReadFile(path)
+	b, err := readFileLimited(path, "token file", MaxTokenFileBytes)
 	if err != nil {
 		return "", err
 	}
@@ -135,12 +134,6 @@ func (t *TokenFile) Invalidate() {
 // Path returns the file the token is read from.
 func (t *TokenFile) Path() string { return t.path }
 
-// String names the file, never the token.
-func (t *TokenFile) String() string { return fmt.Sprintf("TokenFile(%s, <redacted>)", t.path) }
-
-// GoString redacts like String.
-func (t *TokenFile) GoString() string { return t.String() }
-
 // BasicAuth is HTTP basic authentication from a kubeconfig's username and
 // password. Its String and GoString redact the password.
 type BasicAuth struct {
@@ -158,12 +151,6 @@ func (BasicAuth) ClientCertificate(context.Context) (*tls.Certificate, error) { 
 
 // Invalidate implements Credentials; static credentials have no cache.
 func (BasicAuth) Invalidate() {}
-
-// String names the user, never the password.
-func (b BasicAuth) String() string { return fmt.Sprintf("BasicAuth(%q, <redacted>)", b.Username) }
-
-// GoString redacts like String.
-func (b BasicAuth) GoString() string { return b.String() }
 
 // errNoKeyPair is returned for a client certificate/key pair that does not
 // parse; the message names the halves, never the bytes.
@@ -183,7 +170,7 @@ func dataOrFile(field, data, file string) (b []byte, problem string, err error) 
 	if file == "" {
 		return nil, "", nil
 	}
-	b, err = os.ReadFile(file)
+	b, err = readFileLimited(file, field, MaxPEMFileBytes)
 	if err != nil {
 		return nil, field + " cannot be read", err
 	}

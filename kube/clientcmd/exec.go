@@ -81,7 +81,10 @@ type ExecOptions struct {
 // The plugin's stdout holds the secret and is never logged or quoted; its
 // stderr is quoted (trimmed, bounded) in errors.
 type ExecCredentials struct {
-	cfg     ExecConfig
+	// cfg is a copy of the config behind a pointer: printed raw, through
+	// fields fmt cannot call methods on, it shows as an address, not env
+	// values.
+	cfg     *ExecConfig
 	info    string // KUBERNETES_EXEC_INFO, fixed at construction
 	timeout time.Duration
 	clock   clock.Clock
@@ -136,7 +139,7 @@ func NewExecCredentials(cfg ExecConfig, opts ExecOptions) (*ExecCredentials, err
 	if err != nil {
 		return nil, fmt.Errorf("cannot encode cluster info for the plugin: %w", err)
 	}
-	e := &ExecCredentials{cfg: cfg, info: string(info), timeout: opts.Timeout, clock: opts.Clock,
+	e := &ExecCredentials{cfg: &cfg, info: string(info), timeout: opts.Timeout, clock: opts.Clock,
 		environ: opts.Environ, origin: opts.Origin, log: opts.Logger, sem: make(chan struct{}, 1)}
 	if e.timeout <= 0 {
 		e.timeout = DefaultExecTimeout
@@ -175,12 +178,6 @@ func (e *ExecCredentials) Invalidate() {
 	e.cur = nil
 	e.mu.Unlock()
 }
-
-// String names the command, never args, env values or the credential.
-func (e *ExecCredentials) String() string { return "ExecCredentials(" + e.cfg.String() + ")" }
-
-// GoString redacts like String.
-func (e *ExecCredentials) GoString() string { return e.String() }
 
 // cached returns the cached credential if it has not expired.
 func (e *ExecCredentials) cached() *execResult {
@@ -229,10 +226,20 @@ func (e *ExecCredentials) run(ctx context.Context) (*execResult, error) {
 	stdout := &cappedBuffer{max: execMaxStdout}
 	stderr := &cappedBuffer{max: execMaxStderr}
 	cmd.Stdout, cmd.Stderr = stdout, stderr // stdin stays nil: /dev/null
-	// A plugin that forks a child keeping the pipes open must not hang us.
+	// A plugin that forks a child keeping the pipes open must not hang us:
+	// a second after the plugin ended its pipes are closed. It runs in a
+	// process group of its own, killed whole on timeout and cleared of
+	// leftovers when the plugin ends, so no child outlives it.
 	cmd.WaitDelay = time.Second
+	ownProcessGroup(cmd)
 	start := e.clock.Now()
 	err := cmd.Run()
+	_ = killProcessGroup(cmd)
+	if errors.Is(err, exec.ErrWaitDelay) && cmd.ProcessState != nil && cmd.ProcessState.Success() {
+		// The plugin exited cleanly and a child it left held stdout open:
+		// what it printed is complete.
+		err = nil
+	}
 	e.log.Debug().Str("command", e.cfg.Command).Dur("took", e.clock.Since(start)).Bool("ok", err == nil).
 		Msg("ran exec credential plugin")
 	if err != nil {

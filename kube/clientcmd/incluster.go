@@ -57,7 +57,7 @@ func InClusterConfig(opts InClusterOptions) (*rest.Config, error) {
 		return nil, fmt.Errorf("in-cluster: service-account token: %w", err)
 	}
 	caPath := filepath.Join(dir, "ca.crt")
-	ca, err := os.ReadFile(caPath)
+	ca, err := readFileLimited(caPath, "service-account CA", MaxPEMFileBytes)
 	if err != nil {
 		return nil, fmt.Errorf("in-cluster: service-account CA: %w", err)
 	}

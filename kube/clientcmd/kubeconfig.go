@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
-	"regexp"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -165,7 +164,7 @@ func ParseKubeconfig(data []byte, path string) (*Kubeconfig, error) {
 	var doc kubeconfigDoc
 	if len(bytes.TrimSpace(data)) > 0 {
 		if err := yaml.Unmarshal(data, &doc); err != nil {
-			return nil, &KubeconfigError{File: path, Err: redactYAMLError(err)}
+			return nil, &KubeconfigError{File: path, Err: redactYAMLError(err, data)}
 		}
 	}
 	kc.CurrentContext = doc.CurrentContext
@@ -310,120 +309,3 @@ func (e *KubeconfigError) Unwrap() []error {
 	}
 	return errs
 }
-
-// yamlTypeErrorLine matches one line of a yaml.v3 type error. It quotes the
-// start of the offending value between backticks, and that value could be a
-// secret that landed under the wrong key, so only the line, the YAML tag and
-// the expected Go type are kept.
-var yamlTypeErrorLine = regexp.MustCompile(`^line (\d+): cannot unmarshal (\S+).* into (.*)$`)
-
-// redactYAMLError keeps a YAML error's line numbers and drops quoted values.
-func redactYAMLError(err error) error {
-	var te *yaml.TypeError
-	if !errors.As(err, &te) {
-		return err // syntax errors quote no values: "yaml: line 3: ..."
-	}
-	lines := make([]string, len(te.Errors))
-	for i, l := range te.Errors {
-		m := yamlTypeErrorLine.FindStringSubmatch(l)
-		if m == nil {
-			lines[i] = "cannot decode a value"
-			continue
-		}
-		lines[i] = fmt.Sprintf("line %s: unexpected %s value, want %s", m[1], m[2], yamlWantedKind(m[3]))
-	}
-	return fmt.Errorf("yaml: %s", strings.Join(lines, "; "))
-}
-
-// yamlWantedKind names a Go type the way a kubeconfig author thinks of it.
-func yamlWantedKind(goType string) string {
-	switch {
-	case strings.HasPrefix(goType, "[]"):
-		return "a list"
-	case strings.HasPrefix(goType, "struct"), strings.HasPrefix(goType, "map"),
-		strings.HasPrefix(goType, "kube."), strings.HasPrefix(goType, "*"):
-		return "a mapping"
-	default:
-		return "a " + goType
-	}
-}
-
-// String describes the merged config without its entries.
-func (k *Kubeconfig) String() string {
-	if k == nil {
-		return "<nil clientcmd.Kubeconfig>"
-	}
-	return fmt.Sprintf("clientcmd.Kubeconfig{Files: %q, CurrentContext: %q, Contexts: %d, Clusters: %d, Users: %d}",
-		k.Files, k.CurrentContext, len(k.Contexts), len(k.Clusters), len(k.Users))
-}
-
-// GoString keeps %#v as terse as %v.
-func (k *Kubeconfig) GoString() string { return k.String() }
-
-// String prints the cluster without its exec extension, which is opaque.
-func (c KubeconfigCluster) String() string {
-	return fmt.Sprintf("clientcmd.KubeconfigCluster{File: %q, Server: %q, TLSServerName: %q, Insecure: %t, "+
-		"CertificateAuthority: %q, CertificateAuthorityData: %d bytes, ExecExtension: %t}",
-		c.File, c.Server, c.TLSServerName, c.InsecureSkipTLSVerify, c.CertificateAuthority,
-		len(c.CertificateAuthorityData), c.ExecExtension != nil)
-}
-
-// GoString keeps %#v as terse as %v.
-func (c KubeconfigCluster) GoString() string { return c.String() }
-
-// String names the user's auth fields and redacts the secrets among them.
-func (u KubeconfigUser) String() string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "clientcmd.KubeconfigUser{File: %q", u.File)
-	secret := func(name, v string) {
-		if v != "" {
-			fmt.Fprintf(&b, ", %s: <redacted>", name)
-		}
-	}
-	plain := func(name, v string) {
-		if v != "" {
-			fmt.Fprintf(&b, ", %s: %q", name, v)
-		}
-	}
-	secret("Token", u.Token)
-	plain("TokenFile", u.TokenFile)
-	plain("ClientCertificate", u.ClientCertificate)
-	if u.ClientCertificateData != "" {
-		fmt.Fprintf(&b, ", ClientCertificateData: %d bytes", len(u.ClientCertificateData))
-	}
-	plain("ClientKey", u.ClientKey)
-	secret("ClientKeyData", u.ClientKeyData)
-	plain("Username", u.Username)
-	secret("Password", u.Password)
-	plain("Impersonate", u.Impersonate)
-	if u.AuthProvider != nil {
-		plain("AuthProvider", u.AuthProvider.Name)
-	}
-	if u.Exec != nil {
-		b.WriteString(", Exec: " + u.Exec.String())
-	}
-	b.WriteString("}")
-	return b.String()
-}
-
-// GoString redacts like String.
-func (u KubeconfigUser) GoString() string { return u.String() }
-
-// String prints the plugin's command, never its args or env values.
-func (e ExecConfig) String() string {
-	names := make([]string, len(e.Env))
-	for i, v := range e.Env {
-		names[i] = v.Name
-	}
-	return fmt.Sprintf("clientcmd.ExecConfig{APIVersion: %q, Command: %q, Args: %d, Env: %q, ProvideClusterInfo: %t}",
-		e.APIVersion, e.Command, len(e.Args), names, e.ProvideClusterInfo)
-}
-
-// GoString redacts like String.
-func (e ExecConfig) GoString() string { return e.String() }
-
-// String prints the variable's name only.
-func (v ExecEnvVar) String() string { return v.Name + "=<redacted>" }
-
-// GoString redacts like String.
-func (v ExecEnvVar) GoString() string { return v.String() }

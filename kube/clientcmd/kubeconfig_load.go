@@ -94,11 +94,14 @@ func ReadKubeconfig(opts LoadOptions) (*Kubeconfig, error) {
 	paths, explicit := KubeconfigPaths(opts)
 	var parsed []*Kubeconfig
 	for _, p := range paths {
-		data, err := os.ReadFile(p)
+		data, err := readFileLimited(p, "kubeconfig", MaxKubeconfigBytes)
 		if err != nil {
 			if !explicit && errors.Is(err, fs.ErrNotExist) {
 				opts.Logger.Debug().Str("path", p).Msg("kubeconfig file does not exist; skipped")
 				continue
+			}
+			if errors.Is(err, ErrFileTooLarge) {
+				return nil, err
 			}
 			return nil, fmt.Errorf("kubeconfig %s: %w", p, err)
 		}

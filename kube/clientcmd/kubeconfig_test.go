@@ -237,9 +237,9 @@ func TestKubeconfigErrors(t *testing.T) {
 		is      error
 	}{
 		{"yaml syntax error has line", "clusters:\n- name: a\n  cluster: [\n", []string{"yaml: line"}, false, ErrInvalidKubeconfig},
-		{"yaml type error", "clusters: 5\n", []string{"line 1: unexpected !!int value, want a list"}, false, ErrInvalidKubeconfig},
+		{"yaml type error", "clusters: 5\n", []string{"line 1: clusters: unexpected !!int value, want a list"}, false, ErrInvalidKubeconfig},
 		{"yaml type error on a scalar", kcDoc("    server: https://h\n    insecure-skip-tls-verify: maybe-not\n", ""),
-			[]string{"line 8: unexpected !!str value, want a bool"}, false, ErrInvalidKubeconfig},
+			[]string{"line 8: insecure-skip-tls-verify: unexpected !!str value, want a bool"}, false, ErrInvalidKubeconfig},
 		{"duplicate cluster", "clusters: [{name: a}, {name: a}]\n", []string{`cluster "a" is defined twice`}, false, ErrInvalidKubeconfig},
 		{"unnamed user", "users: [{user: {token: x}}]\n", []string{"users[0]: name is not set"}, false, ErrInvalidKubeconfig},
 		{"no current context", "clusters: []\n", []string{"current-context is not set"}, false, ErrNoContext},

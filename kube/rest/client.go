@@ -35,7 +35,7 @@ type Client struct {
 	base      *url.URL
 	hc        *http.Client // shared transport wrapped with auth; no timeout (watches are long)
 	tls       *tls.Config  // for WebSocket dials
-	creds     Credentials
+	auth      auth         // the Credentials, as function values (see auth)
 	userAgent string
 	limiter   *rate.Limiter // nil: unlimited
 	timeout   time.Duration
@@ -43,6 +43,8 @@ type Client struct {
 	listIdle time.Duration
 	retry    RetryPolicy
 	log      zerolog.Logger
+	// maxBody bounds a non-streamed response body.
+	maxBody int64
 	// clock times retry backoff, rate limiting and idle timeouts.
 	clock clock.Clock
 }
@@ -104,14 +106,16 @@ func NewClient(cfg *Config, opts ...Option) (*Client, error) {
 	c := &Client{
 		base:     base,
 		tls:      tc,
-		creds:    cfg.Credentials,
+		auth:     newAuth(cfg.Credentials),
 		timeout:  cfg.Timeout,
 		retry:    DefaultRetryPolicy,
 		listIdle: DefaultListIdleTimeout,
+		maxBody:  DefaultMaxResponseBytes,
 		log:      zerolog.Nop(),
 		clock:    clock.Real{},
 	}
-	c.hc = &http.Client{Transport: &authTransport{next: newTransport(tc.Clone()), creds: cfg.Credentials, userAgent: ua}}
+	c.hc = &http.Client{Transport: &authTransport{next: newTransport(tc.Clone()), auth: c.auth, userAgent: ua,
+		origin: originOf(base)}}
 	c.userAgent = ua
 	c.limiter = newLimiter(cfg.QPS, cfg.Burst)
 	for _, o := range opts {
@@ -199,6 +203,9 @@ type request struct {
 	idempotent bool
 	// stream: no client-side timeout (watches); the caller closes the body.
 	stream bool
+	// discard: the body is not read (a DELETE of a collection answers with
+	// every deleted object): drained up to the limit, never an error.
+	discard bool
 }
 
 func (r *request) url(base *url.URL) string {
@@ -233,7 +240,7 @@ func (c *Client) do(ctx context.Context, r *request) (*http.Response, error) {
 			return resp, nil
 		}
 		last = err
-		wait, retry := c.shouldRetry(r, err, attempt)
+		wait, retry := c.shouldRetry(ctx, r, err, attempt)
 		if !retry || attempt >= attempts {
 			return nil, last
 		}
@@ -275,17 +282,19 @@ func (c *Client) once(ctx context.Context, r *request) (*http.Response, error) {
 	}
 	data, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
 	resp.Body.Close()
-	if resp.StatusCode == http.StatusUnauthorized && c.creds != nil {
-		c.creds.Invalidate()
+	if resp.StatusCode == http.StatusUnauthorized {
+		c.auth.invalidateNow()
 	}
 	return nil, newStatusError(r.verb, r.path, resp.StatusCode, resp.Header, data)
 }
 
 // shouldRetry decides whether err after the given attempt is worth another
-// try, and how long to wait first.
-func (c *Client) shouldRetry(r *request, err error, attempt int) (time.Duration, bool) {
-	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, errCredentials) ||
-		errors.Is(err, errRateLimit) {
+// try, and how long to wait first. Only ctx ending (the caller's context,
+// or the client's Timeout laid over it) is a stop: a dial or TLS handshake
+// that timed out also wraps context.DeadlineExceeded, but it is a
+// transport failure like any other.
+func (c *Client) shouldRetry(ctx context.Context, r *request, err error, attempt int) (time.Duration, bool) {
+	if ctx.Err() != nil || errors.Is(err, errCredentials) || errors.Is(err, errRateLimit) {
 		return 0, false
 	}
 	backoff := c.backoff(attempt)
@@ -294,7 +303,7 @@ func (c *Client) shouldRetry(r *request, err error, attempt int) (time.Duration,
 		code := int(se.Status.Code)
 		switch {
 		case code == http.StatusUnauthorized && attempt == 1:
-			return 0, c.creds != nil // credentials were invalidated: one fresh try
+			return 0, !c.auth.anonymous() // credentials were invalidated: one fresh try
 		case code == http.StatusTooManyRequests, code >= 500 && r.idempotent && code != http.StatusNotImplemented:
 			if se.RetryAfter > 0 {
 				return min(se.RetryAfter, c.retry.MaxRetryAfter), true
@@ -319,7 +328,8 @@ func (c *Client) backoff(attempt int) time.Duration {
 	return d/2 + rand.N(d/2)
 }
 
-// doBytes runs r and returns the whole body of a 2xx response.
+// doBytes runs r and returns the whole body of a 2xx response, at most
+// the client's maxBody bytes (ErrResponseTooLarge beyond).
 func (c *Client) doBytes(ctx context.Context, r *request) ([]byte, error) {
 	if c.timeout > 0 && !r.stream {
 		var cancel context.CancelFunc
@@ -331,9 +341,26 @@ func (c *Client) doBytes(ctx context.Context, r *request) ([]byte, error) {
 		return nil, err
 	}
 	defer resp.Body.Close()
-	data, err := io.ReadAll(resp.Body)
+	limit := c.maxBody
+	if limit <= 0 {
+		limit = DefaultMaxResponseBytes
+	}
+	if r.discard {
+		// Nobody reads it: drain what the limit allows, so the connection
+		// can be reused, and drop the rest with the connection.
+		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, limit))
+		return nil, nil
+	}
+	if resp.ContentLength > limit {
+		return nil, fmt.Errorf("%s %s: %w: %d bytes announced, the limit is %d", r.verb, r.path, ErrResponseTooLarge,
+			resp.ContentLength, limit)
+	}
+	data, err := io.ReadAll(io.LimitReader(resp.Body, limit+1))
 	if err != nil {
 		return nil, contextError(ctx, fmt.Errorf("%s %s: reading response: %w", r.verb, r.path, err))
+	}
+	if int64(len(data)) > limit {
+		return nil, fmt.Errorf("%s %s: %w: more than %d bytes", r.verb, r.path, ErrResponseTooLarge, limit)
 	}
 	return data, nil
 }
@@ -347,3 +374,11 @@ func (c *Client) RawGet(ctx context.Context, path string) ([]byte, error) {
 // CloseIdleConnections closes the shared transport's idle keep-alive
 // connections (for every client derived from the same one).
 func (c *Client) CloseIdleConnections() { c.hc.CloseIdleConnections() }
+
+// DefaultMaxResponseBytes bounds the body of a non-streamed response (a GET,
+// discovery, the answer to a write): 64 MiB, the same bound as one object in
+// a list or watch stream, far above the apiserver's own limits on an object.
+const DefaultMaxResponseBytes = 64 << 20
+
+// WithMaxResponseBytes replaces DefaultMaxResponseBytes.
+func WithMaxResponseBytes(n int64) Option { return func(c *Client) { c.maxBody = n } }

@@ -3,15 +3,16 @@ package rest
 import (
 	"context"
 	"crypto/tls"
-	"fmt"
 	"time"
 )
 
 // Config says how to reach one cluster and who to be there. It is what a
 // kubeconfig context, or a pod's service-account mount, boils down to.
 //
-// A Config never prints its secrets: its String and GoString methods redact
-// them, and error messages built from it name fields, never their values.
+// A Config never prints its secrets: every fmt verb (Format), json.Marshal
+// and zerolog (MarshalJSON, MarshalZerologObject) show the credentials' kind
+// and key sizes, never their values, and error messages built from it name
+// fields, never their values.
 type Config struct {
 	// Host is the apiserver's base URL, e.g. "https://127.0.0.1:6443".
 	Host string
@@ -67,28 +68,6 @@ type Credentials interface {
 // DefaultUserAgent is sent when Config.UserAgent is empty.
 const DefaultUserAgent = "kcm/v0 (linux) kcm"
 
-// String describes the config without secrets.
-func (c Config) String() string {
-	auth := "anonymous"
-	if c.Credentials != nil {
-		auth = fmt.Sprintf("%T", c.Credentials)
-	}
-	return fmt.Sprintf("rest.Config{Host: %q, Source: %q, Auth: %s, CA: %d bytes, ClientCert: %t, Insecure: %t}",
-		c.Host, c.Source, auth, len(c.TLS.CAData), len(c.TLS.CertData) > 0, c.TLS.Insecure)
-}
-
-// GoString keeps %#v from dumping key material.
-func (c Config) GoString() string { return c.String() }
-
-// String describes the TLS settings without key material.
-func (t TLSConfig) String() string {
-	return fmt.Sprintf("rest.TLSConfig{CA: %d bytes, ClientCert: %t, ClientKey: <redacted>, Insecure: %t, ServerName: %q}",
-		len(t.CAData), len(t.CertData) > 0, t.Insecure, t.ServerName)
-}
-
-// GoString keeps %#v from dumping key material.
-func (t TLSConfig) GoString() string { return t.String() }
-
 // StaticToken is a bearer token that never changes.
 type StaticToken string
 
@@ -102,9 +81,3 @@ func (StaticToken) ClientCertificate(context.Context) (*tls.Certificate, error) 
 
 // Invalidate implements Credentials.
 func (StaticToken) Invalidate() {}
-
-// String redacts the token.
-func (StaticToken) String() string { return "StaticToken(<redacted>)" }
-
-// GoString redacts the token.
-func (t StaticToken) GoString() string { return t.String() }

@@ -19,22 +19,44 @@
 //     per-controller clients.
 //   - Reads are retried on 429, 5xx and broken connections with backoff
 //     that honours Retry-After. Writes are retried only when the server
-//     cannot have acted: 429 (rejected before processing) and refused
-//     connections.
+//     cannot have acted: 429 (rejected before processing) and refused or
+//     timed-out dials. Only the caller's context (with Config.Timeout laid
+//     over it) ending stops the retries: a dial timeout also wraps
+//     context.DeadlineExceeded, but it is a transport failure.
+//   - A list or watch whose connection fails mid-body (HTTP/2 connection
+//     lost or GOAWAY, stream reset, chunked body cut short) fails with an
+//     error wrapping ErrConnectionLost and the cause, never ErrDecode,
+//     which is kept for bytes that are not the JSON expected.
 //   - Server failures are *StatusError values that keep the server's
 //     message and match sentinel errors: errors.Is(err, ErrNotFound),
 //     IsConflict(err), IsGone(err) (410: resourceVersion expired), ...
 //   - Lists can be streamed item by item (ListEach, DecodeList): memory
 //     stays flat whatever the size of the list. Watches are pull-based
 //     streams over chunked HTTP or WebSocket. A list or watch that goes
-//     silent ends with ErrIdleTimeout instead of hanging.
+//     silent ends with ErrIdleTimeout instead of hanging. Finding where
+//     each object or event ends costs one pass over its bytes however the
+//     reads cut it (a resumable scanner, jsonx.Scanner), and no object may
+//     exceed 64 MiB: a hostile server costs linear CPU and bounded memory.
+//   - Every read is bounded: a non-streamed body (GET, discovery, the answer
+//     to a write) by DefaultMaxResponseBytes, 64 MiB (WithMaxResponseBytes),
+//     failing with ErrResponseTooLarge that names the request and the
+//     limit; one object or event of a stream, a WebSocket message, by the
+//     same 64 MiB; an error answer's body by 1 MiB (the rest is ignored).
 //   - Update keeps the fields kcm's types do not model: a typed object
 //     read from the server is merged onto the JSON it was read from
 //     (merge.go).
 //   - Retry backoff, rate limiting and idle timeouts run on kcm's clock
 //     (WithClock), so tests step time instead of waiting for it.
-//   - Secrets (tokens, passwords, keys) never appear in logs, errors or the
-//     String/GoString of a Config.
+//   - Credentials go only to the configured server: the Authorization
+//     header (bearer token, basic auth, exec-plugin token) is added only
+//     to requests whose scheme, host and port are those of Config.Host. A
+//     redirect to another host, or from https down to http, is followed
+//     anonymously; a WebSocket handshake never follows redirects.
+//   - Secrets (tokens, passwords, keys) never appear in logs or errors,
+//     and no rendering of a Config, TLSConfig, StaticToken or Client shows
+//     them: every fmt verb, json.Marshal and zerolog print redacted views
+//     (redact.go). A Client keeps its Credentials only as function values,
+//     which fmt prints as addresses even when it walks unexported fields.
 //
 // # client-go names
 //

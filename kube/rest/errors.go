@@ -261,3 +261,14 @@ func trimBody(b []byte) string {
 	}
 	return string(b[:n]) + "..."
 }
+
+// ErrResponseTooLarge is wrapped by the error for a response body over the
+// client's limit (DefaultMaxResponseBytes, WithMaxResponseBytes).
+var ErrResponseTooLarge = errors.New("response body too large")
+
+// ErrConnectionLost is wrapped, with its cause, by the error of a list or
+// watch whose body failed mid-stream for a reason other than its end: an
+// HTTP/2 connection lost or sent GOAWAY, a stream reset, a chunked body cut
+// short. It is a transport failure, never ErrDecode: the bytes read were
+// fine, the connection was not.
+var ErrConnectionLost = errors.New("connection lost while reading the response")

@@ -14,15 +14,22 @@ import (
 const maxFrame = 64 << 20
 
 // frameReader reads a stream of JSON text and hands out complete values
-// found by the byte scanner of kube/internal/jsonx, without tokenising them: finding where an
-// object ends costs one pass over its bytes and no allocation. The values it
-// returns are slices of its buffer, valid until the next call.
+// found by jsonx.Scanner, without tokenising them. The scanner keeps its
+// place between reads, so finding where an object ends costs one pass over
+// its bytes, however many reads it arrives in, and no allocation. The
+// values it returns are slices of its buffer, valid until the next call.
 type frameReader struct {
 	r   io.Reader
 	buf []byte
 	off int   // start of the unread bytes
 	n   int   // end of the bytes read so far
 	err error // sticky: the reader's error (io.EOF at the end)
+	// scan finds where the current value ends, resuming where the last
+	// read left it.
+	scan jsonx.Scanner
+	// scanned counts the bytes the scanner examined, for the test that
+	// checks scanning stays linear.
+	scanned int
 }
 
 func newFrameReader(r io.Reader, size int) *frameReader {
@@ -48,8 +55,14 @@ func (f *frameReader) fill() bool {
 	}
 	m, err := f.r.Read(f.buf[f.n:])
 	f.n += m
-	if err != nil {
+	switch {
+	case err == nil:
+	case errors.Is(err, io.EOF):
 		f.err = err
+	default:
+		// The body failed, not its bytes: a transport error (a context
+		// error stays recognisable through the wrap).
+		f.err = fmt.Errorf("%w: %w", ErrConnectionLost, err)
 	}
 	return m > 0 || err == nil
 }
@@ -96,30 +109,35 @@ func (f *frameReader) expect(b byte) error {
 
 // value returns the next complete JSON value (after whitespace). Scalars
 // are complete only once a delimiter follows them or the stream ended.
+// The scanner keeps its place across reads (jsonx.Scanner), so a value of
+// n bytes costs one pass over them however many reads it takes.
 func (f *frameReader) value(atBoundary bool) ([]byte, error) {
 	if _, err := f.peek(atBoundary); err != nil {
 		return nil, err
 	}
+	f.scan.Reset()
 	for {
-		d := f.buf[:f.n]
-		end, err := jsonx.SkipValue(d, f.off)
+		d := f.buf[f.off:f.n] // the value's bytes so far; fill keeps them in order at f.off
+		before := f.scan.Scanned()
+		end, err := f.scan.Scan(d)
+		f.scanned += f.scan.Scanned() - before
 		switch {
-		case err == nil && end == f.off:
-			return nil, fmt.Errorf("%w: unexpected %q", api.ErrDecode, d[f.off])
-		case err == nil && (end < f.n || isContainer(d[f.off]) || f.err != nil):
-			v := d[f.off:end]
-			f.off = end
-			return v, nil
-		case err != nil && !errors.Is(err, jsonx.ErrIncomplete):
+		case err == nil && end == 0:
+			return nil, fmt.Errorf("%w: unexpected %q", api.ErrDecode, d[0])
+		case err == nil:
+			f.off += end
+			return d[:end], nil
+		case !errors.Is(err, jsonx.ErrIncomplete):
 			return nil, err
 		}
 		if !f.fill() {
-			if errors.Is(f.err, io.EOF) && !isContainer(f.buf[f.off]) {
-				continue // a scalar at the very end of the stream: complete now
+			if errors.Is(f.err, io.EOF) && f.scan.Scalar() {
+				// A scalar at the very end of the stream: complete now.
+				v := f.buf[f.off:f.n]
+				f.off = f.n
+				return v, nil
 			}
 			return nil, f.endErr(false)
 		}
 	}
 }
-
-func isContainer(b byte) bool { return b == '{' || b == '[' || b == '"' }

@@ -118,6 +118,8 @@ func DecodeList[T api.Object](body io.Reader, codec api.Codec[T], fn func(T) err
 	switch {
 	case fnErr != nil:
 		return meta, fnErr
+	case errors.Is(err, ErrConnectionLost):
+		return meta, fmt.Errorf("list: %w", err)
 	case errors.Is(err, io.ErrUnexpectedEOF):
 		return meta, fmt.Errorf("%w: list: %w", api.ErrDecode, io.ErrUnexpectedEOF)
 	case err != nil:
@@ -230,7 +232,7 @@ func walkArray(fr *frameReader, item func([]byte) error) error {
 func decodeErr(what string, err error) error {
 	var ne interface{ Timeout() bool }
 	if errors.As(err, &ne) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) ||
-		errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, ErrIdleTimeout) {
+		errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, ErrIdleTimeout) || errors.Is(err, ErrConnectionLost) {
 		return fmt.Errorf("%s: %w", what, err)
 	}
 	return fmt.Errorf("%w: %s: %v", api.ErrDecode, what, err)

@@ -182,6 +182,6 @@ func (r *Resources[T]) DeleteCollection(ctx context.Context, del DeleteOptions, 
 		return err
 	}
 	_, err = r.c.doBytes(ctx, &request{verb: http.MethodDelete, path: r.res.Path(r.ns, ""), query: list.Values(),
-		body: body, contentType: contentTypeJSON, accept: acceptJSON, idempotent: true})
+		body: body, contentType: contentTypeJSON, accept: acceptJSON, idempotent: true, discard: true})
 	return err
 }

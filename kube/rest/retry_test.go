@@ -147,7 +147,7 @@ func TestClientBackoff(t *testing.T) {
 		}
 	}
 	se := &StatusError{Status: Status{Code: 429}, RetryAfter: time.Hour}
-	if d, ok := c.shouldRetry(&request{verb: "POST"}, se, 1); !ok || d != 3*time.Second {
+	if d, ok := c.shouldRetry(context.Background(), &request{verb: "POST"}, se, 1); !ok || d != 3*time.Second {
 		t.Fatalf("shouldRetry(429, Retry-After 1h) = %v, %v; want 3s (MaxRetryAfter), true", d, ok)
 	}
 }

@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/url"
+	"strings"
 	"time"
 )
 
@@ -78,27 +80,104 @@ func newTransport(tc *tls.Config) *http.Transport {
 	}
 }
 
-// authTransport adds User-Agent and Authorization to every request.
+// authTransport adds User-Agent to every request and Authorization to the
+// requests for the configured server only. Go's http.Client drops the
+// Authorization header when it follows a redirect to another host, but a
+// round-tripper sees each hop as a fresh request: without the origin check
+// it would put the token back on a 302 to anywhere (the CVE-2020-8559
+// pattern), and on a redirect from https down to plain http.
 type authTransport struct {
 	next      http.RoundTripper
-	creds     Credentials
+	auth      auth
 	userAgent string
+	// origin is the configured server: scheme and host:port, lower case.
+	origin origin
 }
+
+// origin is a URL's scheme and host:port, ports made explicit, so that
+// "https://h" and "https://h:443" compare equal.
+type origin struct{ scheme, hostport string }
+
+// originOf returns u's origin.
+func originOf(u *url.URL) origin {
+	scheme := strings.ToLower(u.Scheme)
+	switch scheme {
+	case "wss":
+		scheme = "https"
+	case "ws":
+		scheme = "http"
+	}
+	port := u.Port()
+	if port == "" {
+		port = "80"
+		if scheme == "https" {
+			port = "443"
+		}
+	}
+	return origin{scheme: scheme, hostport: net.JoinHostPort(strings.ToLower(u.Hostname()), port)}
+}
+
+// mayAuthenticate reports whether credentials may be sent to u: only to the
+// configured scheme, host and port. Plain http is thereby allowed only when
+// the configured server is itself http.
+func (o origin) mayAuthenticate(u *url.URL) bool { return u != nil && originOf(u) == o }
 
 // RoundTrip implements http.RoundTripper.
 func (t *authTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	req = req.Clone(req.Context())
 	req.Header.Set("User-Agent", t.userAgent)
-	if t.creds != nil {
-		h, err := t.creds.Authorization(req.Context())
-		if err != nil {
-			return nil, fmt.Errorf("%w: %w", errCredentials, err)
-		}
-		if h != "" {
-			req.Header.Set("Authorization", h)
-		}
+	if !t.origin.mayAuthenticate(req.URL) {
+		// A redirect left the configured server: go on anonymously, and
+		// drop whatever a caller may have set.
+		req.Header.Del("Authorization")
+		return t.next.RoundTrip(req)
+	}
+	h, err := t.auth.authorization(req.Context())
+	if err != nil {
+		return nil, err
+	}
+	if h != "" {
+		req.Header.Set("Authorization", h)
 	}
 	return t.next.RoundTrip(req)
+}
+
+// auth is a Credentials kept as its methods' function values. fmt prints a
+// func as an address whatever the verb and however deep it finds it, so no
+// rendering of a Client, not even a raw one through an unexported field of
+// a type that holds a Client, reaches the secret behind it. The zero auth
+// is anonymous.
+type auth struct {
+	header     func(context.Context) (string, error)
+	invalidate func()
+}
+
+func newAuth(c Credentials) auth {
+	if c == nil {
+		return auth{}
+	}
+	return auth{header: c.Authorization, invalidate: c.Invalidate}
+}
+
+func (a auth) anonymous() bool { return a.header == nil }
+
+// authorization returns the Authorization header value ("" for none).
+func (a auth) authorization(ctx context.Context) (string, error) {
+	if a.header == nil {
+		return "", nil
+	}
+	h, err := a.header(ctx)
+	if err != nil {
+		return "", fmt.Errorf("%w: %w", errCredentials, err)
+	}
+	return h, nil
+}
+
+// invalidateNow drops cached credentials after a 401.
+func (a auth) invalidateNow() {
+	if a.invalidate != nil {
+		a.invalidate()
+	}
 }
 
 // errCredentials marks failures to obtain credentials: never retried, since

@@ -24,7 +24,10 @@ type wsSource struct {
 
 // dialWebSocket opens a watch over WebSocket. kube-apiserver serves watches
 // over WebSocket on HTTP/1.1 only and refuses the handshake (403) without an
-// Origin header, so both are set here.
+// Origin header, so both are set here. The handshake goes to the configured
+// server only: the WebSocket dialer never follows a redirect (a 3xx is a
+// failed handshake, reported as a *StatusError), so the Authorization header
+// set here cannot travel to another host.
 func (c *Client) dialWebSocket(ctx context.Context, req *request, idle time.Duration) (*wsSource, error) {
 	if err := c.waitLimiter(ctx); err != nil {
 		return nil, contextError(ctx, err)
@@ -41,14 +44,12 @@ func (c *Client) dialWebSocket(ctx context.Context, req *request, idle time.Dura
 	h.Set("Origin", origin)
 	h.Set("User-Agent", c.userAgent)
 	h.Set("Accept", req.accept) // metadata-only watches ask for PartialObjectMetadata
-	if c.creds != nil {
-		a, err := c.creds.Authorization(ctx)
-		if err != nil {
-			return nil, fmt.Errorf("%w: %w", errCredentials, err)
-		}
-		if a != "" {
-			h.Set("Authorization", a)
-		}
+	a, err := c.auth.authorization(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if a != "" {
+		h.Set("Authorization", a)
 	}
 	tc := c.tls.Clone()
 	tc.NextProtos = []string{"http/1.1"} // WebSocket upgrades need HTTP/1.1
@@ -86,8 +87,8 @@ func (c *Client) dialWebSocket(ctx context.Context, req *request, idle time.Dura
 		if resp != nil {
 			defer resp.Body.Close()
 			body, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
-			if resp.StatusCode == http.StatusUnauthorized && c.creds != nil {
-				c.creds.Invalidate()
+			if resp.StatusCode == http.StatusUnauthorized {
+				c.auth.invalidateNow()
 			}
 			return nil, newStatusError("WATCH", req.path, resp.StatusCode, resp.Header, body)
 		}
