@@ -100,6 +100,13 @@ func (r *Resources[T]) Create(ctx context.Context, obj T) (T, error) {
 	return r.write(ctx, http.MethodPost, r.res.Path(r.nsFor(obj), ""), obj, false)
 }
 
+// CreateSubresource POSTs obj to a subresource of the named object: a
+// TokenRequest to serviceaccounts/<name>/token, an Eviction to
+// pods/<name>/eviction. It returns the server's answer, decoded as T.
+func (r *Resources[T]) CreateSubresource(ctx context.Context, name, sub string, obj T) (T, error) {
+	return r.write(ctx, http.MethodPost, r.res.Path(r.ns, name, sub), obj, false)
+}
+
 // Update replaces obj (PUT). The write carries obj's resourceVersion, so a
 // stale object fails with a Conflict. Fields kcm's types do not model are
 // kept: a typed object read from the server is merged onto the JSON it was
