@@ -38,6 +38,9 @@ func TestInvariants(t *testing.T) {
 			if (len(d) == 0) != tc.ok {
 				t.Errorf("violations %v, want ok=%t", d, tc.ok)
 			}
+			if len(d) > 0 && !strings.HasPrefix(d[0].Detail, "pod step 1 of 1 (r): ") {
+				t.Errorf("detail %q does not locate the step", d[0].Detail)
+			}
 		})
 	}
 }
@@ -70,8 +73,15 @@ func TestDiffSpecs(t *testing.T) {
 	if d[0].Detail != want {
 		t.Errorf("report\n%s\nwant\n%s", d[0].Detail, want)
 	}
-	// A prefix is a difference too.
+	// A prefix is a difference too, on either side; so is a first step
+	// that differs.
 	if d := DiffSpecs(a, Timeline{Specs: a.Specs[:1]}); len(d) != 1 {
-		t.Error("a shorter stream is not reported")
+		t.Error("a shorter B is not reported")
+	}
+	if d := DiffSpecs(Timeline{Specs: a.Specs[:1]}, a); len(d) != 1 || !strings.Contains(d[0].Detail, ">2   -") {
+		t.Errorf("a shorter A: %v", d)
+	}
+	if d := DiffSpecs(a, Timeline{Specs: []Step{{"", "v1=5"}, a.Specs[1]}}); len(d) != 1 || !strings.Contains(d[0].Detail, ">1") {
+		t.Errorf("a different first step: %v", d)
 	}
 }

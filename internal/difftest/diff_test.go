@@ -79,3 +79,41 @@ func TestLineDiffContext(t *testing.T) {
 		t.Errorf("lcsDiff = %v", ops)
 	}
 }
+
+// The diff is the longest-common-subsequence one, deletions before
+// insertions where both are minimal.
+func TestLCSDiff(t *testing.T) {
+	render := func(ops []diffOp) string {
+		var s []string
+		for _, op := range ops {
+			s = append(s, string(op.kind)+op.line)
+		}
+		return strings.Join(s, " ")
+	}
+	for _, tc := range []struct{ a, b, want string }{
+		{"a b", "b c", "-a  b +c"},
+		{"x y", "y x y", "+y  x  y"},
+		{"x y", "y y", "-x  y +y"},
+		{"x y", "x", " x -y"},
+		{"x", "x y", " x +y"},
+		{"", "", " "},
+	} {
+		got := render(lcsDiff(strings.Split(tc.a, " "), strings.Split(tc.b, " ")))
+		if got != tc.want {
+			t.Errorf("lcsDiff(%q, %q) = %q, want %q", tc.a, tc.b, got, tc.want)
+		}
+	}
+}
+
+// Context is cut at both ends: no "..." before the first line shown, and
+// unchanged lines past the last change's context are left out.
+func TestLineDiffEnds(t *testing.T) {
+	got, _ := lineDiff("1\n2\n3\n4\n5\n6\n", "1\n2\n3\n4\nX\n6\n", "k", nil)
+	if want := "  3\n  4\n- 5\n+ X\n  6\n"; got != want {
+		t.Errorf("a change near the end:\n%s\nwant\n%s", got, want)
+	}
+	got, _ = lineDiff("1\n2\n3\n4\n5\n6\n", "X\n2\n3\n4\n5\n6\n", "k", nil)
+	if want := "- 1\n+ X\n  2\n  3\n"; got != want {
+		t.Errorf("a change at the start:\n%s\nwant\n%s", got, want)
+	}
+}

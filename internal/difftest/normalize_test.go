@@ -89,6 +89,9 @@ func TestNormalizeCollidingKeysAndInput(t *testing.T) {
 	if len(s1) != 2 || s1["Pod ns/web-<rand> #1"] == "" || s1["Pod ns/web-<rand> #2"] == "" {
 		t.Fatalf("keys %v, want #1 and #2", s1.Keys())
 	}
+	if !strings.Contains(s1["Pod ns/web-<rand> #1"], "Pending") {
+		t.Errorf("#1 is not the rendering that sorts first:\n%s", s1["Pod ns/web-<rand> #1"])
+	}
 	if d := DiffSnapshots(s1, s2, nil); len(d) != 0 {
 		t.Errorf("list order changed the snapshot: %v", d)
 	}
@@ -109,5 +112,22 @@ func TestTemplateHashesWithoutRevision(t *testing.T) {
 	got := templateHashes(objs)
 	if len(got) != 1 || got["h1"] != "<hash:1>" {
 		t.Errorf("templateHashes = %v, want only h1 → <hash:1>", got)
+	}
+}
+
+// Grouping by key does not depend on how the renderings sort: an object
+// of another key whose text sorts between two colliding ones does not
+// split them.
+func TestNormalizeGroupsByKeyFirst(t *testing.T) {
+	snap, err := Normalize(mustObjects(t,
+		`{"kind":"Pod","metadata":{"name":"p-1","generateName":"p-","namespace":"ns"},"status":{"phase":"A"}}`,
+		`{"kind":"Pod","metadata":{"name":"p-2","generateName":"p-","namespace":"ns"},"status":{"phase":"C"}}`,
+		`{"kind":"Pod","metadata":{"name":"q","namespace":"ns"},"status":{"phase":"B"}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "Pod ns/p-<rand> #1,Pod ns/p-<rand> #2,Pod ns/q"
+	if got := strings.Join(snap.Keys(), ","); got != want {
+		t.Errorf("keys %s, want %s", got, want)
 	}
 }
