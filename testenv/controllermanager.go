@@ -47,8 +47,8 @@ type KCMOptions struct {
 }
 
 // ControllerManager is a running kube-controller-manager attached to a
-// Cluster. Stop ends it; the cluster's Stop does not, so a test stops it
-// first (usually with t.Cleanup).
+// Cluster. Stop ends it; the cluster's Stop also ends every one still
+// running, before kube-apiserver, so none outlives its cluster.
 type ControllerManager struct {
 	proc      *process
 	logPath   string
@@ -135,6 +135,14 @@ func (c *Cluster) StartKubeControllerManager(ctx context.Context, opts KCMOption
 	if err != nil {
 		return nil, fmt.Errorf("testenv: start kube-controller-manager: %w", err)
 	}
+	c.mu.Lock()
+	if c.stopped { // Stop ran meanwhile and could not see this one
+		c.mu.Unlock()
+		_ = cm.Stop()
+		return nil, ErrStopped
+	}
+	c.kcms = append(c.kcms, cm)
+	c.mu.Unlock()
 	opts.Logger.Info().Str("healthz", cm.healthURL).Dur("took", time.Since(began)).
 		Strs("controllers", opts.Controllers).Msg("kube-controller-manager ready")
 	return cm, nil
@@ -164,7 +172,9 @@ func kcmArgs(kubeconfig, certDir string, port int, opts KCMOptions) []string {
 // waitHealthy polls /healthz (its certificate is self-signed, so it is not
 // verified: the probe only asks whether the process is up).
 func (cm *ControllerManager) waitHealthy(ctx context.Context) error {
-	tr := &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}} //nolint:gosec // a readiness probe of a local test process
+	// Not verifying is safe here: the probe asks a local test process
+	// whether it is up, and sends nothing secret.
+	tr := &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}
 	defer tr.CloseIdleConnections()
 	client := &http.Client{Transport: tr}
 	return waitReady(ctx, cm.proc, func(ctx context.Context) error {

@@ -73,3 +73,30 @@ func TestKubeControllerManagerCrashIsReported(t *testing.T) {
 		t.Errorf("Stop after a crash = %v, want ErrControllerManagerExited with the exit status", err)
 	}
 }
+
+// A cluster's Stop ends the controller-managers started on it.
+func TestClusterStopEndsKubeControllerManager(t *testing.T) {
+	ctx := testContext(t)
+	c, err := Start(ctx, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Stop)
+	cm, err := c.StartKubeControllerManager(ctx, KCMOptions{Controllers: []string{"ttl-controller"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid := cm.proc.pid()
+	c.Stop()
+	select {
+	case <-cm.Exited():
+	default:
+		t.Fatal("kube-controller-manager still runs after the cluster's Stop")
+	}
+	if !pidGone(pid) {
+		t.Errorf("process %d still exists", pid)
+	}
+	if _, err := c.StartKubeControllerManager(ctx, KCMOptions{}); !errors.Is(err, ErrStopped) {
+		t.Errorf("start on a stopped cluster: %v, want ErrStopped", err)
+	}
+}
