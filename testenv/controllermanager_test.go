@@ -92,3 +92,19 @@ func TestStartKubeControllerManagerOnStoppedCluster(t *testing.T) {
 		t.Errorf("err = %v, want ErrStopped", err)
 	}
 }
+
+// kube-controller-manager is built like kube-apiserver (same module,
+// version and linker flags) but cached under its own name and stamp, so
+// neither build can be mistaken for the other.
+func TestControllerManagerRecipe(t *testing.T) {
+	kcm, api := controllerManagerRecipe(), apiserverRecipe()
+	if kcm.name != "kube-controller-manager" || kcm.pkg != "k8s.io/kubernetes/cmd/kube-controller-manager" {
+		t.Errorf("recipe builds %s from %s", kcm.name, kcm.pkg)
+	}
+	if kcm.version != api.version || kcm.ldflags != api.ldflags {
+		t.Errorf("version %s / ldflags differ from kube-apiserver's (%s)", kcm.version, api.version)
+	}
+	if kcm.stamp() == api.stamp() || !strings.Contains(kcm.stamp(), "cmd/kube-controller-manager") {
+		t.Errorf("stamp %q does not name the command", kcm.stamp())
+	}
+}
