@@ -108,8 +108,8 @@ func TestLCSDiff(t *testing.T) {
 // Context is cut at both ends: no "..." before the first line shown, and
 // unchanged lines past the last change's context are left out.
 func TestLineDiffEnds(t *testing.T) {
-	got, _ := lineDiff("1\n2\n3\n4\n5\n6\n", "1\n2\n3\n4\nX\n6\n", "k", nil)
-	if want := "  3\n  4\n- 5\n+ X\n  6\n"; got != want {
+	got, _ := lineDiff("1\n2\n3\n4\n5\n6\n7\n8\n", "1\n2\n3\n4\n5\n6\nX\n8\n", "k", nil)
+	if want := "  5\n  6\n- 7\n+ X\n  8\n"; got != want {
 		t.Errorf("a change near the end:\n%s\nwant\n%s", got, want)
 	}
 	got, _ = lineDiff("1\n2\n3\n4\n5\n6\n", "X\n2\n3\n4\n5\n6\n", "k", nil)
