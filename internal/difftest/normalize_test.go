@@ -119,14 +119,16 @@ func TestTemplateHashesWithoutRevision(t *testing.T) {
 // of another key whose text sorts between two colliding ones does not
 // split them.
 func TestNormalizeGroupsByKeyFirst(t *testing.T) {
+	// Renderings start with apiVersion, so q's (v2) sorts between p-1's
+	// (v1) and p-2's (v3).
 	snap, err := Normalize(mustObjects(t,
-		`{"kind":"Pod","metadata":{"name":"p-1","generateName":"p-","namespace":"ns"},"status":{"phase":"A"}}`,
-		`{"kind":"Pod","metadata":{"name":"p-2","generateName":"p-","namespace":"ns"},"status":{"phase":"C"}}`,
-		`{"kind":"Pod","metadata":{"name":"q","namespace":"ns"},"status":{"phase":"B"}}`))
+		`{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p-1","generateName":"p-","namespace":"ns"}}`,
+		`{"apiVersion":"v3","kind":"Pod","metadata":{"name":"p-2","generateName":"p-","namespace":"ns"}}`,
+		`{"apiVersion":"v2","kind":"Pod","metadata":{"name":"q-1","generateName":"q-","namespace":"ns"}}`))
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := "Pod ns/p-<rand> #1,Pod ns/p-<rand> #2,Pod ns/q"
+	want := "Pod ns/p-<rand> #1,Pod ns/p-<rand> #2,Pod ns/q-<rand>"
 	if got := strings.Join(snap.Keys(), ","); got != want {
 		t.Errorf("keys %s, want %s", got, want)
 	}
