@@ -43,14 +43,10 @@ type Binaries struct {
 // one first if it is not cached yet. progress receives the human-readable
 // build progress (nil: os.Stderr).
 func EnsureBinaries(ctx context.Context, progress io.Writer, log zerolog.Logger) (Binaries, error) {
-	dir, err := CacheDir()
+	b, err := newBuilder(progress, log)
 	if err != nil {
 		return Binaries{}, err
 	}
-	if progress == nil {
-		progress = os.Stderr
-	}
-	b := &builder{cacheDir: dir, progress: progress, log: log}
 	etcd, err := b.ensure(ctx, etcdRecipe())
 	if err != nil {
 		return Binaries{}, err
@@ -60,6 +56,32 @@ func EnsureBinaries(ctx context.Context, progress io.Writer, log zerolog.Logger)
 		return Binaries{}, err
 	}
 	return Binaries{Etcd: etcd, APIServer: api}, nil
+}
+
+// EnsureControllerManager returns the cached kube-controller-manager,
+// building it first if it is not cached yet. It is separate from
+// EnsureBinaries because only the tests that compare kcm with
+// kube-controller-manager need it: every other test starts without
+// waiting for its first build.
+func EnsureControllerManager(ctx context.Context, progress io.Writer, log zerolog.Logger) (string, error) {
+	b, err := newBuilder(progress, log)
+	if err != nil {
+		return "", err
+	}
+	return b.ensure(ctx, controllerManagerRecipe())
+}
+
+// newBuilder returns a builder for the cache directory; progress nil means
+// os.Stderr.
+func newBuilder(progress io.Writer, log zerolog.Logger) (*builder, error) {
+	dir, err := CacheDir()
+	if err != nil {
+		return nil, err
+	}
+	if progress == nil {
+		progress = os.Stderr
+	}
+	return &builder{cacheDir: dir, progress: progress, log: log}, nil
 }
 
 // builder builds recipes into the cache directory.

@@ -55,8 +55,9 @@ type Cluster struct {
 	etcdHTTP       *http.Client
 
 	mu      sync.Mutex
-	api     *apiServer // its process changes on restart; guarded by mu
-	stopped bool       // guarded by mu
+	api     *apiServer           // its process changes on restart; guarded by mu
+	kcms    []*ControllerManager // started on this cluster; guarded by mu
+	stopped bool                 // guarded by mu
 }
 
 // Start builds (or finds cached) etcd and kube-apiserver, starts both, and
@@ -241,8 +242,9 @@ func (c *Cluster) CompactEtcd(ctx context.Context) (int64, error) {
 	return rev, nil
 }
 
-// Stop kills kube-apiserver and etcd (each gets SIGTERM, then SIGKILL after
-// a bound), waits for them, and removes the temporary directory. It is
+// Stop kills the kube-controller-managers started on the cluster, then
+// kube-apiserver and etcd (each gets SIGTERM, then SIGKILL after a
+// bound), waits for them, and removes the temporary directory. It is
 // idempotent.
 func (c *Cluster) Stop() {
 	c.mu.Lock()
@@ -251,6 +253,9 @@ func (c *Cluster) Stop() {
 		return
 	}
 	c.stopped = true
+	for _, cm := range c.kcms {
+		_ = cm.Stop() // a crash it reports is the test's business, not Stop's
+	}
 	if c.api != nil {
 		c.api.stop()
 	}

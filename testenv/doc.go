@@ -15,7 +15,7 @@
 //
 // # Binaries
 //
-// Neither program is downloaded as a release. Both are built from the Go
+// No program is downloaded as a release. Each is built from the Go
 // module proxy at pinned versions (KubernetesVersion, EtcdVersion) the first
 // time they are needed, in a throw-away module, with CGO_ENABLED=0 and
 // -trimpath. k8s.io/kubernetes cannot be built with a plain `go install`
@@ -27,6 +27,22 @@
 // afterwards starting a cluster takes seconds. Parallel test binaries
 // serialise the build with an exclusive file lock. `kcm dev --build-only`
 // warms the cache.
+//
+// # kube-controller-manager
+//
+// The same recipe builds kube-controller-manager, the reference kcm's
+// controllers are compared with (package internal/difftest). It is built
+// lazily by EnsureControllerManager, never by Start, so tests that do not
+// run it never wait for its first build (about five minutes on two
+// cores, most of it shared with kube-apiserver's in the Go build cache).
+// Cluster.StartKubeControllerManager runs it against a cluster with the
+// cluster's kubeconfig, the given --controllers, --leader-elect=false
+// unless asked, HTTPS on a free loopback port (self-signed, no delegated
+// authentication: only /healthz is served), and
+// --use-service-account-credentials=false. It returns once /healthz
+// answers ok, or an error with the tail of its log. Controllers that need
+// files testenv does not write (the CSR signer's key, the token
+// controller's private key, a cloud provider) are not for tests.
 //
 // # Guarantees
 //

@@ -77,13 +77,35 @@ func apiserverRecipe() recipe {
 		pkg:      "k8s.io/kubernetes/cmd/kube-apiserver",
 		ldflags:  versionLDFlags(KubernetesVersion),
 		estimate: "about 5 min on 2 cores",
-		setup:    setupKubernetesModule,
+		setup:    kubernetesSetup("k8s.io/kubernetes/cmd/kube-apiserver"),
 	}
 }
 
-// setupKubernetesModule writes the throw-away go.mod for a kube-apiserver
-// build and resolves its dependencies.
-func setupKubernetesModule(ctx context.Context, g *goTool) error {
+// controllerManagerRecipe builds kube-controller-manager, the reference
+// implementation kcm's controllers are compared with (package difftest).
+// It comes from the same k8s.io/kubernetes module and version as
+// kube-apiserver, through the same throw-away module, so most of its
+// packages are already in the Go build cache when kube-apiserver was built.
+func controllerManagerRecipe() recipe {
+	return recipe{
+		name:     "kube-controller-manager",
+		version:  KubernetesVersion,
+		pkg:      "k8s.io/kubernetes/cmd/kube-controller-manager",
+		ldflags:  versionLDFlags(KubernetesVersion),
+		estimate: "about 3-5 min on 2 cores",
+		setup:    kubernetesSetup("k8s.io/kubernetes/cmd/kube-controller-manager"),
+	}
+}
+
+// kubernetesSetup returns the setup step of a recipe for the command cmd
+// of k8s.io/kubernetes.
+func kubernetesSetup(cmd string) func(context.Context, *goTool) error {
+	return func(ctx context.Context, g *goTool) error { return setupKubernetesModule(ctx, g, cmd) }
+}
+
+// setupKubernetesModule writes the throw-away go.mod for building the
+// k8s.io/kubernetes command cmd and resolves its dependencies.
+func setupKubernetesModule(ctx context.Context, g *goTool, cmd string) error {
 	const mod = "k8s.io/kubernetes"
 	out, err := g.output(ctx, "mod", "download", "-json", mod+"@"+KubernetesVersion)
 	if err != nil {
@@ -111,7 +133,7 @@ func setupKubernetesModule(ctx context.Context, g *goTool) error {
 	if err := os.WriteFile(filepath.Join(g.dir, "go.mod"), []byte(gomod), 0o644); err != nil {
 		return fmt.Errorf("write go.mod: %w", err)
 	}
-	return g.run(ctx, "get", "k8s.io/kubernetes/cmd/kube-apiserver@"+KubernetesVersion)
+	return g.run(ctx, "get", cmd+"@"+KubernetesVersion)
 }
 
 // throwAwayGoMod renders the go.mod of the module that builds a Kubernetes

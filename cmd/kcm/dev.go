@@ -22,7 +22,7 @@ import (
 func runDev(args []string, stdout, stderr io.Writer) int {
 	fs := pflag.NewFlagSet("kcm dev", pflag.ContinueOnError)
 	fs.SetOutput(stderr)
-	buildOnly := fs.Bool("build-only", false, "build (or find in the cache) etcd and kube-apiserver, print their paths, and exit")
+	buildOnly := fs.Bool("build-only", false, "build (or find in the cache) etcd, kube-apiserver and kube-controller-manager, print their paths, and exit")
 	verbose := fs.BoolP("verbose", "v", false, "log each step and its timing")
 	noDemo := fs.Bool("no-demo", false, "do not run the demo workload in namespace "+DemoNamespace)
 	traced := fs.String("trace", "pods", "trace this resource in all namespaces (\"\" = no trace); see kcm trace --help")
@@ -60,7 +60,16 @@ func runDev(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "kcm dev: %v\n", err)
 			return 1
 		}
-		fmt.Fprintf(stdout, "etcd:           %s\nkube-apiserver: %s\n", bins.Etcd, bins.APIServer)
+		// kube-controller-manager is only the reference the difftest
+		// package compares kcm with; it is built here too so that
+		// `make prepare` (and CI's cache) holds everything the tests run.
+		kcm, err := testenv.EnsureControllerManager(ctx, stderr, log)
+		if err != nil {
+			fmt.Fprintf(stderr, "kcm dev: %v\n", err)
+			return 1
+		}
+		fmt.Fprintf(stdout, "etcd:                    %s\nkube-apiserver:          %s\nkube-controller-manager: %s\n",
+			bins.Etcd, bins.APIServer, kcm)
 		return 0
 	}
 

@@ -1,0 +1,87 @@
+package difftest
+
+import (
+	"strings"
+	"testing"
+)
+
+func podStep(phase string, counts map[string]PodCount) PodStep {
+	return PodStep{Phase: phase, Counts: counts}
+}
+
+// Deployment strategies (kubernetes.io/docs/concepts/workloads/controllers/deployment):
+// a rolling update keeps at least replicas − maxUnavailable pods available
+// and at most replicas + maxSurge pods; Recreate kills all old pods before
+// creating new ones. The checks apply to the named phase only.
+func TestInvariants(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		invs []Invariant
+		step PodStep
+		ok   bool
+	}{
+		{"rolling: exactly the minimum Ready", RollingInvariants("r", 4, 1),
+			podStep("r", map[string]PodCount{"v1": {3, 3}, "v2": {2, 0}}), true},
+		{"rolling: one below the minimum", RollingInvariants("r", 4, 1),
+			podStep("r", map[string]PodCount{"v1": {2, 2}, "v2": {2, 0}}), false},
+		{"rolling: another phase is not checked", RollingInvariants("r", 4, 1),
+			podStep("setup", map[string]PodCount{"v1": {1, 0}}), true},
+		{"recreate: one template", RecreateInvariants("r"),
+			podStep("r", map[string]PodCount{"v2": {3, 1}}), true},
+		{"recreate: a template with no pods left does not count", RecreateInvariants("r"),
+			podStep("r", map[string]PodCount{"v1": {0, 0}, "v2": {1, 0}}), true},
+		{"recreate: two templates at once", RecreateInvariants("r"),
+			podStep("r", map[string]PodCount{"v1": {1, 1}, "v2": {1, 0}}), false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			d := CheckInvariants("A", Timeline{Pods: []PodStep{tc.step}}, tc.invs)
+			if (len(d) == 0) != tc.ok {
+				t.Errorf("violations %v, want ok=%t", d, tc.ok)
+			}
+			if len(d) > 0 && !strings.HasPrefix(d[0].Detail, "pod step 1 of 1 (r): ") {
+				t.Errorf("detail %q does not locate the step", d[0].Detail)
+			}
+		})
+	}
+}
+
+func TestSpecBound(t *testing.T) {
+	tl := Timeline{Specs: []Step{{"", "v1=9"}, {"r", "v1=4 v2=1"}, {"r", "v1=4 v2=2"}}}
+	if d := SpecBound("A", tl, "r", 6); d != nil {
+		t.Errorf("within the bound: %v", d)
+	}
+	d := SpecBound("B", tl, "r", 5)
+	if len(d) != 1 || !strings.Contains(d[0].Detail, "spec step 3 of 3") || !strings.Contains(d[0].Key, "B exceeds 5") {
+		t.Errorf("over the bound: %v", d)
+	}
+}
+
+func TestDiffSpecs(t *testing.T) {
+	a := Timeline{Specs: []Step{{"", "v1=4"}, {"r", "v1=4 v2=1"}}}
+	if d := DiffSpecs(a, a); d != nil {
+		t.Errorf("equal streams differ: %v", d)
+	}
+	b := Timeline{Specs: []Step{{"", "v1=4"}, {"r", "v1=3 v2=1"}, {"r", "v1=2 v2=2"}}}
+	d := DiffSpecs(a, b)
+	if len(d) != 1 {
+		t.Fatalf("got %v", d)
+	}
+	want := "step A                                        B\n" +
+		" 1   [] v1=4                                  [] v1=4\n" +
+		">2   [r] v1=4 v2=1                            [r] v1=3 v2=1\n" +
+		" 3   -                                        [r] v1=2 v2=2\n"
+	if d[0].Detail != want {
+		t.Errorf("report\n%s\nwant\n%s", d[0].Detail, want)
+	}
+	// A prefix is a difference too, on either side; so is a first step
+	// that differs.
+	if d := DiffSpecs(a, Timeline{Specs: a.Specs[:1]}); len(d) != 1 {
+		t.Error("a shorter B is not reported")
+	}
+	if d := DiffSpecs(Timeline{Specs: a.Specs[:1]}, a); len(d) != 1 || !strings.Contains(d[0].Detail, ">2   -") {
+		t.Errorf("a shorter A: %v", d)
+	}
+	if d := DiffSpecs(a, Timeline{Specs: []Step{{"", "v1=5"}, a.Specs[1]}}); len(d) != 1 || !strings.Contains(d[0].Detail, ">1") {
+		t.Errorf("a different first step: %v", d)
+	}
+}
