@@ -34,6 +34,9 @@ var (
 	// ErrUnknownStrategy: spec.strategy.type is neither Recreate nor
 	// RollingUpdate (the apiserver's validation prevents it).
 	ErrUnknownStrategy = errors.New("deployment: unexpected strategy type")
+	// ErrDeploymentGone: the Deployment, read fresh before adopting
+	// ReplicaSets, no longer exists.
+	ErrDeploymentGone = errors.New("deployment: gone before adoption")
 	// ErrInvalidSelector: spec.selector does not compile.
 	ErrInvalidSelector = errors.New("deployment: invalid label selector")
 )
@@ -229,6 +232,12 @@ func (s *syncer) claimReplicaSets(ctx context.Context, d *api.Deployment) ([]own
 	m := controllerref.NewManager[*api.ReplicaSet](controllerref.OwnerOf(d, "apps/v1", "Deployment"), sel,
 		controllerref.PatcherFor(rsc), controllerref.RecheckDeletionTimestamp(d.UID, func(ctx context.Context) (*api.ObjectMeta, error) {
 			fresh, err := s.dClient.InNamespace(d.Namespace).Get(ctx, d.Name)
+			if rest.IsNotFound(err) {
+				// Not wrapped: a NotFound here would read as "the
+				// ReplicaSet is gone" to the claim, which would then skip
+				// it quietly instead of failing the sync.
+				return nil, fmt.Errorf("%w: deployment %s: %v", ErrDeploymentGone, d.Key(), err)
+			}
 			if err != nil {
 				return nil, err
 			}

@@ -182,6 +182,20 @@ func TestRevisionHistoryAnnotation(t *testing.T) {
 	if got := rs.Annotations[RevisionHistoryAnnotation]; got != long[:998]+",8" {
 		t.Fatalf("history %q", got)
 	}
+	// Exactly 2000 characters is within the limit: "1," dropped, X kept.
+	x := strings.Repeat("7", 1998)
+	rs.Annotations[RevisionHistoryAnnotation] = "1," + x
+	rs.Annotations[RevisionAnnotation] = "8"
+	setNewReplicaSetAnnotations(d, rs, 9, true)
+	if got := rs.Annotations[RevisionHistoryAnnotation]; got != x+",8" {
+		t.Fatalf("history at the limit: %d characters, %q…", len(got), got[:5])
+	}
+	rs.Annotations[RevisionHistoryAnnotation] = x[:1997]
+	rs.Annotations[RevisionAnnotation] = "8"
+	setNewReplicaSetAnnotations(d, rs, 9, true)
+	if got := rs.Annotations[RevisionHistoryAnnotation]; got != x[:1997]+",8" {
+		t.Fatalf("history of exactly 2000: %d characters", len(got))
+	}
 	// Not lower: nothing changes; unreadable: left alone.
 	if setNewReplicaSetAnnotations(d, rs, 9, true) {
 		t.Fatal("same revision reported a change")
