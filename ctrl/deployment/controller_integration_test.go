@@ -207,15 +207,23 @@ func TestOnRealAPIServer(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// update is a read-modify-write retried on conflicts: the controller
+	// writes the Deployment's status concurrently, as in any cluster.
 	update := func(name string, fn func(d *api.Deployment)) {
 		t.Helper()
-		d, err := ds.Get(ctx, name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		fn(d)
-		if _, err := ds.Update(ctx, d); err != nil {
-			t.Fatal(err)
+		for try := 0; ; try++ {
+			d, err := ds.Get(ctx, name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			fn(d)
+			_, err = ds.Update(ctx, d)
+			if err == nil {
+				return
+			}
+			if !rest.IsConflict(err) || try == 20 {
+				t.Fatal(err)
+			}
 		}
 	}
 	setImage := func(image string) func(*api.Deployment) {
