@@ -1,0 +1,137 @@
+package deployment
+
+import (
+	"reflect"
+
+	"github.com/rs/zerolog"
+
+	"github.com/kcmlab/kcm/kube/api"
+	"github.com/kcmlab/kcm/kube/labels"
+	"github.com/kcmlab/kcm/queue"
+)
+
+// handlers turn informer notifications into Deployment keys, as
+// kube-controller-manager's DeploymentController does:
+//
+//	Deployment added/updated/deleted ──▶ that Deployment
+//	ReplicaSet with a controller ref  ──▶ its Deployment (also the old one when the ref changed)
+//	orphan ReplicaSet added, or its labels or ref changed ──▶ every Deployment selecting it
+//	ReplicaSet deleted               ──▶ its Deployment
+//	Pod deleted                      ──▶ its Deployment, if Recreate and no pod of it is left
+type handlers struct {
+	c   *Controller
+	q   *queue.Queue[string]
+	log zerolog.Logger
+}
+
+func (h *handlers) enqueue(d *api.Deployment) { h.q.Add(d.Key()) }
+
+func (h *handlers) addDeployment(d *api.Deployment, _ bool)    { h.enqueue(d) }
+func (h *handlers) updateDeployment(_, d *api.Deployment)      { h.enqueue(d) }
+func (h *handlers) deleteDeployment(d *api.Deployment, _ bool) { h.enqueue(d) }
+
+// resolveControllerRef returns the Deployment a controller ref names, if
+// the cache has it with the same UID.
+func (h *handlers) resolveControllerRef(ns string, ref *api.OwnerReference) *api.Deployment {
+	if ref == nil || ref.Kind != "Deployment" {
+		return nil
+	}
+	d, err := h.c.deployments.Deployments(ns).Get(ref.Name)
+	if err != nil || d.UID != ref.UID {
+		return nil
+	}
+	return d
+}
+
+// deploymentsSelecting returns the Deployments of rs's namespace whose
+// (valid, non-empty) selector matches rs's labels (GetDeploymentsForReplicaSet).
+func (h *handlers) deploymentsSelecting(rs *api.ReplicaSet) []*api.Deployment {
+	if len(rs.Labels) == 0 {
+		return nil
+	}
+	var out []*api.Deployment
+	for _, d := range h.c.deployments.Deployments(rs.Namespace).List(labels.Everything()) {
+		sel, err := labels.LabelSelectorAsSelector(d.Spec.Selector)
+		if err != nil || sel.Empty() || !sel.Matches(rs.Labels) {
+			continue
+		}
+		out = append(out, d)
+	}
+	if len(out) > 1 {
+		h.log.Debug().Str("replicaSet", rs.Key()).Int("deployments", len(out)).Msg("more than one deployment selects the replica set")
+	}
+	return out
+}
+
+func (h *handlers) addReplicaSet(rs *api.ReplicaSet, _ bool) {
+	if rs.DeletionTimestamp != nil {
+		h.deleteReplicaSet(rs, false) // seen first while being deleted
+		return
+	}
+	if ref := rs.ControllerRef(); ref != nil {
+		if d := h.resolveControllerRef(rs.Namespace, ref); d != nil {
+			h.enqueue(d)
+		}
+		return
+	}
+	for _, d := range h.deploymentsSelecting(rs) {
+		h.enqueue(d)
+	}
+}
+
+func (h *handlers) updateReplicaSet(old, cur *api.ReplicaSet) {
+	if cur.ResourceVersion == old.ResourceVersion {
+		return // a resync: nothing changed
+	}
+	curRef, oldRef := cur.ControllerRef(), old.ControllerRef()
+	refChanged := !reflect.DeepEqual(curRef, oldRef)
+	if refChanged && oldRef != nil {
+		if d := h.resolveControllerRef(old.Namespace, oldRef); d != nil {
+			h.enqueue(d) // the old owner lost it
+		}
+	}
+	if curRef != nil {
+		if d := h.resolveControllerRef(cur.Namespace, curRef); d != nil {
+			h.enqueue(d)
+		}
+		return
+	}
+	if refChanged || !reflect.DeepEqual(cur.Labels, old.Labels) {
+		for _, d := range h.deploymentsSelecting(cur) {
+			h.enqueue(d)
+		}
+	}
+}
+
+func (h *handlers) deleteReplicaSet(rs *api.ReplicaSet, _ bool) {
+	if d := h.resolveControllerRef(rs.Namespace, rs.ControllerRef()); d != nil {
+		h.enqueue(d)
+	}
+}
+
+// deletePod wakes a Recreate Deployment waiting for its old pods: when
+// the last pod of any of its ReplicaSets is gone.
+func (h *handlers) deletePod(pod *api.Pod, _ bool) {
+	ref := pod.ControllerRef()
+	if ref == nil || ref.Kind != "ReplicaSet" {
+		return
+	}
+	rs, err := h.c.replicaSets.ReplicaSets(pod.Namespace).Get(ref.Name)
+	if err != nil || rs.UID != ref.UID {
+		return
+	}
+	d := h.resolveControllerRef(rs.Namespace, rs.ControllerRef())
+	if d == nil || d.Spec.Strategy.Type != api.RecreateDeploymentStrategyType {
+		return
+	}
+	var rss []*api.ReplicaSet
+	for _, r := range h.c.replicaSets.ReplicaSets(d.Namespace).List(labels.Everything()) {
+		if r.IsControlledBy(d.UID) {
+			rss = append(rss, r)
+		}
+	}
+	s := &syncer{Controller: h.c}
+	if s.countOldPods(d, nil, rss, false) == 0 {
+		h.enqueue(d)
+	}
+}

@@ -1,0 +1,222 @@
+package deployment
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"strconv"
+
+	"github.com/kcmlab/kcm/ctrl"
+	"github.com/kcmlab/kcm/ctrl/controllerref"
+	"github.com/kcmlab/kcm/kube/api"
+	"github.com/kcmlab/kcm/kube/rest"
+)
+
+// maxNameLength is the longest object name (a DNS-1123 subdomain).
+const maxNameLength = 253
+
+// getAllReplicaSetsAndSyncRevision splits d's ReplicaSets into the new one
+// (nil if none matches and create is false) and all the others, bringing
+// the new one's revision and annotations and d's revision up to date
+// (getAllReplicaSetsAndSyncRevision).
+func (s *syncer) getAllReplicaSetsAndSyncRevision(ctx context.Context, d *api.Deployment, rsList []owned, create bool) (*api.ReplicaSet, []*api.ReplicaSet, error) {
+	dt, err := templateJSON(d, &d.Spec.Template)
+	if err != nil {
+		return nil, nil, err
+	}
+	existing := findNewReplicaSet(dt, rsList)
+	old := oldReplicaSets(existing, rsList)
+	newRS, err := s.getNewReplicaSet(ctx, d, dt, existing, old, create)
+	if err != nil {
+		return nil, nil, err
+	}
+	return newRS, old, nil
+}
+
+// getNewReplicaSet returns the new ReplicaSet (getNewReplicaSet). An
+// existing one gets revision max(old)+1 if its own is lower, the
+// Deployment's copied annotations and minReadySeconds; d gets its
+// revision, and a FoundNewReplicaSet condition when it has none. Without
+// one, and when create is set, it is created — see createNewReplicaSet.
+func (s *syncer) getNewReplicaSet(ctx context.Context, d *api.Deployment, dt map[string]any, existing *api.ReplicaSet, old []*api.ReplicaSet, create bool) (*api.ReplicaSet, error) {
+	newRevision := maxRevision(old) + 1
+	if existing != nil {
+		rsCopy, err := api.DeepCopy(existing)
+		if err != nil {
+			return nil, err
+		}
+		annotationsChanged := setNewReplicaSetAnnotations(d, rsCopy, newRevision, true)
+		if annotationsChanged || rsCopy.Spec.MinReadySeconds != d.Spec.MinReadySeconds {
+			rsCopy.Spec.MinReadySeconds = d.Spec.MinReadySeconds
+			return s.rsClient.Update(ctx, rsCopy)
+		}
+		needsUpdate := setDeploymentRevision(d, rsCopy.Annotations[RevisionAnnotation])
+		if hasProgressDeadline(d) && api.GetDeploymentCondition(&d.Status, api.DeploymentProgressing) == nil {
+			s.setCondition(d, api.DeploymentProgressing, api.ConditionTrue, ReasonFoundNewReplicaSet,
+				fmt.Sprintf("Found new replica set %q", rsCopy.Name))
+			needsUpdate = true
+		}
+		if needsUpdate {
+			if err := s.updateStatus(ctx, d); err != nil {
+				return nil, err
+			}
+		}
+		return rsCopy, nil
+	}
+	if !create {
+		return nil, nil
+	}
+	return s.createNewReplicaSet(ctx, d, dt, old, newRevision)
+}
+
+// createNewReplicaSet creates the ReplicaSet for d's current template:
+// named <deployment>-<hash>, the hash label on its labels, selector and
+// template, the template copied from d's JSON (fields kcm does not model
+// survive), controlled by d, sized by NewRSNewReplicas, annotated as
+// setNewReplicaSetAnnotations says.
+//
+// A name already taken by an equal ReplicaSet of d's is that ReplicaSet
+// (the cache was behind). Taken by anything else, it is a hash collision:
+// status.collisionCount is bumped, which changes the next hash, and the
+// sync fails so that it runs again. Any other failure is reported as a
+// Progressing=False ReplicaSetCreateError condition (when d has a
+// progress deadline) and a Warning event.
+func (s *syncer) createNewReplicaSet(ctx context.Context, d *api.Deployment, dt map[string]any, old []*api.ReplicaSet, newRevision int64) (*api.ReplicaSet, error) {
+	hash := ComputeHash(dt, d.Status.CollisionCount)
+	newRS := &api.ReplicaSet{
+		ObjectMeta: api.ObjectMeta{
+			Name: replicaSetName(d.Name, hash), Namespace: d.Namespace,
+			Labels:          withLabel(d.Spec.Template.Labels, PodTemplateHashLabel, hash),
+			OwnerReferences: []api.OwnerReference{controllerref.NewControllerRef(&d.ObjectMeta, "apps/v1", "Deployment")},
+		},
+		Spec: api.ReplicaSetSpec{Replicas: new(int32), MinReadySeconds: d.Spec.MinReadySeconds,
+			Selector: selectorWithLabel(d.Spec.Selector, PodTemplateHashLabel, hash)},
+	}
+	n, err := NewRSNewReplicas(d, append(old, newRS), newRS)
+	if err != nil {
+		return nil, err
+	}
+	*newRS.Spec.Replicas = n
+	setNewReplicaSetAnnotations(d, newRS, newRevision, false)
+	body, err := replicaSetBody(newRS, dt, hash)
+	if err != nil {
+		return nil, err
+	}
+	var created *api.ReplicaSet
+	raw, err := s.rsRaw.Create(ctx, body)
+	if err == nil {
+		created, err = api.Typed[api.ReplicaSet]().Decode(raw.Raw())
+	}
+	alreadyExists := false
+	switch {
+	case rest.IsAlreadyExists(err):
+		alreadyExists = true
+		rs, getErr := s.replicaSets.ReplicaSets(d.Namespace).Get(newRS.Name)
+		if getErr != nil {
+			return nil, getErr
+		}
+		if rs.IsControlledBy(d.UID) {
+			rt, tErr := templateJSON(rs, &rs.Spec.Template)
+			if tErr == nil && EqualIgnoreHash(dt, rt) {
+				created, err = rs, nil
+				break
+			}
+		}
+		if d.Status.CollisionCount == nil {
+			d.Status.CollisionCount = new(int32)
+		}
+		before := *d.Status.CollisionCount
+		*d.Status.CollisionCount++
+		if s.updateStatus(ctx, d) == nil {
+			s.log.Info().Str("deployment", d.Key()).Int32("oldCollisionCount", before).
+				Int32("newCollisionCount", *d.Status.CollisionCount).Msg("hash collision; bumping collisionCount")
+		}
+		return nil, err
+	case namespaceTerminating(err):
+		return nil, err
+	case err != nil:
+		msg := fmt.Sprintf("Failed to create new replica set %q: %v", newRS.Name, err)
+		if hasProgressDeadline(d) {
+			s.setCondition(d, api.DeploymentProgressing, api.ConditionFalse, ReasonFailedRSCreate, msg)
+			_ = s.updateStatus(ctx, d)
+		}
+		s.events.Eventf(ref(d), api.EventTypeWarning, ReasonFailedRSCreate, "%s", msg)
+		return nil, err
+	}
+	if !alreadyExists && n > 0 {
+		s.events.Eventf(ref(d), api.EventTypeNormal, ctrl.ReasonScalingReplicaSet,
+			"Scaled up replica set %s from 0 to %d", created.Name, n)
+	}
+	needsUpdate := setDeploymentRevision(d, strconv.FormatInt(newRevision, 10))
+	if !alreadyExists && hasProgressDeadline(d) {
+		s.setCondition(d, api.DeploymentProgressing, api.ConditionTrue, ReasonNewReplicaSetCreated,
+			fmt.Sprintf("Created new replica set %q", created.Name))
+		needsUpdate = true
+	}
+	if needsUpdate {
+		err = s.updateStatus(ctx, d)
+	}
+	return created, err
+}
+
+// replicaSetBody renders newRS as the JSON to POST, with dt — d's
+// template as JSON, so with every field kcm does not model — as its pod
+// template, labelled with the hash.
+func replicaSetBody(newRS *api.ReplicaSet, dt map[string]any, hash string) (*api.RawObject, error) {
+	newRS.TypeMeta = api.TypeMeta{APIVersion: "apps/v1", Kind: "ReplicaSet"}
+	b, err := json.Marshal(newRS)
+	if err != nil {
+		return nil, err
+	}
+	var m map[string]any
+	if err := decodeNumbers(b, &m); err != nil {
+		return nil, err
+	}
+	t := maps.Clone(dt)
+	meta, _ := t["metadata"].(map[string]any)
+	meta = maps.Clone(meta)
+	if meta == nil {
+		meta = map[string]any{}
+	}
+	l, _ := meta["labels"].(map[string]any)
+	l = maps.Clone(l)
+	if l == nil {
+		l = map[string]any{}
+	}
+	l[PodTemplateHashLabel] = hash
+	meta["labels"] = l
+	t["metadata"] = meta
+	spec, _ := m["spec"].(map[string]any)
+	spec["template"] = t
+	spec["replicas"] = *newRS.Spec.Replicas // zero is a value here
+	return api.NewRawObject(m)
+}
+
+// replicaSetName is <deployment>-<hash>, the Deployment's name cut so that
+// the whole fits in a name (generateReplicaSetName).
+func replicaSetName(deployment, hash string) string {
+	if room := maxNameLength - 1 - len(hash); len(deployment) > room && room > 0 {
+		deployment = deployment[:room]
+	}
+	return deployment + "-" + hash
+}
+
+// withLabel returns a copy of l with k=v.
+func withLabel(l map[string]string, k, v string) map[string]string {
+	out := make(map[string]string, len(l)+1)
+	maps.Copy(out, l)
+	out[k] = v
+	return out
+}
+
+// selectorWithLabel returns a copy of sel that also requires k=v.
+func selectorWithLabel(sel *api.LabelSelector, k, v string) *api.LabelSelector {
+	out := &api.LabelSelector{}
+	if sel != nil {
+		out.MatchLabels = maps.Clone(sel.MatchLabels)
+		out.MatchExpressions = append(out.MatchExpressions, sel.MatchExpressions...)
+	}
+	out.MatchLabels = withLabel(out.MatchLabels, k, v)
+	return out
+}
