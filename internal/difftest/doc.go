@@ -82,15 +82,17 @@
 // recording and requires a difference. The unit tests check the
 // normaliser, the diff and the timeline state machine on fixed inputs.
 //
-// # Tests that wait for kcm's workload controllers
+// # The workload comparison
 //
-// The comparison of kcm's ReplicaSet and Deployment controllers with
-// kube-controller-manager's (TestWorkloadsMatchKCM) is complete but builds
-// only with `-tags workloads`, because those controllers do not exist yet;
-// a test that skipped at run time would pass silently. When ctrl/replicaset
-// and ctrl/deployment land, their descriptors go into kcmControllers and
-// the build tag goes. With the tag and without them, the test fails and
-// says so.
+// TestWorkloadsMatchKCM compares kcm's ReplicaSet and Deployment
+// controllers with kube-controller-manager's on four scenarios: scale,
+// a rolling update driven one Ready pod at a time, Recreate, and a stalled
+// rollout whose new pods never become Ready. The stalled one matters: a
+// driver that readies pods only when the Deployment has settled hides a
+// controller that is stricter than Kubernetes' maxUnavailable (the spec
+// steps come out the same); left alone, such a controller stops short of
+// where kube-controller-manager stops, and the scenario times out saying
+// where it stood.
 //
 // All cluster tests carry `//go:build !nocluster`, like every test that
 // starts a real kube-apiserver.

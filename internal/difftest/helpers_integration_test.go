@@ -10,6 +10,8 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/kcmlab/kcm/ctrl"
+	"github.com/kcmlab/kcm/ctrl/deployment"
+	"github.com/kcmlab/kcm/ctrl/replicaset"
 	"github.com/kcmlab/kcm/ctrl/serviceaccount"
 )
 
@@ -48,10 +50,8 @@ func compare(t *testing.T, a, b Manager, ra, rb map[string]*Recording, allow []A
 }
 
 // kcmControllers is the controller set of the kcm side of the workload
-// comparisons (workloads_integration_test.go). It lacks the replicaset
-// and deployment controllers until ctrl/replicaset and ctrl/deployment
-// exist; whoever adds them appends their descriptors here, and the
-// workloads test, which fails without them, can then run by default.
+// comparisons (workloads_integration_test.go): the same three controllers
+// the kube-controller-manager side runs.
 func kcmControllers() []*ctrl.ControllerDescriptor {
-	return []*ctrl.ControllerDescriptor{serviceaccount.Descriptor()}
+	return []*ctrl.ControllerDescriptor{serviceaccount.Descriptor(), replicaset.Descriptor(), deployment.Descriptor()}
 }

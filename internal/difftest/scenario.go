@@ -3,6 +3,7 @@ package difftest
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/kcmlab/kcm/kube/api"
 	"github.com/kcmlab/kcm/kube/rest"
@@ -226,4 +227,70 @@ func newDeployment(replicas int32, strategy api.DeploymentStrategy) *api.Deploym
 			},
 		},
 	}
+}
+
+// The stalled rollout: a Deployment of 10 with maxSurge and maxUnavailable
+// 25% switches image and none of the new pods ever becomes Ready. Kubernetes
+// rounds the surge up (3) and the unavailability down (2), so the rollout
+// stops at old 8 + new 5 = 13 = 10 + surge, with 8 = 10 − unavailable old
+// pods still available. Unlike RollingUpdateScenario, whose driver makes
+// pods Ready one at a time, this one shows how far each manager goes on
+// its own, so a controller stricter or laxer than Kubernetes' bounds ends
+// elsewhere.
+const (
+	stalledReplicas = 10
+	stalledOld      = 8
+	stalledNew      = 5
+)
+
+// StalledRolloutScenario is the scenario described above.
+func StalledRolloutScenario() Scenario {
+	return Scenario{
+		Name:   "stalled-rollout",
+		Record: workloadResources,
+		Run: func(ctx context.Context, env *Env) error {
+			deps := deployments(env)
+			d, err := deps.Create(ctx, newDeployment(stalledReplicas, rollingStrategy("25%", "25%")))
+			if err != nil {
+				return err
+			}
+			if err := DriveUntilComplete(ctx, env, deploymentName, d.Generation, AllAtOnce); err != nil {
+				return err
+			}
+			env.Observer.SetPhase("rollout")
+			patch := fmt.Sprintf(`{"spec":{"template":{"spec":{"containers":[{"name":"web","image":%q}]}}}}`, ImageV2)
+			if _, err := deps.Patch(ctx, deploymentName, rest.StrategicMergePatch, []byte(patch), rest.PatchOptions{}); err != nil {
+				return err
+			}
+			wctx, cancel := context.WithTimeout(ctx, 60*time.Second)
+			defer cancel()
+			return env.Observer.WaitFor(wctx, fmt.Sprintf("the stalled rollout to settle at old %d + new %d", stalledOld, stalledNew),
+				func(v View) bool { return stalledAt(v, stalledOld, stalledNew) })
+		},
+		Check: func(side string, tl Timeline) []Difference {
+			return SpecBound(side, tl, "rollout", stalledReplicas+3)
+		},
+	}
+}
+
+// stalledAt reports whether the Deployment's ReplicaSets are settled with
+// old and new replicas (by image).
+func stalledAt(v View, old, new int32) bool {
+	d := v.Deployments[deploymentName]
+	if d == nil || !Settled(v, deploymentName) {
+		return false
+	}
+	var gotOld, gotNew int32
+	for _, rs := range ownedReplicaSets(v, d) {
+		n := int32(1)
+		if rs.Spec.Replicas != nil {
+			n = *rs.Spec.Replicas
+		}
+		if len(rs.Spec.Template.Spec.Containers) > 0 && rs.Spec.Template.Spec.Containers[0].Image == ImageV2 {
+			gotNew += n
+		} else {
+			gotOld += n
+		}
+	}
+	return gotOld == old && gotNew == new
 }

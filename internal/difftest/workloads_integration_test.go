@@ -1,4 +1,4 @@
-//go:build !nocluster && workloads
+//go:build !nocluster
 
 package difftest
 
@@ -9,19 +9,13 @@ import (
 	"time"
 )
 
-// This file builds only with -tags workloads: it compares kcm's
-// ReplicaSet and Deployment controllers with kube-controller-manager's,
-// and those controllers do not exist yet. Rather than skip at run time,
-// the comparison is kept out of the build until they land; then the tag
-// is removed (see the package documentation).
-
 // workloadAllowances are the deliberate differences between kcm's
 // workload controllers and kube-controller-manager's, each with its
 // reason. None yet.
 var workloadAllowances []Allowance
 
-// TestWorkloadsMatchKCM runs the scale, rolling-update and Recreate
-// scenarios under kcm (kcmControllers) and under kube-controller-manager
+// TestWorkloadsMatchKCM runs the scale, rolling-update, Recreate and
+// stalled-rollout scenarios under kcm (kcmControllers) and under kube-controller-manager
 // (deployment, replicaset and serviceaccount controllers), each on a
 // fresh cluster, and requires the same objects at the end, the same
 // sequence of ReplicaSet scaling decisions, and the strategies'
@@ -39,7 +33,7 @@ func TestWorkloadsMatchKCM(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
-	scenarios := []Scenario{ScaleScenario(), RollingUpdateScenario(), RecreateScenario()}
+	scenarios := []Scenario{ScaleScenario(), RollingUpdateScenario(), RecreateScenario(), StalledRolloutScenario()}
 	kcm := &InProcess{Descriptors: kcmControllers}
 	ref := &KubeControllerManager{Controllers: []string{kcmDeployment, kcmReplicaSet, kcmServiceAccount}}
 	ra := record(ctx, t, kcm, scenarios...)
