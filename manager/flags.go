@@ -82,6 +82,7 @@ func (o *Options) Flags(d *ctrl.Descriptors) []FlagSection {
 	dbg.StringVar(&o.LogFormat, "log-format", o.LogFormat, "Same as --logging-format.")
 	dbg.IntVarP(&o.Verbosity, "v", "v", o.Verbosity,
 		"Number for the log level verbosity: 0-3 info, 4-5 adds debug, 6 and more adds trace.")
+	dbg.BoolVar(&o.PrintVersion, "version", false, "Print version information and quit (also: kcm version).")
 
 	return []FlagSection{
 		{SectionGeneric, gen}, {SectionLeaderElection, le}, {SectionServing, srv},

@@ -87,6 +87,8 @@ type Options struct {
 	// LogFormat is --logging-format (alias --log-format); Verbosity is -v.
 	LogFormat string
 	Verbosity int
+	// PrintVersion is --version: print the version and exit.
+	PrintVersion bool
 }
 
 // NewOptions returns kube-controller-manager v1.34's defaults for the
