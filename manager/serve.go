@@ -104,13 +104,12 @@ func (s *server) stop() {
 	}
 }
 
-// serve builds the health checks and starts the server, unless serving is
-// off. The checks:
+// endpoints returns the health checks of each endpoint:
 //
 //	/healthz  leaderElection (with --leader-elect), then one per enabled controller
 //	/readyz   the same, then informer-sync
-//	/livez    leaderElection (a wedged elector is what a restart cures)
-func (m *manager) serve(elector *lease.Elector) (*server, error) {
+//	/livez    leaderElection (a wedged elector is what a restart cures), or ping without one
+func (m *manager) endpoints(elector *lease.Elector) endpoints {
 	var e endpoints
 	if elector != nil {
 		le := leaderElectionCheck(elector, m.cfg.Clock)
@@ -124,6 +123,11 @@ func (m *manager) serve(elector *lease.Elector) (*server, error) {
 	if len(e.livez) == 0 {
 		e.livez = append(e.livez, NamedCheck("ping", func() error { return nil }))
 	}
+	return e
+}
+
+// serve starts the server, unless serving is off (nil server).
+func (m *manager) serve(elector *lease.Elector) (*server, error) {
 	ln, err := listen(m.o.Serving, m.cfg.Listener)
 	if err != nil || ln == nil {
 		return nil, err
@@ -133,5 +137,5 @@ func (m *manager) serve(elector *lease.Elector) (*server, error) {
 		_ = ln.Close()
 		return nil, err
 	}
-	return startServer(ln, cert, newMux(e, m.reg, m.log), m.log), nil
+	return startServer(ln, cert, newMux(m.endpoints(elector), m.reg, m.log), m.log), nil
 }
