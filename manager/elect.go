@@ -40,21 +40,27 @@ func (m *manager) newElector(ctx context.Context) (*lease.Elector, error) {
 }
 
 // lead runs the controllers for as long as this instance leads. campaign
-// is the context of the whole Run, lctx the leader's. When lctx ends
-// while campaign goes on, leadership was lost: the syncs in flight are
-// cancelled at once (ctrl.WithAbort) rather than drained, since another
-// instance may take over LeaseDuration − RenewDeadline later. When
-// campaign ends (SIGTERM), they drain.
+// is the context of the whole Run, lctx the leader's.
 func (m *manager) lead(campaign, lctx context.Context) {
+	ctx, _, stop := abortOnLoss(campaign, lctx)
+	defer stop()
+	m.runControllers(ctx)
+}
+
+// abortOnLoss returns lctx carrying an abort context (ctrl.WithAbort)
+// that ends when lctx ends while campaign goes on: leadership was lost, so
+// the syncs in flight are cancelled at once rather than drained, since
+// another instance may take over LeaseDuration − RenewDeadline later.
+// When campaign itself ends (SIGTERM), lctx ends with it and the syncs
+// drain. aborted is the abort context; stop releases the resources.
+func abortOnLoss(campaign, lctx context.Context) (ctx, aborted context.Context, stop func()) {
 	abortCtx, abort := context.WithCancel(context.WithoutCancel(lctx))
-	defer abort()
-	stop := context.AfterFunc(lctx, func() {
+	unhook := context.AfterFunc(lctx, func() {
 		if campaign.Err() == nil {
 			abort()
 		}
 	})
-	defer stop()
-	m.runControllers(ctrl.WithAbort(lctx, abortCtx))
+	return ctrl.WithAbort(lctx, abortCtx), abortCtx, func() { unhook(); abort() }
 }
 
 // leaderElectionCheck is the /healthz check of leader election
