@@ -32,9 +32,6 @@ func (m *manager) newElector(ctx context.Context) (*lease.Elector, error) {
 		Clock:           m.cfg.Clock, Logger: m.log, Registerer: m.reg,
 		Callbacks: lease.Callbacks{
 			OnStartedLeading: func(lctx context.Context) { m.lead(ctx, lctx) },
-			OnNewLeader: func(id string) {
-				m.log.Info().Str("leader", id).Msg("leader of " + l.ResourceNamespace + "/" + l.ResourceName)
-			},
 		},
 	})
 }

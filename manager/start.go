@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"sync"
 
-	"github.com/rs/zerolog"
-
 	"github.com/kcmlab/kcm/ctrl"
 )
 
@@ -83,16 +81,10 @@ func StartControllers(ctx context.Context, cc ctrl.ControllerContext, controller
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			log := cc.LoggerFor(c.Name())
-			logStart(log, cc.Workers(c.Name()))
 			if err := c.Run(ctx, cc.Workers(c.Name())); err != nil {
 				failed(c.Name(), err)
 			}
 		}()
 	}
 	wg.Wait()
-}
-
-func logStart(log zerolog.Logger, workers int) {
-	log.Info().Int("workers", workers).Msg("starting controller")
 }
