@@ -109,11 +109,13 @@ func Run(ctx context.Context, c Config) error {
 		return err
 	}
 	defer srv.stop()
-	go func() {
-		if err, ok := <-srv.failed(); ok && err != nil {
-			cancel(err)
-		}
-	}()
+	if srv != nil {
+		go func() {
+			if err, ok := <-srv.failed(); ok {
+				cancel(err)
+			}
+		}()
+	}
 
 	names := make([]string, len(enabled))
 	for i, d := range enabled {

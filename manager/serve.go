@@ -81,13 +81,9 @@ func startServer(ln net.Listener, cert tls.Certificate, h http.Handler, log zero
 	return s
 }
 
-// failed delivers a serving error; nil channel when s is nil.
-func (s *server) failed() <-chan error {
-	if s == nil {
-		return nil
-	}
-	return s.done
-}
+// failed delivers a serving error, or is closed when Serve returned
+// after stop.
+func (s *server) failed() <-chan error { return s.done }
 
 // stop shuts the server down, waiting for requests in flight for at most
 // shutdownTimeout, and returns once Serve has returned.
