@@ -87,9 +87,6 @@ func unsupported(err error) error {
 	return err
 }
 
-// Changed reports whether the command line set the named flag.
-func (c *Command) Changed(name string) bool { return c.all.Changed(name) }
-
 // WriteHelp prints the usage of the manager: a synopsis, then each flag
 // section, then what the controllers are.
 func (c *Command) WriteHelp(w io.Writer) {
