@@ -1,9 +1,12 @@
 package manager
 
 import (
+	"context"
 	"runtime/debug"
 	"strings"
 	"testing"
+
+	"github.com/kcmlab/kcm/ctrl"
 )
 
 // TestHelp: --help has the five sections in order, each with its flags,
@@ -31,6 +34,26 @@ func TestHelp(t *testing.T) {
 			t.Errorf("--help has %q out of order", want)
 		}
 		last = i
+	}
+}
+
+// TestWriteControllers: each controller's line says whether "*" turns it
+// on and names its aliases, if any.
+func TestWriteControllers(t *testing.T) {
+	nop := func(context.Context, ctrl.ControllerContext, string) (ctrl.Controller, error) { return nil, nil }
+	d, err := ctrl.NewDescriptors(
+		&ctrl.ControllerDescriptor{Name: "a-controller", Aliases: []string{"a", "aa"}, Constructor: nop},
+		&ctrl.ControllerDescriptor{Name: "b-controller", DisabledByDefault: true, Constructor: nop})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	writeControllers(&b, d)
+	want := "\n  Controllers kcm knows (--controllers):\n" +
+		"    a-controller                 on by default (also a, aa)\n" +
+		"    b-controller                 off by default\n"
+	if b.String() != want {
+		t.Errorf("got\n%q\nwant\n%q", b.String(), want)
 	}
 }
 

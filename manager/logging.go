@@ -22,11 +22,13 @@ func NewLogger(o *Options, w io.Writer) zerolog.Logger {
 	return l.Level(levelFor(o.Verbosity)).With().Timestamp().Logger()
 }
 
+// levelFor is an if chain: gremlins cannot see a tagless switch's cases
+// as covered (go-gremlins/gremlins#298).
 func levelFor(v int) zerolog.Level {
-	switch {
-	case v >= 6:
+	if v >= 6 {
 		return zerolog.TraceLevel
-	case v >= 4:
+	}
+	if v >= 4 {
 		return zerolog.DebugLevel
 	}
 	return zerolog.InfoLevel

@@ -186,6 +186,16 @@ func TestParseRejects(t *testing.T) {
 	}
 }
 
+// TestParseBoundaries: the edges of each range are accepted.
+func TestParseBoundaries(t *testing.T) {
+	for _, args := range [][]string{{"--secure-port=0"}, {"--secure-port=65535"}, {"--kube-api-burst=0"},
+		{"-v=0"}, {"--leader-elect-lease-duration=1s", "--leader-elect-renew-deadline=500ms", "--leader-elect-retry-period=400ms"}} {
+		if _, err := parse(t, args...); err != nil {
+			t.Errorf("Parse(%q) = %v, want accepted", args, err)
+		}
+	}
+}
+
 // TestLeaderElectionOffSkipsItsChecks: with --leader-elect=false the lease
 // flags are not checked (kube-controller-manager ignores them then).
 func TestLeaderElectionOffSkipsItsChecks(t *testing.T) {

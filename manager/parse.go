@@ -76,13 +76,10 @@ func unsupported(err error) error {
 	if !errors.As(err, &ne) {
 		return err
 	}
+	// kube-controller-manager's only one-letter flags are -h and -v, which
+	// kcm has: an unknown shorthand is never one of its flags.
 	if name := ne.GetSpecifiedName(); name != "" && IsKubeControllerManagerFlag(name) {
 		return &unsupportedFlagError{flag: "--" + name}
-	}
-	for _, r := range ne.GetSpecifiedShortnames() {
-		if IsKubeControllerManagerFlag(string(r)) {
-			return &unsupportedFlagError{flag: "-" + string(r)}
-		}
 	}
 	return err
 }
