@@ -27,7 +27,9 @@
 //     rejected with the list of known ones.
 //   - flags.go: --controllers and --concurrent-<x>-syncs on a FlagSet.
 //   - context.go: ControllerContext.
-//   - loop.go, outcome.go: the work loop (Loop) and its retry policy.
+//   - loop.go, outcome.go: the work loop (Loop) and its retry policy;
+//     abort.go: WithAbort, which makes a stopping loop cancel its syncs in
+//     flight at once instead of draining them (a lost lease).
 //   - metrics.go: controller-runtime's reconcile series and client-go's
 //     workqueue series, on a caller's prometheus.Registerer.
 //   - expectations.go: ControllerExpectations and
@@ -45,7 +47,8 @@
 //     stack, counted, and retried like an error; the worker survives.
 //   - Loop.Run stops taking keys when its context ends, lets syncs in flight
 //     finish on a context of their own, and returns within the drain
-//     timeout, cancelling the syncs that outlive it.
+//     timeout, cancelling the syncs that outlive it — or at once, when the
+//     abort context of WithAbort ends.
 //   - Recording an event never blocks: a full queue drops the event and
 //     counts it. Events are correlated exactly as client-go's
 //     EventCorrelator does: repeats patch one Event's count, ten similar

@@ -128,7 +128,8 @@ func (l *Loop) Queue() *queue.Queue[string] { return l.q }
 // own, so that a write under way is not cut in the middle — for at most
 // the drain timeout; at the timeout it cancels their context and returns
 // ErrDrainTimeout. A Loop runs once; its queue is shut down when Run
-// returns.
+// returns. When ctx carries an abort context (WithAbort) that ends, the
+// syncs in flight are cancelled at once instead.
 func (l *Loop) Run(ctx context.Context, workers int) error {
 	l.mu.Lock()
 	again := l.started
@@ -155,6 +156,9 @@ func (l *Loop) Run(ctx context.Context, workers int) error {
 	}
 	work, cancelWork := context.WithCancel(context.WithoutCancel(ctx))
 	defer cancelWork()
+	if abort := abortOf(ctx); abort != nil {
+		defer context.AfterFunc(abort, cancelWork)()
+	}
 	var wg sync.WaitGroup
 	for range workers {
 		wg.Add(1)

@@ -26,10 +26,14 @@ type devWorkload struct {
 	Trace          string
 	TraceNamespace string
 	Logger         zerolog.Logger
+	// Manager, when set, runs alongside; its failure (a lost lease) ends
+	// the workload with its error.
+	Manager *devManager
 }
 
-// runDevWorkload runs the demo and the trace against the cluster cfg
-// points at until ctx ends, then waits for both to stop. The trace starts
+// runDevWorkload runs the manager, the demo and the trace against the
+// cluster cfg points at until ctx ends (or the manager fails), then waits
+// for all of them to stop. The trace starts
 // first and the demo's loop only once the trace has synced, so that every
 // demo write shows up as a live event.
 func runDevWorkload(ctx context.Context, cfg *rest.Config, o devWorkload, w io.Writer) error {
@@ -51,8 +55,15 @@ func runDevWorkload(ctx context.Context, cfg *rest.Config, o devWorkload, w io.W
 		}
 		fmt.Fprintf(w, "The demo writes pods and configmaps in namespace %s, one write every %s (--no-demo: off).\n", o.DemoNamespace, o.Period)
 	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
 	var wg sync.WaitGroup
 	defer wg.Wait()
+	mgrErr := make(chan error, 1)
+	if o.Manager != nil {
+		wg.Add(1)
+		go func() { defer wg.Done(); mgrErr <- o.Manager.Run(ctx) }()
+	}
 	if o.Trace != "" {
 		t, err := startDevTrace(ctx, c, o, w, &wg)
 		if err != nil {
@@ -67,8 +78,15 @@ func runDevWorkload(ctx context.Context, cfg *rest.Config, o devWorkload, w io.W
 		wg.Add(1)
 		go func() { defer wg.Done(); _ = d.Run(ctx) }()
 	}
-	<-ctx.Done()
-	return nil
+	select {
+	case <-ctx.Done():
+		return nil
+	case err := <-mgrErr:
+		if err == nil {
+			return nil
+		}
+		return fmt.Errorf("controller manager: %w", err)
+	}
 }
 
 // startDevTrace resolves the resource and runs a tracer in a goroutine

@@ -13,25 +13,28 @@ import (
 	"github.com/rs/zerolog"
 	"github.com/spf13/pflag"
 
+	"github.com/kcmlab/kcm/manager"
 	"github.com/kcmlab/kcm/testenv"
 )
 
 // runDev implements `kcm dev`: it starts the same etcd + kube-apiserver
-// that the integration tests use, prints how to reach it, and stops it on
-// SIGINT or SIGTERM.
+// that the integration tests use and the controller manager against it
+// (in process, leader election on), prints how to reach both and how to
+// watch the manager work, and stops everything on SIGINT or SIGTERM.
 func runDev(args []string, stdout, stderr io.Writer) int {
 	fs := pflag.NewFlagSet("kcm dev", pflag.ContinueOnError)
 	fs.SetOutput(stderr)
 	buildOnly := fs.Bool("build-only", false, "build (or find in the cache) etcd, kube-apiserver and kube-controller-manager, print their paths, and exit")
 	verbose := fs.BoolP("verbose", "v", false, "log each step and its timing")
-	noDemo := fs.Bool("no-demo", false, "do not run the demo workload in namespace "+DemoNamespace)
+	demo := fs.Bool("demo", false, "also run the demo workload (pods and configmaps written directly) in namespace "+DemoNamespace)
+	noManager := fs.Bool("no-manager", false, "do not run the controller manager (only the cluster, the trace and the demo)")
 	traced := fs.String("trace", "pods", "trace this resource in all namespaces (\"\" = no trace); see kcm trace --help")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: kcm dev [flags]\n\n"+
 			"Starts etcd %s and kube-apiserver %s on free loopback ports, building them from the Go module\n"+
-			"proxy the first time (cached in $%s or the user cache directory), and runs until interrupted.\n"+
-			"On it, a demo workload churns pods and configmaps in namespace "+DemoNamespace+" while kcm traces pods\n"+
-			"through its informer pipeline.\n\nflags:\n",
+			"proxy the first time (cached in $%s or the user cache directory), runs the kcm controller manager\n"+
+			"against it (as `kcm` would, leader election on), traces pods through kcm's informer pipeline, and\n"+
+			"runs until interrupted. --demo adds a workload that churns pods and configmaps in namespace "+DemoNamespace+".\n\nflags:\n",
 			testenv.EtcdVersion, testenv.KubernetesVersion, testenv.EnvCache)
 		fs.PrintDefaults()
 	}
@@ -80,9 +83,17 @@ func runDev(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	defer c.Stop()
-	printReach(stdout, c, time.Since(began))
+	w := devWorkload{Demo: *demo, Trace: *traced, Logger: log}
+	if !*noManager {
+		mlog := manager.NewLogger(manager.NewOptions(manager.NewControllerDescriptors()), stderr)
+		if w.Manager, err = newDevManager(c.Config(), mlog); err != nil {
+			fmt.Fprintf(stderr, "kcm dev: %v\n", err)
+			return 1
+		}
+	}
+	printReach(stdout, c, time.Since(began), w.Manager)
 	out := &lineWriter{w: stdout}
-	err = runDevWorkload(ctx, c.Config(), devWorkload{Demo: !*noDemo, Trace: *traced, Logger: log}, out)
+	err = runDevWorkload(ctx, c.Config(), w, out)
 	fmt.Fprintln(stderr, "kcm dev: stopping")
 	if err != nil && ctx.Err() == nil {
 		fmt.Fprintf(stderr, "kcm dev: %v\n", err)
@@ -93,7 +104,7 @@ func runDev(args []string, stdout, stderr io.Writer) int {
 
 // printReach tells the user how to talk to the cluster, without showing
 // the token (it is in the kubeconfig file).
-func printReach(w io.Writer, c *testenv.Cluster, took time.Duration) {
+func printReach(w io.Writer, c *testenv.Cluster, took time.Duration, m *devManager) {
 	cfg := c.Config()
 	fmt.Fprintf(w, `kcm dev: cluster ready in %s
   kube-apiserver %s  %s
@@ -104,8 +115,13 @@ func printReach(w io.Writer, c *testenv.Cluster, took time.Duration) {
   kubectl get --raw /version
   curl --cacert <(awk '/certificate-authority-data:/{print $2}' "$KUBECONFIG" | base64 -d) \
        -H "Authorization: Bearer $(awk '/token:/{print $2}' "$KUBECONFIG")" %s/version
-
-Press Ctrl-C to stop; the cluster's data is deleted on exit.
 `, took.Round(time.Millisecond), testenv.KubernetesVersion, cfg.Host, testenv.EtcdVersion, c.EtcdURL(),
 		c.KubeconfigPath(), c.KubeconfigPath(), cfg.Host)
+	if m != nil {
+		fmt.Fprintln(w)
+		m.describe(w)
+		fmt.Fprintln(w)
+		fmt.Fprint(w, watchHint(c.KubeconfigPath(), m.desc))
+	}
+	fmt.Fprintln(w, "\nPress Ctrl-C to stop; the cluster's data is deleted on exit.")
 }

@@ -18,14 +18,25 @@ func TestDispatch(t *testing.T) {
 		wantCode int
 		wantErr  string
 	}{
-		{nil, 2, "usage: kcm <command>"},
 		{[]string{"no-such-command"}, 2, `unknown command "no-such-command"`},
-		{[]string{"help"}, 0, "dev "},
-		{[]string{"--help"}, 0, "usage: kcm <command>"},
+		{[]string{"help"}, 0, "Commands (kcm <command>"},
+		{[]string{"help"}, 0, "Leader election flags:"},
+		{[]string{"--help"}, 0, "  dev "},
+		{[]string{"-h"}, 0, "--leader-elect-resource-lock"},
+		{[]string{"version"}, 0, "kcm "},
+		{[]string{"version", "extra"}, 2, "unexpected arguments"},
+		{[]string{"--version"}, 0, "kube-controller-manager v1.34 flags"},
+		{[]string{"--no-such-flag"}, 2, "unknown flag: --no-such-flag"},
+		{[]string{"--allocate-node-cidrs"}, 2, "kcm does not support kube-controller-manager's flag --allocate-node-cidrs; see kcm --help"},
+		{[]string{"--leader-elect-resource-lock=endpoints"}, 2, `kcm supports only "leases"`},
+		{[]string{"--secure-port=0", "extra"}, 2, "unexpected arguments"},
+		// Flags parse, the manager starts and cannot find its cluster: 1.
+		{[]string{"--secure-port=0", "--kubeconfig=/nonexistent/kubeconfig"}, 1, "finding the cluster"},
 		{[]string{"dev", "--no-such-flag"}, 2, "unknown flag: --no-such-flag"},
 		{[]string{"dev", "extra"}, 2, "unexpected arguments"},
 		{[]string{"dev", "--help"}, 0, "--build-only"},
-		{[]string{"dev", "--help"}, 0, "--no-demo"},
+		{[]string{"dev", "--help"}, 0, "--demo"},
+		{[]string{"dev", "--help"}, 0, "--no-manager"},
 		{[]string{"trace"}, 2, "want exactly one resource"},
 		{[]string{"trace", "pods", "cm"}, 2, "want exactly one resource"},
 		{[]string{"trace", "pods", "--transport=carrier-pigeon"}, 2, `--transport "carrier-pigeon"`},
@@ -42,14 +53,30 @@ func TestDispatch(t *testing.T) {
 	}
 }
 
+// The subcommands, as `kcm --help` ends.
 func Example() {
-	dispatch([]string{"help"}, os.Stdout, os.Stdout)
+	usage(os.Stdout)
 	// Output:
-	// usage: kcm <command> [flags]
-	//
-	// commands:
-	//   dev      run a local etcd + kube-apiserver built from the Go module proxy, a demo and a trace
+	// Commands (kcm <command> [flags]; without one, kcm runs the manager):
+	//   dev      run a local etcd + kube-apiserver built from the Go module proxy, and the manager on it
 	//   trace    print each event of a resource on its way through the informer
+	//   version  print kcm's version
 	//
 	// Run 'kcm <command> --help' for the flags of a command.
+}
+
+// TestWatchHint: the hint follows the controllers the manager runs.
+func TestWatchHint(t *testing.T) {
+	for _, tt := range []struct {
+		controllers []string
+		want, not   string
+	}{
+		{[]string{"serviceaccount-controller", "deployment-controller"}, "kubectl --kubeconfig /k create deployment web --image=nginx --replicas=3", "create namespace"},
+		{[]string{"serviceaccount-controller"}, "kubectl --kubeconfig /k create namespace hello", "deployment"},
+	} {
+		got := watchHint("/k", tt.controllers)
+		if !strings.Contains(got, tt.want) || strings.Contains(got, tt.not) || !strings.Contains(got, "kcm-only: kcm trace") {
+			t.Errorf("watchHint(%v) = %q; want %q, a kcm-only line, and no %q", tt.controllers, got, tt.want, tt.not)
+		}
+	}
 }

@@ -1,0 +1,21 @@
+package manager
+
+import (
+	"github.com/kcmlab/kcm/ctrl"
+	"github.com/kcmlab/kcm/ctrl/serviceaccount"
+)
+
+// NewControllerDescriptors returns every controller the kcm binary knows,
+// in start order (kube-controller-manager's NewControllerDescriptors).
+// Adding a controller is one line here; --controllers, the
+// --concurrent-<x>-syncs flags, --help, /healthz and start-up all read
+// this list.
+func NewControllerDescriptors() *ctrl.Descriptors {
+	d, err := ctrl.NewDescriptors(
+		serviceaccount.Descriptor(),
+	)
+	if err != nil {
+		panic(err) // a programming error in this list; a test builds it
+	}
+	return d
+}

@@ -1,0 +1,215 @@
+package manager
+
+import (
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/kcmlab/kcm/ctrl"
+)
+
+// kcmV134Defaults are kube-controller-manager v1.34.4's flag defaults as
+// its FlagSet prints them (pflag's DefValue), for the flags kcm shares.
+// kube-api-content-type is the one kcm changes on purpose: it speaks JSON.
+var kcmV134Defaults = map[string]string{
+	"kubeconfig": "", "master": "", "controllers": "[*]",
+	"kube-api-qps": "20", "kube-api-burst": "30",
+	"leader-elect": "true", "leader-elect-lease-duration": "15s", "leader-elect-renew-deadline": "10s",
+	"leader-elect-retry-period": "2s", "leader-elect-resource-lock": "leases",
+	"leader-elect-resource-namespace": "kube-system", "leader-elect-resource-name": "kube-controller-manager",
+	"secure-port": "10257", "bind-address": "0.0.0.0", "cert-dir": "", "tls-cert-file": "", "tls-private-key-file": "",
+	"logging-format": "text", "v": "0", "version": "false",
+}
+
+// TestDefaultsAreKubeControllerManagers: every flag kcm shares with
+// kube-controller-manager v1.34 has its default, and every flag kcm has
+// is one of kube-controller-manager's (so a typo in a name cannot pass),
+// but for --log-format, kcm's short spelling of --logging-format.
+func TestDefaultsAreKubeControllerManagers(t *testing.T) {
+	cmd := NewControllerManagerCommand(NewControllerDescriptors())
+	seen := map[string]bool{}
+	cmd.all.VisitAll(func(f *pflag.Flag) {
+		seen[f.Name] = true
+		if f.Name == "log-format" || f.Name == "kube-api-content-type" {
+			return
+		}
+		if !IsKubeControllerManagerFlag(f.Name) {
+			t.Errorf("--%s is not a kube-controller-manager v1.34 flag", f.Name)
+		}
+		want, ok := kcmV134Defaults[f.Name]
+		if !ok {
+			t.Errorf("--%s: no kube-controller-manager default on record in this test", f.Name)
+			return
+		}
+		if f.DefValue != want {
+			t.Errorf("--%s default %q, kube-controller-manager's is %q", f.Name, f.DefValue, want)
+		}
+	})
+	for name := range kcmV134Defaults {
+		if !seen[name] {
+			t.Errorf("kcm lost its --%s flag", name)
+		}
+	}
+	if got := cmd.all.Lookup("kube-api-content-type").DefValue; got != ContentTypeJSON {
+		t.Errorf("--kube-api-content-type default %q, want %q (kcm speaks JSON)", got, ContentTypeJSON)
+	}
+	if sh := cmd.all.Lookup("v").Shorthand; sh != "v" {
+		t.Errorf("-v shorthand %q, want v", sh)
+	}
+}
+
+// TestKubeControllerManagerFlagTable: the table is sorted (the lookup is a
+// binary search) and has no duplicates.
+func TestKubeControllerManagerFlagTable(t *testing.T) {
+	if !slices.IsSorted(kubeControllerManagerFlags) {
+		t.Fatal("kubeControllerManagerFlags is not sorted")
+	}
+	if len(slices.Compact(slices.Clone(kubeControllerManagerFlags))) != len(kubeControllerManagerFlags) {
+		t.Fatal("kubeControllerManagerFlags has duplicates")
+	}
+	for _, name := range []string{"allocate-node-cidrs", "concurrent_rc_syncs", "vmodule", "feature-gates", "zzz-last"} {
+		want := name != "zzz-last"
+		if got := IsKubeControllerManagerFlag(name); got != want {
+			t.Errorf("IsKubeControllerManagerFlag(%q) = %v, want %v", name, got, want)
+		}
+	}
+}
+
+func parse(t *testing.T, args ...string) (*Options, error) {
+	t.Helper()
+	cmd := NewControllerManagerCommand(NewControllerDescriptors())
+	err := cmd.Parse(args)
+	return cmd.Options, err
+}
+
+// TestParseValues: kube-controller-manager's spellings of each value parse
+// into the options.
+func TestParseValues(t *testing.T) {
+	o, err := parse(t, "--kubeconfig=/etc/kcm.conf", "--master", "https://10.0.0.1:6443",
+		"--controllers=-serviceaccount,*", "--leader-elect=false", "--leader-elect-lease-duration=30s",
+		"--leader-elect-renew-deadline=20s", "--leader-elect-retry-period=4s",
+		"--leader-elect-resource-namespace=kcm", "--leader-elect-resource-name=mine",
+		"--kube-api-qps=50", "--kube-api-burst=100", "--kube-api-content-type="+ContentTypeProtobuf,
+		"--secure-port=0", "--bind-address=127.0.0.1", "--cert-dir=/tmp/certs",
+		"--tls-cert-file=/c.pem", "--tls-private-key-file=/k.pem", "--logging-format=json", "-v=4")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Options{
+		Kubeconfig: "/etc/kcm.conf", Master: "https://10.0.0.1:6443",
+		KubeAPIQPS: 50, KubeAPIBurst: 100, KubeAPIContentType: ContentTypeProtobuf,
+		LeaderElection: LeaderElectionOptions{LeaderElect: false, LeaseDuration: 30 * time.Second,
+			RenewDeadline: 20 * time.Second, RetryPeriod: 4 * time.Second, ResourceLock: "leases",
+			ResourceNamespace: "kcm", ResourceName: "mine"},
+		Serving: ServingOptions{BindAddress: "127.0.0.1", SecurePort: 0, CertDir: "/tmp/certs",
+			TLSCertFile: "/c.pem", TLSPrivateKeyFile: "/k.pem"},
+		LogFormat: LogFormatJSON, Verbosity: 4,
+	}
+	got := *o
+	got.Controllers = nil
+	if got != want {
+		t.Errorf("options\n got %+v\nwant %+v", got, want)
+	}
+	if !slices.Equal(o.Controllers.Controllers, []string{"-serviceaccount", "*"}) {
+		t.Errorf("--controllers = %q", o.Controllers.Controllers)
+	}
+	for _, args := range [][]string{{"-v", "5"}, {"--v=5"}, {"-v5"}} {
+		if o, err := parse(t, args...); err != nil || o.Verbosity != 5 {
+			t.Errorf("%q: verbosity %d, %v; want 5", args, o.Verbosity, err)
+		}
+	}
+	if o, err := parse(t, "--log-format=json"); err != nil || o.LogFormat != LogFormatJSON {
+		t.Errorf("--log-format=json: %q, %v", o.LogFormat, err)
+	}
+}
+
+// TestParseRejects: each bad command line is refused with a message that
+// names the flag, the rule and, where it helps, the alternatives.
+func TestParseRejects(t *testing.T) {
+	tests := []struct {
+		name   string
+		args   []string
+		is     error
+		substr []string
+	}{
+		{"a kube-controller-manager flag kcm lacks", []string{"--allocate-node-cidrs"}, ErrUnsupportedFlag,
+			[]string{"kcm does not support kube-controller-manager's flag --allocate-node-cidrs; see kcm --help"}},
+		{"with a value", []string{"--cluster-cidr=10.0.0.0/8"}, ErrUnsupportedFlag, []string{"flag --cluster-cidr;"}},
+		{"with a separate value", []string{"--concurrent-gc-syncs", "20"}, ErrUnsupportedFlag, []string{"--concurrent-gc-syncs"}},
+		{"an old underscore name", []string{"--concurrent_rc_syncs=5"}, ErrUnsupportedFlag, []string{"--concurrent_rc_syncs"}},
+		{"after a supported flag", []string{"--leader-elect=false", "--feature-gates=A=true"}, ErrUnsupportedFlag, []string{"--feature-gates"}},
+		{"a flag nobody has", []string{"--no-such-flag"}, nil, []string{"unknown flag: --no-such-flag"}},
+		{"an unknown shorthand", []string{"-x"}, nil, []string{"unknown shorthand flag: 'x'"}},
+		{"unknown controller", []string{"--controllers=*,-tokencleaner,replicaset"}, ctrl.ErrUnknownController,
+			[]string{`"tokencleaner", "replicaset"`, "known controllers: serviceaccount-controller"}},
+		{"bad log format", []string{"--logging-format=xml"}, ErrInvalidOptions, []string{`--logging-format "xml": want "text" or "json"`}},
+		{"endpoints lock", []string{"--leader-elect-resource-lock=endpoints"}, ErrInvalidOptions,
+			[]string{`--leader-elect-resource-lock "endpoints": kcm supports only "leases"`}},
+		{"configmapsleases lock", []string{"--leader-elect-resource-lock=configmapsleases"}, ErrInvalidOptions, []string{"only \"leases\""}},
+		{"renew deadline not below lease duration", []string{"--leader-elect-renew-deadline=15s"}, ErrInvalidOptions,
+			[]string{"--leader-elect-lease-duration > --leader-elect-renew-deadline", "RenewDeadline"}},
+		{"retry period too close to renew deadline", []string{"--leader-elect-retry-period=9s"}, ErrInvalidOptions, []string{"1.2 × RetryPeriod"}},
+		{"zero lease duration", []string{"--leader-elect-lease-duration=0"}, ErrInvalidOptions, []string{"--leader-elect-lease-duration 0s must be positive"}},
+		{"empty lease name", []string{"--leader-elect-resource-name="}, ErrInvalidOptions, []string{"must not be empty"}},
+		{"port out of range", []string{"--secure-port=70000"}, ErrInvalidOptions, []string{"--secure-port 70000"}},
+		{"negative port", []string{"--secure-port=-1"}, ErrInvalidOptions, []string{"--secure-port -1"}},
+		{"bind address not an IP", []string{"--bind-address=localhost"}, ErrInvalidOptions, []string{`--bind-address "localhost"`}},
+		{"cert without key", []string{"--tls-cert-file=/c.pem"}, ErrInvalidOptions, []string{"go together"}},
+		{"content type", []string{"--kube-api-content-type=application/yaml"}, ErrInvalidOptions, []string{`"application/yaml"`}},
+		{"negative burst", []string{"--kube-api-burst=-1"}, ErrInvalidOptions, []string{"--kube-api-burst -1"}},
+		{"negative verbosity", []string{"-v=-1"}, ErrInvalidOptions, []string{"-v -1"}},
+		{"positional", []string{"serviceaccount"}, nil, []string{`unexpected arguments ["serviceaccount"]`}},
+		{"help", []string{"--help"}, pflag.ErrHelp, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := parse(t, tt.args...)
+			if err == nil {
+				t.Fatalf("Parse(%q) accepted", tt.args)
+			}
+			if tt.is != nil && !errors.Is(err, tt.is) {
+				t.Errorf("Parse(%q) = %v, want errors.Is %v", tt.args, err, tt.is)
+			}
+			if tt.is == nil && (errors.Is(err, ErrUnsupportedFlag) || errors.Is(err, ErrInvalidOptions)) {
+				t.Errorf("Parse(%q) = %v: reported as unsupported or invalid", tt.args, err)
+			}
+			for _, s := range tt.substr {
+				if !strings.Contains(err.Error(), s) {
+					t.Errorf("Parse(%q) = %q, want it to contain %q", tt.args, err, s)
+				}
+			}
+		})
+	}
+}
+
+// TestParseBoundaries: the edges of each range are accepted.
+func TestParseBoundaries(t *testing.T) {
+	for _, args := range [][]string{{"--secure-port=0"}, {"--secure-port=65535"}, {"--kube-api-burst=0"},
+		{"-v=0"}, {"--leader-elect-lease-duration=1s", "--leader-elect-renew-deadline=500ms", "--leader-elect-retry-period=400ms"}} {
+		if _, err := parse(t, args...); err != nil {
+			t.Errorf("Parse(%q) = %v, want accepted", args, err)
+		}
+	}
+}
+
+// TestLeaderElectionOffSkipsItsChecks: with --leader-elect=false the lease
+// flags are not checked (kube-controller-manager ignores them then).
+func TestLeaderElectionOffSkipsItsChecks(t *testing.T) {
+	if _, err := parse(t, "--leader-elect=false", "--leader-elect-resource-lock=endpoints"); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestValidateReportsAll: every problem is reported at once.
+func TestValidateReportsAll(t *testing.T) {
+	_, err := parse(t, "--logging-format=xml", "--secure-port=-1", "--controllers=nope")
+	for _, s := range []string{"--logging-format", "--secure-port", `"nope"`} {
+		if err == nil || !strings.Contains(err.Error(), s) {
+			t.Errorf("error %v does not mention %s", err, s)
+		}
+	}
+}

@@ -1,0 +1,158 @@
+package manager
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/rs/zerolog"
+
+	"github.com/kcmlab/kcm/clock"
+	"github.com/kcmlab/kcm/ctrl"
+	"github.com/kcmlab/kcm/kube/clientcmd"
+	"github.com/kcmlab/kcm/kube/rest"
+	"github.com/kcmlab/kcm/lease"
+)
+
+// ErrLeaderElectionLost: this instance led and lost the lease (a renewal
+// deadline passed, or another instance holds it now). Run returns it at
+// once, having cancelled the syncs in flight; the binary exits non-zero,
+// as kube-controller-manager does ("leaderelection lost").
+var ErrLeaderElectionLost = errors.New("leaderelection lost")
+
+// Config is what Run needs besides the flags; everything but Options may
+// be left zero.
+type Config struct {
+	// Options are the parsed flags; they must have passed Validate.
+	Options *Options
+	// Descriptors are the controllers --controllers chooses from; nil
+	// means NewControllerDescriptors().
+	Descriptors *ctrl.Descriptors
+	// REST, when set, is used instead of --kubeconfig and --master (kcm
+	// dev and tests hand in their cluster's config).
+	REST *rest.Config
+	// Listener, when set, is served instead of --bind-address and
+	// --secure-port (tests pass a listener on a free port).
+	Listener net.Listener
+	// Identity is the lease holder identity; "" means
+	// "<hostname>_<uuid>", as kube-controller-manager makes it.
+	Identity string
+	// Clock drives the elector, the controllers and the health checks;
+	// nil means clock.Real.
+	Clock  clock.Clock
+	Logger zerolog.Logger
+}
+
+// manager is one Run: the pieces the leader callback and the health
+// checks share.
+type manager struct {
+	cfg     Config
+	o       *Options
+	log     zerolog.Logger
+	client  *rest.Client
+	reg     *prometheus.Registry
+	status  *status
+	enabled []*ctrl.ControllerDescriptor
+	// fail ends the Run with an error (a controller could not start).
+	fail func(error)
+}
+
+// Run is kube-controller-manager's Run: it serves the health and metrics
+// endpoints, then — inside leader election, when --leader-elect — creates
+// the controller context, builds the enabled controllers, starts the
+// shared informers, waits for their caches and runs every controller's
+// workers, until ctx ends.
+//
+// It returns nil after ctx ended, the controllers drained their in-flight
+// syncs (bounded by each loop's drain timeout) and the lease was
+// released; an error wrapping ErrLeaderElectionLost when the lease was
+// lost; or the error that kept the manager from starting or running.
+func Run(ctx context.Context, c Config) error {
+	if c.Descriptors == nil {
+		c.Descriptors = NewControllerDescriptors()
+	}
+	if c.Clock == nil {
+		c.Clock = clock.Real{}
+	}
+	o := c.Options
+	if err := o.Validate(c.Descriptors); err != nil {
+		return err
+	}
+	enabled, err := c.Descriptors.Enabled(o.Controllers.Controllers)
+	if err != nil {
+		return err
+	}
+	client, err := newClient(c)
+	if err != nil {
+		return err
+	}
+	defer client.CloseIdleConnections()
+	if o.KubeAPIContentType == ContentTypeProtobuf {
+		c.Logger.Info().Msg("--kube-api-content-type: kcm speaks JSON; requests are sent as " + ContentTypeJSON)
+	}
+
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	m := &manager{cfg: c, o: o, log: c.Logger, client: client, reg: newRegistry(), status: newStatus(),
+		enabled: enabled, fail: cancel}
+
+	var elector *lease.Elector
+	if o.LeaderElection.LeaderElect {
+		if elector, err = m.newElector(ctx); err != nil {
+			return err
+		}
+	}
+	srv, err := m.serve(elector)
+	if err != nil {
+		return err
+	}
+	defer srv.stop()
+	if srv != nil {
+		go func() {
+			if err, ok := <-srv.failed(); ok {
+				cancel(err)
+			}
+		}()
+	}
+
+	names := make([]string, len(enabled))
+	for i, d := range enabled {
+		names[i] = d.Name
+	}
+	m.log.Info().Str("version", GetVersion()).Strs("controllers", names).Bool("leaderElect", elector != nil).
+		Msg("starting kcm controller manager")
+	if elector == nil {
+		m.runControllers(ctx)
+	} else if err := elector.Run(ctx); err != nil {
+		if errors.Is(err, lease.ErrLeadershipLost) {
+			m.log.Error().Err(err).Msg("leaderelection lost")
+			return fmt.Errorf("%w: %w", ErrLeaderElectionLost, err)
+		}
+		return err
+	}
+	if cause := context.Cause(ctx); cause != nil && !errors.Is(cause, context.Canceled) {
+		return cause
+	}
+	return nil
+}
+
+// newClient builds the base client every other client shares a transport
+// with: from Config.REST, else --kubeconfig / --master / in-cluster, as
+// kube-controller-manager finds its cluster.
+func newClient(c Config) (*rest.Client, error) {
+	cfg := c.REST
+	if cfg == nil {
+		var err error
+		cfg, err = clientcmd.BuildConfig(clientcmd.LoadOptions{
+			ExplicitPath: c.Options.Kubeconfig, Server: c.Options.Master, Clock: c.Clock, Logger: c.Logger})
+		if err != nil {
+			return nil, fmt.Errorf("finding the cluster: %w", err)
+		}
+	}
+	cp := *cfg
+	cp.QPS, cp.Burst = c.Options.KubeAPIQPS, int(c.Options.KubeAPIBurst)
+	cp.UserAgent = ctrl.UserAgent(GetVersion(), "kcm")
+	return rest.NewClient(&cp, rest.WithLogger(c.Logger), rest.WithClock(c.Clock))
+}
