@@ -2,6 +2,8 @@ package manager
 
 import (
 	"github.com/kcmlab/kcm/ctrl"
+	"github.com/kcmlab/kcm/ctrl/deployment"
+	"github.com/kcmlab/kcm/ctrl/replicaset"
 	"github.com/kcmlab/kcm/ctrl/serviceaccount"
 )
 
@@ -13,6 +15,8 @@ import (
 func NewControllerDescriptors() *ctrl.Descriptors {
 	d, err := ctrl.NewDescriptors(
 		serviceaccount.Descriptor(),
+		replicaset.Descriptor(),
+		deployment.Descriptor(),
 	)
 	if err != nil {
 		panic(err) // a programming error in this list; a test builds it

@@ -68,6 +68,7 @@ func TestHealthzHandler(t *testing.T) {
 // those and informer-sync, /livez leaderElection — and /metrics serves
 // the registry.
 func TestEndpoints(t *testing.T) {
+	const controllersOK = "[+]serviceaccount-controller ok\n[+]replicaset-controller ok\n[+]deployment-controller ok\n"
 	st := newStatus()
 	clk := clock.NewFake(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
 	m := &manager{status: st, reg: newRegistry(), log: zerolog.Nop(), cfg: Config{Clock: clk},
@@ -79,8 +80,8 @@ func TestEndpoints(t *testing.T) {
 	}
 	mux := newMux(m.endpoints(e), m.reg, m.log)
 	for path, want := range map[string]string{
-		"/healthz?verbose": "[+]leaderElection ok\n[+]serviceaccount-controller ok\nhealthz check passed\n",
-		"/readyz?verbose":  "[+]leaderElection ok\n[+]serviceaccount-controller ok\n[+]informer-sync ok\nreadyz check passed\n",
+		"/healthz?verbose": "[+]leaderElection ok\n" + controllersOK + "healthz check passed\n",
+		"/readyz?verbose":  "[+]leaderElection ok\n" + controllersOK + "[+]informer-sync ok\nreadyz check passed\n",
 		"/livez?verbose":   "[+]leaderElection ok\nlivez check passed\n",
 	} {
 		if code, body := get(t, mux, path); code != 200 || body != want {

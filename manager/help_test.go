@@ -22,7 +22,7 @@ func TestHelp(t *testing.T) {
 		SectionLeaderElection + ":", "--leader-elect", "--leader-elect-lease-duration duration", "(default 15s)",
 		"--leader-elect-resource-lock string", `(default "leases")`,
 		SectionServing + ":", "--bind-address", "--secure-port int", "(default 10257)", "--tls-private-key-file",
-		SectionControllers + ":", "--controllers strings", "All controllers: serviceaccount-controller",
+		SectionControllers + ":", "--controllers strings", "All controllers: deployment-controller",
 		"Controllers kcm knows (--controllers):", "serviceaccount-controller    on by default (also serviceaccount)",
 		SectionDebugging + ":", "--logging-format string", "-v, --v int", "--version",
 	} {

@@ -18,6 +18,7 @@ import (
 var kcmV134Defaults = map[string]string{
 	"kubeconfig": "", "master": "", "controllers": "[*]",
 	"kube-api-qps": "20", "kube-api-burst": "30",
+	"concurrent-replicaset-syncs": "5", "concurrent-deployment-syncs": "5",
 	"leader-elect": "true", "leader-elect-lease-duration": "15s", "leader-elect-renew-deadline": "10s",
 	"leader-elect-retry-period": "2s", "leader-elect-resource-lock": "leases",
 	"leader-elect-resource-namespace": "kube-system", "leader-elect-resource-name": "kube-controller-manager",
@@ -144,8 +145,8 @@ func TestParseRejects(t *testing.T) {
 		{"after a supported flag", []string{"--leader-elect=false", "--feature-gates=A=true"}, ErrUnsupportedFlag, []string{"--feature-gates"}},
 		{"a flag nobody has", []string{"--no-such-flag"}, nil, []string{"unknown flag: --no-such-flag"}},
 		{"an unknown shorthand", []string{"-x"}, nil, []string{"unknown shorthand flag: 'x'"}},
-		{"unknown controller", []string{"--controllers=*,-tokencleaner,replicaset"}, ctrl.ErrUnknownController,
-			[]string{`"tokencleaner", "replicaset"`, "known controllers: serviceaccount-controller"}},
+		{"unknown controller", []string{"--controllers=*,-tokencleaner,endpoint"}, ctrl.ErrUnknownController,
+			[]string{`"tokencleaner", "endpoint"`, "known controllers: deployment-controller, replicaset-controller, serviceaccount-controller"}},
 		{"bad log format", []string{"--logging-format=xml"}, ErrInvalidOptions, []string{`--logging-format "xml": want "text" or "json"`}},
 		{"endpoints lock", []string{"--leader-elect-resource-lock=endpoints"}, ErrInvalidOptions,
 			[]string{`--leader-elect-resource-lock "endpoints": kcm supports only "leases"`}},

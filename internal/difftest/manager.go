@@ -2,7 +2,6 @@ package difftest
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -10,7 +9,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/kcmlab/kcm/ctrl"
-	"github.com/kcmlab/kcm/kube/rest"
+	"github.com/kcmlab/kcm/manager"
 	"github.com/kcmlab/kcm/testenv"
 )
 
@@ -68,13 +67,10 @@ func (m *KubeControllerManager) Diagnose() string {
 	return "last lines of " + m.last.LogPath() + ":\n" + m.last.LogTail(40)
 }
 
-// InProcess runs kcm's controllers in the test process, wired the way kcm
-// wires them: one ControllerContext (shared informer factory, a client per
-// controller), every descriptor's constructor, the factory started, then
-// each controller's Run with its worker count.
-//
-// It stands in for kcm's manager until the manager package's Run can be
-// called here instead.
+// InProcess runs kcm's controller manager in the test process: manager.Run,
+// the function behind the kcm binary, with the command line a user would
+// give it — --controllers naming the chosen controllers, leader election on
+// (the Lease is not among the recorded objects), serving off.
 type InProcess struct {
 	// Descriptors returns the controllers to run.
 	Descriptors func() []*ctrl.ControllerDescriptor
@@ -83,59 +79,41 @@ type InProcess struct {
 
 // Name implements Manager.
 func (m *InProcess) Name() string {
+	return "kcm in-process [" + strings.Join(m.names(), ",") + "]"
+}
+
+func (m *InProcess) names() []string {
 	var names []string
 	for _, d := range m.Descriptors() {
 		names = append(names, d.Name)
 	}
-	return "kcm in-process [" + strings.Join(names, ",") + "]"
+	return names
 }
 
-// Start implements Manager.
-func (m *InProcess) Start(ctx context.Context, c *testenv.Cluster) (func() error, error) {
-	base, err := rest.NewClient(c.Config())
+// Start implements Manager: it parses the command line, then runs
+// manager.Run until stop cancels it.
+func (m *InProcess) Start(_ context.Context, c *testenv.Cluster) (func() error, error) {
+	ds, err := ctrl.NewDescriptors(m.Descriptors()...)
 	if err != nil {
 		return nil, err
 	}
-	cc, err := ctrl.CreateControllerContext(base, ctrl.Config{Version: "difftest", Logger: m.Logger})
-	if err != nil {
-		base.CloseIdleConnections()
-		return nil, err
-	}
-	var controllers []ctrl.Controller
-	for _, d := range m.Descriptors() {
-		ctl, err := d.Constructor(ctx, cc, d.Name)
-		if err != nil {
-			base.CloseIdleConnections()
-			return nil, fmt.Errorf("difftest: construct %s: %w", d.Name, err)
-		}
-		if ctl != nil {
-			controllers = append(controllers, ctl)
-		}
+	cmd := manager.NewControllerManagerCommand(ds)
+	args := []string{"--controllers=" + strings.Join(m.names(), ","), "--leader-elect=true", "--secure-port=0"}
+	if err := cmd.Parse(args); err != nil {
+		return nil, fmt.Errorf("difftest: kcm %s: %w", strings.Join(args, " "), err)
 	}
 	runCtx, cancel := context.WithCancel(context.Background())
-	cc.InformerFactory.Start(runCtx)
-	errs := make(chan error, len(controllers))
-	for _, ctl := range controllers {
-		go func() {
-			if err := ctl.Run(runCtx, cc.Workers(ctl.Name())); err != nil {
-				errs <- fmt.Errorf("%s: %w", ctl.Name(), err)
-				return
-			}
-			errs <- nil
-		}()
-	}
+	done := make(chan error, 1)
+	go func() {
+		done <- manager.Run(runCtx, manager.Config{Options: cmd.Options, Descriptors: ds, REST: c.Config(),
+			Identity: "difftest", Logger: m.Logger})
+	}()
 	var once sync.Once
 	var stopErr error
 	stop := func() error {
 		once.Do(func() {
 			cancel()
-			var all []error
-			for range controllers {
-				all = append(all, <-errs)
-			}
-			cc.InformerFactory.Shutdown()
-			base.CloseIdleConnections()
-			stopErr = errors.Join(all...)
+			stopErr = <-done
 		})
 		return stopErr
 	}
