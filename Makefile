@@ -12,7 +12,7 @@ CHAOS_SEEDS ?= 1000
 # Mutation testing (gremlins, run from the module proxy so the root go.mod stays lean). The real-cluster tests carry
 # the build tag !nocluster: each mutant reruns the package's tests, and a cluster per mutant would take hours.
 GREMLINS       ?= github.com/go-gremlins/gremlins/cmd/gremlins@v0.6.0
-MUTATE_PKGS    ?= ./reflector ./deltafifo ./store ./processor ./queue ./lease ./internal/ring ./ctrl
+MUTATE_PKGS    ?= ./reflector ./deltafifo ./store ./processor ./queue ./lease ./internal/ring ./ctrl ./ctrl/controllerref
 PKG            ?= $(MUTATE_PKGS)
 MUTATE_WORKERS ?= 1
 

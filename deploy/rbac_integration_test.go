@@ -1,0 +1,306 @@
+//go:build !nocluster
+
+package deploy_test
+
+import (
+	"context"
+	"crypto/tls"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/rs/zerolog"
+	"go.yaml.in/yaml/v3"
+
+	"github.com/kcmlab/kcm/kube/api"
+	"github.com/kcmlab/kcm/kube/rest"
+	"github.com/kcmlab/kcm/manager"
+	"github.com/kcmlab/kcm/testenv"
+)
+
+func TestMain(m *testing.M) { os.Exit(testenv.Main(m)) }
+
+// bound is how long the test waits for any one thing the manager should do.
+const bound = 90 * time.Second
+
+var (
+	clusterRoles        = rest.Resource{Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "clusterroles", Kind: "ClusterRole"}
+	clusterRoleBindings = rest.Resource{Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "clusterrolebindings", Kind: "ClusterRoleBinding"}
+	roles               = rest.Resource{Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "roles", Kind: "Role", Namespaced: true}
+	roleBindings        = rest.Resource{Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "rolebindings", Kind: "RoleBinding", Namespaced: true}
+)
+
+// resourceOf maps the kinds rbac.yaml holds to their REST resources.
+func resourceOf(kind string) (rest.Resource, error) {
+	for _, r := range []rest.Resource{rest.ServiceAccounts, clusterRoles, clusterRoleBindings, roles, roleBindings} {
+		if r.Kind == kind {
+			return r, nil
+		}
+	}
+	return rest.Resource{}, fmt.Errorf("rbac.yaml: unexpected kind %q", kind)
+}
+
+// documents parses a multi-document YAML file into JSON objects.
+func documents(t *testing.T, path string) []map[string]any {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var docs []map[string]any
+	dec := yaml.NewDecoder(f)
+	for {
+		var d map[string]any
+		err := dec.Decode(&d)
+		if errors.Is(err, io.EOF) {
+			return docs
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		if d != nil {
+			docs = append(docs, d)
+		}
+	}
+}
+
+// apply creates every object of docs, or replaces it when it exists.
+func apply(t *testing.T, ctx context.Context, c *rest.Client, docs []map[string]any) {
+	t.Helper()
+	for _, d := range docs {
+		kind, _ := d["kind"].(string)
+		res, err := resourceOf(kind)
+		if err != nil {
+			t.Fatal(err)
+		}
+		meta, _ := d["metadata"].(map[string]any)
+		ns, _ := meta["namespace"].(string)
+		name, _ := meta["name"].(string)
+		b, err := json.Marshal(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		obj, err := api.Raw().Decode(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := rest.NewResources(c, res, api.Raw()).InNamespace(ns)
+		if _, err := r.Create(ctx, obj); rest.IsAlreadyExists(err) {
+			err = r.Delete(ctx, name, rest.DeleteOptions{})
+			if err == nil {
+				_, err = r.Create(ctx, obj)
+			}
+		} else if err != nil {
+			t.Fatalf("creating %s %s: %v", kind, name, err)
+		}
+	}
+}
+
+// serviceAccountToken asks the TokenRequest API for a token of
+// kube-system/kcm, as the kubelet does for a pod.
+func serviceAccountToken(t *testing.T, ctx context.Context, c *rest.Client) string {
+	t.Helper()
+	body := []byte(`{"apiVersion":"authentication.k8s.io/v1","kind":"TokenRequest","spec":{"expirationSeconds":3600}}`)
+	obj, err := api.Raw().Decode(body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := rest.NewResources(c, rest.ServiceAccounts, api.Raw()).InNamespace("kube-system").
+		CreateSubresource(ctx, "kcm", "token", obj)
+	if err != nil {
+		t.Fatalf("TokenRequest: %v", err)
+	}
+	var tr struct {
+		Status struct {
+			Token string `json:"token"`
+		} `json:"status"`
+	}
+	if err := json.Unmarshal(out.Raw(), &tr); err != nil || tr.Status.Token == "" {
+		t.Fatalf("TokenRequest answer without a token (%v)", err)
+	}
+	return tr.Status.Token
+}
+
+// lines collects the manager's log lines for the test to wait on.
+type lines struct {
+	mu   sync.Mutex
+	all  []string
+	more chan struct{}
+}
+
+func (l *lines) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	l.all = append(l.all, string(p))
+	close(l.more)
+	l.more = make(chan struct{})
+	l.mu.Unlock()
+	return len(p), nil
+}
+
+// wait returns the first line holding every one of subs, or fails after
+// bound.
+func (l *lines) wait(t *testing.T, subs ...string) string {
+	t.Helper()
+	deadline := time.After(bound)
+	seen := 0
+	for {
+		l.mu.Lock()
+		for ; seen < len(l.all); seen++ {
+			ok := true
+			for _, s := range subs {
+				ok = ok && strings.Contains(l.all[seen], s)
+			}
+			if ok {
+				line := l.all[seen]
+				l.mu.Unlock()
+				return line
+			}
+		}
+		more := l.more
+		l.mu.Unlock()
+		select {
+		case <-more:
+		case <-deadline:
+			l.mu.Lock()
+			t.Fatalf("no log line with %q within %v; the log:\n%s", subs, bound, strings.Join(l.all, ""))
+		}
+	}
+}
+
+// watchFor waits until the watch delivers an object for which ok holds.
+func watchFor[T api.Object](t *testing.T, ctx context.Context, r *rest.Resources[T], what string, ok func(T) bool) {
+	t.Helper()
+	w, err := r.Watch(ctx, rest.WatchOptions{ListOptions: rest.ListOptions{ResourceVersion: "0", TimeoutSeconds: int64(bound / time.Second)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	for {
+		ev, err := w.Next()
+		if err != nil {
+			t.Fatalf("waiting for %s: %v", what, err)
+		}
+		if ev.Type != rest.Deleted && ok(ev.Object) {
+			return
+		}
+	}
+}
+
+// TestManagerRunsWithTheDeployRBAC applies deploy/rbac.yaml, runs the
+// manager as the kcm ServiceAccount with a token from the TokenRequest
+// API, and checks that every controller can do its work with exactly those
+// rights: a namespace gets its default ServiceAccount, a ReplicaSet gets
+// its pods. Then the ClusterRole loses "create" on serviceaccounts: the
+// serviceaccount controller's failure is a 403 that its log names and its
+// error counter counts, and the manager keeps serving.
+func TestManagerRunsWithTheDeployRBAC(t *testing.T) {
+	cl := testenv.Shared(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 4*bound)
+	defer cancel()
+	admin, err := rest.NewClient(cl.Config())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.CloseIdleConnections()
+	docs := documents(t, "rbac.yaml")
+	apply(t, ctx, admin, docs)
+
+	cfg := cl.Config()
+	cfg.Credentials = rest.StaticToken(serviceAccountToken(t, ctx, admin))
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	log := &lines{more: make(chan struct{})}
+	runCtx, stop := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() {
+		done <- manager.Run(runCtx, manager.Config{Options: manager.NewOptions(manager.NewControllerDescriptors()),
+			REST: cfg, Listener: ln, Identity: "rbac-test", Logger: zerolog.New(log)})
+	}()
+	defer func() {
+		stop()
+		if err := <-done; err != nil {
+			t.Errorf("Run: %v", err)
+		}
+	}()
+	log.wait(t, "caches synced; starting controllers")
+
+	// With the RBAC as shipped: a ServiceAccount, then pods.
+	namespaces := rest.NewResources(admin, rest.Namespaces, api.Typed[api.Namespace]())
+	ns, err := namespaces.Create(ctx, &api.Namespace{ObjectMeta: api.ObjectMeta{Name: "rbac-ok"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	watchFor(t, ctx, rest.NewResources(admin, rest.ServiceAccounts, api.Typed[api.ServiceAccount]()).InNamespace(ns.Name),
+		"the default ServiceAccount", func(sa *api.ServiceAccount) bool { return sa.Name == "default" })
+	rs, err := api.Raw().Decode([]byte(`{"apiVersion":"apps/v1","kind":"ReplicaSet","metadata":{"name":"web"},
+		"spec":{"replicas":2,"selector":{"matchLabels":{"app":"web"}},
+		"template":{"metadata":{"labels":{"app":"web"}},"spec":{"containers":[{"name":"web","image":"web:1"}]}}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := rest.NewResources(admin, rest.ReplicaSets, api.Raw()).InNamespace(ns.Name).Create(ctx, rs); err != nil {
+		t.Fatal(err)
+	}
+	pods := rest.NewResources(admin, rest.Pods, api.Typed[api.Pod]()).InNamespace(ns.Name)
+	seen := map[string]bool{}
+	watchFor(t, ctx, pods, "two pods of the ReplicaSet", func(p *api.Pod) bool {
+		seen[p.Name] = true
+		return len(seen) == 2
+	})
+
+	// Without "create" on serviceaccounts: a clear 403, logged and counted.
+	for _, d := range docs {
+		if d["kind"] != "ClusterRole" {
+			continue
+		}
+		for _, r := range d["rules"].([]any) {
+			rule := r.(map[string]any)
+			if fmt.Sprint(rule["resources"]) == "[serviceaccounts]" {
+				rule["verbs"] = []any{"get", "list", "watch"}
+			}
+		}
+	}
+	apply(t, ctx, admin, docs)
+	if _, err := namespaces.Create(ctx, &api.Namespace{ObjectMeta: api.ObjectMeta{Name: "rbac-forbidden"}}); err != nil {
+		t.Fatal(err)
+	}
+	line := log.wait(t, "serviceaccount-controller", "rbac-forbidden", "forbidden")
+	if !strings.Contains(line, "cannot create resource") || !strings.Contains(line, "system:serviceaccount:kube-system:kcm") {
+		t.Errorf("the 403 log line does not say who may not do what: %s", line)
+	}
+	client := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}}
+	defer client.CloseIdleConnections()
+	resp, err := client.Get("https://" + ln.Addr().String() + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`controller_runtime_reconcile_errors_total\{controller="serviceaccount-controller"\} ([0-9]+)`).FindSubmatch(body)
+	if m == nil || string(m[1]) == "0" {
+		t.Errorf("/metrics counts no serviceaccount-controller error: %q", m)
+	}
+	resp, err = client.Get("https://" + ln.Addr().String() + "/healthz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Errorf("/healthz = %d while one controller is forbidden, want 200 (the manager keeps serving)", resp.StatusCode)
+	}
+}
