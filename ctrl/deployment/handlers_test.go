@@ -80,6 +80,9 @@ func TestHandlers(t *testing.T) {
 		released := roundTrip(t, newer)
 		released.OwnerReferences = nil
 		check("rs released: old owner and selecting deployments", func() { h.updateReplicaSet(owned, released) }, "ns/web")
+		movedAway := roundTrip(t, released)
+		movedAway.Labels = map[string]string{"tier": "be"}
+		check("rs released with other labels: the old owner too", func() { h.updateReplicaSet(owned, movedAway) }, "ns/api", "ns/web")
 		orphan2 := roundTrip(t, orphan)
 		orphan2.ResourceVersion = "7"
 		check("orphan update without label change", func() { h.updateReplicaSet(orphan, orphan2) })
