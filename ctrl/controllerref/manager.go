@@ -151,7 +151,10 @@ func (m *Manager[T]) claimOne(ctx context.Context, obj T, filters []func(T) bool
 		return false, nil
 	}
 	if err := m.adopt(ctx, meta); err != nil {
-		if rest.IsNotFound(err) {
+		// A 404 of the patch: the dependent is gone. A 404 of the owner's
+		// fresh read is no such thing: the sync fails and is retried, as
+		// Kubernetes' does.
+		if rest.IsNotFound(err) && !errors.Is(err, ErrCannotAdopt) {
 			return false, nil
 		}
 		return false, err

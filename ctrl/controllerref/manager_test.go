@@ -209,3 +209,15 @@ func TestFiltersRestrictMatching(t *testing.T) {
 		t.Fatalf("claimed %v err %v patches %v; want a claimed and b released", got, err, fp.calls)
 	}
 }
+
+// A 404 of the owner's fresh read fails the claim; only a 404 of the
+// adoption patch means "the dependent is gone".
+func TestOwnerGoneIsAnError(t *testing.T) {
+	get := func(context.Context) (*api.ObjectMeta, error) { return nil, statusErr(404) }
+	fp := &fakePatcher{}
+	m := NewManager[*api.Pod](owner(false), labels.SelectorFromSet(app), fp.patch, RecheckDeletionTimestamp("me", get))
+	got, err := m.Claim(context.Background(), []*api.Pod{pod("a", "ns", app, "", false)})
+	if !errors.Is(err, ErrCannotAdopt) || len(got) != 0 || len(fp.calls) != 0 {
+		t.Fatalf("claimed %v, err %v, patches %v; want ErrCannotAdopt and nothing adopted", got, err, fp.calls)
+	}
+}
