@@ -11,9 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rs/zerolog"
-
-	"github.com/kcmlab/kcm/ctrl"
+	"github.com/kcmlab/kcm/internal/ctrltest"
 	"github.com/kcmlab/kcm/kube/api"
 	"github.com/kcmlab/kcm/kube/rest"
 	"github.com/kcmlab/kcm/testenv"
@@ -162,29 +160,15 @@ func TestOnRealAPIServer(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
 
-	cc, err := ctrl.CreateControllerContext(base, ctrl.Config{Version: "vtest", Logger: zerolog.Nop()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := Descriptor().Constructor(ctx, cc, Name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	runCtx, stop := context.WithCancel(ctx)
-	cc.InformerFactory.Start(runCtx)
-	done := make(chan error, 1)
-	go func() { done <- c.Run(runCtx, 2) }()
+	run := ctrltest.Start(t, ctx, base, Descriptor(), 2)
+	runCtx := run.Ctx
 	rss := rest.NewResources(base, rest.ReplicaSets, api.Typed[api.ReplicaSet]()).InNamespace(ns)
 	faker := &rsStatusFaker{state: map[string]*api.ReplicaSet{}, maxTotal: map[string]int32{}, maxActive: map[string]int{}}
 	fakerDone := make(chan struct{})
 	go func() { defer close(fakerDone); faker.run(runCtx, t, rss) }()
 	defer func() {
-		stop()
-		if err := <-done; err != nil {
-			t.Errorf("Run: %v", err)
-		}
+		run.Stop(t)
 		<-fakerDone
-		cc.InformerFactory.Shutdown()
 	}()
 
 	ds := rest.NewResources(base, rest.Deployments, api.Typed[api.Deployment]()).InNamespace(ns)

@@ -10,9 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rs/zerolog"
-
 	"github.com/kcmlab/kcm/ctrl"
+	"github.com/kcmlab/kcm/internal/ctrltest"
 	"github.com/kcmlab/kcm/kube/api"
 	"github.com/kcmlab/kcm/kube/rest"
 	"github.com/kcmlab/kcm/testenv"
@@ -42,25 +41,7 @@ func startCluster(t *testing.T) *cluster {
 	t.Cleanup(cancel)
 	ns := cl.Namespace(t)
 
-	cc, err := ctrl.CreateControllerContext(base, ctrl.Config{Version: "vtest", Logger: zerolog.Nop()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := Descriptor().Constructor(ctx, cc, Name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	runCtx, stop := context.WithCancel(ctx)
-	cc.InformerFactory.Start(runCtx)
-	done := make(chan error, 1)
-	go func() { done <- c.Run(runCtx, 2) }()
-	t.Cleanup(func() {
-		stop()
-		if err := <-done; err != nil {
-			t.Errorf("Run: %v", err)
-		}
-		cc.InformerFactory.Shutdown()
-	})
+	ctrltest.Start(t, ctx, base, Descriptor(), 2)
 	return &cluster{
 		t: t, ctx: ctx, ns: ns,
 		rss:    rest.NewResources(base, rest.ReplicaSets, api.Raw()).InNamespace(ns),

@@ -7,9 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rs/zerolog"
-
-	"github.com/kcmlab/kcm/ctrl"
+	"github.com/kcmlab/kcm/internal/ctrltest"
 	"github.com/kcmlab/kcm/kube/api"
 	"github.com/kcmlab/kcm/kube/rest"
 	"github.com/kcmlab/kcm/testenv"
@@ -29,25 +27,7 @@ func TestOnRealAPIServer(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 
-	cc, err := ctrl.CreateControllerContext(base, ctrl.Config{Version: "vtest", Logger: zerolog.Nop()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := Descriptor().Constructor(ctx, cc, Name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	runCtx, stop := context.WithCancel(ctx)
-	cc.InformerFactory.Start(runCtx)
-	done := make(chan error, 1)
-	go func() { done <- c.Run(runCtx, cc.Workers(Name)) }()
-	defer func() {
-		stop()
-		if err := <-done; err != nil {
-			t.Errorf("Run: %v", err)
-		}
-		cc.InformerFactory.Shutdown()
-	}()
+	ctrltest.Start(t, ctx, base, Descriptor(), 1)
 
 	// A namespace made without its account (testenv's Namespace would
 	// create one).
