@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -68,38 +67,17 @@ func matchResource(name string, served []rest.Resource) (rest.Resource, error) {
 	return rest.Resource{}, fmt.Errorf("%w %q: not served by this cluster (kubectl api-resources lists the names)", errUnknownResource, name)
 }
 
-// apiGroupList is the part of /apis that discovery needs.
-type apiGroupList struct {
-	Groups []struct {
-		Name             string `json:"name"`
-		PreferredVersion struct {
-			GroupVersion string `json:"groupVersion"`
-		} `json:"preferredVersion"`
-	} `json:"groups"`
-}
-
 // discoverAll lists the resources of core v1 and of each group's preferred
 // version. A group that cannot be read (an aggregated API that is down) is
 // skipped; core v1 and /apis must answer.
 func discoverAll(ctx context.Context, c *rest.Client) ([]rest.Resource, error) {
-	all, err := c.DiscoverResources(ctx, "v1")
-	if err != nil {
+	found, err := c.ServerPreferredResources(ctx)
+	if err != nil && !errors.Is(err, rest.ErrGroupDiscovery) {
 		return nil, err
 	}
-	data, err := c.RawGet(ctx, "/apis")
-	if err != nil {
-		return nil, fmt.Errorf("discover groups: %w", err)
-	}
-	var groups apiGroupList
-	if err := json.Unmarshal(data, &groups); err != nil {
-		return nil, fmt.Errorf("discover groups: %w", err)
-	}
-	for _, g := range groups.Groups {
-		rs, err := c.DiscoverResources(ctx, g.PreferredVersion.GroupVersion)
-		if err != nil {
-			continue
-		}
-		all = append(all, rs...)
+	all := make([]rest.Resource, len(found))
+	for i, r := range found {
+		all[i] = r.Resource
 	}
 	return all, nil
 }

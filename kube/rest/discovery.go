@@ -3,7 +3,6 @@ package rest
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/kcmlab/kcm/kube/api"
 	"github.com/kcmlab/kcm/kube/internal/jsonx"
@@ -26,25 +25,13 @@ type apiResourceList struct {
 // version ("v1" for the core group, "apps/v1", "example.com/v1alpha1").
 // Subresources (pods/status) are left out.
 func (c *Client) DiscoverResources(ctx context.Context, groupVersion string) ([]Resource, error) {
-	path := "/apis/" + groupVersion
-	group, version, found := strings.Cut(groupVersion, "/")
-	if !found {
-		path, group, version = "/api/"+groupVersion, "", groupVersion
-	}
-	data, err := c.RawGet(ctx, path)
+	rs, err := c.discoverGroupVersion(ctx, groupVersion)
 	if err != nil {
-		return nil, fmt.Errorf("discover %s: %w", groupVersion, err)
+		return nil, err
 	}
-	var list apiResourceList
-	if err := jsonx.Unmarshal(data, &list); err != nil {
-		return nil, fmt.Errorf("%w: discover %s: %v", api.ErrDecode, groupVersion, err)
-	}
-	var out []Resource
-	for _, r := range list.Resources {
-		if strings.Contains(r.Name, "/") {
-			continue
-		}
-		out = append(out, Resource{Group: group, Version: version, Resource: r.Name, Kind: r.Kind, Namespaced: r.Namespaced})
+	out := make([]Resource, len(rs))
+	for i, r := range rs {
+		out[i] = r.Resource
 	}
 	return out, nil
 }
