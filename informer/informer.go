@@ -49,8 +49,11 @@ type Options[T api.Object] struct {
 	// processor.ErrShutdownTimeout. 0: wait as long as they take.
 	ShutdownTimeout time.Duration
 
-	Clock      clock.Clock
-	Logger     zerolog.Logger
+	Clock  clock.Clock
+	Logger zerolog.Logger
+	// Registerer receives the informer's series: informer_handler_panics_total,
+	// informer_transform_errors_total and its reflector's reflector_* series
+	// (unless Reflector.Metrics is set), labelled with Name. Nil: none.
 	Registerer prometheus.Registerer
 	// Observer, when set, sees every stage (kcm trace).
 	Observer Observer[T]
@@ -117,7 +120,13 @@ func New[T api.Object](lw reflector.ListerWatcher[T], o Options[T]) (*Informer[T
 	if failures != nil {
 		sink.failures = failures.WithLabelValues(o.Name)
 	}
-	inf.refl = reflector.New(lw, reflector.Sink[T](sink), reflectorOptions(o, log))
+	ro := reflectorOptions(o, log)
+	if ro.Metrics == nil {
+		if ro.Metrics, err = reflector.NewMetrics(o.Registerer, ro.Name); err != nil {
+			return nil, fmt.Errorf("informer %s: %w", o.Name, err)
+		}
+	}
+	inf.refl = reflector.New(lw, reflector.Sink[T](sink), ro)
 	return inf, nil
 }
 

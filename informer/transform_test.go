@@ -255,3 +255,31 @@ func TestTransformErrorsMetricIsShared(t *testing.T) {
 		t.Fatal("registering over a different collector succeeded")
 	}
 }
+
+// An informer's Registerer also receives its reflector's series, labelled
+// with the informer's name; a clashing reflector family is an error of New.
+func TestInformerRegistersReflectorMetrics(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	if _, err := informer.New[raw](fakelw.New[raw](t), informer.Options[raw]{Name: "pods", Registerer: reg}); err != nil {
+		t.Fatal(err)
+	}
+	mfs, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, mf := range mfs {
+		if mf.GetName() == "reflector_lists_total" && len(mf.GetMetric()) == 1 &&
+			mf.GetMetric()[0].GetLabel()[0].GetValue() == "pods" {
+			found = true
+		}
+	}
+	if !found {
+		t.Fatal("reflector_lists_total{name=\"pods\"} is not registered")
+	}
+	clash := prometheus.NewRegistry()
+	clash.MustRegister(prometheus.NewGauge(prometheus.GaugeOpts{Name: "reflector_watches_total", Help: "not a counter"}))
+	if _, err := informer.New[raw](fakelw.New[raw](t), informer.Options[raw]{Name: "pods", Registerer: clash}); err == nil {
+		t.Fatal("registering over a different reflector collector succeeded")
+	}
+}

@@ -233,6 +233,7 @@ func TestManagerOnRealAPIServer(t *testing.T) {
 		`workqueue_depth{name="serviceaccount-controller"}`,
 		`controller_runtime_reconcile_total{controller="serviceaccount-controller",result="success"}`,
 		`controller_runtime_max_concurrent_reconciles{controller="serviceaccount-controller"} 1`,
+		`reflector_lists_total{name="serviceaccounts"} 1`, `reflector_watches_total{name="namespaces"}`,
 		"go_goroutines", "process_start_time_seconds",
 	} {
 		if !strings.Contains(metrics, s) {

@@ -37,6 +37,9 @@ type Options struct {
 	Clock         clock.Clock
 	Logger        zerolog.Logger
 	Observer      Observer // optional: sees every step (kcm trace)
+	// Metrics, when set (NewMetrics), records lists, watches and their
+	// failures on /metrics.
+	Metrics *Metrics
 }
 
 // Observer sees what a reflector does; kcm trace prints it.
@@ -62,6 +65,11 @@ type Reflector[T api.Object] struct {
 	rv atomic.Pointer[string]
 	// reported is the phase last reported to the logger and observer.
 	reported Phase
+	// listed and listEnd: how many events of the current stream were a
+	// WatchList's initial events, and when they ended (for the metrics:
+	// the stream is a list up to there and a watch after it).
+	listed  int
+	listEnd time.Time
 }
 
 // New returns a reflector from lw into sink.
@@ -163,12 +171,16 @@ func (r *Reflector[T]) waitFor(ctx context.Context, d time.Duration) {
 func (r *Reflector[T]) list(ctx context.Context, opts rest.ListOptions) error {
 	rep := r.sink.StartReplace()
 	rv := ""
+	start, total := r.o.Clock.Now(), 0
+	r.o.Metrics.listStarted()
 	for {
 		n := 0
 		meta, err := r.lw.ListEach(ctx, opts, func(obj T) error { n++; return refused(rep.Add(obj)) })
+		total += n
 		if err != nil {
 			rep.Abort()
 			if ctx.Err() == nil { // else Run is stopping: nothing to decide
+				r.o.Metrics.failed("list", err)
 				r.listFailed(err, opts.Continue != "")
 			}
 			return fmt.Errorf("list %s: %w", r.o.Name, err)
@@ -187,10 +199,12 @@ func (r *Reflector[T]) list(ctx context.Context, opts rest.ListOptions) error {
 	}
 	if err := refused(rep.Finish(rv)); err != nil {
 		rep.Abort()
+		r.o.Metrics.failed("list", err)
 		r.m.ListFailed(err, r.o.Clock.Now())
 		return fmt.Errorf("list %s: %w", r.o.Name, err)
 	}
 	r.m.ListDone(rv)
+	r.o.Metrics.listFinished(total, r.o.Clock.Since(start), rv)
 	return nil
 }
 
@@ -214,37 +228,67 @@ func refused(err error) error {
 
 // watch runs one WATCH until it ends, routing events into the sink.
 func (r *Reflector[T]) watch(ctx context.Context, opts rest.ListOptions) error {
-	r.m.WatchStarting(r.o.Clock.Now()) // before the request: a proxy may hold the headers back
+	start := r.o.Clock.Now()
+	r.m.WatchStarting(start) // before the request: a proxy may hold the headers back
+	op, listing := "watch", r.m.Phase() == WatchListing
+	if listing {
+		op = "watchlist"
+		r.o.Metrics.listStarted()
+	} else {
+		r.o.Metrics.watchStarted()
+	}
 	w, err := r.lw.Watch(ctx, rest.WatchOptions{ListOptions: opts, IdleTimeout: r.o.IdleTimeout})
 	if err != nil {
 		if ctx.Err() == nil {
+			r.o.Metrics.failed(op, err)
 			err = r.m.WatchEnded(err, r.o.Clock.Now())
 		}
 		return err
 	}
 	defer w.Close()
 	var rep Replacer[T]
-	if r.m.Phase() == WatchListing {
+	if listing {
 		rep = r.sink.StartReplace()
 	}
-	err = r.stream(w, rep)
+	r.listed, r.listEnd = 0, start
+	events, err := r.stream(w, rep, start)
 	if rep != nil && r.m.Phase() == WatchListing {
 		rep.Abort()
 	}
+	if listing && r.m.Phase() != WatchListing {
+		op = "watch" // the initial events ended; the stream went on as a watch
+	}
 	if ctx.Err() == nil {
+		r.watchMetrics(op, err, events)
 		err = r.m.WatchEnded(err, r.o.Clock.Now())
+		if errors.Is(err, ErrVeryShortWatch) {
+			r.o.Metrics.shortWatch()
+		}
 	}
 	return err
 }
 
-// stream hands events to the sink until the watch ends, returning why it
-// ended. The machine counts an event as applied only once the sink
-// accepted it.
-func (r *Reflector[T]) stream(w Watch[T], rep Replacer[T]) error {
-	for {
+// watchMetrics records how a watch ended: its length and events (those
+// after a WatchList's initial events), and its error unless it was a normal end (the server closing it, or no bytes for
+// IdleTimeout, both of which resume at once).
+func (r *Reflector[T]) watchMetrics(op string, err error, events int) {
+	if op == "watch" {
+		r.o.Metrics.watchFinished(events-r.listed, r.o.Clock.Since(r.listEnd))
+	}
+	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, rest.ErrIdleTimeout) {
+		r.o.Metrics.failed(op, err)
+	}
+}
+
+// stream hands events to the sink until the watch ends, returning how
+// many events it applied and why it ended. The machine counts an event as
+// applied only once the sink accepted it. start is when the watch began
+// (a WatchList's initial events count as one list from it).
+func (r *Reflector[T]) stream(w Watch[T], rep Replacer[T], start time.Time) (int, error) {
+	for n := 0; ; n++ {
 		ev, err := w.Next()
 		if err != nil {
-			return err
+			return n, err
 		}
 		rv := ""
 		if ev.Type != rest.Error {
@@ -255,12 +299,20 @@ func (r *Reflector[T]) stream(w Watch[T], rep Replacer[T]) error {
 		}
 		route := r.m.Route(ev.Type, ev.IsInitialEventsEnd())
 		if route == ToError {
-			return ev.Err
+			return n, ev.Err
 		}
 		if err := r.apply(route, ev.Object, rv, rep); err != nil {
-			return fmt.Errorf("%s event at resourceVersion %s: %w", ev.Type, rv, refused(err))
+			return n, fmt.Errorf("%s event at resourceVersion %s: %w", ev.Type, rv, refused(err))
 		}
 		r.m.Accepted(route, rv)
+		if route != ToReplace {
+			r.o.Metrics.synced(r.m.LastRV())
+		}
+		if route == ToReplaceFinish {
+			r.listed, r.listEnd = n+1, r.o.Clock.Now()
+			r.o.Metrics.listFinished(n, r.listEnd.Sub(start), rv)
+			r.o.Metrics.watchStarted()
+		}
 		r.publishRV()
 		r.notePhase(nil) // the end of a WatchList's initial events moves to watching mid-stream
 	}
