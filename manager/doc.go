@@ -81,7 +81,12 @@
 //	/livez     leaderElection (ping without leader election)
 //	/metrics   Go runtime and process collectors, leader_election_master_status
 //	           {name="<lease name>"}, the workqueue_* and controller_runtime_*
-//	           series of every controller, and the informers' error counters
+//	           series of every controller, client-go's rest_client_requests_total
+//	           {code,host,method}, rest_client_request_duration_seconds and
+//	           rest_client_rate_limiter_duration_seconds, every informer's
+//	           reflector_* series {name="pods"} (lists, watches, short watches,
+//	           durations, items, last resourceVersion, reflector_errors_total
+//	           {op,reason}), and the informers' error counters
 //	           (informer_transform_errors_total, informer_handler_panics_total;
 //	           listed once they count something)
 //

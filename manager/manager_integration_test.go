@@ -234,6 +234,8 @@ func TestManagerOnRealAPIServer(t *testing.T) {
 		`controller_runtime_reconcile_total{controller="serviceaccount-controller",result="success"}`,
 		`controller_runtime_max_concurrent_reconciles{controller="serviceaccount-controller"} 1`,
 		`reflector_lists_total{name="serviceaccounts"} 1`, `reflector_watches_total{name="namespaces"}`,
+		`rest_client_requests_total{code="200",host=`, `rest_client_request_duration_seconds_bucket{host=`,
+		`rest_client_rate_limiter_duration_seconds_count{host=`,
 		"go_goroutines", "process_start_time_seconds",
 	} {
 		if !strings.Contains(metrics, s) {

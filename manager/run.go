@@ -84,7 +84,12 @@ func Run(ctx context.Context, c Config) error {
 	if err != nil {
 		return err
 	}
-	client, err := newClient(c)
+	reg := newRegistry()
+	rm, err := newRESTClientMetrics(reg)
+	if err != nil {
+		return err
+	}
+	client, err := newClient(c, rest.WithRequestMetrics(rm))
 	if err != nil {
 		return err
 	}
@@ -95,7 +100,7 @@ func Run(ctx context.Context, c Config) error {
 
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	m := &manager{cfg: c, o: o, log: c.Logger, client: client, reg: newRegistry(), status: newStatus(),
+	m := &manager{cfg: c, o: o, log: c.Logger, client: client, reg: reg, status: newStatus(),
 		enabled: enabled, fail: cancel}
 
 	var elector *lease.Elector
@@ -141,7 +146,7 @@ func Run(ctx context.Context, c Config) error {
 // newClient builds the base client every other client shares a transport
 // with: from Config.REST, else --kubeconfig / --master / in-cluster, as
 // kube-controller-manager finds its cluster.
-func newClient(c Config) (*rest.Client, error) {
+func newClient(c Config, opts ...rest.Option) (*rest.Client, error) {
 	cfg := c.REST
 	if cfg == nil {
 		var err error
@@ -154,5 +159,5 @@ func newClient(c Config) (*rest.Client, error) {
 	cp := *cfg
 	cp.QPS, cp.Burst = c.Options.KubeAPIQPS, int(c.Options.KubeAPIBurst)
 	cp.UserAgent = ctrl.UserAgent(GetVersion(), "kcm")
-	return rest.NewClient(&cp, rest.WithLogger(c.Logger), rest.WithClock(c.Clock))
+	return rest.NewClient(&cp, append([]rest.Option{rest.WithLogger(c.Logger), rest.WithClock(c.Clock)}, opts...)...)
 }

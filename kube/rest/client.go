@@ -47,6 +47,8 @@ type Client struct {
 	maxBody int64
 	// clock times retry backoff, rate limiting and idle timeouts.
 	clock clock.Clock
+	// metrics, when set, sees every request (WithRequestMetrics).
+	metrics RequestMetrics
 }
 
 // RetryPolicy says how a Client retries requests that may be retried:
@@ -258,9 +260,11 @@ func (c *Client) do(ctx context.Context, r *request) (*http.Response, error) {
 
 // once sends r a single time.
 func (c *Client) once(ctx context.Context, r *request) (*http.Response, error) {
+	start := c.clock.Now()
 	if err := c.waitLimiter(ctx); err != nil {
 		return nil, contextError(ctx, err)
 	}
+	c.observeLimiter(r.verb, start)
 	var body io.Reader
 	if r.body != nil {
 		body = bytes.NewReader(r.body)
@@ -273,10 +277,13 @@ func (c *Client) once(ctx context.Context, r *request) (*http.Response, error) {
 	if r.contentType != "" {
 		req.Header.Set("Content-Type", r.contentType)
 	}
+	start = c.clock.Now()
 	resp, err := c.hc.Do(req)
 	if err != nil {
+		c.observeRequest(r.verb, 0, start)
 		return nil, contextError(ctx, fmt.Errorf("%s %s: %w", r.verb, r.path, err))
 	}
+	c.observeRequest(r.verb, resp.StatusCode, start)
 	if resp.StatusCode >= 200 && resp.StatusCode < 300 {
 		return resp, nil
 	}
