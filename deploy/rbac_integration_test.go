@@ -202,7 +202,9 @@ func watchFor[T api.Object](t *testing.T, ctx context.Context, r *rest.Resources
 // rights: a namespace gets its default ServiceAccount, a ReplicaSet gets
 // its pods. Then the ClusterRole loses "create" on serviceaccounts: the
 // serviceaccount controller's failure is a 403 that its log names and its
-// error counter counts, and the manager keeps serving.
+// error counter counts, and the manager keeps serving. Then "create" on
+// replicasets goes too: a new Deployment shows the failure where
+// Kubernetes shows it (Event and Progressing condition).
 func TestManagerRunsWithTheDeployRBAC(t *testing.T) {
 	cl := testenv.Shared(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 4*bound)
@@ -232,6 +234,11 @@ func TestManagerRunsWithTheDeployRBAC(t *testing.T) {
 		stop()
 		if err := <-done; err != nil {
 			t.Errorf("Run: %v", err)
+		}
+		if t.Failed() {
+			log.mu.Lock()
+			defer log.mu.Unlock()
+			t.Logf("the manager's last log lines:\n%s", strings.Join(log.all[max(0, len(log.all)-30):], ""))
 		}
 	}()
 	log.wait(t, "caches synced; starting controllers")
@@ -267,12 +274,23 @@ func TestManagerRunsWithTheDeployRBAC(t *testing.T) {
 		}
 		for _, r := range d["rules"].([]any) {
 			rule := r.(map[string]any)
-			if fmt.Sprint(rule["resources"]) == "[serviceaccounts]" {
+			switch fmt.Sprint(rule["apiGroups"]) + fmt.Sprint(rule["resources"]) {
+			case "[][serviceaccounts]":
 				rule["verbs"] = []any{"get", "list", "watch"}
+			case "[apps][replicasets]":
+				rule["verbs"] = []any{"get", "list", "watch", "update", "patch", "delete"}
 			}
 		}
 	}
-	apply(t, ctx, admin, docs)
+	// Only the ClusterRole is applied again: apply re-creates what exists,
+	// and a re-created ServiceAccount (a new UID) would void the token.
+	var roles []map[string]any
+	for _, d := range docs {
+		if d["kind"] == "ClusterRole" {
+			roles = append(roles, d)
+		}
+	}
+	apply(t, ctx, admin, roles)
 	if _, err := namespaces.Create(ctx, &api.Namespace{ObjectMeta: api.ObjectMeta{Name: "rbac-forbidden"}}); err != nil {
 		t.Fatal(err)
 	}
@@ -295,6 +313,38 @@ func TestManagerRunsWithTheDeployRBAC(t *testing.T) {
 	if m == nil || string(m[1]) == "0" {
 		t.Errorf("/metrics counts no serviceaccount-controller error: %q", m)
 	}
+	if !regexp.MustCompile(`rest_client_requests_total\{code="403",host="[^"]+",method="POST"\} [1-9]`).Match(body) {
+		t.Errorf("/metrics counts no 403 answer in rest_client_requests_total")
+	}
+	// Without "create" on replicasets, a Deployment cannot get its
+	// ReplicaSet: like kube-controller-manager's deployment controller, kcm's
+	// records a ReplicaSetCreateError Warning and sets Progressing=False
+	// with that reason (the Deployment has a progress deadline, 600 s by
+	// default), and retries.
+	dep, err := api.Raw().Decode([]byte(`{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"blocked"},
+		"spec":{"replicas":1,"selector":{"matchLabels":{"app":"blocked"}},
+		"template":{"metadata":{"labels":{"app":"blocked"}},"spec":{"containers":[{"name":"web","image":"web:1"}]}}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := rest.NewResources(admin, rest.Deployments, api.Raw()).InNamespace(ns.Name).Create(ctx, dep); err != nil {
+		t.Fatal(err)
+	}
+	watchFor(t, ctx, rest.NewResources(admin, rest.Deployments, api.Typed[api.Deployment]()).InNamespace(ns.Name),
+		"Progressing=False ReplicaSetCreateError", func(d *api.Deployment) bool {
+			for _, c := range d.Status.Conditions {
+				if c.Type == api.DeploymentProgressing && c.Status == api.ConditionFalse && c.Reason == "ReplicaSetCreateError" {
+					return strings.Contains(c.Message, "forbidden")
+				}
+			}
+			return false
+		})
+	watchFor(t, ctx, rest.NewResources(admin, rest.Events, api.Typed[api.CoreEvent]()).InNamespace(ns.Name),
+		"a ReplicaSetCreateError Warning on the Deployment", func(e *api.CoreEvent) bool {
+			return e.Reason == "ReplicaSetCreateError" && e.Type == api.EventTypeWarning &&
+				e.InvolvedObject.Kind == "Deployment" && e.InvolvedObject.Name == "blocked"
+		})
+
 	resp, err = client.Get("https://" + ln.Addr().String() + "/healthz")
 	if err != nil {
 		t.Fatal(err)

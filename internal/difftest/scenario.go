@@ -294,3 +294,51 @@ func stalledAt(v View, old, new int32) bool {
 	}
 	return gotOld == old && gotNew == new
 }
+
+// RejectedTemplateScenario creates a Deployment of 3 whose pods the
+// apiserver refuses (their ServiceAccount does not exist: ServiceAccount
+// admission rejects such a pod, while the Deployment and its ReplicaSet are
+// accepted) and waits until both managers' controllers have said so: the
+// ReplicaSet's ReplicaFailure condition (reason FailedCreate, the
+// apiserver's message) copied to the Deployment, with every other status
+// field and condition as the controllers leave them. The controllers keep
+// retrying with backoff; what is compared is where they settle.
+func RejectedTemplateScenario() Scenario {
+	return Scenario{
+		Name:   "rejected-template",
+		Record: workloadResources,
+		Run: func(ctx context.Context, env *Env) error {
+			d := newDeployment(3, rollingStrategy("25%", "25%"))
+			d.Spec.Template.Spec.ServiceAccountName = "missing"
+			if _, err := deployments(env).Create(ctx, d); err != nil {
+				return err
+			}
+			wctx, cancel := context.WithTimeout(ctx, 60*time.Second)
+			defer cancel()
+			return env.Observer.WaitFor(wctx, "the ReplicaFailure condition on the Deployment and its ReplicaSet", replicaFailureShown)
+		},
+	}
+}
+
+// replicaFailureShown: the Deployment has observed its generation and
+// carries ReplicaFailure, and so does its one ReplicaSet, with no pod.
+func replicaFailureShown(v View) bool {
+	d := v.Deployments[deploymentName]
+	if d == nil || d.Status.ObservedGeneration != d.Generation || len(v.Pods) != 0 {
+		return false
+	}
+	found := false
+	for _, c := range d.Status.Conditions {
+		found = found || c.Type == api.DeploymentReplicaFailure
+	}
+	rss := ownedReplicaSets(v, d)
+	if !found || len(rss) != 1 {
+		return false
+	}
+	for _, c := range rss[0].Status.Conditions {
+		if c.Type == api.ReplicaSetReplicaFailure {
+			return rss[0].Status.ObservedGeneration == rss[0].Generation
+		}
+	}
+	return false
+}

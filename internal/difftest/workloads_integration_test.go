@@ -14,8 +14,8 @@ import (
 // reason. None yet.
 var workloadAllowances []Allowance
 
-// TestWorkloadsMatchKCM runs the scale, rolling-update, Recreate and
-// stalled-rollout scenarios under kcm (kcmControllers) and under kube-controller-manager
+// TestWorkloadsMatchKCM runs the scale, rolling-update, Recreate,
+// stalled-rollout and rejected-template scenarios under kcm (kcmControllers) and under kube-controller-manager
 // (deployment, replicaset and serviceaccount controllers), each on a
 // fresh cluster, and requires the same objects at the end, the same
 // sequence of ReplicaSet scaling decisions, and the strategies'
@@ -33,7 +33,7 @@ func TestWorkloadsMatchKCM(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
-	scenarios := []Scenario{ScaleScenario(), RollingUpdateScenario(), RecreateScenario(), StalledRolloutScenario()}
+	scenarios := []Scenario{ScaleScenario(), RollingUpdateScenario(), RecreateScenario(), StalledRolloutScenario(), RejectedTemplateScenario()}
 	kcm := &InProcess{Descriptors: kcmControllers}
 	ref := &KubeControllerManager{Controllers: []string{kcmDeployment, kcmReplicaSet, kcmServiceAccount}}
 	ra := record(ctx, t, kcm, scenarios...)
