@@ -13,6 +13,7 @@ import (
 	"github.com/kcmlab/kcm/kube/api"
 	"github.com/kcmlab/kcm/kube/rest"
 	"github.com/kcmlab/kcm/reflector"
+	"github.com/kcmlab/kcm/tap"
 )
 
 // FactoryOptions configure every informer a Factory makes.
@@ -34,6 +35,8 @@ type FactoryOptions struct {
 
 	// ShutdownTimeout is every informer's Options.ShutdownTimeout.
 	ShutdownTimeout time.Duration
+	// Tap is every informer's Options.Tap (the pipeline view).
+	Tap *tap.Tap
 }
 
 // runner is the part of an informer the factory starts and waits for.
@@ -113,7 +116,7 @@ func get[T api.Object](f *Factory, res rest.Resource, kind string, codec api.Cod
 		name += "(" + kind + ")" // names are unique per factory, like the keys
 	}
 	o := Options[T]{Name: name, Reflector: f.o.Reflector, Clock: f.o.Clock, Logger: f.o.Logger, Registerer: f.o.Registerer}
-	o.ShutdownTimeout = f.o.ShutdownTimeout
+	o.ShutdownTimeout, o.Tap = f.o.ShutdownTimeout, f.o.Tap
 	inf, err := New(reflector.FromResources(r, f.o.Transport), o)
 	if err != nil {
 		// Only registering metrics can fail: run without them rather than

@@ -18,6 +18,7 @@ import (
 	"github.com/kcmlab/kcm/processor"
 	"github.com/kcmlab/kcm/reflector"
 	"github.com/kcmlab/kcm/store"
+	"github.com/kcmlab/kcm/tap"
 )
 
 // Options configure an Informer. Zero values mean the defaults noted.
@@ -57,6 +58,10 @@ type Options[T api.Object] struct {
 	Registerer prometheus.Registerer
 	// Observer, when set, sees every stage (kcm trace).
 	Observer Observer[T]
+	// Tap, when set, feeds the pipeline view: this informer's Socket (its
+	// reflector, unless Reflector.Tap is set), FIFO, Store and Handler
+	// stages report while someone watches.
+	Tap *tap.Tap
 }
 
 // Observer sees deltas being applied: what the store did and what the
@@ -82,6 +87,10 @@ type Informer[T api.Object] struct {
 	obs   Observer[T]
 	// ops is applyBatch's reusable buffer (apply goroutine only).
 	ops []store.Op[T]
+	// indexers are the store's indexes, for the Store stage's index
+	// changes; stored reports applied deltas (nil without a Tap).
+	indexers store.Indexers[T]
+	stored   *tap.Point
 
 	started atomic.Bool
 	// synced latches once the FIFO reported HasSynced.
@@ -103,11 +112,13 @@ func New[T api.Object](lw reflector.ListerWatcher[T], o Options[T]) (*Informer[T
 		o.Indexers = store.BuiltinIndexers[T]()
 	}
 	log := o.Logger.With().Str("informer", o.Name).Logger()
-	inf := &Informer[T]{name: o.Name, clk: o.Clock, log: log, batch: o.BatchSize, obs: o.Observer, done: make(chan struct{})}
+	inf := &Informer[T]{name: o.Name, clk: o.Clock, log: log, batch: o.BatchSize, obs: o.Observer, done: make(chan struct{}),
+		indexers: o.Indexers, stored: o.Tap.Point(tap.Store, o.Name, "")}
 	inf.store = store.New(store.Options[T]{Indexers: o.Indexers})
 	inf.fifo = deltafifo.New(deltafifo.Options[T]{Known: knownObjects[T]{inf.store.View()}, Logger: log})
+	inf.stored.Gauge("objects", func() int64 { return int64(inf.store.Len()) })
 	proc, err := processor.New(processor.Options[T]{Name: o.Name, Lister: inf.store.View(), HasSynced: inf.HasSynced,
-		Clock: o.Clock, Logger: log, Registerer: o.Registerer, ShutdownTimeout: o.ShutdownTimeout})
+		Clock: o.Clock, Logger: log, Registerer: o.Registerer, ShutdownTimeout: o.ShutdownTimeout, Tap: o.Tap})
 	if err != nil {
 		return nil, fmt.Errorf("informer %s: %w", o.Name, err)
 	}
@@ -116,7 +127,9 @@ func New[T api.Object](lw reflector.ListerWatcher[T], o Options[T]) (*Informer[T
 	if err != nil {
 		return nil, fmt.Errorf("informer %s: %w", o.Name, err)
 	}
-	sink := fifoSink[T]{f: inf.fifo, transform: o.Transform}
+	sink := fifoSink[T]{f: inf.fifo, transform: o.Transform, queued: o.Tap.Point(tap.FIFO, o.Name, ""),
+		resource: tap.ResourceOf(o.Name)}
+	sink.queued.Gauge("depth", func() int64 { return int64(inf.fifo.Len()) })
 	if failures != nil {
 		sink.failures = failures.WithLabelValues(o.Name)
 	}
@@ -146,6 +159,9 @@ func reflectorOptions[T api.Object](o Options[T], log zerolog.Logger) reflector.
 	}
 	if ro.Observer == nil && o.Observer != nil {
 		ro.Observer = o.Observer
+	}
+	if ro.Tap == nil {
+		ro.Tap = o.Tap
 	}
 	return ro
 }
@@ -295,9 +311,28 @@ func (i *Informer[T]) applyBatch(batch []deltafifo.Delta[T]) error {
 			}
 		}
 	})
+	if i.stored.On() {
+		i.reportApplied(batch, ops)
+	}
 	clear(ops) // do not keep objects alive through the reused buffer
 	i.ops = ops[:0]
 	return nil
+}
+
+// reportApplied reports a batch written to the store: each delta with the
+// index entries its write moved.
+func (i *Informer[T]) reportApplied(batch []deltafifo.Delta[T], ops []store.Op[T]) {
+	at, depth, res := i.stored.Now(), i.fifo.Len(), tap.ResourceOf(i.name)
+	for j, d := range batch {
+		e := tap.Event{At: at, Op: string(d.Type), Resource: res, Key: d.Key, Depth: depth}
+		m := d.Object.GetObjectMeta()
+		e.RV, e.UID = m.ResourceVersion, m.UID
+		if d.FinalStateUnknown {
+			e.Op += " (final state unknown)"
+		}
+		e.Index = store.IndexChanges(i.indexers, ops[j].Old, ops[j].Existed, d.Object, d.Type != deltafifo.Deleted)
+		i.stored.Emit(e)
+	}
 }
 
 // notification is what handlers are told about delta d, given what the

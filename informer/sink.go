@@ -9,6 +9,7 @@ import (
 	"github.com/kcmlab/kcm/deltafifo"
 	"github.com/kcmlab/kcm/kube/api"
 	"github.com/kcmlab/kcm/reflector"
+	"github.com/kcmlab/kcm/tap"
 )
 
 // ErrTransform wraps the error of an Options.Transform that refused an
@@ -23,6 +24,17 @@ type fifoSink[T api.Object] struct {
 	transform func(T) (T, error)
 	// failures counts the transform's errors; nil without metrics.
 	failures prometheus.Counter
+	// queued reports each delta queued (nil without a Tap); resource is
+	// the informer's resource.
+	queued   *tap.Point
+	resource string
+}
+
+// report tells the tap that obj was queued as a delta of type t.
+func (s fifoSink[T]) report(t deltafifo.DeltaType, obj T) {
+	m := obj.GetObjectMeta()
+	s.queued.Emit(tap.Event{Op: string(t), Resource: s.resource, Key: m.Key(), RV: m.ResourceVersion, UID: m.UID,
+		Depth: s.f.Len()})
 }
 
 func (s fifoSink[T]) prep(obj T) (T, error) {
@@ -45,7 +57,11 @@ func (s fifoSink[T]) Add(obj T) error {
 	if err != nil {
 		return err
 	}
-	return s.f.Add(obj)
+	if err := s.f.Add(obj); err != nil {
+		return err
+	}
+	s.queuedAs(deltafifo.Added, obj)
+	return nil
 }
 
 func (s fifoSink[T]) Update(obj T) error {
@@ -53,7 +69,11 @@ func (s fifoSink[T]) Update(obj T) error {
 	if err != nil {
 		return err
 	}
-	return s.f.Update(obj)
+	if err := s.f.Update(obj); err != nil {
+		return err
+	}
+	s.queuedAs(deltafifo.Updated, obj)
+	return nil
 }
 
 func (s fifoSink[T]) Delete(obj T) error {
@@ -61,7 +81,21 @@ func (s fifoSink[T]) Delete(obj T) error {
 	if err != nil {
 		return err
 	}
-	return s.f.Delete(obj)
+	if err := s.f.Delete(obj); err != nil {
+		return err
+	}
+	s.queuedAs(deltafifo.Deleted, obj)
+	return nil
+}
+
+// queuedAs reports obj handed to the FIFO as a delta of type t, while
+// someone watches. (A Delete of a key the FIFO and the store do not know is
+// dropped by the FIFO; it is reported all the same, as what the socket
+// delivered.)
+func (s fifoSink[T]) queuedAs(t deltafifo.DeltaType, obj T) {
+	if s.queued.On() {
+		s.report(t, obj)
+	}
 }
 
 func (s fifoSink[T]) StartReplace() reflector.Replacer[T] {
@@ -79,7 +113,11 @@ func (r *replacer[T]) Add(obj T) error {
 	if err != nil {
 		return err
 	}
-	return r.r.Add(obj)
+	if err := r.r.Add(obj); err != nil {
+		return err
+	}
+	r.sink.queuedAs(deltafifo.Replaced, obj)
+	return nil
 }
 
 func (r *replacer[T]) Finish(string) error { return r.r.Finish() }

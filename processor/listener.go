@@ -12,6 +12,7 @@ import (
 
 	"github.com/kcmlab/kcm/internal/ring"
 	"github.com/kcmlab/kcm/kube/api"
+	"github.com/kcmlab/kcm/tap"
 )
 
 // batchSize is how many notifications the goroutine takes from the buffer
@@ -34,6 +35,10 @@ type listener[T api.Object] struct {
 	panicCounter prometheus.Counter
 	// sourceSynced reports whether the informer's source has synced.
 	sourceSynced func() bool
+	// tap reports each call, begin and end (nil without a Tap); resource
+	// is the informer's resource. Set before the goroutine starts.
+	tap      *tap.Point
+	resource string
 
 	// resync is this listener's resync clock. Guarded by Processor.mu.
 	resync resyncSchedule
@@ -188,9 +193,47 @@ func (l *listener[T]) stopping(ctx context.Context) bool {
 	}
 }
 
-// deliver calls the handler for n, recovering a panic so that it costs this
-// one notification and nothing else.
+// deliver calls the handler for n (see call), reporting the call to the
+// tap while someone watches.
 func (l *listener[T]) deliver(n Notification[T]) {
+	if !l.tap.On() {
+		l.call(n)
+		return
+	}
+	e := tap.Event{Op: tap.OpBegin, Resource: l.resource}
+	if m := metaOf(n.Obj); m != nil {
+		e.Key, e.RV, e.UID = m.Key(), m.ResourceVersion, m.UID
+	}
+	start := l.tap.Now()
+	e.At = start
+	l.tap.Emit(e)
+	l.call(n)
+	e.At, e.Op = l.tap.Now(), handlerCall(n)
+	e.Took, e.Depth = e.At.Sub(start), l.pending()
+	l.tap.Emit(e)
+}
+
+// handlerCall names the handler method n calls, as the view shows it.
+func handlerCall[T api.Object](n Notification[T]) string {
+	switch n.Kind {
+	case Add:
+		if n.IsInitialList {
+			return "OnAdd (initial list)"
+		}
+		return "OnAdd"
+	case Update:
+		return "OnUpdate"
+	case Delete:
+		return "OnDelete"
+	case Sync:
+		return "OnUpdate (resync)"
+	}
+	return "invalid"
+}
+
+// call calls the handler for n, recovering a panic so that it costs this
+// one notification and nothing else.
+func (l *listener[T]) call(n Notification[T]) {
 	defer func() {
 		r := recover()
 		if n.countsForSync() {

@@ -110,3 +110,13 @@ func objectKey[T api.Object](obj T) (key string) {
 	}()
 	return obj.GetObjectMeta().Key()
 }
+
+// metaOf returns obj's metadata, or nil for a nil object.
+func metaOf[T api.Object](obj T) (m *api.ObjectMeta) {
+	defer func() {
+		if recover() != nil {
+			m = nil
+		}
+	}()
+	return obj.GetObjectMeta()
+}

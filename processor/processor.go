@@ -14,6 +14,7 @@ import (
 
 	"github.com/kcmlab/kcm/clock"
 	"github.com/kcmlab/kcm/kube/api"
+	"github.com/kcmlab/kcm/tap"
 )
 
 // Lister is the view of the informer's store that the processor needs: the
@@ -51,6 +52,10 @@ type Options[T api.Object] struct {
 	// for handler calls in progress to return. 0: wait as long as it takes,
 	// so that no handler is running once Run returns.
 	ShutdownTimeout time.Duration
+	// Tap, when set, gives each handler a tap.Handler point (the
+	// pipeline view): its calls are reported, begin and end, while
+	// someone watches, and its buffer is a gauge.
+	Tap *tap.Tap
 }
 
 // HandlerOptions configure one registration.
@@ -74,6 +79,7 @@ type Processor[T api.Object] struct {
 	log             zerolog.Logger
 	panics          *prometheus.CounterVec // nil without metrics
 	shutdownTimeout time.Duration
+	tap             *tap.Tap
 	// emit is distributeLocked bound once, so Apply hands it out without
 	// allocating.
 	emit func(Notification[T])
@@ -110,6 +116,7 @@ func New[T api.Object](opts Options[T]) (*Processor[T], error) {
 		log:             opts.Logger.With().Str("informer", opts.Name).Logger(),
 		panics:          panics,
 		shutdownTimeout: opts.ShutdownTimeout,
+		tap:             opts.Tap,
 		live:            map[*listener[T]]struct{}{},
 	}
 	if p.sourceSynced == nil {
@@ -146,6 +153,9 @@ func (p *Processor[T]) AddHandler(h Handler[T], opts HandlerOptions) (*Registrat
 		counter = p.panics.WithLabelValues(p.name, name)
 	}
 	l := newListener(name, h, p.log, counter, p.sourceSynced)
+	l.tap = p.tap.Point(tap.Handler, p.name, name)
+	l.resource = tap.ResourceOf(p.name)
+	l.tap.Gauge("pending", func() int64 { return int64(l.pending()) })
 	l.resync = newResyncSchedule(opts.ResyncPeriod, p.clock.Now())
 	if p.lister != nil {
 		l.addSnapshotLocked(p.lister.List())

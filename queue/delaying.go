@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/kcmlab/kcm/clock"
+	"github.com/kcmlab/kcm/tap"
 )
 
 // AddAfter adds k once d has passed. Until then k waits in the delay heap;
@@ -13,21 +14,52 @@ import (
 // However many keys wait, one timer on the queue's goroutine serves them
 // all: AddAfter starts no goroutine and, once the heap has grown to its
 // working size, allocates nothing.
-func (q *Queue[K]) AddAfter(k K, d time.Duration) {
+func (q *Queue[K]) AddAfter(k K, d time.Duration) { q.addAfter(k, d, "AddAfter") }
+
+// addAfter is AddAfter, reported to the tap as op.
+func (q *Queue[K]) addAfter(k K, d time.Duration, op string) {
 	if d <= 0 {
-		q.Add(k)
+		q.mu.Lock()
+		if q.shuttingDown {
+			q.mu.Unlock()
+			return
+		}
+		counted := q.addLocked(k, false)
+		if q.tap.On() {
+			q.reportLocked(k, q.addedOpLocked(k, counted, op), d)
+			return
+		}
+		q.mu.Unlock()
 		return
 	}
 	at := q.clock.Now().Add(d)
 	q.mu.Lock()
-	defer q.mu.Unlock()
-	if q.shuttingDown || !q.delayed.push(k, at) {
+	if q.shuttingDown {
+		q.mu.Unlock()
 		return
 	}
-	select {
-	case q.wake <- struct{}{}:
-	default: // the loop has a nudge pending already
+	pushed := q.delayed.push(k, at)
+	if pushed {
+		select {
+		case q.wake <- struct{}{}:
+		default: // the loop has a nudge pending already
+		}
 	}
+	if q.tap.On() {
+		if !pushed {
+			op += " (an earlier wait is kept)"
+		}
+		q.reportLocked(k, op, d)
+		return
+	}
+	q.mu.Unlock()
+}
+
+// reportLocked reports an add of k to the tap and unlocks the queue.
+func (q *Queue[K]) reportLocked(k K, op string, d time.Duration) {
+	depth := q.s.ready
+	q.mu.Unlock()
+	q.tap.Emit(tap.Event{Op: op, Key: keyString(k), Delay: d, Depth: depth, Retries: q.limiter.NumRequeues(k)})
 }
 
 // loop is the queue's goroutine: it moves delayed keys into the queue when
@@ -73,7 +105,10 @@ func (q *Queue[K]) flushDue() (next time.Time, ok bool) {
 		if !due {
 			break
 		}
-		q.addLocked(k, false)
+		counted := q.addLocked(k, false)
+		if q.tap.On() {
+			q.tap.Emit(tap.Event{Op: q.addedOpLocked(k, counted, "Add (wait over)"), Key: keyString(k), Depth: q.s.ready})
+		}
 	}
 	return q.delayed.next()
 }

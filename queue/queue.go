@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/kcmlab/kcm/clock"
+	"github.com/kcmlab/kcm/tap"
 )
 
 // ErrShutDown is returned by Get once the queue is shut down and no key is
@@ -38,6 +39,10 @@ type Config[K comparable] struct {
 	RateLimiter RateLimiter[K]
 	// Metrics receives the queue's metrics; nil records none.
 	Metrics *Metrics
+	// Tap, when set, reports every add at the tap.Enqueue stage of the
+	// pipeline view (source Name) while someone watches; the ready,
+	// in-flight and waiting keys are its gauges.
+	Tap *tap.Tap
 }
 
 // Queue is a work queue of keys for controller workers. See the package
@@ -80,6 +85,8 @@ type Queue[K comparable] struct {
 
 	// hooks lets tests observe the goroutines; zero in production.
 	hooks hooks
+	// tap reports adds (nil without a Tap).
+	tap *tap.Point
 }
 
 // hooks are test-only observation points, set before the queue starts.
@@ -114,7 +121,11 @@ func newWithHooks[K comparable](cfg Config[K], h hooks) *Queue[K] {
 		wake:     make(chan struct{}, 1),
 		loopDone: make(chan struct{}),
 		hooks:    h,
+		tap:      cfg.Tap.Point(tap.Enqueue, cfg.Name, ""),
 	}
+	q.tap.Gauge("ready", func() int64 { return int64(q.Len()) })
+	q.tap.Gauge("in flight", func() int64 { q.mu.Lock(); defer q.mu.Unlock(); return int64(q.s.inFlight) })
+	q.tap.Gauge("waiting", func() int64 { q.mu.Lock(); defer q.mu.Unlock(); return int64(q.delayed.len()) })
 	var tick clock.Ticker
 	if cfg.Metrics != nil && cfg.Name != "" {
 		q.m = newQueueMetrics[K](cfg.Metrics, cfg.Name, clk)
@@ -133,17 +144,53 @@ func (q *Queue[K]) Add(k K) { q.AddWithPriority(k, PriorityNormal) }
 // in the low lane moves it to the normal lane; a low add never demotes.
 func (q *Queue[K]) AddWithPriority(k K, p Priority) {
 	q.mu.Lock()
-	if !q.shuttingDown {
-		q.addLocked(k, p == PriorityLow)
+	if q.shuttingDown {
+		q.mu.Unlock()
+		return
 	}
+	counted := q.addLocked(k, p == PriorityLow)
+	if !q.tap.On() {
+		q.mu.Unlock()
+		return
+	}
+	op := q.addedOpLocked(k, counted, "Add")
+	if p == PriorityLow {
+		op += " (low priority)"
+	}
+	depth := q.s.ready
 	q.mu.Unlock()
+	q.tap.Emit(tap.Event{Op: op, Key: keyString(k), Depth: depth})
 }
 
-func (q *Queue[K]) addLocked(k K, lowPriority bool) {
-	if q.s.add(k, lowPriority) && q.m != nil {
+// addLocked adds k and reports whether it became pending (see sets.add).
+func (q *Queue[K]) addLocked(k K, lowPriority bool) bool {
+	counted := q.s.add(k, lowPriority)
+	if counted && q.m != nil {
 		q.m.addedLocked(k)
 	}
 	q.signalLocked()
+	return counted
+}
+
+// addedOpLocked names what an add of k did, for the view: op, or op with
+// "(deduplicated)" when k was pending already, or with "(held: ready
+// after Done)" when a worker holds it.
+func (q *Queue[K]) addedOpLocked(k K, counted bool, op string) string {
+	switch {
+	case !counted:
+		return op + " (deduplicated)"
+	case q.s.items[k]&processing != 0:
+		return op + " (held: ready after Done)"
+	}
+	return op
+}
+
+// keyString renders a key for the view.
+func keyString[K comparable](k K) string {
+	if s, ok := any(k).(string); ok {
+		return s
+	}
+	return fmt.Sprint(k)
 }
 
 // signalLocked wakes one blocked Get if keys are ready and no wake-up is
@@ -293,7 +340,7 @@ func (q *Queue[K]) AddRateLimited(k K) {
 	if q.m != nil {
 		q.m.retries.Inc()
 	}
-	q.AddAfter(k, d)
+	q.addAfter(k, d, "AddRateLimited")
 }
 
 // Forget tells the rate limiter that k succeeded, resetting its backoff. It

@@ -14,6 +14,7 @@ import (
 	"github.com/kcmlab/kcm/clock"
 	"github.com/kcmlab/kcm/kube/api"
 	"github.com/kcmlab/kcm/kube/rest"
+	"github.com/kcmlab/kcm/tap"
 )
 
 // Options configure a Reflector. Zero values mean the defaults noted.
@@ -40,6 +41,9 @@ type Options struct {
 	// Metrics, when set (NewMetrics), records lists, watches and their
 	// failures on /metrics.
 	Metrics *Metrics
+	// Tap, when set, receives a tap.Socket event for every watch event
+	// and listed item while someone watches the pipeline view.
+	Tap *tap.Tap
 }
 
 // Observer sees what a reflector does; kcm trace prints it.
@@ -70,6 +74,9 @@ type Reflector[T api.Object] struct {
 	// the stream is a list up to there and a watch after it).
 	listed  int
 	listEnd time.Time
+	// socket reports what is read from the apiserver (nil without a Tap).
+	socket   *tap.Point
+	resource string
 }
 
 // New returns a reflector from lw into sink.
@@ -97,7 +104,8 @@ func New[T api.Object](lw ListerWatcher[T], sink Sink[T], o Options) *Reflector[
 		LabelSelector: o.LabelSelector, FieldSelector: o.FieldSelector,
 		WatchTimeout: func() int64 { return minT + rand.Int64N(max(minT, 1)) },
 	})
-	return &Reflector[T]{lw: lw, sink: sink, m: m, o: o}
+	return &Reflector[T]{lw: lw, sink: sink, m: m, o: o,
+		socket: o.Tap.Point(tap.Socket, o.Name, ""), resource: tap.ResourceOf(o.Name)}
 }
 
 // LastSyncResourceVersion returns the resourceVersion of the newest state
@@ -175,7 +183,13 @@ func (r *Reflector[T]) list(ctx context.Context, opts rest.ListOptions) error {
 	r.o.Metrics.listStarted()
 	for {
 		n := 0
-		meta, err := r.lw.ListEach(ctx, opts, func(obj T) error { n++; return refused(rep.Add(obj)) })
+		meta, err := r.lw.ListEach(ctx, opts, func(obj T) error {
+			n++
+			if r.socket.On() {
+				r.report("LIST", obj.GetObjectMeta(), 0)
+			}
+			return refused(rep.Add(obj))
+		})
 		total += n
 		if err != nil {
 			rep.Abort()
@@ -297,6 +311,9 @@ func (r *Reflector[T]) stream(w Watch[T], rep Replacer[T], start time.Time) (int
 		if r.o.Observer != nil {
 			r.o.Observer.WatchEvent(ev.Type, rv, ev.Size)
 		}
+		if r.socket.On() {
+			r.reportEvent(ev)
+		}
 		route := r.m.Route(ev.Type, ev.IsInitialEventsEnd())
 		if route == ToError {
 			return n, ev.Err
@@ -333,4 +350,27 @@ func (r *Reflector[T]) apply(route Route, obj T, rv string, rep Replacer[T]) err
 		return rep.Finish(rv)
 	}
 	return nil
+}
+
+// reportEvent reports a watch event to the tap: its type, the object's
+// metadata and its size (a bookmark has no key; an error neither).
+func (r *Reflector[T]) reportEvent(ev rest.WatchEvent[T]) {
+	if ev.Type == rest.Error {
+		e := tap.Event{Op: string(ev.Type), Resource: r.resource, Bytes: ev.Size}
+		if ev.Err != nil {
+			e.Err = ev.Err.Error()
+		}
+		r.socket.Emit(e)
+		return
+	}
+	r.report(string(ev.Type), ev.Object.GetObjectMeta(), ev.Size)
+}
+
+// report reports one object read from the apiserver.
+func (r *Reflector[T]) report(op string, m *api.ObjectMeta, size int) {
+	e := tap.Event{Op: op, Resource: r.resource, RV: m.ResourceVersion, UID: m.UID, Bytes: size}
+	if op != string(rest.Bookmark) {
+		e.Key = m.Key()
+	}
+	r.socket.Emit(e)
 }

@@ -1,0 +1,215 @@
+package tap
+
+import (
+	"context"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/kcmlab/kcm/clock"
+)
+
+// Stage names where in the pipeline an Event was observed.
+type Stage uint8
+
+// The stages, in the order an object passes them.
+const (
+	// Socket: the reflector read an event (or a listed item) from the
+	// apiserver. Source is the informer.
+	Socket Stage = iota + 1
+	// FIFO: the informer queued a delta in its deltafifo.
+	FIFO
+	// Store: the informer popped a delta and wrote it to its store.
+	Store
+	// Handler: a handler's call started (OpBegin) or returned.
+	Handler
+	// Enqueue: a key was added to a controller's work queue.
+	Enqueue
+	// Sync: a controller's sync started (OpBegin) or returned.
+	Sync
+	// Write: the API answered a write (create, update, patch, delete).
+	// Source is the client's User-Agent.
+	Write
+)
+
+var stageNames = [...]string{"", "socket", "fifo", "store", "handler", "enqueue", "sync", "write"}
+
+// String returns the stage's lower-case name ("socket", "fifo", ...).
+func (s Stage) String() string {
+	if int(s) < len(stageNames) && s != 0 {
+		return stageNames[s]
+	}
+	return "stage(?)"
+}
+
+// OpBegin is the Op of the Event that opens a handler call or a sync; the
+// Event that closes it carries the outcome.
+const OpBegin = "begin"
+
+// Event is one observation. It carries metadata only — never an object's
+// body — and every field but Stage, Source and At is optional.
+type Event struct {
+	At      time.Time
+	Stage   Stage
+	Source  string // the informer, the controller, or the client's User-Agent
+	Handler string // Handler stage: the handler's name
+	// Op is what happened: the watch event type (ADDED, ...), the delta
+	// type (Added, ...), the handler call (OnAdd, ...), the queue call
+	// (Add, AddAfter, AddRateLimited), the sync's result, the HTTP verb.
+	Op string
+	// Resource and Key name the object ("pods", "default/web-0"); queue
+	// and sync events carry the controller's key and no Resource.
+	Resource, Key string
+	RV, UID       string
+	// Seq numbers a sync (its begin and end share it); on a Write it is
+	// the sync that made the write, 0 when none.
+	Seq   uint64
+	Took  time.Duration // a handler call, a sync, a request
+	Delay time.Duration // AddAfter and AddRateLimited: the wait before the key is ready
+	Depth int           // what is queued behind it: FIFO deltas, handler buffer, ready keys
+	Bytes int           // Socket: the event's size on the wire
+	// Retries is the key's rate-limited retries on record (Enqueue, Sync).
+	Retries int
+	Err     string
+	// Index lists, for a Store event, the index entries the write added
+	// ("+label:app=web") and removed ("-owner:<uid>").
+	Index []string
+}
+
+// Recorder takes the Events of one point. Record must return at once and
+// must not keep e.Index beyond the call's copy (the slice is the caller's).
+type Recorder interface {
+	Record(e Event)
+	// Gauge registers a depth the view reads while someone watches;
+	// registering a name again replaces the function.
+	Gauge(name string, read func() int64)
+}
+
+// Sink hands out the Recorder of each point (the view implements it).
+type Sink interface {
+	Recorder(stage Stage, source, handler string) Recorder
+}
+
+// Tap connects the layers to a Sink. The zero value is not usable; a nil
+// *Tap is: it hands out nil Points.
+type Tap struct {
+	on   atomic.Bool
+	sink Sink
+	clk  clock.Clock
+	seq  atomic.Uint64
+}
+
+// New returns a Tap feeding sink, stamping Events with clk (nil: real
+// time). It starts off.
+func New(sink Sink, clk clock.Clock) *Tap {
+	if clk == nil {
+		clk = clock.Real{}
+	}
+	return &Tap{sink: sink, clk: clk}
+}
+
+// SetOn switches reporting on or off for every point.
+func (t *Tap) SetOn(on bool) {
+	if t != nil {
+		t.on.Store(on)
+	}
+}
+
+// On reports whether anyone watches.
+func (t *Tap) On() bool { return t != nil && t.on.Load() }
+
+// NextSeq returns a fresh sync number (never 0).
+func (t *Tap) NextSeq() uint64 {
+	if t == nil {
+		return 0
+	}
+	return t.seq.Add(1)
+}
+
+// Point returns the observation point of one place: a stage of an
+// informer (source), of a handler on an informer, of a controller, or of
+// a client. A nil Tap returns nil.
+func (t *Tap) Point(stage Stage, source, handler string) *Point {
+	if t == nil {
+		return nil
+	}
+	return &Point{t: t, rec: t.sink.Recorder(stage, source, handler), stage: stage, source: source, handler: handler}
+}
+
+// Point is one place that reports Events. All methods are safe on a nil
+// *Point and do nothing there.
+type Point struct {
+	t               *Tap
+	rec             Recorder
+	stage           Stage
+	source, handler string
+}
+
+// On reports whether anyone watches: check it before building an Event.
+func (p *Point) On() bool { return p != nil && p.t.on.Load() }
+
+// Tap returns the Tap the point belongs to (nil for a nil Point).
+func (p *Point) Tap() *Tap {
+	if p == nil {
+		return nil
+	}
+	return p.t
+}
+
+// Now is the Tap's clock.
+func (p *Point) Now() time.Time {
+	if p == nil {
+		return time.Time{}
+	}
+	return p.t.clk.Now()
+}
+
+// Emit records e, filling in the point's Stage, Source and Handler, and At
+// when zero. Call it only after On returned true.
+func (p *Point) Emit(e Event) {
+	if p == nil {
+		return
+	}
+	e.Stage, e.Source, e.Handler = p.stage, p.source, p.handler
+	if e.At.IsZero() {
+		e.At = p.t.clk.Now()
+	}
+	p.rec.Record(e)
+}
+
+// Gauge registers a depth read by the view (see Recorder.Gauge).
+func (p *Point) Gauge(name string, read func() int64) {
+	if p != nil {
+		p.rec.Gauge(name, read)
+	}
+}
+
+// SyncRef names one sync: the controller, the key and the sync's number.
+type SyncRef struct {
+	Controller, Key string
+	Seq             uint64
+}
+
+type syncKey struct{}
+
+// WithSync returns ctx carrying ref, for the REST client to attribute the
+// writes made under it.
+func WithSync(ctx context.Context, ref SyncRef) context.Context {
+	return context.WithValue(ctx, syncKey{}, ref)
+}
+
+// SyncOf returns the sync ctx was made for by WithSync, if any.
+func SyncOf(ctx context.Context) (SyncRef, bool) {
+	ref, ok := ctx.Value(syncKey{}).(SyncRef)
+	return ref, ok
+}
+
+// ResourceOf returns the resource an informer named source caches: its
+// name without the representation suffix the informer factory adds
+// ("pods(raw)" → "pods", "replicasets.apps" stays).
+func ResourceOf(source string) string {
+	if i := strings.IndexByte(source, '('); i > 0 {
+		return source[:i]
+	}
+	return source
+}
