@@ -9,6 +9,7 @@ import (
 	"github.com/kcmlab/kcm/clock"
 	"github.com/kcmlab/kcm/informer"
 	"github.com/kcmlab/kcm/kube/rest"
+	"github.com/kcmlab/kcm/tap"
 )
 
 // Config is what CreateControllerContext needs besides the client.
@@ -34,6 +35,9 @@ type Config struct {
 	// Registerer receives the framework's metrics (reconcile, workqueue,
 	// events); nil records none.
 	Registerer prometheus.Registerer
+	// Tap feeds the pipeline view from the shared informers and every
+	// controller's loop; nil: no view.
+	Tap *tap.Tap
 }
 
 // SharedInformersName is the controller name of the informer factory's
@@ -57,6 +61,9 @@ type ControllerContext struct {
 	Clock   clock.Clock
 	Logger  zerolog.Logger
 	Metrics *Metrics
+	// Tap is handed to every loop (NewLoop) and to the factory's
+	// informers; nil without a view.
+	Tap *tap.Tap
 
 	client  *rest.Client
 	version string
@@ -77,7 +84,7 @@ func CreateControllerContext(client *rest.Client, cfg Config) (ControllerContext
 		cfg.Version = "v0"
 	}
 	cc := ControllerContext{
-		Clock: cfg.Clock, Logger: cfg.Logger,
+		Clock: cfg.Clock, Logger: cfg.Logger, Tap: cfg.Tap,
 		client: client, version: cfg.Version, qps: cfg.QPS, burst: cfg.Burst, options: cfg.Options,
 	}
 	if cfg.Registerer != nil {
@@ -88,7 +95,7 @@ func CreateControllerContext(client *rest.Client, cfg Config) (ControllerContext
 		cc.Metrics = m
 	}
 	fo := cfg.Factory
-	fo.Clock, fo.Registerer, fo.Logger = cfg.Clock, cfg.Registerer, cfg.Logger
+	fo.Clock, fo.Registerer, fo.Logger, fo.Tap = cfg.Clock, cfg.Registerer, cfg.Logger, cfg.Tap
 	cc.InformerFactory = informer.NewFactory(cc.ClientFor(SharedInformersName), fo)
 	return cc, nil
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"runtime/debug"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -13,6 +14,7 @@ import (
 	"github.com/kcmlab/kcm/clock"
 	"github.com/kcmlab/kcm/informer"
 	"github.com/kcmlab/kcm/queue"
+	"github.com/kcmlab/kcm/tap"
 )
 
 // SyncFunc reconciles the object a key names ("namespace/name", or "name"
@@ -62,6 +64,11 @@ type LoopOptions struct {
 	// Events is the controller's event broadcaster, run for as long as
 	// Run runs; nil if the controller records no events.
 	Events *Broadcaster
+	// Tap, when set, reports the loop's queue (tap.Enqueue) and every
+	// sync, begin and end (tap.Sync), to the pipeline view while someone
+	// watches; a reported sync's context carries its tap.SyncRef, so the
+	// REST client can name the sync behind each write.
+	Tap *tap.Tap
 }
 
 // Loop is the work loop every controller shares (controller-runtime's
@@ -88,6 +95,11 @@ type Loop struct {
 	o       LoopOptions
 	started bool
 	mu      sync.Mutex
+	// tap reports syncs (nil without a Tap); active counts the syncs in
+	// flight and workers the workers running, for its gauges.
+	tap     *tap.Point
+	active  atomic.Int64
+	workers atomic.Int64
 }
 
 // NewLoop returns a loop named after its controller (the name labels its
@@ -99,20 +111,24 @@ func NewLoop(name string, sync SyncFunc, o LoopOptions) *Loop {
 	if o.DrainTimeout <= 0 {
 		o.DrainTimeout = DefaultDrainTimeout
 	}
-	qc := queue.Config[string]{Name: name, Clock: o.Clock, RateLimiter: o.RateLimiter}
+	qc := queue.Config[string]{Name: name, Clock: o.Clock, RateLimiter: o.RateLimiter, Tap: o.Tap}
 	if o.Metrics != nil {
 		qc.Metrics = o.Metrics.Queue
 	}
-	return &Loop{
+	l := &Loop{
 		name: name, sync: sync, q: queue.New(qc), clock: o.Clock,
 		log: o.Logger.With().Str("controller", name).Logger(),
 		m:   newLoopMetrics(o.Metrics, name), o: o,
+		tap: o.Tap.Point(tap.Sync, name, ""),
 	}
+	l.tap.Gauge("in flight", l.active.Load)
+	l.tap.Gauge("workers", l.workers.Load)
+	return l
 }
 
 // NewLoop is NewLoop with the context's clock, logger and metrics.
 func (cc ControllerContext) NewLoop(name string, sync SyncFunc, o LoopOptions) *Loop {
-	o.Clock, o.Logger, o.Metrics = cc.Clock, cc.Logger, cc.Metrics
+	o.Clock, o.Logger, o.Metrics, o.Tap = cc.Clock, cc.Logger, cc.Metrics, cc.Tap
 	return NewLoop(name, sync, o)
 }
 
@@ -162,8 +178,10 @@ func (l *Loop) Run(ctx context.Context, workers int) error {
 	var wg sync.WaitGroup
 	for range workers {
 		wg.Add(1)
+		l.workers.Add(1)
 		go func() {
 			defer wg.Done()
+			defer l.workers.Add(-1)
 			l.worker(ctx, work)
 		}()
 	}
@@ -206,12 +224,23 @@ func (l *Loop) process(ctx context.Context, key string) {
 		l.m.workers.Inc()
 		defer l.m.workers.Dec()
 	}
+	l.active.Add(1)
+	defer l.active.Add(-1)
+	var e tap.Event
+	reported := l.tap.On()
+	if reported {
+		ctx, e = l.reportBegin(ctx, key)
+	}
 	start := l.clock.Now()
 	res, err := l.call(ctx, key)
 	if l.m.on {
 		l.m.time.Observe(l.clock.Since(start).Seconds())
 	}
-	switch decide(res, err, l.q.NumRequeues(key), l.o.MaxRetries) {
+	act := decide(res, err, l.q.NumRequeues(key), l.o.MaxRetries)
+	if reported {
+		l.reportEnd(e, act, res, err)
+	}
+	switch act {
 	case retry:
 		l.failed(key, err)
 		l.log.Error().Err(err).Str("key", key).Msg("sync failed; retrying with backoff")
@@ -228,6 +257,37 @@ func (l *Loop) process(ctx context.Context, key string) {
 		l.count(l.m.success)
 		l.q.Forget(key)
 	}
+}
+
+// reportBegin reports the start of a sync of key and returns ctx carrying
+// its tap.SyncRef, and the Event that reportEnd completes.
+func (l *Loop) reportBegin(ctx context.Context, key string) (context.Context, tap.Event) {
+	seq := l.tap.Tap().NextSeq()
+	e := tap.Event{Op: tap.OpBegin, Key: key, Seq: seq, Retries: l.q.NumRequeues(key), At: l.tap.Now()}
+	l.tap.Emit(e)
+	return tap.WithSync(ctx, tap.SyncRef{Controller: l.name, Key: key, Seq: seq}), e
+}
+
+// reportEnd reports how the sync begun with e ended and what the loop
+// does next.
+func (l *Loop) reportEnd(e tap.Event, act action, res Result, err error) {
+	start := e.At
+	e.At = l.tap.Now()
+	e.Took = e.At.Sub(start)
+	switch act {
+	case retry:
+		e.Op = "error: retry with backoff"
+	case drop:
+		e.Op = fmt.Sprintf("error: dropped after %d retries", l.o.MaxRetries)
+	case requeueAfter:
+		e.Op, e.Delay = "success: requeue after", res.RequeueAfter
+	default:
+		e.Op = "success"
+	}
+	if err != nil {
+		e.Err = err.Error()
+	}
+	l.tap.Emit(e)
 }
 
 func (l *Loop) failed(string, error) {

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/kcmlab/kcm/clock"
+	"github.com/kcmlab/kcm/tap"
 	"github.com/rs/zerolog"
 	"golang.org/x/time/rate"
 )
@@ -49,6 +50,10 @@ type Client struct {
 	clock clock.Clock
 	// metrics, when set, sees every request (WithRequestMetrics).
 	metrics RequestMetrics
+	// tap feeds the pipeline view (WithTap); write is this client's
+	// tap.Write point, named after its User-Agent.
+	tap   *tap.Tap
+	write *tap.Point
 }
 
 // RetryPolicy says how a Client retries requests that may be retried:
@@ -123,6 +128,7 @@ func NewClient(cfg *Config, opts ...Option) (*Client, error) {
 	for _, o := range opts {
 		o(c)
 	}
+	c.write = c.tap.Point(tap.Write, c.userAgent, "")
 	return c, nil
 }
 
@@ -181,6 +187,7 @@ func (c *Client) WithOptions(userAgent string, qps float32, burst int) *Client {
 	if userAgent != "" {
 		at.userAgent = userAgent
 		n.userAgent = userAgent
+		n.write = n.tap.Point(tap.Write, userAgent, "")
 	}
 	n.hc = &http.Client{Transport: &at}
 	n.limiter = newLimiter(qps, burst)

@@ -97,14 +97,17 @@ func (r *Resources[T]) Get(ctx context.Context, name string) (T, error) {
 
 // Create creates obj and returns it as the server stored it.
 func (r *Resources[T]) Create(ctx context.Context, obj T) (T, error) {
-	return r.write(ctx, http.MethodPost, r.res.Path(r.nsFor(obj), ""), obj, false)
+	ns := r.nsFor(obj)
+	rep := r.c.startWrite(http.MethodPost, ns, requestName(obj.GetObjectMeta()))
+	return r.write(ctx, http.MethodPost, r.res.Path(ns, ""), obj, false, rep)
 }
 
 // CreateSubresource POSTs obj to a subresource of the named object: a
 // TokenRequest to serviceaccounts/<name>/token, an Eviction to
 // pods/<name>/eviction. It returns the server's answer, decoded as T.
 func (r *Resources[T]) CreateSubresource(ctx context.Context, name, sub string, obj T) (T, error) {
-	return r.write(ctx, http.MethodPost, r.res.Path(r.ns, name, sub), obj, false)
+	rep := r.c.startWrite(http.MethodPost+" "+sub, r.ns, name)
+	return r.write(ctx, http.MethodPost, r.res.Path(r.ns, name, sub), obj, false, rep)
 }
 
 // Update replaces obj (PUT). The write carries obj's resourceVersion, so a
@@ -112,7 +115,8 @@ func (r *Resources[T]) CreateSubresource(ctx context.Context, name, sub string, 
 // kept: a typed object read from the server is merged onto the JSON it was
 // read from (see api.DeepCopy and merge.go).
 func (r *Resources[T]) Update(ctx context.Context, obj T) (T, error) {
-	return r.write(ctx, http.MethodPut, r.res.Path(r.nsFor(obj), obj.GetObjectMeta().Name), obj, true)
+	ns, name := r.nsFor(obj), obj.GetObjectMeta().Name
+	return r.write(ctx, http.MethodPut, r.res.Path(ns, name), obj, true, r.c.startWrite(http.MethodPut, ns, name))
 }
 
 // UpdateStatus replaces obj's status through the /status subresource.
@@ -123,7 +127,9 @@ func (r *Resources[T]) UpdateStatus(ctx context.Context, obj T) (T, error) {
 // UpdateSubresource PUTs obj to a subresource such as "status", or
 // "finalize" for namespaces.
 func (r *Resources[T]) UpdateSubresource(ctx context.Context, obj T, sub string) (T, error) {
-	return r.write(ctx, http.MethodPut, r.res.Path(r.nsFor(obj), obj.GetObjectMeta().Name, sub), obj, true)
+	ns, name := r.nsFor(obj), obj.GetObjectMeta().Name
+	rep := r.c.startWrite(http.MethodPut+" "+sub, ns, name)
+	return r.write(ctx, http.MethodPut, r.res.Path(ns, name, sub), obj, true, rep)
 }
 
 // write sends obj as the body of a POST or PUT and decodes the answer. Only
@@ -131,7 +137,8 @@ func (r *Resources[T]) UpdateSubresource(ctx context.Context, obj T, sub string)
 // shouldRetry): a PUT carries a resourceVersion, yet kcm still treats writes
 // as non-idempotent, because a retried PUT after a lost answer would report
 // a Conflict for a write that in fact succeeded.
-func (r *Resources[T]) write(ctx context.Context, verb, path string, obj T, merge bool) (T, error) {
+// rep reports the write to the pipeline view.
+func (r *Resources[T]) write(ctx context.Context, verb, path string, obj T, merge bool, rep writeReport) (T, error) {
 	var zero T
 	var body []byte
 	var err error
@@ -144,27 +151,41 @@ func (r *Resources[T]) write(ctx context.Context, verb, path string, obj T, merg
 		return zero, err
 	}
 	data, err := r.c.doBytes(ctx, &request{verb: verb, path: path, body: body, contentType: contentTypeJSON, accept: acceptJSON})
+	return r.answered(ctx, data, err, rep)
+}
+
+// answered decodes a write's answer and reports it to the view.
+func (r *Resources[T]) answered(ctx context.Context, data []byte, err error, rep writeReport) (T, error) {
+	var zero T
 	if err != nil {
+		rep.finish(ctx, r.c, r.res, nil, err)
 		return zero, err
 	}
-	return r.decode(data)
+	out, err := r.decode(data)
+	if err != nil {
+		rep.finish(ctx, r.c, r.res, nil, err)
+		return zero, err
+	}
+	rep.finish(ctx, r.c, r.res, out.GetObjectMeta(), nil)
+	return out, nil
 }
 
 // Patch applies a patch of type pt to the named object (or to a
 // subresource of it, e.g. "status").
 func (r *Resources[T]) Patch(ctx context.Context, name string, pt PatchType, patch []byte, opts PatchOptions, subresource ...string) (T, error) {
-	var zero T
 	q := url.Values{}
 	setNonEmpty(q, "fieldManager", opts.FieldManager)
 	if opts.Force {
 		q.Set("force", "true")
 	}
+	op := http.MethodPatch
+	for _, sub := range subresource {
+		op += " " + sub
+	}
+	rep := r.c.startWrite(op, r.ns, name)
 	data, err := r.c.doBytes(ctx, &request{verb: http.MethodPatch, path: r.res.Path(r.ns, name, subresource...),
 		query: q, body: patch, contentType: string(pt), accept: acceptJSON})
-	if err != nil {
-		return zero, err
-	}
-	return r.decode(data)
+	return r.answered(ctx, data, err, rep)
 }
 
 // Delete deletes the named object. Deletes are retried like reads: deleting
@@ -176,8 +197,10 @@ func (r *Resources[T]) Delete(ctx context.Context, name string, opts DeleteOptio
 	if err != nil {
 		return err
 	}
+	rep := r.c.startWrite(http.MethodDelete, r.ns, name)
 	_, err = r.c.doBytes(ctx, &request{verb: http.MethodDelete, path: r.res.Path(r.ns, name), body: body,
 		contentType: contentTypeJSON, accept: acceptJSON, idempotent: opts.Preconditions == nil})
+	rep.finish(ctx, r.c, r.res, nil, err)
 	return err
 }
 
