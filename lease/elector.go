@@ -39,6 +39,8 @@ type Elector struct {
 	lastRenew time.Time
 	// leader is the last holder identity observed ("" if none); guarded by mu.
 	leader string
+	// observed is the run loop's last State, for Status; guarded by mu.
+	observed State
 }
 
 // New returns an Elector for the Lease cfg.Namespace/cfg.Name, read and
@@ -109,5 +111,12 @@ func (e *Elector) setLeading(leading bool, lastRenew time.Time) {
 func (e *Elector) setLeader(id string) {
 	e.mu.Lock()
 	e.leader = id
+	e.mu.Unlock()
+}
+
+// setObserved publishes the run loop's State for Status.
+func (e *Elector) setObserved(s State) {
+	e.mu.Lock()
+	e.observed = s
 	e.mu.Unlock()
 }

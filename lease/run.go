@@ -93,6 +93,7 @@ func (r *runner) startAttempt(ctx context.Context) {
 func (r *runner) apply(ctx context.Context, res attemptResult) error {
 	was := r.st.Leading
 	r.st = res.state
+	r.e.setObserved(r.st)
 	r.observeLeader()
 	if res.err != nil {
 		r.logAttemptError(res)
