@@ -262,10 +262,10 @@ func (l *Loop) process(ctx context.Context, key string) {
 // reportBegin reports the start of a sync of key and returns ctx carrying
 // its tap.SyncRef, and the Event that reportEnd completes.
 func (l *Loop) reportBegin(ctx context.Context, key string) (context.Context, tap.Event) {
-	seq := l.tap.Tap().NextSeq()
-	e := tap.Event{Op: tap.OpBegin, Key: key, Seq: seq, Retries: l.q.NumRequeues(key), At: l.tap.Now()}
+	ref := tap.SyncRef{Controller: l.name, Key: key, Seq: l.tap.Tap().NextSeq()}
+	e := tap.Event{Op: tap.OpBegin, Key: key, Sync: ref, Retries: l.q.NumRequeues(key), At: l.tap.Now()}
 	l.tap.Emit(e)
-	return tap.WithSync(ctx, tap.SyncRef{Controller: l.name, Key: key, Seq: seq}), e
+	return tap.WithSync(ctx, ref), e
 }
 
 // reportEnd reports how the sync begun with e ended and what the loop

@@ -50,7 +50,7 @@ func TestTapReportsSyncs(t *testing.T) {
 		}
 		var got []string
 		for _, e := range log.Matching(tap.Sync, nil) {
-			got = append(got, fmt.Sprintf("%s %s %s seq=%d retries=%d delay=%v err=%q", e.Source, e.Op, e.Key, e.Seq, e.Retries, e.Delay, e.Err))
+			got = append(got, fmt.Sprintf("%s %s %s seq=%d retries=%d delay=%v err=%q", e.Source, e.Op, e.Key, e.Sync.Seq, e.Retries, e.Delay, e.Err))
 		}
 		want := []string{
 			loopName + " begin ns/a seq=1 retries=1 delay=0s err=\"\"",

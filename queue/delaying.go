@@ -95,9 +95,10 @@ func (q *Queue[K]) loop(tick clock.Ticker) {
 // next deadline; ok is false when nothing waits.
 func (q *Queue[K]) flushDue() (next time.Time, ok bool) {
 	now := q.clock.Now()
+	var reports []tap.Event // emitted once unlocked: the view never runs under the queue's lock
 	q.mu.Lock()
-	defer q.mu.Unlock()
 	if q.shuttingDown {
+		q.mu.Unlock()
 		return time.Time{}, false
 	}
 	for {
@@ -107,10 +108,15 @@ func (q *Queue[K]) flushDue() (next time.Time, ok bool) {
 		}
 		counted := q.addLocked(k, false)
 		if q.tap.On() {
-			q.tap.Emit(tap.Event{Op: q.addedOpLocked(k, counted, "Add (wait over)"), Key: keyString(k), Depth: q.s.ready})
+			reports = append(reports, tap.Event{Op: q.addedOpLocked(k, counted, "Add (wait over)"), Key: keyString(k), Depth: q.s.ready})
 		}
 	}
-	return q.delayed.next()
+	next, ok = q.delayed.next()
+	q.mu.Unlock()
+	for _, e := range reports {
+		q.tap.Emit(e)
+	}
+	return next, ok
 }
 
 func (q *Queue[K]) refreshMetrics() {

@@ -52,6 +52,7 @@ func TestTapReportsAdds(t *testing.T) {
 	if k, err := q.Get(testCtx(t)); err != nil || k != "c" { // once its wait is over
 		t.Fatalf("Get = %q, %v; want c", k, err)
 	}
+	q.ShutDown() // the loop, which reports the end of the wait, has returned
 	var got []string
 	for _, e := range log.Matching(tap.Enqueue, nil) {
 		got = append(got, fmt.Sprintf("%s %s %s delay=%v depth=%d retries=%d", e.Source, e.Op, e.Key, e.Delay, e.Depth, e.Retries))

@@ -68,7 +68,6 @@ type logPoint struct {
 }
 
 func (p logPoint) Record(e Event) {
-	e.Index = slices.Clone(e.Index)
 	p.l.mu.Lock()
 	p.l.events = append(p.l.events, e)
 	p.l.mu.Unlock()

@@ -61,9 +61,10 @@ type Event struct {
 	// and sync events carry the controller's key and no Resource.
 	Resource, Key string
 	RV, UID       string
-	// Seq numbers a sync (its begin and end share it); on a Write it is
-	// the sync that made the write, 0 when none.
-	Seq   uint64
+	// Sync names the sync: on a Sync event the sync itself (its begin and
+	// end share the number), on a Write the sync that made it (zero when
+	// none).
+	Sync  SyncRef
 	Took  time.Duration // a handler call, a sync, a request
 	Delay time.Duration // AddAfter and AddRateLimited: the wait before the key is ready
 	Depth int           // what is queued behind it: FIFO deltas, handler buffer, ready keys
@@ -76,8 +77,8 @@ type Event struct {
 	Index []string
 }
 
-// Recorder takes the Events of one point. Record must return at once and
-// must not keep e.Index beyond the call's copy (the slice is the caller's).
+// Recorder takes the Events of one point. Record must return at once; it
+// may keep e.Index (reporters pass a slice of its own each time).
 type Recorder interface {
 	Record(e Event)
 	// Gauge registers a depth the view reads while someone watches;

@@ -59,9 +59,7 @@ func (w writeReport) finish(ctx context.Context, c *Client, res Resource, meta *
 	if meta != nil {
 		e.Key, e.RV, e.UID = meta.Key(), meta.ResourceVersion, meta.UID
 	}
-	if ref, ok := tap.SyncOf(ctx); ok {
-		e.Seq = ref.Seq
-	}
+	e.Sync, _ = tap.SyncOf(ctx)
 	e.At = c.write.Now()
 	e.Took = e.At.Sub(w.start)
 	if err != nil {

@@ -64,7 +64,7 @@ func TestTapReportsWrites(t *testing.T) {
 	}
 	var got []string
 	for _, e := range log.Matching(tap.Write, nil) {
-		got = append(got, fmt.Sprintf("%s: %s %s %s@%s %s seq=%d err=%q", e.Source, e.Op, e.Resource, e.Key, e.RV, e.UID, e.Seq, e.Err))
+		got = append(got, fmt.Sprintf("%s: %s %s %s@%s %s seq=%d err=%q", e.Source, e.Op, e.Resource, e.Key, e.RV, e.UID, e.Sync.Seq, e.Err))
 	}
 	want := []string{
 		`kcm/v0 (replicaset-controller): POST pods ns/web-x7k2q@101 u1 seq=7 err=""`,
