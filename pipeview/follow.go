@@ -1,0 +1,192 @@
+package pipeview
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/kcmlab/kcm/tap"
+)
+
+// target is the object a browser follows.
+type target struct {
+	Resource string `json:"resource"`
+	Key      string `json:"key"`
+}
+
+// maxSteps bounds one trail; older steps are dropped first (and counted).
+const maxSteps = 300
+
+// trail is the path of one object through the pipeline and on through the
+// controller loop, built from the events the stages keep:
+//
+//  1. the object's own events: its watch event on the socket (with the
+//     API write that caused it, if a controller made it), the FIFO, the
+//     store write with the index entries it moved, each handler call;
+//  2. the keys those handler calls added to a controller's queue
+//     (credited by the correlator);
+//  3. the syncs of those keys that follow, until one succeeds, with
+//     their results;
+//  4. the API writes those syncs made;
+//  5. the watch events those writes caused — the loop closes there: the
+//     trail does not follow them further.
+type trail struct {
+	target  target
+	scanned uint64 // the newest event seq examined
+	steps   []step
+	dropped int // steps dropped from the front (maxSteps)
+	gaps    int // updates at which some stage had overwritten unexamined events
+
+	queued map[qkey]bool   // controller queue keys the object caused, awaiting their sync
+	syncs  map[uint64]bool // syncs on the trail, by number
+	writes map[wkey]bool   // writes of those syncs, awaiting their watch event
+}
+
+// qkey is a key in one controller's queue.
+type qkey struct{ controller, key string }
+
+// step is one line of the trail.
+type step struct {
+	ID     string  `json:"id"`    // the stage's id in the view
+	T      int64   `json:"t"`     // Unix ms
+	Since  float64 `json:"since"` // ms since the previous step (0 for the first)
+	Stage  string  `json:"stage"`
+	Where  string  `json:"where"` // informer, informer/handler, controller or client
+	Op     string  `json:"op"`
+	Key    string  `json:"key,omitempty"`
+	RV     string  `json:"rv,omitempty"`
+	Detail string  `json:"detail,omitempty"`
+	// Loop marks the watch event caused by a write of the trail's own
+	// syncs: the controller loop closing.
+	Loop bool `json:"loop,omitempty"`
+	at   time.Time
+}
+
+// trailView is what a browser following an object receives.
+type trailView struct {
+	Target  target `json:"target"`
+	Steps   []step `json:"steps"`
+	Dropped int    `json:"dropped"`
+	Gaps    int    `json:"gaps"`
+}
+
+func newTrail(t target) *trail {
+	return &trail{target: t, queued: map[qkey]bool{}, syncs: map[uint64]bool{}, writes: map[wkey]bool{}}
+}
+
+// update examines every kept event newer than the last update, in the
+// order they were kept, and extends the trail.
+func (tr *trail) update(points []*point) {
+	var news []entry
+	for _, p := range points {
+		es, lost := p.since(tr.scanned)
+		if lost && tr.scanned > 0 {
+			tr.gaps++
+		}
+		news = append(news, es...)
+	}
+	slices.SortFunc(news, func(a, b entry) int {
+		switch {
+		case a.seq < b.seq:
+			return -1
+		case a.seq > b.seq:
+			return 1
+		}
+		return 0
+	})
+	for _, e := range news {
+		tr.examine(e)
+		tr.scanned = max(tr.scanned, e.seq)
+	}
+}
+
+// examine adds e to the trail if it belongs there.
+func (tr *trail) examine(e entry) {
+	own := e.Resource == tr.target.Resource && e.Key == tr.target.Key
+	switch e.Stage {
+	case tap.Socket:
+		if own {
+			tr.add(e, false)
+			return
+		}
+		if e.by != nil {
+			k := wkey{resource: e.Resource, key: e.Key, rv: e.RV}
+			if e.Op == "DELETED" && !tr.writes[k] {
+				k.rv = ""
+			}
+			if tr.writes[k] {
+				delete(tr.writes, k)
+				tr.add(e, true)
+			}
+		}
+	case tap.FIFO, tap.Store, tap.Handler:
+		if own {
+			tr.add(e, false)
+		}
+	case tap.Enqueue:
+		if e.cause != nil && e.cause.Resource == tr.target.Resource && e.cause.Key == tr.target.Key {
+			tr.queued[qkey{e.Source, e.Key}] = true
+			tr.add(e, false)
+		} else if tr.queued[qkey{e.Source, e.Key}] && !handlerAdd(e.Op) {
+			tr.add(e, false) // the loop's retry of a key on the trail
+		}
+	case tap.Sync:
+		q := qkey{e.Source, e.Key}
+		switch {
+		case e.Op == tap.OpBegin && tr.queued[q]:
+			tr.syncs[e.Sync.Seq] = true
+			tr.add(e, false)
+		case e.Op != tap.OpBegin && tr.syncs[e.Sync.Seq]:
+			tr.add(e, false)
+			if strings.HasPrefix(e.Op, "success") {
+				delete(tr.queued, q)
+			}
+		}
+	case tap.Write:
+		if e.Sync.Seq != 0 && tr.syncs[e.Sync.Seq] {
+			tr.add(e, false)
+			if e.Err == "" {
+				tr.writes[wkey{resource: e.Resource, key: e.Key, rv: e.RV}] = true
+			}
+		}
+	}
+}
+
+func (tr *trail) add(e entry, loop bool) {
+	s := step{ID: stageID(pointID{stage: e.Stage, source: e.Source, handler: e.Handler}), T: e.At.UnixMilli(), Stage: e.Stage.String(), Where: e.Source, Op: e.Op, Key: e.Key, RV: e.RV,
+		Detail: detail(e), Loop: loop, at: e.At}
+	if e.Handler != "" {
+		s.Where += " → " + e.Handler
+	}
+	if e.Stage == tap.Sync && e.Op == tap.OpBegin && len(tr.steps) > 0 {
+		s.Detail = strings.TrimSuffix(s.Detail+", "+waitedText(tr.steps, e), ", ")
+	}
+	if n := len(tr.steps); n > 0 {
+		s.Since = float64(e.At.Sub(tr.steps[n-1].at).Microseconds()) / 1000
+		if s.Since < 0 {
+			s.Since = 0
+		}
+	}
+	tr.steps = append(tr.steps, s)
+	if len(tr.steps) > maxSteps {
+		drop := len(tr.steps) - maxSteps
+		tr.steps = slices.Delete(tr.steps, 0, drop)
+		tr.dropped += drop
+	}
+}
+
+// waitedText says how long the key waited in the queue: from the newest
+// add of it on the trail to the sync's start.
+func waitedText(steps []step, e entry) string {
+	for i := len(steps) - 1; i >= 0; i-- {
+		if steps[i].Stage == tap.Enqueue.String() && steps[i].Where == e.Source && steps[i].Key == e.Key {
+			return fmt.Sprintf("waited %s in the queue", ms(e.At.Sub(steps[i].at)))
+		}
+	}
+	return ""
+}
+
+func (tr *trail) view() trailView {
+	return trailView{Target: tr.target, Steps: slices.Clone(tr.steps), Dropped: tr.dropped, Gaps: tr.gaps}
+}
