@@ -20,37 +20,34 @@ import (
 // only the loop makes (AddAfter, AddRateLimited, the end of a wait) are
 // never credited to a handler.
 type correlator struct {
-	mu    sync.Mutex
-	calls map[string]*inCall // by handler (= controller) name; guarded by mu
+	mu sync.Mutex
+	// calls holds, by handler (= controller) name, the call in progress
+	// at each handler point of that name (one listener: one call at a
+	// time). Guarded by mu.
+	calls map[string]map[*point]cause
 }
 
-// inCall is what the handlers of one name are doing.
-type inCall struct {
-	n     int // calls in progress
-	cause cause
-}
-
-func (c *correlator) begin(handler, resource, key string) {
+// begin notes that the handler at p (named handler) started a call for
+// resource/key.
+func (c *correlator) begin(handler string, p *point, resource, key string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.calls == nil {
-		c.calls = map[string]*inCall{}
+		c.calls = map[string]map[*point]cause{}
 	}
-	ic := c.calls[handler]
-	if ic == nil {
-		ic = &inCall{}
-		c.calls[handler] = ic
+	m := c.calls[handler]
+	if m == nil {
+		m = map[*point]cause{}
+		c.calls[handler] = m
 	}
-	ic.n++
-	ic.cause = cause{Resource: resource, Key: key}
+	m[p] = cause{Resource: resource, Key: key}
 }
 
-func (c *correlator) end(handler string) {
+// end notes that the call at p returned.
+func (c *correlator) end(handler string, p *point) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if ic := c.calls[handler]; ic != nil && ic.n > 0 {
-		ic.n--
-	}
+	delete(c.calls[handler], p)
 }
 
 // cause returns the notification behind an add op to queue, or nil.
@@ -60,9 +57,10 @@ func (c *correlator) cause(queue, op string) *cause {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if ic := c.calls[queue]; ic != nil && ic.n == 1 {
-		cs := ic.cause
-		return &cs
+	if m := c.calls[queue]; len(m) == 1 {
+		for _, cs := range m {
+			return &cs
+		}
 	}
 	return nil
 }

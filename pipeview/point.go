@@ -65,10 +65,10 @@ func (p *point) Record(e tap.Event) {
 	switch e.Stage {
 	case tap.Handler:
 		if e.Op == tap.OpBegin {
-			h.corr.begin(p.id.handler, e.Resource, e.Key)
+			h.corr.begin(p.id.handler, p, e.Resource, e.Key)
 			return // a call is kept once, at its end, with its duration
 		}
-		h.corr.end(p.id.handler)
+		h.corr.end(p.id.handler, p)
 	case tap.Enqueue:
 		en.cause = h.corr.cause(p.id.source, e.Op)
 	case tap.Write:
