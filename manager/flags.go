@@ -83,6 +83,10 @@ func (o *Options) Flags(d *ctrl.Descriptors) []FlagSection {
 	dbg.IntVarP(&o.Verbosity, "v", "v", o.Verbosity,
 		"Number for the log level verbosity: 0-3 info, 4-5 adds debug, 6 and more adds trace.")
 	dbg.BoolVar(&o.PrintVersion, "version", false, "Print version information and quit (also: kcm version).")
+	dbg.BoolVar(&o.EnablePipelineView, "enable-pipeline-view", false,
+		"Serve /debug/pipeline on the secure port: a live view of kcm's informers and controllers in the browser. "+
+			"Like /metrics it is unauthenticated: whoever reaches the port sees object names and activity (never object contents). "+
+			"kcm's own flag; kube-controller-manager has none.")
 
 	return []FlagSection{
 		{SectionGeneric, gen}, {SectionLeaderElection, le}, {SectionServing, srv},

@@ -89,6 +89,9 @@ type Options struct {
 	Verbosity int
 	// PrintVersion is --version: print the version and exit.
 	PrintVersion bool
+	// EnablePipelineView is --enable-pipeline-view (kcm's own flag): serve
+	// /debug/pipeline on the secure port.
+	EnablePipelineView bool
 }
 
 // NewOptions returns kube-controller-manager v1.34's defaults for the

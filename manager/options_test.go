@@ -35,7 +35,7 @@ func TestDefaultsAreKubeControllerManagers(t *testing.T) {
 	seen := map[string]bool{}
 	cmd.all.VisitAll(func(f *pflag.Flag) {
 		seen[f.Name] = true
-		if f.Name == "log-format" || f.Name == "kube-api-content-type" {
+		if f.Name == "log-format" || f.Name == "kube-api-content-type" || f.Name == "enable-pipeline-view" {
 			return
 		}
 		if !IsKubeControllerManagerFlag(f.Name) {

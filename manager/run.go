@@ -14,6 +14,8 @@ import (
 	"github.com/kcmlab/kcm/kube/clientcmd"
 	"github.com/kcmlab/kcm/kube/rest"
 	"github.com/kcmlab/kcm/lease"
+	"github.com/kcmlab/kcm/pipeview"
+	"github.com/kcmlab/kcm/tap"
 )
 
 // ErrLeaderElectionLost: this instance led and lost the lease (a renewal
@@ -43,6 +45,12 @@ type Config struct {
 	// nil means clock.Real.
 	Clock  clock.Clock
 	Logger zerolog.Logger
+	// Pipeline, when set, is fed by every informer, controller and
+	// client of the Run (kcm dev serves it on a loopback listener of its
+	// own and runs it). When nil, --enable-pipeline-view makes one, which
+	// Run runs. Either way the secure port serves it only with
+	// --enable-pipeline-view.
+	Pipeline *pipeview.Hub
 }
 
 // manager is one Run: the pieces the leader callback and the health
@@ -57,6 +65,8 @@ type manager struct {
 	enabled []*ctrl.ControllerDescriptor
 	// fail ends the Run with an error (a controller could not start).
 	fail func(error)
+	// hub is the pipeline view fed by this Run; nil: none.
+	hub *pipeview.Hub
 }
 
 // Run is kube-controller-manager's Run: it serves the health and metrics
@@ -89,7 +99,9 @@ func Run(ctx context.Context, c Config) error {
 	if err != nil {
 		return err
 	}
-	client, err := newClient(c, rest.WithRequestMetrics(rm))
+	hub, stopHub := pipelineView(c)
+	defer stopHub()
+	client, err := newClient(c, rest.WithRequestMetrics(rm), rest.WithTap(tapOf(hub)))
 	if err != nil {
 		return err
 	}
@@ -101,12 +113,15 @@ func Run(ctx context.Context, c Config) error {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	m := &manager{cfg: c, o: o, log: c.Logger, client: client, reg: reg, status: newStatus(),
-		enabled: enabled, fail: cancel}
+		enabled: enabled, fail: cancel, hub: hub}
 
 	var elector *lease.Elector
 	if o.LeaderElection.LeaderElect {
 		if elector, err = m.newElector(ctx); err != nil {
 			return err
+		}
+		if hub != nil {
+			hub.SetLease(elector.Status)
 		}
 	}
 	srv, err := m.serve(elector)
@@ -160,4 +175,26 @@ func newClient(c Config, opts ...rest.Option) (*rest.Client, error) {
 	cp.QPS, cp.Burst = c.Options.KubeAPIQPS, int(c.Options.KubeAPIBurst)
 	cp.UserAgent = ctrl.UserAgent(GetVersion(), "kcm")
 	return rest.NewClient(&cp, append([]rest.Option{rest.WithLogger(c.Logger), rest.WithClock(c.Clock)}, opts...)...)
+}
+
+// pipelineView returns the view this Run feeds: Config.Pipeline, or with
+// --enable-pipeline-view one of its own, running until stop is called
+// (which waits for it: every browser disconnected). nil: no view.
+func pipelineView(c Config) (hub *pipeview.Hub, stop func()) {
+	if c.Pipeline != nil || !c.Options.EnablePipelineView {
+		return c.Pipeline, func() {}
+	}
+	hub = pipeview.New(pipeview.Options{Clock: c.Clock, Logger: c.Logger})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); _ = hub.Run(ctx) }()
+	return hub, func() { cancel(); <-done }
+}
+
+// tapOf is the hub's Tap, nil without a hub.
+func tapOf(hub *pipeview.Hub) *tap.Tap {
+	if hub == nil {
+		return nil
+	}
+	return hub.Tap()
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/kcmlab/kcm/lease"
+	"github.com/kcmlab/kcm/pipeview"
 )
 
 // shutdownTimeout bounds how long stopping the server waits for requests
@@ -133,5 +134,10 @@ func (m *manager) serve(elector *lease.Elector) (*server, error) {
 		_ = ln.Close()
 		return nil, err
 	}
-	return startServer(ln, cert, newMux(m.endpoints(elector), m.reg, m.log), m.log), nil
+	mux := newMux(m.endpoints(elector), m.reg, m.log)
+	if m.o.EnablePipelineView && m.hub != nil {
+		m.hub.Install(mux)
+		m.log.Warn().Str("path", pipeview.Path).Msg("serving the pipeline view (--enable-pipeline-view) without authentication, like /metrics")
+	}
+	return startServer(ln, cert, mux, m.log), nil
 }
