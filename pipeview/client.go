@@ -189,7 +189,7 @@ func (c *client) message(view json.RawMessage, points []*point) ([]byte, error) 
 	u := update{View: view, Selected: c.selected, Dropped: c.dropped.Load(), Problem: c.problem}
 	c.problem = ""
 	if c.trail != nil {
-		c.trail.update(points)
+		c.trail.update(points, &c.h.writes)
 		tv := c.trail.view()
 		u.Follow = &tv
 	}

@@ -41,6 +41,11 @@ type trail struct {
 	queued map[qkey]bool   // controller queue keys the object caused, awaiting their sync
 	syncs  map[uint64]bool // syncs on the trail, by number
 	writes map[wkey]bool   // writes of those syncs, awaiting their watch event
+	// early holds the newest watch events not on the trail, in case one
+	// turns out to be caused by a write of the trail reported after it: the
+	// apiserver may send the watch event before the writing client has
+	// read its answer.
+	early *earlyEvents
 }
 
 // qkey is a key in one controller's queue.
@@ -72,12 +77,14 @@ type trailView struct {
 }
 
 func newTrail(t target) *trail {
-	return &trail{target: t, queued: map[qkey]bool{}, syncs: map[uint64]bool{}, writes: map[wkey]bool{}}
+	return &trail{target: t, queued: map[qkey]bool{}, syncs: map[uint64]bool{}, writes: map[wkey]bool{},
+		early: newEarlyEvents(earlyCap)}
 }
 
 // update examines every kept event newer than the last update, in the
-// order they were kept, and extends the trail.
-func (tr *trail) update(points []*point) {
+// order they were kept, and extends the trail. writes resolves the watch
+// events whose write was reported after them.
+func (tr *trail) update(points []*point, writes *recentWrites) {
 	var news []entry
 	for _, p := range points {
 		es, lost := p.since(tr.scanned)
@@ -96,6 +103,9 @@ func (tr *trail) update(points []*point) {
 		return 0
 	})
 	for _, e := range news {
+		if e.Stage == tap.Socket && e.by == nil {
+			e.by = writes.find(e.Event)
+		}
 		tr.examine(e)
 		tr.scanned = max(tr.scanned, e.seq)
 	}
@@ -110,15 +120,13 @@ func (tr *trail) examine(e entry) {
 			tr.add(e, false)
 			return
 		}
-		if e.by != nil {
-			k := wkey{resource: e.Resource, key: e.Key, rv: e.RV}
-			if e.Op == "DELETED" && !tr.writes[k] {
-				k.rv = ""
-			}
+		if k, ok := watchKey(e); ok {
 			if tr.writes[k] {
 				delete(tr.writes, k)
 				tr.add(e, true)
+				return
 			}
+			tr.early.put(k, e)
 		}
 	case tap.FIFO, tap.Store, tap.Handler:
 		if own {
@@ -146,11 +154,64 @@ func (tr *trail) examine(e entry) {
 	case tap.Write:
 		if e.Sync.Seq != 0 && tr.syncs[e.Sync.Seq] {
 			tr.add(e, false)
-			if e.Err == "" {
-				tr.writes[wkey{resource: e.Resource, key: e.Key, rv: e.RV}] = true
+			if e.Err != "" || e.Key == "" {
+				return
 			}
+			k := wkey{resource: e.Resource, key: e.Key, rv: e.RV}
+			if w, ok := tr.early.take(k); ok { // it came back before the client read the answer
+				w.by = &writeRef{Client: e.Source, Op: e.Op, Sync: e.Sync, At: e.At}
+				tr.add(w, true)
+				return
+			}
+			tr.writes[k] = true
 		}
 	}
+}
+
+// watchKey is what a watch event is matched on with the write that
+// caused it; ok is false for events no write causes (LIST, BOOKMARK).
+// A DELETED event matches a delete by key alone.
+func watchKey(e entry) (wkey, bool) {
+	switch e.Op {
+	case "ADDED", "MODIFIED":
+		return wkey{resource: e.Resource, key: e.Key, rv: e.RV}, true
+	case "DELETED":
+		return wkey{resource: e.Resource, key: e.Key}, true
+	}
+	return wkey{}, false
+}
+
+// earlyCap bounds a trail's memory of watch events not on it.
+const earlyCap = 1024
+
+// earlyEvents is a bounded map of recent watch events by wkey, the oldest
+// forgotten first.
+type earlyEvents struct {
+	m     map[wkey]entry
+	order []wkey
+	next  int
+}
+
+func newEarlyEvents(n int) *earlyEvents {
+	return &earlyEvents{m: make(map[wkey]entry, n), order: make([]wkey, n)}
+}
+
+func (q *earlyEvents) put(k wkey, e entry) {
+	if old := q.order[q.next]; old != (wkey{}) {
+		delete(q.m, old)
+	}
+	q.order[q.next] = k
+	q.next = (q.next + 1) % len(q.order)
+	q.m[k] = e
+}
+
+// take returns and forgets the event kept under k.
+func (q *earlyEvents) take(k wkey) (entry, bool) {
+	e, ok := q.m[k]
+	if ok {
+		delete(q.m, k)
+	}
+	return e, ok
 }
 
 func (tr *trail) add(e entry, loop bool) {

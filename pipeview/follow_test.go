@@ -89,7 +89,7 @@ func TestFollowingAPodClosesTheLoop(t *testing.T) {
 	p := newPipeline(h.Tap())
 	tr := newTrail(target{Resource: "pods", Key: "ns/web-1"})
 	playPodPath(clk, p)
-	tr.update(h.pointList()) // started late: the stages still keep it all
+	tr.update(h.pointList(), &h.writes) // started late: the stages still keep it all
 	got := trailLines(tr.view())
 	want := []string{
 		"+0ms socket:pods ADDED ns/web-1 10",
@@ -136,10 +136,10 @@ func TestTrailGrowsWithoutRepeats(t *testing.T) {
 	p := newPipeline(h.Tap())
 	tr := newTrail(target{Resource: "pods", Key: "ns/a"})
 	p.socket.Emit(tap.Event{Op: "ADDED", Resource: "pods", Key: "ns/a", RV: "1"})
-	tr.update(h.pointList())
-	tr.update(h.pointList())
+	tr.update(h.pointList(), &h.writes)
+	tr.update(h.pointList(), &h.writes)
 	p.socket.Emit(tap.Event{Op: "MODIFIED", Resource: "pods", Key: "ns/a", RV: "2"})
-	tr.update(h.pointList())
+	tr.update(h.pointList(), &h.writes)
 	if got := trailLines(tr.view()); len(got) != 2 || !strings.Contains(got[1], "MODIFIED ns/a 2") {
 		t.Fatalf("trail %q", got)
 	}
@@ -154,11 +154,11 @@ func TestTrailReportsGapsAndStaysBounded(t *testing.T) {
 	p := newPipeline(h.Tap())
 	tr := newTrail(target{Resource: "pods", Key: "ns/a"})
 	p.socket.Emit(tap.Event{Op: "ADDED", Resource: "pods", Key: "ns/a", RV: "1"})
-	tr.update(h.pointList())
+	tr.update(h.pointList(), &h.writes)
 	for i := range 20 {
 		p.socket.Emit(tap.Event{Op: "MODIFIED", Resource: "pods", Key: "ns/a", RV: fmt.Sprint(i + 2)})
 	}
-	tr.update(h.pointList())
+	tr.update(h.pointList(), &h.writes)
 	if v := tr.view(); v.Gaps != 1 || len(v.Steps) != 9 {
 		t.Fatalf("gaps %d, %d steps; want 1 gap, 1+8 steps", v.Gaps, len(v.Steps))
 	}
@@ -169,7 +169,7 @@ func TestTrailReportsGapsAndStaysBounded(t *testing.T) {
 		bp.socket.Emit(tap.Event{Op: "MODIFIED", Resource: "pods", Key: "ns/a", RV: fmt.Sprint(i)})
 	}
 	tr = newTrail(target{Resource: "pods", Key: "ns/a"})
-	tr.update(big.pointList())
+	tr.update(big.pointList(), &big.writes)
 	if v := tr.view(); len(v.Steps) != maxSteps || v.Dropped != 50 || v.Steps[0].RV != "50" {
 		t.Fatalf("%d steps, %d dropped, first rv %s", len(v.Steps), v.Dropped, v.Steps[0].RV)
 	}
@@ -232,5 +232,39 @@ func TestRecentWritesLinkWatchEvents(t *testing.T) {
 	w.put(tap.Event{Op: "POST", Source: "ua", Resource: "pods", Key: "ns/d", RV: "4"})
 	if ref := w.find(tap.Event{Op: "ADDED", Resource: "pods", Key: "ns/a", RV: "1"}); ref != nil {
 		t.Fatal("the oldest write was not forgotten beyond the bound")
+	}
+}
+
+// The apiserver may send a write's watch event before the writing client
+// has read the answer, so the write is reported after the event. The link
+// is made all the same: the watch event names its write, and the trail
+// closes the loop on it.
+func TestWriteReportedAfterItsWatchEventStillLinks(t *testing.T) {
+	clk := clock.NewFake(t0)
+	h := newHub(clk, Options{})
+	h.Tap().SetOn(true)
+	p := newPipeline(h.Tap())
+	s1 := tap.SyncRef{Controller: "replicaset-controller", Key: "ns/web-rs", Seq: 1}
+	p.rsHandler.Emit(tap.Event{Op: tap.OpBegin, Resource: "pods", Key: "ns/web-1"})
+	p.enqueue.Emit(tap.Event{Op: "Add", Key: "ns/web-rs"})
+	p.rsHandler.Emit(tap.Event{Op: "OnAdd", Resource: "pods", Key: "ns/web-1"})
+	p.sync.Emit(tap.Event{Op: tap.OpBegin, Key: "ns/web-rs", Sync: s1})
+	tr := newTrail(target{Resource: "pods", Key: "ns/web-1"})
+	tr.update(h.pointList(), &h.writes) // an update falls between the event and the write
+	p.rsSocket.Emit(tap.Event{Op: "MODIFIED", Resource: "replicasets.apps", Key: "ns/web-rs", RV: "12"})
+	tr.update(h.pointList(), &h.writes)
+	p.write.Emit(tap.Event{Op: "PUT status", Resource: "replicasets.apps", Key: "ns/web-rs", RV: "12", Sync: s1})
+	p.sync.Emit(tap.Event{Op: "success", Key: "ns/web-rs", Sync: s1})
+	tr.update(h.pointList(), &h.writes)
+	got := trailLines(tr.view())
+	if len(got) != 6 || !strings.HasSuffix(got[4], "MODIFIED ns/web-rs 12 ⟲") {
+		t.Fatalf("trail\n%s", strings.Join(got, "\n"))
+	}
+	if d := tr.view().Steps[4].Detail; !strings.Contains(d, "← PUT status by kcm/v0 (replicaset-controller), sync #1 of ns/web-rs") {
+		t.Fatalf("the watch event does not name its write: %q", d)
+	}
+	v := h.buildView(clk.Now(), nil)
+	if d := v.Informers[1].Socket.Recent[0].Detail; !strings.Contains(d, "← PUT status") {
+		t.Fatalf("the stage's newest event does not name its write: %q", d)
 	}
 }

@@ -110,6 +110,9 @@ func (h *Hub) buildView(now time.Time, selected map[string]bool) view {
 			sv.Gauges = append(sv.Gauges, gaugeView{Name: g.name, Value: g.read()})
 		}
 		for _, e := range recent {
+			if e.Stage == tap.Socket && e.by == nil { // its write may have been reported after it
+				e.by = h.writes.find(e.Event)
+			}
 			sv.Recent = append(sv.Recent, render(e))
 		}
 		switch p.id.stage {

@@ -29,6 +29,7 @@ func runDev(args []string, stdout, stderr io.Writer) int {
 	demo := fs.Bool("demo", false, "also run the demo workload (pods and configmaps written directly) in namespace "+DemoNamespace)
 	noManager := fs.Bool("no-manager", false, "do not run the controller manager (only the cluster, the trace and the demo)")
 	traced := fs.String("trace", "pods", "trace this resource in all namespaces (\"\" = no trace); see kcm trace --help")
+	view := fs.String("view", "127.0.0.1:0", "serve the pipeline view (/debug/pipeline) over HTTP at this loopback address; port 0 picks a free one; \"\" = no view")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: kcm dev [flags]\n\n"+
 			"Starts etcd %s and kube-apiserver %s on free loopback ports, building them from the Go module\n"+
@@ -86,7 +87,7 @@ func runDev(args []string, stdout, stderr io.Writer) int {
 	w := devWorkload{Demo: *demo, Trace: *traced, Logger: log}
 	if !*noManager {
 		mlog := manager.NewLogger(manager.NewOptions(manager.NewControllerDescriptors()), stderr)
-		if w.Manager, err = newDevManager(c.Config(), mlog); err != nil {
+		if w.Manager, err = newDevManager(c.Config(), mlog, *view); err != nil {
 			fmt.Fprintf(stderr, "kcm dev: %v\n", err)
 			return 1
 		}

@@ -24,7 +24,7 @@ func TestDevRunsTheManager(t *testing.T) {
 	cl := testenv.Shared(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	m, err := newDevManager(cl.Config(), zerolog.Nop())
+	m, err := newDevManager(cl.Config(), zerolog.Nop(), "")
 	if err != nil {
 		t.Fatal(err)
 	}
