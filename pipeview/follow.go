@@ -249,5 +249,7 @@ func waitedText(steps []step, e entry) string {
 }
 
 func (tr *trail) view() trailView {
-	return trailView{Target: tr.target, Steps: slices.Clone(tr.steps), Dropped: tr.dropped, Gaps: tr.gaps}
+	steps := make([]step, len(tr.steps))
+	copy(steps, tr.steps)
+	return trailView{Target: tr.target, Steps: steps, Dropped: tr.dropped, Gaps: tr.gaps}
 }

@@ -122,7 +122,7 @@ function renderDetail(v, selected) {
   for (const e of st.recent) {
     t.append(el('tr', {}, el('td', {}, fmtTime(e.t)), el('td', {}, e.op), el('td', {}, e.key || ''), el('td', {}, e.rv || ''), el('td', {}, e.detail || '')));
   }
-  box.append(t);
+  box.append(el('div', { class: 'scroll' }, t));
 }
 
 connect();
