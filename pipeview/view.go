@@ -73,10 +73,10 @@ type leaseView struct {
 	Identity    string `json:"identity"`
 	Holder      string `json:"holder"`
 	Leading     bool   `json:"leading"`
-	LastRenew   int64  `json:"lastRenew,omitempty"`   // Unix ms; this candidate's last renewal
-	RenewAgo    int64  `json:"renewAgo,omitempty"`    // ms
-	ExpiresIn   int64  `json:"expiresIn"`             // ms until others may take over (negative: past)
-	StepDownIn  int64  `json:"stepDownIn,omitempty"`  // ms until a leader that cannot renew stops
+	LastRenew   int64  `json:"lastRenew,omitempty"`  // Unix ms; this candidate's last renewal
+	RenewAgo    int64  `json:"renewAgo,omitempty"`   // ms
+	ExpiresIn   int64  `json:"expiresIn"`            // ms until others may take over (negative: past)
+	StepDownIn  int64  `json:"stepDownIn,omitempty"` // ms until a leader that cannot renew stops
 	Transitions int32  `json:"transitions"`
 	Duration    int64  `json:"leaseDuration"` // ms
 	Deadline    int64  `json:"renewDeadline"` // ms
