@@ -33,6 +33,7 @@ export class Diagram {
   }
 
   render(v, selected, follow) {
+    v = { ...v, writers: v.writers.filter((w) => w.total > 0) }; // a client that never wrote (it only reads) is left out
     const shape = JSON.stringify([v.informers.map((i) => [i.name, i.handlers.map((h) => h.id)]), v.controllers.map((c) => c.name), v.writers.map((w) => w.id)]);
     if (shape !== this.shape) this.build(v, shape);
     const onPath = new Set((follow && follow.steps || []).map((s) => s.id));
@@ -82,7 +83,8 @@ export class Diagram {
       if (c.sync && w) this.wires.push([c.sync.id, w.id, 'flow']);
     }
     for (const w of v.writers) {
-      wCol.append(this.box(w, 'writes · ' + w.source));
+      const who = /\(([^()]+)\)$/.exec(w.source);
+      wCol.append(this.box(w, 'writes · ' + (who ? who[1] : w.source)));
       this.wires.push([w.id, 'apiserver', 'back']);
     }
   }
@@ -142,8 +144,10 @@ export class Diagram {
       if (!a || !z) continue;
       let d;
       if (kind === 'back') {
-        const y = Math.max(a.b, z.b) + 14;
-        d = `M${a.l + 10},${a.b} C${a.l + 10},${y} ${a.l},${y} ${(a.l + z.r) / 2},${y} S${z.r - 20},${y} ${z.r - 20},${z.b}`;
+        // along the bottom of the diagram, into the apiserver's foot: the loop closing
+        const y = base.height - 6;
+        const x = (a.l + a.r) / 2;
+        d = `M${x},${a.b} L${x},${y} L${(z.l + z.r) / 2},${y} L${(z.l + z.r) / 2},${z.b}`;
       } else {
         const x1 = kind === 'in' ? a.r : a.r, y1 = kind === 'in' ? Math.min(Math.max(z.y, a.t + 10), a.b - 10) : a.y;
         const mid = (x1 + z.l) / 2;
