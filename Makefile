@@ -16,10 +16,10 @@ MUTATE_PKGS    ?= ./reflector ./deltafifo ./store ./processor ./queue ./lease ./
 PKG            ?= $(MUTATE_PKGS)
 MUTATE_WORKERS ?= 1
 
-.PHONY: test dev vet prepare bench fmt chaos mutate
+.PHONY: test dev vet prepare browser bench fmt chaos mutate
 
 ## test: vet, build the real test cluster (cached), run every test with -race, then the bench module's tests.
-test: vet prepare
+test: vet prepare browser
 	@echo "chaos: 5 seeds from $(CHAOS_SEED); replay: KCM_CHAOS_SEED=$(CHAOS_SEED) KCM_CHAOS_SEEDS=5 go test -race -run TestChaos ./informer/"
 	KCM_CHAOS_SEED=$(CHAOS_SEED) $(GO) test -race -count=1 -timeout 45m $(TESTARGS) $(PKGS)
 	cd bench && $(GO) test -race -count=1 -run . -timeout 20m ./...
@@ -46,6 +46,21 @@ vet:
 
 prepare:
 	$(GO) run ./cmd/kcm dev --build-only
+
+## browser: the browser tests (pipeview, cmd/kcm) drive headless Chromium: find it ($$KCM_CHROMIUM or on $$PATH), or
+## install Debian's package when run as root; otherwise fail with the reason (the tests themselves fail, never skip).
+browser:
+	@test -n "$$KCM_CHROMIUM" || command -v chromium >/dev/null || command -v chromium-browser >/dev/null || \
+	  command -v google-chrome >/dev/null || command -v google-chrome-stable >/dev/null || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	    echo "installing Chromium for the browser tests: apt-get install chromium"; \
+	    export DEBIAN_FRONTEND=noninteractive; \
+	    apt-get install -y -qq chromium >/dev/null || { apt-get update -qq && apt-get install -y -qq chromium >/dev/null; } || \
+	      { echo "make test: could not install Chromium (apt-get install chromium failed; see above)"; exit 1; }; \
+	  else \
+	    echo "make test: the browser tests need Chromium: install it (Debian: apt-get install chromium, as root)" \
+	      "or set KCM_CHROMIUM to a Chromium binary"; exit 1; \
+	  fi; }
 
 ## bench: the side-by-side benchmarks (bench/ is its own module); `cd bench && go run ./cmd/report` tabulates them.
 bench:
