@@ -32,15 +32,17 @@ const maxSteps = 300
 //  5. the watch events those writes caused — the loop closes there: the
 //     trail does not follow them further.
 type trail struct {
-	target  target
-	scanned uint64 // the newest event seq examined
+	target target
+	// scanned is, per stage, the newest event seq examined: each stage's
+	// events are kept in seq order, so the next update starts after it.
+	scanned map[*point]uint64
 	steps   []step
 	dropped int // steps dropped from the front (maxSteps)
 	gaps    int // updates at which some stage had overwritten unexamined events
 
 	queued map[qkey]bool   // controller queue keys the object caused, awaiting their sync
 	syncs  map[uint64]bool // syncs on the trail, by number
-	writes map[wkey]bool   // writes of those syncs, awaiting their watch event
+	writes map[wkey]time.Time // writes of those syncs awaiting their watch event, and when they were seen
 	// early holds the newest watch events not on the trail, in case one
 	// turns out to be caused by a write of the trail reported after it: the
 	// apiserver may send the watch event before the writing client has
@@ -77,21 +79,73 @@ type trailView struct {
 }
 
 func newTrail(t target) *trail {
-	return &trail{target: t, queued: map[qkey]bool{}, syncs: map[uint64]bool{}, writes: map[wkey]bool{},
+	return &trail{target: t, scanned: map[*point]uint64{}, queued: map[qkey]bool{}, syncs: map[uint64]bool{}, writes: map[wkey]time.Time{},
 		early: newEarlyEvents(earlyCap)}
 }
 
 // update examines every kept event newer than the last update, in the
 // order they were kept, and extends the trail. writes resolves the watch
 // events whose write was reported after them.
+//
+// Only events that may belong to the trail are copied out of the stages:
+// the object's own, the adds credited to it, and — while the trail has
+// work in progress (keys queued, syncs running, writes awaiting their
+// watch event) — the controllers' syncs, writes, retries and watch events.
 func (tr *trail) update(points []*point, writes *recentWrites) {
 	var news []entry
-	for _, p := range points {
-		es, lost := p.since(tr.scanned)
-		if lost && tr.scanned > 0 {
-			tr.gaps++
-		}
+	lost := false
+	credited := false
+	take := func(p *point, keep func(*entry) bool) {
+		after := tr.scanned[p]
+		es, newest, gone := p.since(after, keep)
+		lost = lost || (gone && after > 0)
+		tr.scanned[p] = newest
 		news = append(news, es...)
+	}
+	skip := func(p *point) { tr.scanned[p] = p.newestSeq() }
+	busy := tr.busy()
+	// The adds first: one credited to the object widens what else is taken.
+	// (The trail's own adds and the loop's retries and requeues.)
+	for _, p := range points {
+		if p.id.stage == tap.Enqueue {
+			take(p, func(e *entry) bool {
+				if tr.causedBy(e) {
+					credited = true
+					return true
+				}
+				return !handlerAdd(e.Op) // the loop's own adds are few: examine decides
+			})
+		}
+	}
+	wide := credited || busy
+	for _, p := range points {
+		switch p.id.stage {
+		case tap.Socket:
+			take(p, func(e *entry) bool {
+				if tr.own(e) {
+					return true
+				}
+				_, ok := watchKey(*e)
+				return wide && ok
+			})
+		case tap.FIFO, tap.Store, tap.Handler:
+			take(p, tr.own)
+		case tap.Sync:
+			if wide {
+				take(p, nil)
+			} else {
+				skip(p)
+			}
+		case tap.Write:
+			if wide {
+				take(p, func(e *entry) bool { return e.Sync.Seq != 0 })
+			} else {
+				skip(p)
+			}
+		}
+	}
+	if lost {
+		tr.gaps++
 	}
 	slices.SortFunc(news, func(a, b entry) int {
 		switch {
@@ -107,7 +161,38 @@ func (tr *trail) update(points []*point, writes *recentWrites) {
 			e.by = writes.find(e.Event)
 		}
 		tr.examine(e)
-		tr.scanned = max(tr.scanned, e.seq)
+	}
+	tr.expireWrites()
+}
+
+// own reports whether e is an event of the followed object itself.
+func (tr *trail) own(e *entry) bool {
+	return e.Key == tr.target.Key && e.Resource == tr.target.Resource
+}
+
+// causedBy reports whether e is an add credited to the followed object.
+func (tr *trail) causedBy(e *entry) bool {
+	return e.cause != nil && e.cause.Resource == tr.target.Resource && e.cause.Key == tr.target.Key
+}
+
+// busy reports whether the trail has controller work in progress.
+func (tr *trail) busy() bool { return len(tr.queued) > 0 || len(tr.syncs) > 0 || len(tr.writes) > 0 }
+
+// writeWait bounds how long a write of the trail waits for its watch
+// event (one that never comes — the watch was not running — must not keep
+// the trail busy for ever).
+const writeWait = time.Minute
+
+// expireWrites forgets writes that waited longer than writeWait.
+func (tr *trail) expireWrites() {
+	if len(tr.writes) == 0 {
+		return
+	}
+	now := time.Now()
+	for k, at := range tr.writes {
+		if now.Sub(at) > writeWait {
+			delete(tr.writes, k)
+		}
 	}
 }
 
@@ -121,7 +206,7 @@ func (tr *trail) examine(e entry) {
 			return
 		}
 		if k, ok := watchKey(e); ok {
-			if tr.writes[k] {
+			if _, ok := tr.writes[k]; ok {
 				delete(tr.writes, k)
 				tr.add(e, true)
 				return
@@ -147,6 +232,7 @@ func (tr *trail) examine(e entry) {
 			tr.add(e, false)
 		case e.Op != tap.OpBegin && tr.syncs[e.Sync.Seq]:
 			tr.add(e, false)
+			delete(tr.syncs, e.Sync.Seq) // its writes were reported before its end
 			if strings.HasPrefix(e.Op, "success") {
 				delete(tr.queued, q)
 			}
@@ -163,7 +249,7 @@ func (tr *trail) examine(e entry) {
 				tr.add(w, true)
 				return
 			}
-			tr.writes[k] = true
+			tr.writes[k] = time.Now()
 		}
 	}
 }

@@ -76,8 +76,8 @@ func (p *point) Record(e tap.Event) {
 	case tap.Socket:
 		en.by = h.writes.find(e)
 	}
-	en.seq = h.seq.Add(1)
 	p.mu.Lock()
+	en.seq = h.seq.Add(1) // under the lock: each point's ring is in seq order
 	if p.ring == nil {
 		p.ring = make([]entry, h.o.History)
 	}
@@ -126,20 +126,40 @@ func (p *point) newestLocked(n int, after uint64) []entry {
 	return out
 }
 
-// since returns the kept events newer than seq after, oldest first, and
-// whether some events newer than after were overwritten before this call
-// (the ring went round).
-func (p *point) since(after uint64) (out []entry, lost bool) {
+// since returns the kept events newer than seq after for which keep (nil:
+// all) reports true, oldest first; the newest seq kept (after, when none is
+// newer); and whether some events newer than after were overwritten before
+// this call (the ring went round).
+func (p *point) since(after uint64, keep func(*entry) bool) (out []entry, newest uint64, lost bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	out = p.newestLocked(len(p.ring), after)
-	if p.n > uint64(len(p.ring)) && len(out) == len(p.ring) {
-		lost = true // the oldest kept is newer than after: older ones are gone
+	newest = after
+	size := uint64(len(p.ring))
+	n := uint64(0)
+	for ; n < size && n < p.n; n++ {
+		if p.ring[(p.n-1-n)%size].seq <= after {
+			break
+		}
 	}
-	for i, j := 0, len(out)-1; i < j; i, j = i+1, j-1 {
-		out[i], out[j] = out[j], out[i]
+	lost = n == size && p.n > size && p.ring[p.n%size].seq > after+1
+	for i := p.n - n; i < p.n; i++ {
+		e := &p.ring[i%size]
+		newest = e.seq
+		if keep == nil || keep(e) {
+			out = append(out, *e)
+		}
 	}
-	return out, lost
+	return out, newest, lost
+}
+
+// newestSeq is the seq of the newest kept event (0: none).
+func (p *point) newestSeq() uint64 {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.n == 0 {
+		return 0
+	}
+	return p.ring[(p.n-1)%uint64(len(p.ring))].seq
 }
 
 // rateWindow turns a counter into events per second over the last few

@@ -55,11 +55,11 @@ func (q *Queue[K]) addAfter(k K, d time.Duration, op string) {
 	q.mu.Unlock()
 }
 
-// reportLocked reports an add of k to the tap and unlocks the queue.
+// reportLocked reports an add of k to the tap, under the lock like
+// AddWithPriority, and unlocks the queue.
 func (q *Queue[K]) reportLocked(k K, op string, d time.Duration) {
-	depth := q.s.ready
+	q.tap.Emit(tap.Event{Op: op, Key: keyString(k), Delay: d, Depth: q.s.ready, Retries: q.limiter.NumRequeues(k)})
 	q.mu.Unlock()
-	q.tap.Emit(tap.Event{Op: op, Key: keyString(k), Delay: d, Depth: depth, Retries: q.limiter.NumRequeues(k)})
 }
 
 // loop is the queue's goroutine: it moves delayed keys into the queue when
@@ -95,10 +95,9 @@ func (q *Queue[K]) loop(tick clock.Ticker) {
 // next deadline; ok is false when nothing waits.
 func (q *Queue[K]) flushDue() (next time.Time, ok bool) {
 	now := q.clock.Now()
-	var reports []tap.Event // emitted once unlocked: the view never runs under the queue's lock
 	q.mu.Lock()
+	defer q.mu.Unlock()
 	if q.shuttingDown {
-		q.mu.Unlock()
 		return time.Time{}, false
 	}
 	for {
@@ -108,15 +107,10 @@ func (q *Queue[K]) flushDue() (next time.Time, ok bool) {
 		}
 		counted := q.addLocked(k, false)
 		if q.tap.On() {
-			reports = append(reports, tap.Event{Op: q.addedOpLocked(k, counted, "Add (wait over)"), Key: keyString(k), Depth: q.s.ready})
+			q.tap.Emit(tap.Event{Op: q.addedOpLocked(k, counted, "Add (wait over)"), Key: keyString(k), Depth: q.s.ready})
 		}
 	}
-	next, ok = q.delayed.next()
-	q.mu.Unlock()
-	for _, e := range reports {
-		q.tap.Emit(e)
-	}
-	return next, ok
+	return q.delayed.next()
 }
 
 func (q *Queue[K]) refreshMetrics() {

@@ -157,9 +157,10 @@ func (q *Queue[K]) AddWithPriority(k K, p Priority) {
 	if p == PriorityLow {
 		op += " (low priority)"
 	}
-	depth := q.s.ready
+	// Reported under the lock, so that the view sees the add before a
+	// worker's sync of k (the view takes no lock of the queue's).
+	q.tap.Emit(tap.Event{Op: op, Key: keyString(k), Depth: q.s.ready})
 	q.mu.Unlock()
-	q.tap.Emit(tap.Event{Op: op, Key: keyString(k), Depth: depth})
 }
 
 // addLocked adds k and reports whether it became pending (see sets.add).

@@ -58,7 +58,13 @@ function connect() {
   };
 }
 
+// renderMs keeps how long the newest updates took to render (for the
+// browser test, and for anyone curious: window.kcmRenderMs).
+const renderMs = [];
+window.kcmRenderMs = renderMs;
+
 function render(u) {
+  const began = performance.now();
   const v = u.view;
   state.updates++;
   document.body.dataset.updates = String(state.updates);
@@ -71,6 +77,8 @@ function render(u) {
   if (u.dropped > 0) s += ` · ${u.dropped} updates dropped (this browser was behind)`;
   if (u.problem) s += ' · ' + u.problem;
   setStatus(s, 'live');
+  renderMs.push(performance.now() - began);
+  if (renderMs.length > 100) renderMs.shift();
 }
 
 function renderResources(resources) {

@@ -16,6 +16,7 @@ export class Diagram {
     this.boxes = new Map();
     this.wires = [];
     window.addEventListener('resize', () => this.drawWires());
+    this.wiresFor = '';
   }
 
   // find returns the stage with this id in view v.
@@ -43,7 +44,10 @@ export class Diagram {
     }
     for (const c of v.controllers) for (const s of [c.enqueue, c.sync]) if (s) this.fill(s, '', selected, onPath);
     for (const w of v.writers) this.fill(w, null, selected, onPath);
-    this.drawWires();
+    if (this.wiresFor !== this.shape) { // boxes keep their size: the wires move only with the shape
+      this.wiresFor = this.shape;
+      this.drawWires();
+    }
   }
 
   build(v, shape) {
@@ -97,13 +101,25 @@ export class Diagram {
     const list = el('ol');
     const root = el('div', { class: 'box', id: 'box-' + s.id, 'data-stage': s.id }, el('h3', {}, name, total), rate, gauges, list);
     root.addEventListener('click', (ev) => {
-      if (ev.target.classList.contains('key')) return;
+      const k = ev.target.closest('.key');
+      if (k && k.dataset.res) { this.onKey(k.dataset.res, k.dataset.k); return; }
       this.onSelect(s.id);
     });
-    this.boxes.set(s.id, { root, total, rate, gauges, list });
+    const rows = [];
+    for (let i = 0; i < RECENT; i++) {
+      const op = el('span', { class: 'op' });
+      const key = el('span', { class: 'key' });
+      const rv = document.createTextNode('');
+      const li = el('li', {}, op, ' ', key, rv);
+      list.append(li);
+      rows.push({ li, op, key, rv });
+    }
+    this.boxes.set(s.id, { root, total, rate, gauges, rows, gaugeShape: '' });
     return root;
   }
 
+  // fill updates a box in place: text only, no new nodes unless its
+  // gauges change.
   fill(s, resource, selected, onPath) {
     const b = this.boxes.get(s.id);
     if (!b) return;
@@ -111,22 +127,37 @@ export class Diagram {
     b.root.classList.toggle('onpath', onPath.has(s.id));
     b.root.dataset.total = String(s.total);
     b.total.textContent = `${s.total} total`;
-    clear(b.rate);
-    b.rate.append(fmtRate(s.rate), el('small', {}, ' /s'));
-    clear(b.gauges);
-    for (const g of s.gauges) b.gauges.append(el('span', { 'data-gauge': g.name }, `${g.name} `, el('b', {}, String(g.value))));
-    clear(b.list);
-    for (const e of s.recent.slice(0, RECENT)) {
-      const res = resource === null ? e.res : (resource || '');
-      const key = el('span', { class: 'key' }, e.key || '');
-      if (e.key && res) {
-        key.title = `follow ${res} ${e.key}`;
-        key.addEventListener('click', () => this.onKey(res, e.key));
-      }
-      const li = el('li', { title: `${fmtTime(e.t)} ${e.detail || ''}`, 'data-key': e.key || '' },
-        el('span', { class: 'op' }, e.op), ' ', key, e.rv ? '@' + e.rv : '');
-      b.list.append(li);
+    b.rate.textContent = fmtRate(s.rate);
+    b.rate.append(el('small', {}, ' /s'));
+    const gshape = s.gauges.map((g) => g.name).join(',');
+    if (gshape !== b.gaugeShape) {
+      b.gaugeShape = gshape;
+      clear(b.gauges);
+      b.gaugeValues = s.gauges.map((g) => {
+        const v = el('b');
+        b.gauges.append(el('span', { 'data-gauge': g.name }, `${g.name} `, v));
+        return v;
+      });
     }
+    s.gauges.forEach((g, i) => { b.gaugeValues[i].textContent = String(g.value); });
+    b.rows.forEach((r, i) => {
+      const e = s.recent[i];
+      if (!e) {
+        r.li.hidden = true;
+        r.li.dataset.key = '';
+        return;
+      }
+      const res = resource === null ? e.res : (resource || '');
+      r.li.hidden = false;
+      r.li.dataset.key = e.key || '';
+      r.li.title = `${fmtTime(e.t)} ${e.detail || ''}`;
+      r.op.textContent = e.op;
+      r.key.textContent = e.key || '';
+      r.key.dataset.res = e.key && res ? res : '';
+      r.key.dataset.k = e.key || '';
+      r.key.title = e.key && res ? `follow ${res} ${e.key}` : '';
+      r.rv.textContent = e.rv ? '@' + e.rv : '';
+    });
   }
 
   drawWires() {
