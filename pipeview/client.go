@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -173,28 +174,51 @@ func jsonHasKey(data []byte, key string) bool {
 	return ok
 }
 
-// update is one message to a browser.
-type update struct {
-	View     json.RawMessage `json:"view"`
-	Follow   *trailView      `json:"follow"`
-	Selected string          `json:"selected,omitempty"`
-	// Dropped counts the updates this browser missed by being slow.
-	Dropped uint64 `json:"dropped"`
-	Problem string `json:"problem,omitempty"`
-}
-
-// message builds the client's next update around the shared view.
-func (c *client) message(view json.RawMessage, points []*point) ([]byte, error) {
+// update is one message to a browser:
+//
+//	{"view": <the shared view>, "follow": <trailView or null>, "selected": "...",
+//	 "dropped": <updates this browser missed by being slow>, "problem": "..."}
+//
+// It is assembled around the view's bytes, encoded once per update for
+// every browser.
+func (c *client) message(view []byte, points []*point) ([]byte, error) {
 	c.mu.Lock()
-	u := update{View: view, Selected: c.selected, Dropped: c.dropped.Load(), Problem: c.problem}
-	c.problem = ""
+	var follow []byte
+	var err error
 	if c.trail != nil {
 		c.trail.update(points, &c.h.writes)
-		tv := c.trail.view()
-		u.Follow = &tv
+		follow, err = json.Marshal(c.trail.view())
 	}
+	selected, problem := c.selected, c.problem
+	c.problem = ""
 	c.mu.Unlock()
-	return json.Marshal(u)
+	if err != nil {
+		return nil, err
+	}
+	msg := make([]byte, 0, len(view)+len(follow)+256)
+	msg = append(msg, `{"view":`...)
+	msg = append(msg, view...)
+	msg = append(msg, `,"follow":`...)
+	if follow == nil {
+		follow = []byte("null")
+	}
+	msg = append(msg, follow...)
+	msg = append(msg, `,"selected":`...)
+	msg = appendJSONString(msg, selected)
+	msg = append(msg, `,"dropped":`...)
+	msg = strconv.AppendUint(msg, c.dropped.Load(), 10)
+	if problem != "" {
+		msg = append(msg, `,"problem":`...)
+		msg = appendJSONString(msg, problem)
+	}
+	return append(msg, '}'), nil
+}
+
+// appendJSONString appends s as a JSON string (strconv.Quote's escapes
+// are Go's, not JSON's).
+func appendJSONString(dst []byte, s string) []byte {
+	b, _ := json.Marshal(s) // a string always encodes
+	return append(dst, b...)
 }
 
 // publish sends every browser an update: the shared view of all stages,

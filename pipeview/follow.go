@@ -40,8 +40,8 @@ type trail struct {
 	dropped int // steps dropped from the front (maxSteps)
 	gaps    int // updates at which some stage had overwritten unexamined events
 
-	queued map[qkey]bool   // controller queue keys the object caused, awaiting their sync
-	syncs  map[uint64]bool // syncs on the trail, by number
+	queued map[qkey]bool      // controller queue keys the object caused, awaiting their sync
+	syncs  map[uint64]bool    // syncs on the trail, by number
 	writes map[wkey]time.Time // writes of those syncs awaiting their watch event, and when they were seen
 	// early holds the newest watch events not on the trail, in case one
 	// turns out to be caused by a write of the trail reported after it: the

@@ -151,6 +151,12 @@ func TestWebSocketUpdatesAndFollow(t *testing.T) {
 	if u := readUpdate(t, c); !strings.Contains(u.Problem, "bad command") || u.Follow == nil {
 		t.Fatalf("update after a bad command: problem %q, follow %v", u.Problem, u.Follow)
 	}
+	if err := c.WriteJSON(map[string]any{"select": "odd \x01 \u2028 \"stage\""}); err != nil {
+		t.Fatal(err)
+	}
+	if u := readUpdate(t, c); u.Selected != "odd \x01 \u2028 \"stage\"" {
+		t.Fatalf("selected came back as %q", u.Selected)
+	}
 	if err := c.WriteJSON(map[string]any{"follow": nil}); err != nil {
 		t.Fatal(err)
 	}
