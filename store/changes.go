@@ -1,6 +1,7 @@
 package store
 
 import (
+	"maps"
 	"slices"
 
 	"github.com/kcmlab/kcm/kube/api"
@@ -17,6 +18,9 @@ func IndexChanges[T api.Object](ix Indexers[T], old T, hadOld bool, cur T, hasCu
 	var out []string
 	for name, fn := range ix {
 		if fn == nil {
+			if hadOld && hasCur && builtinUnchanged(name, old.GetObjectMeta(), cur.GetObjectMeta()) {
+				continue // the common update: nothing indexed moved, nothing allocated
+			}
 			fn = builtinFunc[T](name)
 			if fn == nil {
 				continue
@@ -42,6 +46,20 @@ func IndexChanges[T api.Object](ix Indexers[T], old T, hadOld bool, cur T, hasCu
 	}
 	slices.Sort(out)
 	return slices.Compact(out)
+}
+
+// builtinUnchanged reports whether the built-in index name files a and b
+// under the same values (false for any other name).
+func builtinUnchanged(name string, a, b *api.ObjectMeta) bool {
+	switch name {
+	case IndexNamespace:
+		return a.Namespace == b.Namespace
+	case IndexLabel:
+		return maps.Equal(a.Labels, b.Labels)
+	case IndexOwner:
+		return slices.EqualFunc(a.OwnerReferences, b.OwnerReferences, func(x, y api.OwnerReference) bool { return x.UID == y.UID })
+	}
+	return false
 }
 
 // builtinFunc is the reference function of a built-in index name, nil for
