@@ -90,6 +90,10 @@
 //	           (informer_transform_errors_total, informer_handler_panics_total;
 //	           listed once they count something)
 //
+//	/debug/pipeline  only with --enable-pipeline-view (kcm's own flag, off by
+//	           default): the live view of the pipeline (package pipeview), a
+//	           page and its WebSocket at /debug/pipeline/ws
+//
 // ?verbose lists "[+]name ok" / "[-]name failed: reason" lines and
 // ?exclude=name skips a check, as on Kubernetes components; /healthz/<name>
 // runs one check. kcm prints the failure reason where kube-apiserver writes
@@ -102,6 +106,18 @@
 // to 127.0.0.1 (--bind-address), or set --secure-port=0. The --help text
 // says so, and the --authentication-* and --authorization-* flags are
 // refused rather than ignored.
+//
+// # The pipeline view
+//
+// Config.Pipeline, or with --enable-pipeline-view a view Run makes and
+// runs itself, is fed by everything the Run builds: the base client (so
+// every controller's client, each reporting its writes under its
+// User-Agent), the shared informers and every controller's loop (through
+// ctrl.Config.Tap), and the elector's Status. The secure port serves the
+// page only with --enable-pipeline-view, with the same lack of
+// authentication as /metrics; kcm dev hands in its own view and serves it
+// on 127.0.0.1 over plain HTTP. While no browser is connected, reporting
+// costs one atomic load per event.
 //
 // # Kubernetes counterparts
 //
