@@ -2,8 +2,10 @@ package pipeview_test
 
 // The view's cost: events per second through the whole pipeline —
 // reflector → deltafifo → store → processor → handler → queue → sync —
-// with no view, with the view wired but closed, and with the view open (a
-// browser connected over a WebSocket, following a busy pod). kcm's own
+// with no view, with the view wired but closed, with every site
+// reporting but no browser (the sites' and the Hub's recording cost
+// alone), and with the view open (a browser connected over a WebSocket,
+// following a busy pod). kcm's own
 // figure is the open view against the closed one (target: under 5 %
 // slower); "none" shows what wiring the view costs at all.
 //
@@ -12,9 +14,9 @@ package pipeview_test
 import (
 	"context"
 	"fmt"
-	"os"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -165,7 +167,7 @@ func BenchmarkViewCost(b *testing.B) {
 	gate := make(chan struct{})
 	srv := podgen.NewServer(podgen.ServerOptions{Pods: pods, Events: events, EventsGate: gate})
 	defer srv.Close()
-	for _, mode := range []string{"none", "closed", "open"} {
+	for _, mode := range []string{"none", "closed", "reporting", "open"} {
 		b.Run("view="+mode, func(b *testing.B) {
 			var cpu, elapsed time.Duration
 			b.ResetTimer()
@@ -179,8 +181,11 @@ func BenchmarkViewCost(b *testing.B) {
 				}
 				r := startCost(b, srv.URL, pods, events, tp)
 				closeView := func() {}
-				if mode == "open" {
+				switch mode {
+				case "open":
 					closeView = openView(b, hub, r.key)
+				case "reporting": // every site reports, no browser reads: the sites' own cost
+					tp.SetOn(true)
 				}
 				b.StartTimer()
 				t0, cpu0 := time.Now(), processCPU()

@@ -87,62 +87,84 @@ func newTrail(t target) *trail {
 // order they were kept, and extends the trail. writes resolves the watch
 // events whose write was reported after them.
 //
-// Only events that may belong to the trail are copied out of the stages:
-// the object's own, the adds credited to it, and — while the trail has
-// work in progress (keys queued, syncs running, writes awaiting their
-// watch event) — the controllers' syncs, writes, retries and watch events.
+// Only events that may belong to the trail are copied out of the stages,
+// in the order of the chain that links them: the adds credited to the
+// object (and the loop's retries of keys it caused), then the syncs of
+// those keys, then the writes of those syncs, then the object's own events
+// and the watch events those writes may have caused. Each pass keeps a
+// superset of what examine accepts, so a stage busy with other objects
+// costs a walk over its ring, not a copy of it.
 func (tr *trail) update(points []*point, writes *recentWrites) {
 	var news []entry
 	lost := false
-	credited := false
-	take := func(p *point, keep func(*entry) bool) {
-		after := tr.scanned[p]
-		es, newest, gone := p.since(after, keep)
-		lost = lost || (gone && after > 0)
-		tr.scanned[p] = newest
-		news = append(news, es...)
-	}
-	skip := func(p *point) { tr.scanned[p] = p.newestSeq() }
-	busy := tr.busy()
-	// The adds first: one credited to the object widens what else is taken.
-	// (The trail's own adds and the loop's retries and requeues.)
-	for _, p := range points {
-		if p.id.stage == tap.Enqueue {
-			take(p, func(e *entry) bool {
-				if tr.causedBy(e) {
-					credited = true
-					return true
-				}
-				return !handlerAdd(e.Op) // the loop's own adds are few: examine decides
-			})
+	take := func(stage tap.Stage, keep func(*entry) bool) {
+		for _, p := range points {
+			if p.id.stage != stage {
+				continue
+			}
+			after := tr.scanned[p]
+			es, newest, gone := p.since(after, keep)
+			lost = lost || (gone && after > 0)
+			tr.scanned[p] = newest
+			news = append(news, es...)
 		}
 	}
-	wide := credited || busy
-	for _, p := range points {
-		switch p.id.stage {
-		case tap.Socket:
-			take(p, func(e *entry) bool {
-				if tr.own(e) {
-					return true
-				}
-				_, ok := watchKey(*e)
-				return wide && ok
-			})
-		case tap.FIFO, tap.Store, tap.Handler:
-			take(p, tr.own)
-		case tap.Sync:
-			if wide {
-				take(p, nil)
-			} else {
-				skip(p)
-			}
-		case tap.Write:
-			if wide {
-				take(p, func(e *entry) bool { return e.Sync.Seq != 0 })
-			} else {
-				skip(p)
+	keys := map[qkey]bool{}
+	for q := range tr.queued {
+		keys[q] = true
+	}
+	take(tap.Enqueue, func(e *entry) bool {
+		q := qkey{e.Source, e.Key}
+		if tr.causedBy(e) {
+			keys[q] = true
+			return true
+		}
+		return keys[q] && !handlerAdd(e.Op)
+	})
+	seqs := map[uint64]bool{}
+	for s := range tr.syncs {
+		seqs[s] = true
+	}
+	take(tap.Sync, func(e *entry) bool {
+		if keys[qkey{e.Source, e.Key}] || seqs[e.Sync.Seq] {
+			seqs[e.Sync.Seq] = true
+			return true
+		}
+		return false
+	})
+	written := map[wkey]bool{}
+	for k := range tr.writes {
+		written[k] = true
+	}
+	fresh := map[wkey]bool{} // this update's writes
+	take(tap.Write, func(e *entry) bool {
+		if e.Sync.Seq == 0 || !seqs[e.Sync.Seq] {
+			return false
+		}
+		k := wkey{resource: e.Resource, key: e.Key, rv: e.RV}
+		if e.Op == "DELETE" {
+			k.rv = ""
+		}
+		written[k], fresh[k] = true, true
+		return true
+	})
+	isWatch := func(e *entry, among map[wkey]bool) bool {
+		k, ok := watchKey(*e)
+		return ok && among[k]
+	}
+	// A fresh write's watch event may have been examined by an earlier
+	// update already (the apiserver sent it before the client read the
+	// write's answer): look for it behind the stage's watermark.
+	if len(fresh) > 0 {
+		for _, p := range points {
+			if p.id.stage == tap.Socket {
+				news = append(news, p.upTo(tr.scanned[p], func(e *entry) bool { return !tr.own(e) && isWatch(e, fresh) })...)
 			}
 		}
+	}
+	take(tap.Socket, func(e *entry) bool { return tr.own(e) || isWatch(e, written) })
+	for _, st := range []tap.Stage{tap.FIFO, tap.Store, tap.Handler} {
+		take(st, tr.own)
 	}
 	if lost {
 		tr.gaps++
@@ -174,9 +196,6 @@ func (tr *trail) own(e *entry) bool {
 func (tr *trail) causedBy(e *entry) bool {
 	return e.cause != nil && e.cause.Resource == tr.target.Resource && e.cause.Key == tr.target.Key
 }
-
-// busy reports whether the trail has controller work in progress.
-func (tr *trail) busy() bool { return len(tr.queued) > 0 || len(tr.syncs) > 0 || len(tr.writes) > 0 }
 
 // writeWait bounds how long a write of the trail waits for its watch
 // event (one that never comes — the watch was not running — must not keep

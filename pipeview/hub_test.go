@@ -48,12 +48,21 @@ func TestABrowserThatNeverReadsNeverBlocksThePipeline(t *testing.T) {
 	h.publish() // the writer takes it and is stuck in WriteMessage for good
 	<-c.writing
 	p := newPipeline(h.Tap())
-	for i := range 10_000 {
-		p.socket.Emit(tap.Event{Op: "ADDED", Resource: "pods", Key: fmt.Sprintf("ns/p-%d", i), RV: fmt.Sprint(i)})
-	}
 	const updates = 50
-	for range updates {
-		h.publish()
+	finished := make(chan struct{})
+	go func() { // the pipeline and the Hub's updates, which must never wait for the browser
+		defer close(finished)
+		for i := range 10_000 {
+			p.socket.Emit(tap.Event{Op: "ADDED", Resource: "pods", Key: fmt.Sprintf("ns/p-%d", i), RV: fmt.Sprint(i)})
+		}
+		for range updates {
+			h.publish()
+		}
+	}()
+	select {
+	case <-finished:
+	case <-time.After(patience):
+		t.Fatal("reporting or publishing waited for a browser that reads nothing")
 	}
 	if got, want := h.clientList()[0].dropped.Load(), uint64(updates-3); got != want {
 		t.Fatalf("dropped %d updates, want %d (buffer 3, one update in the stuck write)", got, want)

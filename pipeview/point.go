@@ -152,14 +152,24 @@ func (p *point) since(after uint64, keep func(*entry) bool) (out []entry, newest
 	return out, newest, lost
 }
 
-// newestSeq is the seq of the newest kept event (0: none).
-func (p *point) newestSeq() uint64 {
+// upTo returns the kept events not newer than seq last for which keep
+// reports true, oldest first.
+func (p *point) upTo(last uint64, keep func(*entry) bool) []entry {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.n == 0 {
-		return 0
+	var out []entry
+	size := uint64(len(p.ring))
+	first := uint64(0)
+	if p.n > size {
+		first = p.n - size
 	}
-	return p.ring[(p.n-1)%uint64(len(p.ring))].seq
+	for i := first; i < p.n; i++ {
+		e := &p.ring[i%size]
+		if e.seq <= last && keep(e) {
+			out = append(out, *e)
+		}
+	}
+	return out
 }
 
 // rateWindow turns a counter into events per second over the last few
