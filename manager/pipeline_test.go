@@ -19,7 +19,7 @@ import (
 // runIdle runs the manager with one idle controller, no leader election
 // and o edited by edit, until the test ends; it returns the base URL and
 // a func that stops Run and returns its result.
-func runIdle(t *testing.T, edit func(*Options)) (string, func() error) {
+func runIdle(t *testing.T, edit func(*Options), hub *pipeview.Hub) (string, func() error) {
 	t.Helper()
 	started := make(chan struct{})
 	d, err := ctrl.NewDescriptors(&ctrl.ControllerDescriptor{Name: "idle-controller",
@@ -39,7 +39,7 @@ func runIdle(t *testing.T, edit func(*Options)) (string, func() error) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
-		done <- Run(ctx, Config{Options: o, Descriptors: d, REST: nowhere, Listener: ln,
+		done <- Run(ctx, Config{Options: o, Descriptors: d, REST: nowhere, Listener: ln, Pipeline: hub,
 			Clock: clock.NewFake(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)), Logger: zerolog.Nop()})
 	}()
 	<-started
@@ -64,16 +64,21 @@ func runIdle(t *testing.T, edit func(*Options)) (string, func() error) {
 }
 
 // /debug/pipeline is off by default: the secure port, unauthenticated,
-// answers 404 for it.
+// answers 404 for it — also when the manager feeds a view of the caller's
+// (kcm dev serves that one elsewhere, on loopback).
 func TestPipelineViewIsOffByDefault(t *testing.T) {
-	url, stop := runIdle(t, func(*Options) {})
-	for _, path := range []string{pipeview.Path, pipeview.Path + "/ws", pipeview.Path + "/static/app.js"} {
-		if resp, _ := tlsGet(t, url+path); resp.StatusCode != 404 {
-			t.Errorf("GET %s without --enable-pipeline-view: %d, want 404", path, resp.StatusCode)
-		}
-	}
-	if err := stop(); err != nil {
-		t.Fatal(err)
+	for name, hub := range map[string]*pipeview.Hub{"no view": nil, "a view fed by the manager": pipeview.New(pipeview.Options{})} {
+		t.Run(name, func(t *testing.T) {
+			url, stop := runIdle(t, func(*Options) {}, hub)
+			for _, path := range []string{pipeview.Path, pipeview.Path + "/ws", pipeview.Path + "/static/app.js"} {
+				if resp, _ := tlsGet(t, url+path); resp.StatusCode != 404 {
+					t.Errorf("GET %s without --enable-pipeline-view: %d, want 404", path, resp.StatusCode)
+				}
+			}
+			if err := stop(); err != nil {
+				t.Fatal(err)
+			}
+		})
 	}
 }
 
@@ -81,7 +86,7 @@ func TestPipelineViewIsOffByDefault(t *testing.T) {
 // WebSocket, which sends the view (here the idle manager's: no informers
 // yet); stopping the manager disconnects the browser and Run returns.
 func TestPipelineViewWhenEnabled(t *testing.T) {
-	url, stop := runIdle(t, func(o *Options) { o.EnablePipelineView = true })
+	url, stop := runIdle(t, func(o *Options) { o.EnablePipelineView = true }, nil)
 	resp, body := tlsGet(t, url+pipeview.Path)
 	if resp.StatusCode != 200 || !strings.Contains(body, "kcm pipeline") {
 		t.Fatalf("GET %s: %d %.80q", pipeview.Path, resp.StatusCode, body)
