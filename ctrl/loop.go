@@ -227,7 +227,7 @@ func (l *Loop) process(ctx context.Context, key string) {
 	l.active.Add(1)
 	defer l.active.Add(-1)
 	var e tap.Event
-	reported := l.tap.On()
+	reported := l.tap.On() && l.tap.Want("", key)
 	if reported {
 		ctx, e = l.reportBegin(ctx, key)
 	}

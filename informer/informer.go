@@ -319,13 +319,16 @@ func (i *Informer[T]) applyBatch(batch []deltafifo.Delta[T]) error {
 	return nil
 }
 
-// reportApplied reports a batch written to the store: each delta with the
-// index entries its write moved.
+// reportApplied reports a batch written to the store: each delta the view
+// wants, with the index entries its write moved.
 func (i *Informer[T]) reportApplied(batch []deltafifo.Delta[T], ops []store.Op[T]) {
 	at, depth, res := i.stored.Now(), i.fifo.Len(), tap.ResourceOf(i.name)
 	for j, d := range batch {
-		e := tap.Event{At: at, Op: string(d.Type), Resource: res, Key: d.Key, Depth: depth}
 		m := d.Object.GetObjectMeta()
+		if !i.stored.Want(m.Namespace, m.Name) {
+			continue
+		}
+		e := tap.Event{At: at, Op: string(d.Type), Resource: res, Key: d.Key, Depth: depth}
 		e.RV, e.UID = m.ResourceVersion, m.UID
 		if d.FinalStateUnknown {
 			e.Op += " (final state unknown)"

@@ -94,7 +94,9 @@ func (s fifoSink[T]) Delete(obj T) error {
 // delivered.)
 func (s fifoSink[T]) queuedAs(t deltafifo.DeltaType, obj T) {
 	if s.queued.On() {
-		s.report(t, obj)
+		if m := obj.GetObjectMeta(); s.queued.Want(m.Namespace, m.Name) {
+			s.report(t, obj)
+		}
 	}
 }
 

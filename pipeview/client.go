@@ -128,6 +128,7 @@ func (c *client) readLoop() {
 			c.problem = err.Error()
 			c.mu.Unlock()
 		}
+		c.h.refreshFollows()
 		c.h.poke()
 	}
 }
@@ -162,6 +163,16 @@ func (c *client) apply(data []byte) error {
 	}
 	c.trail = newTrail(t)
 	return nil
+}
+
+// following returns the object the browser follows, if any.
+func (c *client) following() (target, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.trail == nil {
+		return target{}, false
+	}
+	return c.trail.target, true
 }
 
 // jsonHasKey reports whether the JSON object data has key at its top.

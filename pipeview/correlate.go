@@ -18,36 +18,71 @@ import (
 // controller watches two informers) or none does (a sync adding to its
 // own queue), the add is left uncredited rather than guessed. Adds that
 // only the loop makes (AddAfter, AddRateLimited, the end of a wait) are
-// never credited to a handler.
+// never credited to a handler. Calls the view did not want in full are
+// still counted (tap.Recorder.Calling), so that they make an add
+// ambiguous too.
 type correlator struct {
 	mu sync.Mutex
-	// calls holds, by handler (= controller) name, the call in progress
-	// at each handler point of that name (one listener: one call at a
-	// time). Guarded by mu.
-	calls map[string]map[*point]cause
+	// byName holds the handler points by handler (= controller) name;
+	// each point's busy and cur fields are guarded by mu too.
+	byName map[string][]*point
 }
 
-// begin notes that the handler at p (named handler) started a call for
-// resource/key.
-func (c *correlator) begin(handler string, p *point, resource, key string) {
+// register adds a handler point.
+func (c *correlator) register(p *point) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.calls == nil {
-		c.calls = map[string]map[*point]cause{}
+	if c.byName == nil {
+		c.byName = map[string][]*point{}
 	}
-	m := c.calls[handler]
-	if m == nil {
-		m = map[*point]cause{}
-		c.calls[handler] = m
-	}
-	m[p] = cause{Resource: resource, Key: key}
+	c.byName[p.id.handler] = append(c.byName[p.id.handler], p)
 }
 
-// end notes that the call at p returned.
-func (c *correlator) end(handler string, p *point) {
+// begin notes a reported call at p for resource/key.
+func (c *correlator) begin(p *point, resource, key string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	delete(c.calls[handler], p)
+	p.busy++
+	p.cur = &cause{Resource: resource, Key: key, obj: splitKey(key)}
+}
+
+// end notes the end of the reported call at p.
+func (c *correlator) end(p *point) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if p.busy > 0 {
+		p.busy--
+	}
+	p.cur = nil
+}
+
+// calling notes the start or end of a call at p the view did not want.
+func (c *correlator) calling(p *point, start bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	switch {
+	case start:
+		p.busy++
+	case p.busy > 0:
+		p.busy--
+	}
+}
+
+// singleLocked returns the one handler point named queue with a call in
+// progress, when exactly one call of that name is in progress.
+func (c *correlator) singleLocked(queue string) *point {
+	var one *point
+	n := 0
+	for _, p := range c.byName[queue] {
+		n += p.busy
+		if p.busy > 0 {
+			one = p
+		}
+	}
+	if n != 1 {
+		return nil
+	}
+	return one
 }
 
 // cause returns the notification behind an add op to queue, or nil.
@@ -57,12 +92,20 @@ func (c *correlator) cause(queue, op string) *cause {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if m := c.calls[queue]; len(m) == 1 {
-		for _, cs := range m {
-			return &cs
-		}
+	if p := c.singleLocked(queue); p != nil && p.cur != nil {
+		cs := *p.cur
+		return &cs
 	}
 	return nil
+}
+
+// followedCall reports whether an add to queue now would be credited to a
+// followed object.
+func (c *correlator) followedCall(queue string, w *wants) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	p := c.singleLocked(queue)
+	return p != nil && p.cur != nil && w.followed(p.cur.obj.ns, p.cur.obj.name)
 }
 
 // handlerAdd reports whether op is an add a handler makes (Add, with its

@@ -179,11 +179,15 @@ func TestTrailReportsGapsAndStaysBounded(t *testing.T) {
 // that controller in progress, and only for the adds handlers make.
 func TestCorrelatorCreditsOnlyUnambiguousHandlerAdds(t *testing.T) {
 	var c correlator
-	onPods, onRS := &point{}, &point{} // the controller's handlers on two informers
+	// The controller's handlers on two informers.
+	onPods := &point{id: pointID{stage: tap.Handler, source: "pods", handler: "rs"}}
+	onRS := &point{id: pointID{stage: tap.Handler, source: "replicasets.apps", handler: "rs"}}
+	c.register(onPods)
+	c.register(onRS)
 	if got := c.cause("rs", "Add"); got != nil {
 		t.Fatalf("no call in progress, credited to %+v", got)
 	}
-	c.begin("rs", onPods, "pods", "ns/a")
+	c.begin(onPods, "pods", "ns/a")
 	for op, credited := range map[string]bool{"Add": true, "Add (deduplicated)": true, "Add (held: ready after Done)": true,
 		"Add (low priority)": true, "AddAfter": false, "AddRateLimited": false, "Add (wait over)": false} {
 		if got := c.cause("rs", op); (got != nil) != credited {
@@ -193,16 +197,22 @@ func TestCorrelatorCreditsOnlyUnambiguousHandlerAdds(t *testing.T) {
 	if got := c.cause("other", "Add"); got != nil {
 		t.Errorf("another controller's add credited to %+v", got)
 	}
-	c.begin("rs", onRS, "replicasets.apps", "ns/b") // the other informer's handler runs at once
+	c.begin(onRS, "replicasets.apps", "ns/b") // the other informer's handler runs at once
 	if got := c.cause("rs", "Add"); got != nil {
 		t.Errorf("two calls in progress, yet credited to %+v", got)
 	}
-	c.end("rs", onRS) // the later call ends first: the earlier one is left
-	if got := c.cause("rs", "Add"); got == nil || *got != (cause{Resource: "pods", Key: "ns/a"}) {
+	c.end(onRS) // the later call ends first: the earlier one is left
+	if got := c.cause("rs", "Add"); got == nil || got.Resource != "pods" || got.Key != "ns/a" {
 		t.Errorf("one call left (pods ns/a), credited to %+v", got)
 	}
-	c.end("rs", onPods)
-	c.end("rs", onPods) // an unmatched end changes nothing
+	c.calling(onRS, true) // a call the view did not want makes it ambiguous again
+	if got := c.cause("rs", "Add"); got != nil {
+		t.Errorf("a second call (not reported) in progress, yet credited to %+v", got)
+	}
+	c.calling(onRS, false)
+	c.end(onPods)
+	c.end(onPods) // an unmatched end changes nothing
+	c.calling(onRS, false)
 	if got := c.cause("rs", "Add"); got != nil {
 		t.Errorf("no call in progress, credited to %+v", got)
 	}

@@ -78,6 +78,7 @@ type Hub struct {
 	seq    atomic.Uint64
 	corr   correlator
 	writes recentWrites
+	wants  wants
 
 	mu      sync.Mutex
 	points  map[pointID]*point // guarded by mu
@@ -125,6 +126,9 @@ func (h *Hub) Recorder(stage tap.Stage, source, handler string) tap.Recorder {
 	p := &point{h: h, id: id}
 	h.points[id] = p
 	h.order = append(h.order, p)
+	if stage == tap.Handler {
+		h.corr.register(p)
+	}
 	return p
 }
 
@@ -195,6 +199,24 @@ func (h *Hub) leave(c *client) {
 	if len(h.clients) == 0 {
 		h.tap.SetOn(false)
 	}
+	h.refreshFollowsLocked()
+}
+
+// refreshFollows tells the reporting sites which objects browsers follow.
+func (h *Hub) refreshFollows() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.refreshFollowsLocked()
+}
+
+func (h *Hub) refreshFollowsLocked() {
+	var targets []target
+	for c := range h.clients {
+		if t, ok := c.following(); ok {
+			targets = append(targets, t)
+		}
+	}
+	h.wants.setFollowed(targets)
 }
 
 // shutdown disconnects every browser and waits for their goroutines.

@@ -2,6 +2,7 @@ package pipeview
 
 import (
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/kcmlab/kcm/tap"
@@ -29,6 +30,7 @@ type entry struct {
 // cause names the object a handler was called for.
 type cause struct {
 	Resource, Key string
+	obj           objKey
 }
 
 // gauge is a depth read at each update.
@@ -52,8 +54,18 @@ type point struct {
 	n      uint64
 	gauges []gauge
 
-	// rate is touched by the Hub's Run goroutine only.
-	rate rateWindow
+	// skipped counts the events the view did not want (Want); every and
+	// seen draw the sample (want.go).
+	skipped     atomic.Uint64
+	every, seen atomic.Uint64
+	// busy counts the handler calls in progress at this point, cur is the
+	// object of the reported one; both guarded by the Hub's correlator.
+	busy int
+	cur  *cause
+
+	// rate and lastTotal are touched by the Hub's Run goroutine only.
+	rate      rateWindow
+	lastTotal uint64
 }
 
 var _ tap.Recorder = (*point)(nil)
@@ -65,14 +77,26 @@ func (p *point) Record(e tap.Event) {
 	switch e.Stage {
 	case tap.Handler:
 		if e.Op == tap.OpBegin {
-			h.corr.begin(p.id.handler, p, e.Resource, e.Key)
+			h.corr.begin(p, e.Resource, e.Key)
 			return // a call is kept once, at its end, with its duration
 		}
-		h.corr.end(p.id.handler, p)
+		h.corr.end(p)
 	case tap.Enqueue:
 		en.cause = h.corr.cause(p.id.source, e.Op)
+		if c := en.cause; c != nil && h.wants.followed(c.obj.ns, c.obj.name) {
+			h.wants.heatKey(qkey{p.id.source, e.Key}, e.At)
+		}
+	case tap.Sync:
+		if e.Op == tap.OpBegin {
+			h.wants.syncBegan(p.id.source, e.Key, e.Sync.Seq)
+		} else {
+			h.wants.syncEnded(e.Sync.Seq)
+		}
 	case tap.Write:
 		h.writes.put(e)
+		if e.Sync.Seq != 0 && e.Key != "" && h.wants.hotSeq(e.Sync.Seq) {
+			h.wants.heatObject(splitKey(e.Key), e.At)
+		}
 	case tap.Socket:
 		en.by = h.writes.find(e)
 	}
@@ -109,7 +133,7 @@ func (p *point) state(n int) (total uint64, gauges []gauge, recent []entry) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	gauges = append(gauges, p.gauges...)
-	return p.total, gauges, p.newestLocked(n, 0)
+	return p.total + p.skipped.Load(), gauges, p.newestLocked(n, 0)
 }
 
 // newestLocked returns up to n events newer than seq after, newest first.

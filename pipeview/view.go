@@ -95,6 +95,7 @@ func stageID(id pointID) string {
 // the stages some browser asked details of: they carry Detail events.
 func (h *Hub) buildView(now time.Time, selected map[string]bool) view {
 	v := view{Now: now.UnixMilli(), Period: h.o.Period.Milliseconds()}
+	h.wants.cool(now)
 	informers := map[string]*informerView{}
 	controllers := map[string]*controllerView{}
 	for _, p := range h.pointList() {
@@ -104,6 +105,8 @@ func (h *Hub) buildView(now time.Time, selected map[string]bool) view {
 			n = h.o.Detail
 		}
 		total, gauges, recent := p.state(n)
+		p.resample(total - p.lastTotal)
+		p.lastTotal = total
 		sv := &stageView{ID: id, Stage: p.id.stage.String(), Source: p.id.source, Handler: p.id.handler, Total: total,
 			Rate: p.rate.add(now, total), Gauges: []gaugeView{}, Recent: []eventView{}}
 		for _, g := range gauges {

@@ -194,16 +194,24 @@ func (l *listener[T]) stopping(ctx context.Context) bool {
 }
 
 // deliver calls the handler for n (see call), reporting the call to the
-// tap while someone watches.
+// tap while someone watches: in full (begin and end) when the view wants
+// it, else only that a call is in progress.
 func (l *listener[T]) deliver(n Notification[T]) {
 	if !l.tap.On() {
 		l.call(n)
 		return
 	}
-	e := tap.Event{Op: tap.OpBegin, Resource: l.resource}
-	if m := metaOf(n.Obj); m != nil {
-		e.Key, e.RV, e.UID = m.Key(), m.ResourceVersion, m.UID
+	m := metaOf(n.Obj)
+	if m == nil {
+		m = &api.ObjectMeta{}
 	}
+	if !l.tap.Want(m.Namespace, m.Name) {
+		l.tap.Calling(true)
+		l.call(n)
+		l.tap.Calling(false)
+		return
+	}
+	e := tap.Event{Op: tap.OpBegin, Resource: l.resource, Key: m.Key(), RV: m.ResourceVersion, UID: m.UID}
 	start := l.tap.Now()
 	e.At = start
 	l.tap.Emit(e)

@@ -106,3 +106,29 @@ func TestHandlerCallNames(t *testing.T) {
 		t.Error("metaOf: nil object must give nil metadata, a real one its own")
 	}
 }
+
+// A call the view does not want is not reported, only announced
+// (Calling), so that the view still knows a call is in progress.
+func TestTapDeclinedCallsAreOnlyAnnounced(t *testing.T) {
+	log := tap.Log{Decline: func(string, string) bool { return true }}
+	tp := tap.New(&log, nil)
+	tp.SetOn(true)
+	p := mustNew(t, Options[*api.Pod]{Name: "pods", Tap: tp})
+	rec := newRecorder()
+	mustAdd(t, p, rec, HandlerOptions{Name: "rs"})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- p.Run(ctx) }()
+	p.Distribute(AddNotification(pod("ns", "a", 1), false))
+	rec.take(t, 1)
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if n := len(log.Matching(tap.Handler, nil)); n != 0 {
+		t.Fatalf("a declined call was reported %d times", n)
+	}
+	if got := fmt.Sprint(log.Calls()); got != "[true false]" || log.Declined() != 1 {
+		t.Fatalf("calls announced %s, declined %d; want [true false], 1", got, log.Declined())
+	}
+}

@@ -25,7 +25,7 @@ func (q *Queue[K]) addAfter(k K, d time.Duration, op string) {
 			return
 		}
 		counted := q.addLocked(k, false)
-		if q.tap.On() {
+		if q.tap.On() && q.tap.Want("", keyString(k)) {
 			q.reportLocked(k, q.addedOpLocked(k, counted, op), d)
 			return
 		}
@@ -45,7 +45,7 @@ func (q *Queue[K]) addAfter(k K, d time.Duration, op string) {
 		default: // the loop has a nudge pending already
 		}
 	}
-	if q.tap.On() {
+	if q.tap.On() && q.tap.Want("", keyString(k)) {
 		if !pushed {
 			op += " (an earlier wait is kept)"
 		}
@@ -106,7 +106,7 @@ func (q *Queue[K]) flushDue() (next time.Time, ok bool) {
 			break
 		}
 		counted := q.addLocked(k, false)
-		if q.tap.On() {
+		if q.tap.On() && q.tap.Want("", keyString(k)) {
 			q.tap.Emit(tap.Event{Op: q.addedOpLocked(k, counted, "Add (wait over)"), Key: keyString(k), Depth: q.s.ready})
 		}
 	}

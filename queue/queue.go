@@ -149,7 +149,7 @@ func (q *Queue[K]) AddWithPriority(k K, p Priority) {
 		return
 	}
 	counted := q.addLocked(k, p == PriorityLow)
-	if !q.tap.On() {
+	if !q.tap.On() || !q.tap.Want("", keyString(k)) {
 		q.mu.Unlock()
 		return
 	}

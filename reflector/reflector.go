@@ -186,7 +186,9 @@ func (r *Reflector[T]) list(ctx context.Context, opts rest.ListOptions) error {
 		meta, err := r.lw.ListEach(ctx, opts, func(obj T) error {
 			n++
 			if r.socket.On() {
-				r.report("LIST", obj.GetObjectMeta(), 0)
+				if m := obj.GetObjectMeta(); r.socket.Want(m.Namespace, m.Name) {
+					r.report("LIST", m, 0)
+				}
 			}
 			return refused(rep.Add(obj))
 		})
@@ -352,8 +354,9 @@ func (r *Reflector[T]) apply(route Route, obj T, rv string, rep Replacer[T]) err
 	return nil
 }
 
-// reportEvent reports a watch event to the tap: its type, the object's
-// metadata and its size (a bookmark has no key; an error neither).
+// reportEvent reports a watch event to the tap, if the view wants it: its
+// type, the object's metadata and its size (a bookmark has no key; an
+// error, always reported, neither).
 func (r *Reflector[T]) reportEvent(ev rest.WatchEvent[T]) {
 	if ev.Type == rest.Error {
 		e := tap.Event{Op: string(ev.Type), Resource: r.resource, Bytes: ev.Size}
@@ -363,7 +366,9 @@ func (r *Reflector[T]) reportEvent(ev rest.WatchEvent[T]) {
 		r.socket.Emit(e)
 		return
 	}
-	r.report(string(ev.Type), ev.Object.GetObjectMeta(), ev.Size)
+	if m := ev.Object.GetObjectMeta(); r.socket.Want(m.Namespace, m.Name) {
+		r.report(string(ev.Type), m, ev.Size)
+	}
 }
 
 // report reports one object read from the apiserver.

@@ -65,3 +65,23 @@ func TestTapOffReportsNothing(t *testing.T) {
 		t.Fatalf("tap off, yet reported %+v", got)
 	}
 }
+
+// An event the view does not want (here pod b) is not reported; the view
+// counts it itself.
+func TestTapDeclinedEventsAreNotReported(t *testing.T) {
+	log := tap.Log{Decline: func(_, name string) bool { return name == "b" }}
+	tp := tap.New(&log, nil)
+	tp.SetOn(true)
+	h := run(t, reflector.Options{Name: "pods", DisableWatchList: true, Tap: tp})
+	h.listAt("100", pod("a", "90"), pod("b", "91"))
+	w := h.watchFrom("100")
+	w.Event(rest.Added, pod("b", "101"))
+	w.Event(rest.Added, pod("a", "102"))
+	w.End(io.EOF)
+	h.watchFrom("102")
+	h.stop()
+	want := []string{"pods LIST pods ns/a@90  0", "pods ADDED pods ns/a@102  0"}
+	if got := socketLines(&log); !equal(got, want) || log.Declined() != 2 {
+		t.Fatalf("socket events %q (declined %d), want %q (2 declined)", got, log.Declined(), want)
+	}
+}

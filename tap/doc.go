@@ -18,14 +18,18 @@
 //
 // # Cheap when nobody watches
 //
-// A layer reports an Event only after Point.On returned true. On is one
-// atomic load: the view switches it on when the first browser connects and
-// off when the last one leaves (Tap.SetOn). While it is off no Event is
-// built — no clock read, no key string, no allocation. While it is on, a
-// layer builds the Event (metadata only: resource, namespace/name,
-// resourceVersion, uid, timings, depths) and hands it to the point's
-// Recorder, which must return at once: the pipeline never waits for the
-// view.
+// A layer reports an Event only after Point.On and then Point.Want
+// returned true. On is one atomic load: the view switches it on when the
+// first browser connects and off when the last one leaves (Tap.SetOn).
+// While it is off no Event is built — no clock read, no key string, no
+// allocation. While it is on, Want says whether the view wants this event
+// in full: every event of an object someone follows and of the work that
+// object causes, and a sample of the others, sized to what the page can
+// show; the others are only counted, so a stage's totals and rates stay
+// exact. A wanted event is built (metadata only: resource,
+// namespace/name, resourceVersion, uid, timings, depths) and handed to the
+// point's Recorder, which must return at once: the pipeline never waits
+// for the view.
 //
 // Depths that the view reads rather than counts — a FIFO's length, a
 // handler's buffer, a queue's ready and in-flight keys — are registered as

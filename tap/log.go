@@ -5,13 +5,20 @@ import (
 	"sync"
 )
 
-// Log is a Sink that keeps every Event in memory, in the order recorded,
-// and the gauges registered: for tests of the layers that report, and for
+// Log is a Sink that wants and keeps every Event in memory, in the order
+// recorded, and the gauges registered: for tests of the layers that report, and for
 // small tools. It is safe for concurrent use.
 type Log struct {
-	mu     sync.Mutex
-	events []Event
-	gauges map[string]func() int64
+	// Decline, when set, makes Want say no for the events it reports
+	// true for (to test the sites' path for an event the view does not
+	// want).
+	Decline func(namespace, name string) bool
+
+	mu       sync.Mutex
+	events   []Event
+	gauges   map[string]func() int64
+	declined int
+	calls    []bool
 }
 
 // Recorder is part of Sink: every point records into the one log.
@@ -65,6 +72,39 @@ func (l *Log) GaugeNames() []string {
 type logPoint struct {
 	l    *Log
 	name string
+}
+
+// Want is part of Recorder: a Log wants every event but those Decline
+// names.
+func (p logPoint) Want(namespace, name string) bool {
+	if p.l.Decline == nil || !p.l.Decline(namespace, name) {
+		return true
+	}
+	p.l.mu.Lock()
+	p.l.declined++
+	p.l.mu.Unlock()
+	return false
+}
+
+// Calling is part of Recorder: it records the calls it is told of.
+func (p logPoint) Calling(start bool) {
+	p.l.mu.Lock()
+	p.l.calls = append(p.l.calls, start)
+	p.l.mu.Unlock()
+}
+
+// Declined returns how many events Want declined.
+func (l *Log) Declined() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.declined
+}
+
+// Calls returns the Calling reports so far (true: a start).
+func (l *Log) Calls() []bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return slices.Clone(l.calls)
 }
 
 func (p logPoint) Record(e Event) {

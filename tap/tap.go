@@ -77,10 +77,23 @@ type Event struct {
 	Index []string
 }
 
-// Recorder takes the Events of one point. Record must return at once; it
-// may keep e.Index (reporters pass a slice of its own each time).
+// Recorder takes the Events of one point. Every method must return at
+// once.
 type Recorder interface {
+	// Want tells a reporting site, before it builds an Event, whether
+	// the view wants this one in full: an event of the object
+	// namespace/name (for a queue or a sync: "" and the key). When it says
+	// no, it has counted the event, and the site reports nothing more.
+	// The view wants every event of an object someone follows and of the
+	// work that object causes, and a sample of the others.
+	Want(namespace, name string) bool
+	// Record takes an Event the view wanted. It may keep e.Index
+	// (reporters pass a slice of its own each time).
 	Record(e Event)
+	// Calling tells that a handler call the view did not want starts
+	// (true) or ends (false): the view needs to know how many calls of a
+	// handler are in progress to credit a queue's adds to the right one.
+	Calling(start bool)
 	// Gauge registers a depth the view reads while someone watches;
 	// registering a name again replaces the function.
 	Gauge(name string, read func() int64)
@@ -179,8 +192,19 @@ func (p *Point) Now() time.Time {
 	return p.t.now()
 }
 
+// Want says whether to report this event in full (see Recorder.Want).
+// Call it only after On returned true; a nil Point wants nothing.
+func (p *Point) Want(namespace, name string) bool { return p != nil && p.rec.Want(namespace, name) }
+
+// Calling reports the start or end of a handler call that Want declined.
+func (p *Point) Calling(start bool) {
+	if p != nil {
+		p.rec.Calling(start)
+	}
+}
+
 // Emit records e, filling in the point's Stage, Source and Handler, and At
-// when zero. Call it only after On returned true.
+// when zero. Call it only after On and Want returned true.
 func (p *Point) Emit(e Event) {
 	if p == nil {
 		return

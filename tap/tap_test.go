@@ -2,6 +2,7 @@ package tap
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -101,5 +102,25 @@ func TestResourceOf(t *testing.T) {
 		if got := ResourceOf(in); got != want {
 			t.Errorf("ResourceOf(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// Want asks the sink; a nil Point wants nothing; a declined call is
+// reported with Calling.
+func TestWant(t *testing.T) {
+	var nilPoint *Point
+	if nilPoint.Want("ns", "a") {
+		t.Fatal("a nil Point wants")
+	}
+	nilPoint.Calling(true)
+	log := Log{Decline: func(ns, name string) bool { return name == "busy" }}
+	p := New(&log, nil).Point(Handler, "pods", "rs")
+	if !p.Want("ns", "followed") || p.Want("ns", "busy") {
+		t.Fatal("Want does not follow the sink's Decline")
+	}
+	p.Calling(true)
+	p.Calling(false)
+	if log.Declined() != 1 || fmt.Sprint(log.Calls()) != "[true false]" {
+		t.Fatalf("declined %d, calls %v", log.Declined(), log.Calls())
 	}
 }
