@@ -40,18 +40,27 @@
 // The page sends a resource and a key; from then on its updates carry
 // that object's trail (see trail): every stage it passed with the time and
 // the latency since the step before, and the controller work it caused.
+// From the moment it is followed, nothing of it is sampled away; what
+// passed before is shown as far as the stages still keep it.
 // Two links make the loop visible. An add to a controller's queue is
 // credited to the handler call in progress for that controller when
 // exactly one is (handlers add synchronously, from their call); a write's
 // answer (resource, key, resourceVersion) is matched with the watch event
 // that brings it back. The trail starts from the events the stages still
-// keep (Options.History per stage), so an object that passed a moment ago
-// can still be followed.
+// keep (Options.History per stage; on a busy stage, the sample), so an
+// object that passed a moment ago can still be followed.
 //
 // # Guarantees
 //
 //   - Cheap when nobody watches: the Tap is off, and every reporting site
 //     costs one atomic load. The Hub's goroutine waits without a timer.
+//   - Cheap when someone watches: a site builds an event only if the Hub
+//     wants it (want.go) — every event of a followed object and of the work
+//     it causes, every API write, and a sample of the rest, about
+//     sampleTarget per stage and update period; the others are only
+//     counted, so totals and rates stay exact. BenchmarkViewCost measures
+//     events per second through the whole pipeline with the view closed
+//     and open (the README has the numbers).
 //   - The pipeline never waits for a browser: a report is O(1) work under
 //     a stage's own lock; updates are built on the Hub's goroutine and
 //     offered to each browser's buffer of ClientBuffer updates without
