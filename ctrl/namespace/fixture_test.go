@@ -106,7 +106,7 @@ func newFixture(t *testing.T) *fixture {
 		objects:   map[string][]*fakeObject{},
 		resources: []rest.APIResource{configMaps, podsRes, widgets, bindings, nodes, blind},
 		fail:      map[string]*rest.Status{}, failOnce: map[string]bool{},
-		bodies:    map[string][]byte{}, rv: 1,
+		bodies: map[string][]byte{}, rv: 1,
 	}
 }
 
