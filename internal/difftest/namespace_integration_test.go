@@ -67,3 +67,34 @@ func TestNamespaceMatchesKCM(t *testing.T) {
 	}
 	compare(t, kcm, ref, ra, rb, namespaceAllowances, sc)
 }
+
+// TestNamespaceDiscoveryFailureMatchesKCM runs the discovery-failure
+// scenario under both managers: an aggregated API whose Service does not
+// exist keeps a deleted namespace Terminating with
+// NamespaceDeletionDiscoveryFailure (its message naming the failed group
+// version, whose own error text differs deliberately: see
+// GroupErrorPlaceholder) until the APIService is deleted.
+func TestNamespaceDiscoveryFailureMatchesKCM(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)
+	defer cancel()
+	sc := NamespaceDiscoveryScenario()
+	kcm := &InProcess{Descriptors: func() []*ctrl.ControllerDescriptor {
+		return []*ctrl.ControllerDescriptor{namespace.Descriptor(), serviceaccount.Descriptor()}
+	}}
+	ref := &KubeControllerManager{Controllers: []string{kcmNamespace, kcmServiceAccount}}
+	ra := record(ctx, t, kcm, sc)
+	rb := record(ctx, t, ref, sc)
+	for side, r := range map[string]*Recording{"kcm": ra[sc.Name], "kube-controller-manager": rb[sc.Name]} {
+		var states []string
+		for _, s := range r.Timeline.States {
+			states = append(states, "["+s.Phase+"] "+s.State)
+		}
+		t.Logf("%s, namespace states:\n  %s", side, strings.Join(states, "\n  "))
+		want := `NamespaceDeletionDiscoveryFailure=True DiscoveryFailed "Discovery failed for some groups, 1 failing: ` +
+			`unable to retrieve the complete list of server APIs: ` + brokenGroup + `/v1: ` + GroupErrorPlaceholder + `"`
+		if all := strings.Join(states, "\n"); !strings.Contains(all, want) || !strings.Contains(all, "[APIService deleted] gone") {
+			t.Errorf("%s: no state with %s, or the namespace never went", side, want)
+		}
+	}
+	compare(t, kcm, ref, ra, rb, namespaceAllowances, sc)
+}

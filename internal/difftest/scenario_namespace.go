@@ -113,6 +113,8 @@ type namespaceFollower struct {
 	env  *Env
 	w    *rest.Watcher[*api.Namespace]
 	last *api.Namespace // nil once deleted
+	// normalize, if set, rewrites each state before it is recorded.
+	normalize func(string) string
 }
 
 // followNamespace records the namespace's current state and starts
@@ -133,8 +135,16 @@ func followNamespace(ctx context.Context, env *Env, name string) (*namespaceFoll
 		return nil, err
 	}
 	f := &namespaceFollower{env: env, w: w, last: list.Items[0]}
-	env.Observer.Record(namespaceState(f.last))
+	f.record()
 	return f, nil
+}
+
+func (f *namespaceFollower) record() {
+	st := namespaceState(f.last)
+	if f.normalize != nil {
+		st = f.normalize(st)
+	}
+	f.env.Observer.Record(st)
 }
 
 // until reads events until cond holds on the namespace (nil: deleted).
@@ -152,7 +162,7 @@ func (f *namespaceFollower) until(what string, cond func(*api.Namespace) bool) e
 		default:
 			continue
 		}
-		f.env.Observer.Record(namespaceState(f.last))
+		f.record()
 	}
 	return nil
 }
@@ -223,4 +233,99 @@ func createCRD(ctx context.Context, c *rest.Client, group, kind string) (rest.Re
 		case <-tick.C:
 		}
 	}
+}
+
+// brokenGroup is the API group of the discovery scenario's APIService,
+// whose backing Service does not exist.
+const brokenGroup = "broken.difftest.example.com"
+
+var apiServices = rest.Resource{Group: "apiregistration.k8s.io", Version: "v1", Resource: "apiservices", Kind: "APIService"}
+
+// NamespaceDiscoveryScenario registers an aggregated API whose Service
+// does not exist, so discovery of its group fails, and deletes a namespace
+// holding a ConfigMap: the namespace stays Terminating with
+// NamespaceDeletionDiscoveryFailure; once the APIService is deleted, the
+// namespace goes.
+func NamespaceDiscoveryScenario() Scenario {
+	return Scenario{
+		Name:        "namespace-discovery",
+		Record:      []rest.Resource{rest.Namespaces},
+		ClusterWide: true,
+		Run: func(ctx context.Context, env *Env) error {
+			const victim = "difftest-ns-discovery"
+			svc, err := api.NewRawObject(map[string]any{
+				"apiVersion": "apiregistration.k8s.io/v1", "kind": "APIService",
+				"metadata": map[string]any{"name": "v1." + brokenGroup},
+				"spec": map[string]any{"group": brokenGroup, "version": "v1", "groupPriorityMinimum": 1000, "versionPriority": 15,
+					"insecureSkipTLSVerify": true, "service": map[string]any{"namespace": "kube-system", "name": "difftest-nothing", "port": 443}},
+			})
+			if err != nil {
+				return err
+			}
+			svcs := rest.NewResources(env.Client, apiServices, api.Raw())
+			if _, err := svcs.Create(ctx, svc); err != nil {
+				return fmt.Errorf("create APIService: %w", err)
+			}
+			if err := createNamespace(ctx, env.Client, victim); err != nil {
+				return err
+			}
+			cm, err := api.Raw().Decode([]byte(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"cm"}}`))
+			if err != nil {
+				return err
+			}
+			if _, err := rest.NewResources(env.Client, rest.ConfigMaps, api.Raw()).InNamespace(victim).Create(ctx, cm); err != nil {
+				return err
+			}
+			f, err := followNamespace(ctx, env, victim)
+			if err != nil {
+				return err
+			}
+			defer f.close()
+			f.normalize = normalizeGroupError
+			env.Observer.SetPhase("deleted")
+			if err := rest.NewResources(env.Client, rest.Namespaces, api.Raw()).Delete(ctx, victim, rest.DeleteOptions{}); err != nil {
+				return err
+			}
+			err = f.until("NamespaceDeletionDiscoveryFailure", func(ns *api.Namespace) bool {
+				c := namespaceCondition(ns, "NamespaceDeletionDiscoveryFailure")
+				return c != nil && c.Status == api.ConditionTrue
+			})
+			if err != nil {
+				return err
+			}
+			env.Observer.SetPhase("APIService deleted")
+			if err := svcs.Delete(ctx, "v1."+brokenGroup, rest.DeleteOptions{}); err != nil {
+				return err
+			}
+			return f.until("the namespace to disappear", func(ns *api.Namespace) bool { return ns == nil })
+		},
+	}
+}
+
+// GroupErrorPlaceholder replaces, in the discovery scenario's recorded
+// states, the text of the failed group's own error. The rest of the
+// NamespaceDeletionDiscoveryFailure message is compared as is.
+//
+// Deliberate difference: kube-controller-manager v1.34 reads aggregated
+// discovery (/apis as one APIGroupDiscoveryList), where kube-apiserver
+// marks an unreachable aggregated API "Stale", and client-go reports
+// "stale GroupVersion discovery: <group/version>"; kcm reads each group
+// version's own APIResourceList and reports the apiserver's answer to it,
+// "service unavailable" (a 503). Both name the failed group version.
+const GroupErrorPlaceholder = "<the group version's own error>"
+
+// normalizeGroupError puts GroupErrorPlaceholder in place of the error
+// text that follows the broken group version in a discovery failure.
+func normalizeGroupError(state string) string {
+	gv := brokenGroup + "/v1: "
+	i := strings.Index(state, gv)
+	if i < 0 {
+		return state
+	}
+	rest := state[i+len(gv):]
+	end := strings.Index(rest, `"`)
+	if end < 0 {
+		return state
+	}
+	return state[:i+len(gv)] + GroupErrorPlaceholder + rest[end:]
 }
