@@ -369,7 +369,7 @@ func TestSyncConflicts(t *testing.T) {
 	})
 	t.Run("re-created", func(t *testing.T) {
 		f := newFixture(t)
-		f.fail[putFinal] = failure(409, "Conflict", "modified")
+		f.fail[putFinal], f.failOnce[putFinal] = failure(409, "Conflict", "modified"), true
 		f.recreateAtGet = 2 // the GET after the conflict sees another namespace
 		_, err, _ := f.run()
 		if !errors.Is(err, ErrUIDChanged) {
