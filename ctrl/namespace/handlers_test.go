@@ -7,8 +7,12 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/spf13/pflag"
+
 	"github.com/kcmlab/kcm/clock"
+	"github.com/kcmlab/kcm/ctrl"
 	"github.com/kcmlab/kcm/kube/api"
+	"github.com/kcmlab/kcm/kube/rest"
 	"github.com/kcmlab/kcm/queue"
 )
 
@@ -80,5 +84,41 @@ func TestRateLimiter(t *testing.T) {
 	}
 	if last != 60*time.Second {
 		t.Errorf("backoff capped at %v, want 60s", last)
+	}
+}
+
+// TestHandlerResyncIsTheSyncPeriod: --namespace-sync-period reaches the
+// handler's resync period; without options it is the 5m default.
+func TestHandlerResyncIsTheSyncPeriod(t *testing.T) {
+	base, err := rest.NewClient(&rest.Config{Host: "https://example.invalid"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := ctrl.NewDescriptors(Descriptor())
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := r.NewOptions()
+	fs := pflag.NewFlagSet("kcm", pflag.ContinueOnError)
+	r.AddFlags(fs, o)
+	if err := fs.Parse([]string{"--namespace-sync-period=90s", "--concurrent-namespace-syncs=3"}); err != nil {
+		t.Fatal(err)
+	}
+	cc, err := ctrl.CreateControllerContext(base, ctrl.Config{Options: o})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h := handlerOptions(cc, Name); h.ResyncPeriod != 90*time.Second || h.Name != Name {
+		t.Errorf("handler options %+v, want resync 90s", h)
+	}
+	if w := cc.Workers(Name); w != 3 {
+		t.Errorf("workers %d, want 3", w)
+	}
+	cc, err = ctrl.CreateControllerContext(base, ctrl.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h := handlerOptions(cc, Name); h.ResyncPeriod != 5*time.Minute {
+		t.Errorf("without options: resync %v, want 5m", h.ResyncPeriod)
 	}
 }
