@@ -136,11 +136,17 @@ func New(_ context.Context, cc ctrl.ControllerContext, name string) (ctrl.Contro
 	_, err := nsInf.AddEventHandler(processor.HandlerFuncs[*api.Namespace]{
 		AddFunc:    func(ns *api.Namespace, _ bool) { h.enqueue(ns) },
 		UpdateFunc: func(_, ns *api.Namespace) { h.enqueue(ns) },
-	}, processor.HandlerOptions{Name: name, ResyncPeriod: cc.Duration(SyncPeriod)})
+	}, handlerOptions(cc, name))
 	if err != nil {
 		return nil, fmt.Errorf("%s: namespace handler: %w", name, err)
 	}
 	return loop, nil
+}
+
+// handlerOptions registers the handler under the controller's name with
+// --namespace-sync-period as its resync period.
+func handlerOptions(cc ctrl.ControllerContext, name string) processor.HandlerOptions {
+	return processor.HandlerOptions{Name: name, ResyncPeriod: cc.Duration(SyncPeriod)}
 }
 
 // handlers turn informer notifications into namespace keys.
