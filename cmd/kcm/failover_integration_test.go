@@ -49,8 +49,12 @@ const (
 
 // Bounds for waits; generous, since the machine may be loaded.
 const (
-	scenarioTimeout = 10 * time.Minute
-	stopBound       = 90 * time.Second // SIGTERM to exit: drain (bounded) + release
+	scenarioTimeout = 12 * time.Minute
+	// phaseTimeout bounds each wait for the cluster to reach a state (a
+	// leader, a complete rollout, a takeover): a few seconds each when the
+	// machine is idle.
+	phaseTimeout = 3 * time.Minute
+	stopBound    = 90 * time.Second // SIGTERM to exit: drain (bounded) + release
 )
 
 // TestLeaderFailoverMidRollout runs three `kcm` processes — the real
@@ -135,8 +139,8 @@ func TestLeaderFailoverMidRollout(t *testing.T) {
 			}
 		}
 	})
-	first := waitLease(t, ctx, leases, "", func(l *api.Lease) bool { return holder(l) != "" })
-	ids := byIdentity(t, ctx, procs)
+	first := waitLease(t, phase(t, ctx), leases, "", func(l *api.Lease) bool { return holder(l) != "" })
+	ids := byIdentity(t, phase(t, ctx), procs)
 	leader := ids[holder(first)]
 	if leader == nil {
 		t.Fatalf("the Lease is held by %q, which no kcm process logged", holder(first))
@@ -149,8 +153,8 @@ func TestLeaderFailoverMidRollout(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := difftest.DriveUntilComplete(ctx, env, failoverDeployment, d.Generation, difftest.AllAtOnce); err != nil {
-		t.Fatal(err)
+	if err := difftest.DriveUntilComplete(phase(t, ctx), env, failoverDeployment, d.Generation, difftest.AllAtOnce); err != nil {
+		t.Fatalf("%s leading: %v", leader, err)
 	}
 	obs.SetPhase("rollout")
 	patch := fmt.Sprintf(`{"spec":{"template":{"spec":{"containers":[{"name":"web","image":%q}]}}}}`, difftest.ImageV2)
@@ -159,7 +163,7 @@ func TestLeaderFailoverMidRollout(t *testing.T) {
 		t.Fatal(err)
 	}
 	var atKill string
-	if err := obs.WaitFor(ctx, "the first pod of the new ReplicaSet", func(v difftest.View) bool {
+	if err := obs.WaitFor(phase(t, ctx), "the first pod of the new ReplicaSet", func(v difftest.View) bool {
 		atKill = rolloutState(v)
 		for _, p := range v.Pods {
 			if podImage(p) == difftest.ImageV2 {
@@ -189,7 +193,7 @@ func TestLeaderFailoverMidRollout(t *testing.T) {
 	t.Logf("killed %s with SIGKILL at: %s", leader, atKill)
 
 	// 4. Another process takes over and finishes the rollout.
-	after := waitLease(t, ctx, leases, before.ResourceVersion, func(l *api.Lease) bool {
+	after := waitLease(t, phase(t, ctx), leases, before.ResourceVersion, func(l *api.Lease) bool {
 		return holder(l) != "" && holder(l) != holder(first)
 	})
 	tookOver := time.Since(killed)
@@ -202,7 +206,7 @@ func TestLeaderFailoverMidRollout(t *testing.T) {
 	}
 	t.Logf("%s took the Lease %v after the kill (leaseTransitions %d)", successor, tookOver.Round(time.Millisecond), transitions(after))
 	var stalled string
-	if err := obs.WaitFor(ctx, fmt.Sprintf("%s to bring the rollout to old %d + new %d", successor, failoverStalledOld, failoverStalledNew),
+	if err := obs.WaitFor(phase(t, ctx), fmt.Sprintf("%s to bring the rollout to old %d + new %d", successor, failoverStalledOld, failoverStalledNew),
 		func(v difftest.View) bool {
 			stalled = rolloutState(v)
 			old, cur, ok := rolloutSpecs(v)
@@ -211,7 +215,7 @@ func TestLeaderFailoverMidRollout(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("held by the unready pods at: %s", stalled)
-	if err := difftest.DriveUntilComplete(ctx, env, failoverDeployment, d.Generation, difftest.AllAtOnce); err != nil {
+	if err := difftest.DriveUntilComplete(phase(t, ctx), env, failoverDeployment, d.Generation, difftest.AllAtOnce); err != nil {
 		t.Fatalf("after %s took over: %v", successor, err)
 	}
 	t.Logf("the rollout completed %v after the kill", time.Since(killed).Round(time.Millisecond))
@@ -250,8 +254,16 @@ func TestLeaderFailoverMidRollout(t *testing.T) {
 	}
 
 	// 6. Every pod creation, replayed.
-	checkCreations(t, ctx, client, ns, ledger)
+	checkCreations(t, phase(t, ctx), client, ns, ledger)
 	t.Logf("total %v", time.Since(began).Round(time.Millisecond))
+}
+
+// phase returns a context for one wait of the scenario, bounded by
+// phaseTimeout, cancelled when the test ends.
+func phase(t *testing.T, ctx context.Context) context.Context {
+	ctx, cancel := context.WithTimeout(ctx, phaseTimeout)
+	t.Cleanup(cancel)
+	return ctx
 }
 
 // newFailoverDeployment is the scenario's Deployment at ImageV1.
