@@ -42,13 +42,17 @@ import (
 // holds in a rollout because the Deployment controller only raises the new
 // ReplicaSet's spec.replicas and only lowers the old one's, so a
 // controller acting on a slightly stale spec never sees one higher than
-// the current. Leader failover adds no exception: the new leader lists
-// the whole state after it acquired the lease, at least LeaseDuration −
-// RenewDeadline after the old leader's last action (the dead process's
-// requests have long completed), and starts with empty expectations, so
-// it counts what the old leader created. Two managers acting at once
-// (no leader election) break the rule at once: each counts only its own
-// in-flight creations.
+// the current. Leader failover adds no exception: expectations live in
+// one process's memory and die with it; what protects a takeover is that
+// the new leader starts with empty expectations and lists the whole state
+// only after it acquired the lease — LeaseDuration after it last saw the
+// old leader renew, while a live old leader stops acting RenewDeadline
+// after its last renewal and a killed one at once — so the creations the
+// old leader made are in its list. (Kubernetes' leader election has no
+// fencing: a write the old leader sent and the apiserver still held past
+// that gap would slip through; a second pod for one need is exactly how
+// that would show.) Two managers acting at once (no leader election)
+// break the rule at once: each counts only its own in-flight creations.
 //
 // Besides, a pod's UID and name are seen ADDED once each: a second ADDED
 // of a UID would mean the accounting itself is broken (a watch replayed),
