@@ -70,10 +70,10 @@ const (
 //     created and completed. Its image is changed; the test makes no new
 //     pod Ready, so the rollout cannot get past old 8 + new 5.
 //  3. As soon as the first pod of the new ReplicaSet exists — the leader is
-//     typically still creating the next slow-start batch (in the runs so
-//     far one such creation landed on the apiserver but never made it to
-//     the leader's log) — the leader gets SIGKILL and the test waits until
-//     it has been reaped.
+//     typically still creating the next slow-start batch (in some runs one
+//     such creation landed on the apiserver but never made it to the
+//     leader's log) — the leader gets SIGKILL and the test waits until it
+//     has been reaped.
 //  4. Another process takes the Lease (another holderIdentity,
 //     leaseTransitions + 1), brings the rollout to old 8 + new 5 on its own,
 //     and, once the test makes pods Ready again, finishes it: updated =
