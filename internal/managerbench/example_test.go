@@ -72,8 +72,8 @@ func ExampleLineWatcher() {
 }
 
 // Both managers get the same command line where both have the flag;
-// kube-controller-manager also gets a certificate directory and one
-// identity for all controllers.
+// kube-controller-manager is also told to use one identity for all
+// controllers.
 func ExampleManager_Args() {
 	for _, m := range []Manager{
 		{Label: "kcm", Kind: KCM, Controllers: SameControllers},
@@ -82,6 +82,6 @@ func ExampleManager_Args() {
 		fmt.Println(m.Label+":", strings.Join(m.Args("/k", 10257, "/certs", 20, 30), " "))
 	}
 	// Output:
-	// kcm: --kubeconfig=/k --controllers=serviceaccount-controller,replicaset-controller,deployment-controller --leader-elect=false --bind-address=127.0.0.1 --secure-port=10257 --kube-api-qps=20 --kube-api-burst=30
-	// kube-controller-manager default: --kubeconfig=/k --controllers=* --leader-elect=false --bind-address=127.0.0.1 --secure-port=10257 --kube-api-qps=20 --kube-api-burst=30 --cert-dir=/certs --use-service-account-credentials=false
+	// kcm: --kubeconfig=/k --controllers=serviceaccount-controller,replicaset-controller,deployment-controller --leader-elect=false --bind-address=127.0.0.1 --secure-port=10257 --cert-dir=/certs --kube-api-qps=20 --kube-api-burst=30
+	// kube-controller-manager default: --kubeconfig=/k --controllers=* --leader-elect=false --bind-address=127.0.0.1 --secure-port=10257 --cert-dir=/certs --kube-api-qps=20 --kube-api-burst=30 --use-service-account-credentials=false
 }

@@ -51,11 +51,12 @@ func (m Manager) ControllerList() string {
 // Args is the command line for one run: the cluster's kubeconfig, the
 // controllers, leader election off (a fresh process would otherwise wait
 // out the Lease the previous run held), HTTPS serving on a loopback port
-// (both managers serve /healthz and /metrics in production), and the
-// client's QPS and burst. kube-controller-manager also gets a directory
-// for its self-signed certificate and uses the kubeconfig's credentials
-// for every controller; kcm has neither flag (it self-signs in memory and
-// always uses one identity).
+// with a self-signed certificate written to certDir (both managers serve
+// /healthz and /metrics in production), and the client's QPS and burst.
+// kube-controller-manager is also told to use the kubeconfig's
+// credentials for every controller (there are no controller
+// ServiceAccounts to impersonate here); kcm has no such flag and always
+// uses one identity.
 func (m Manager) Args(kubeconfig string, port int, certDir string, qps, burst int) []string {
 	args := []string{
 		"--kubeconfig=" + kubeconfig,
@@ -63,11 +64,12 @@ func (m Manager) Args(kubeconfig string, port int, certDir string, qps, burst in
 		"--leader-elect=false",
 		"--bind-address=127.0.0.1",
 		fmt.Sprintf("--secure-port=%d", port),
+		"--cert-dir=" + certDir,
 		fmt.Sprintf("--kube-api-qps=%d", qps),
 		fmt.Sprintf("--kube-api-burst=%d", burst),
 	}
 	if m.Kind == Kube {
-		args = append(args, "--cert-dir="+certDir, "--use-service-account-credentials=false")
+		args = append(args, "--use-service-account-credentials=false")
 	}
 	return args
 }
