@@ -114,7 +114,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 					if err != nil {
 						return err
 					}
-					cfg.Log.Info().Str("manager", m.Label).Dur("all pods", r.AllPods).Dur("ready", r.Ready).Msg("scale run done")
+					cfg.Log.Info().Str("manager", m.Label).Stringer("all pods", r.AllPods).Stringer("ready", r.Ready).Msg("scale run done")
 					rep.Scale = append(rep.Scale, r)
 				}
 			}
@@ -144,7 +144,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 				return err
 			}
 			rep.Populate = t
-			cfg.Log.Info().Dur("took", t.Total).Msg("populated")
+			cfg.Log.Info().Stringer("took", t.Total).Stringer("create", t.Create).Stringer("ready", t.Ready).Stringer("settle", t.Settle).Msg("populated")
 			for run := range cfg.Runs {
 				for _, m := range order(managers, run) {
 					cfg.Log.Info().Str("manager", m.Label).Int("run", run+1).Msg("sync benchmark")
@@ -152,7 +152,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 					if err != nil {
 						return err
 					}
-					cfg.Log.Info().Str("manager", m.Label).Dur("probe", r.Probe).Int64("rss MiB", r.AtProbe.RSS>>20).
+					cfg.Log.Info().Str("manager", m.Label).Stringer("probe", r.Probe).Int64("rss MiB", r.AtProbe.RSS>>20).
 						Msg("sync run done")
 					rep.Sync = append(rep.Sync, r)
 				}
