@@ -85,3 +85,17 @@ func ExampleManager_Args() {
 	// kcm: --kubeconfig=/k --controllers=serviceaccount-controller,replicaset-controller,deployment-controller --leader-elect=false --bind-address=127.0.0.1 --secure-port=10257 --cert-dir=/certs --kube-api-qps=20 --kube-api-burst=30
 	// kube-controller-manager default: --kubeconfig=/k --controllers=* --leader-elect=false --bind-address=127.0.0.1 --secure-port=10257 --cert-dir=/certs --kube-api-qps=20 --kube-api-burst=30 --use-service-account-credentials=false
 }
+
+// kcm's /metrics says how much of its resident memory is Go heap.
+func ExampleParseMetrics() {
+	text := `# HELP go_memstats_heap_alloc_bytes Number of heap bytes allocated and currently in use.
+# TYPE go_memstats_heap_alloc_bytes gauge
+go_memstats_heap_alloc_bytes 7.340032e+07
+go_memstats_heap_alloc_bytes_total 9e+09
+go_memstats_next_gc_bytes 1.048576e+08
+workqueue_depth{name="replicaset-controller"} 0
+`
+	m, err := ParseMetrics(strings.NewReader(text), GoHeapMetrics...)
+	fmt.Println(m["go_memstats_heap_alloc_bytes"]/(1<<20), m["go_memstats_next_gc_bytes"]/(1<<20), len(m), err)
+	// Output: 70 100 2 <nil>
+}

@@ -2,6 +2,7 @@ package managerbench
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -27,9 +28,14 @@ func (p Population) Pods() int { return p.Namespaces * p.Deployments * p.Replica
 // benchPrefix starts the populated namespaces' names.
 const benchPrefix = "bench-"
 
-// PopulateTimes says how long each step of populating took.
+// PopulateTimes says how long each step of populating took, and how big
+// one of the pods is.
 type PopulateTimes struct {
 	Create, Ready, Settle, Total time.Duration
+	// PodBytes and PodBytesNoManagedFields are the JSON size of the first
+	// populated pod as kube-apiserver serves it, and without
+	// metadata.managedFields (which both managers drop from their caches).
+	PodBytes, PodBytesNoManagedFields int
 }
 
 // populate fills the cluster with p using a populating manager started
@@ -100,6 +106,9 @@ func populate(ctx context.Context, c *cluster, m Manager, p Population, dir stri
 	}
 	t.Settle = time.Since(settleBegan)
 	if err := proc.Stop(10 * time.Second); err != nil {
+		return t, err
+	}
+	if t.PodBytes, t.PodBytesNoManagedFields, err = podSize(ctx, c); err != nil {
 		return t, err
 	}
 	t.Total = time.Since(began)
@@ -196,4 +205,34 @@ func poll(ctx context.Context, proc *Proc, interval time.Duration, check func() 
 		case <-tick.C:
 		}
 	}
+}
+
+// podSize measures the JSON of one populated pod, with and without its
+// managedFields.
+func podSize(ctx context.Context, c *cluster) (withMF, withoutMF int, err error) {
+	l, err := c.pods.InNamespace(benchPrefix+"00").List(ctx, rest.ListOptions{Limit: 1})
+	if err != nil || len(l.Items) == 0 {
+		return 0, 0, fmt.Errorf("managerbench: find a pod to measure: %d pods, %w", len(l.Items), err)
+	}
+	p := l.Items[0]
+	raw, err := c.client.RawGet(ctx, rest.Pods.Path(p.Namespace, p.Name))
+	if err != nil {
+		return 0, 0, fmt.Errorf("managerbench: get pod %s/%s: %w", p.Namespace, p.Name, err)
+	}
+	var obj map[string]any
+	if err := json.Unmarshal(raw, &obj); err != nil {
+		return 0, 0, fmt.Errorf("managerbench: pod %s/%s: %w", p.Namespace, p.Name, err)
+	}
+	compact, err := json.Marshal(obj)
+	if err != nil {
+		return 0, 0, fmt.Errorf("managerbench: %w", err)
+	}
+	if md, ok := obj["metadata"].(map[string]any); ok {
+		delete(md, "managedFields")
+	}
+	stripped, err := json.Marshal(obj)
+	if err != nil {
+		return 0, 0, fmt.Errorf("managerbench: %w", err)
+	}
+	return len(compact), len(stripped), nil
 }

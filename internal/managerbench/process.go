@@ -25,6 +25,8 @@ type Proc struct {
 	Started time.Time
 	Log     *LineWatcher
 	LogPath string
+	// MetricsURL is the manager's /metrics, set by whoever chose its port.
+	MetricsURL string
 
 	cmd     *exec.Cmd
 	logFile *os.File

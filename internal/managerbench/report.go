@@ -130,10 +130,12 @@ func (r *Report) syncMarkdown() string {
 	p := r.Config.Population
 	fmt.Fprintf(&b, "\n### Synced caches on %d pods in %d Deployments (%d namespaces)\n\n",
 		p.Pods(), p.Namespaces*p.Deployments, p.Namespaces)
-	fmt.Fprintf(&b, "Populated by kube-controller-manager at QPS 2000 in %s (pods created %s, marked Ready %s, Deployments available %s), then stopped. "+
+	fmt.Fprintf(&b, "A pod is %d bytes of JSON, %d without managedFields. "+
+		"Populated by kube-controller-manager at QPS 2000 in %s (pods created %s, marked Ready %s, Deployments available %s), then stopped. "+
 		"Load average before %s, after %s. Times count from the process start; \"probe\" is the moment the pod of a "+
 		"1-replica Deployment created before the start appeared (caches synced, workers running); memory and CPU from "+
 		"/proc/<pid>/status (VmRSS, VmHWM) and /proc/<pid>/stat (utime+stime) at the probe and %s later; median (min-max).\n\n",
+		r.Populate.PodBytes, r.Populate.PodBytesNoManagedFields,
 		r.Populate.Total.Round(time.Second), r.Populate.Create.Round(time.Second), r.Populate.Ready.Round(time.Second),
 		r.Populate.Settle.Round(time.Second), r.SyncLoad[0], r.SyncLoad[1], r.Config.Settle)
 	t := Table{Columns: []string{"manager", "runs", "caches synced (log), s", "probe pod, s", "RSS at probe, MiB",
@@ -172,7 +174,27 @@ func (r *Report) syncMarkdown() string {
 			writesCell(s.Writes))
 	}
 	b.WriteString("\nEvery run, in the order run:\n\n" + raw.Markdown())
+	b.WriteString(goHeapMarkdown(r.Sync))
 	return b.String()
+}
+
+// goHeapMarkdown tabulates the Go heap series scraped from kcm after the
+// settle period, beside its resident memory, in MiB.
+func goHeapMarkdown(rs []SyncResult) string {
+	t := Table{Columns: []string{"run", "manager", "RSS settled", "heap alloc", "heap in use", "next GC at", "from the OS (sys)"}}
+	for _, s := range rs {
+		if s.GoHeap == nil {
+			continue
+		}
+		t.AddRow(fmt.Sprint(s.Run), s.Manager, f(MiB(s.Settled.RSS), 1),
+			f(s.GoHeap["go_memstats_heap_alloc_bytes"]/(1<<20), 1), f(s.GoHeap["go_memstats_heap_inuse_bytes"]/(1<<20), 1),
+			f(s.GoHeap["go_memstats_next_gc_bytes"]/(1<<20), 1), f(s.GoHeap["go_memstats_sys_bytes"]/(1<<20), 1))
+	}
+	if len(t.Rows) == 0 {
+		return ""
+	}
+	return "\nkcm's Go heap after the settle period (its /metrics; MiB). With GOGC=100 the next collection starts at " +
+		"about twice the heap that survived the last one:\n\n" + t.Markdown()
 }
 
 func f(x float64, decimals int) string { return fmt.Sprintf("%.*f", decimals, x) }

@@ -53,7 +53,8 @@ func TestReportMarkdown(t *testing.T) {
 			ScaleResult{Manager: "kube-controller-manager", Run: i + 1, AllPods: time.Duration(2 * s * float64(time.Second))})
 	}
 	r.Sync = []SyncResult{
-		{Manager: "kcm", Run: 1, LogSynced: time.Second, LogSyncedSeen: 1, AtProbe: Sample{RSS: 40 << 20}},
+		{Manager: "kcm", Run: 1, LogSynced: time.Second, LogSyncedSeen: 1, AtProbe: Sample{RSS: 40 << 20},
+			Settled: Sample{RSS: 41 << 20}, GoHeap: map[string]float64{"go_memstats_next_gc_bytes": 50 << 20}},
 		{Manager: "kube-controller-manager", Run: 1, LogSynced: 2 * time.Second, LogSyncedSeen: 3,
 			AtProbe: Sample{RSS: 160 << 20}, Writes: map[string]int{"replicasets": 2}},
 	}
@@ -65,6 +66,7 @@ func TestReportMarkdown(t *testing.T) {
 		"median RSS at the probe: 0.25x (target ≤ 0.50x)",
 		"2.00 (3 lines)",
 		"replicasets 2",
+		"| 1   | kcm     | 41.0        | 0.0        | 0.0         | 50.0       | 0.0               |",
 	} {
 		if !strings.Contains(md, want) {
 			t.Errorf("report lacks %q:\n%s", want, md)

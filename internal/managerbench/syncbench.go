@@ -28,6 +28,10 @@ type SyncResult struct {
 	Probe   time.Duration
 	AtProbe Sample // memory and CPU at that moment
 	Settled Sample // after the settle period
+	// GoHeap holds GoHeapMetrics from kcm's /metrics after the settle
+	// period (kube-controller-manager serves /metrics only to
+	// authenticated clients, which it cannot check here: none for it).
+	GoHeap map[string]float64
 	// Writes counts watch events on the populated Deployments, ReplicaSets
 	// and pods while the manager ran: its writes to a settled cluster.
 	Writes map[string]int
@@ -73,6 +77,11 @@ func (b *bench) runSync(ctx context.Context, m Manager, run int) (SyncResult, er
 	if r.Settled, err = proc.Sample(); err != nil {
 		return r, err
 	}
+	if m.Kind == KCM {
+		if r.GoHeap, err = scrapeGoHeap(ctx, proc.MetricsURL); err != nil {
+			return r, err
+		}
+	}
 	if lm := proc.Log.Marks(m.SyncedLine()); lm.Count > 0 {
 		r.LogSynced, r.LogSyncedSeen = lm.Last.Sub(proc.Started), lm.Count
 	}
@@ -97,8 +106,13 @@ func (b *bench) start(m Manager, what string, qps, burst int) (*Proc, error) {
 	if err := os.MkdirAll(certDir, 0o700); err != nil {
 		return nil, fmt.Errorf("managerbench: %w", err)
 	}
-	return StartProc(m.Label, m.Binary, m.Args(b.c.kubeconfig, port, certDir, qps, burst),
+	p, err := StartProc(m.Label, m.Binary, m.Args(b.c.kubeconfig, port, certDir, qps, burst),
 		filepath.Join(b.dir, base+".log"), m.SyncedLine())
+	if err != nil {
+		return nil, err
+	}
+	p.MetricsURL = fmt.Sprintf("https://127.0.0.1:%d/metrics", port)
+	return p, nil
 }
 
 // sleep waits d unless ctx ends or the process exits first. The settle
