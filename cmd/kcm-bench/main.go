@@ -38,6 +38,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		benchmarks = fs.String("benchmarks", "scale,sync", "which benchmarks to run: scale (a Deployment of --scale-replicas), sync (a manager starting on a populated cluster)")
 		refs       = fs.String("references", "issue,default", "extra kube-controller-manager configurations in the sync benchmark: issue (kcm's controllers + garbagecollector + namespace), default (\"*\"); empty for none")
 		out        = fs.String("out", "", "also write the markdown report to this file")
+		kubeArgs   = fs.String("kube-controller-manager-args", "", "extra flags, space-separated, for every kube-controller-manager measured, e.g. --kube-api-content-type=application/json")
 	)
 	fs.StringVar(&cfg.KCMBinary, "kcm", "bin/kcm", "the kcm binary to measure (make bench-manager builds it from this tree)")
 	fs.StringVar(&cfg.KubeBinary, "kube-controller-manager", "", "the kube-controller-manager binary; empty: testenv's cached build of the pinned version, built if missing")
@@ -73,6 +74,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 			cfg.References = append(cfg.References, managerbench.Reference(r))
 		}
 	}
+	cfg.KubeArgs = strings.Fields(*kubeArgs)
 	abs, err := filepath.Abs(cfg.KCMBinary)
 	if err != nil {
 		fmt.Fprintf(stderr, "kcm-bench: %v\n", err)

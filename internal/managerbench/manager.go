@@ -30,6 +30,7 @@ type Manager struct {
 	Kind        Kind
 	Binary      string
 	Controllers []string // the --controllers list; empty means the default "*"
+	ExtraArgs   []string // appended to the command line (a flag given twice: the last wins)
 }
 
 // SyncedLine is the log line that marks the manager's caches synced.
@@ -71,5 +72,5 @@ func (m Manager) Args(kubeconfig string, port int, certDir string, qps, burst in
 	if m.Kind == Kube {
 		args = append(args, "--use-service-account-credentials=false")
 	}
-	return args
+	return append(args, m.ExtraArgs...)
 }

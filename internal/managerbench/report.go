@@ -37,6 +37,9 @@ func (r *Report) Markdown() string {
 		m.CPUs, orUnknown(m.CPUModel), float64(m.MemTotal)/(1<<30), m.GoVersion, m.Commit, r.KubeVersion)
 	fmt.Fprintf(&b, "Load average (1, 5, 15 min) at start %s, at end %s. Run began %s and took %s; %d run(s) per manager, order alternating.\n",
 		m.LoadBefore, m.LoadAfter, r.Began.UTC().Format(time.RFC3339), r.Took.Round(time.Second), r.Config.Runs)
+	if len(r.Config.KubeArgs) > 0 {
+		fmt.Fprintf(&b, "kube-controller-manager's extra flags: `%s`.\n", strings.Join(r.Config.KubeArgs, " "))
+	}
 	if len(r.Scale) > 0 {
 		b.WriteString(r.scaleMarkdown())
 	}

@@ -43,6 +43,7 @@ const (
 type Config struct {
 	KCMBinary  string // kcm, built from the tree measured
 	KubeBinary string // kube-controller-manager; empty: testenv's cached build (built on first use)
+	KubeArgs   []string // extra flags for every kube-controller-manager measured (not the populator)
 	Repo       string // the kcm checkout, for the commit
 	WorkDir    string // logs of every process; empty: a temporary directory that is kept
 
@@ -96,7 +97,10 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		cfg.KubeBinary = bin
 	}
 	kcm := Manager{Label: "kcm", Kind: KCM, Binary: cfg.KCMBinary, Controllers: SameControllers}
-	kube := Manager{Label: "kube-controller-manager", Kind: Kube, Binary: cfg.KubeBinary, Controllers: SameControllers}
+	kube := Manager{Label: "kube-controller-manager", Kind: Kube, Binary: cfg.KubeBinary, Controllers: SameControllers,
+		ExtraArgs: cfg.KubeArgs}
+	populator := kube
+	populator.ExtraArgs = nil
 	rep := &Report{Machine: ReadMachine(ctx, cfg.Repo), KubeVersion: testenv.KubernetesVersion, Config: cfg,
 		WorkDir: cfg.WorkDir, Began: time.Now()}
 	cfg.Log.Info().Str("logs", cfg.WorkDir).Str("load", rep.Machine.LoadBefore.String()).Msg("manager benchmark")
@@ -130,16 +134,16 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 			switch ref {
 			case RefIssue:
 				managers = append(managers, Manager{Label: "kube-controller-manager +gc +namespace", Kind: Kube,
-					Binary: cfg.KubeBinary, Controllers: IssueControllers})
+					Binary: cfg.KubeBinary, Controllers: IssueControllers, ExtraArgs: cfg.KubeArgs})
 			case RefDefault:
-				managers = append(managers, Manager{Label: "kube-controller-manager default", Kind: Kube, Binary: cfg.KubeBinary})
+				managers = append(managers, Manager{Label: "kube-controller-manager default", Kind: Kube, Binary: cfg.KubeBinary, ExtraArgs: cfg.KubeArgs})
 			default:
 				return rep, fmt.Errorf("managerbench: unknown reference %q (want %q or %q)", ref, RefIssue, RefDefault)
 			}
 		}
 		err := b.withCluster(ctx, cfg, func() error {
 			cfg.Log.Info().Int("pods", cfg.Population.Pods()).Msg("populating the sync benchmark's cluster")
-			t, err := populate(ctx, b.c, kube, cfg.Population, cfg.WorkDir, cfg.Log)
+			t, err := populate(ctx, b.c, populator, cfg.Population, cfg.WorkDir, cfg.Log)
 			if err != nil {
 				return err
 			}
