@@ -41,11 +41,11 @@ const (
 
 // Config configures Run.
 type Config struct {
-	KCMBinary  string // kcm, built from the tree measured
-	KubeBinary string // kube-controller-manager; empty: testenv's cached build (built on first use)
+	KCMBinary  string   // kcm, built from the tree measured
+	KubeBinary string   // kube-controller-manager; empty: testenv's cached build (built on first use)
 	KubeArgs   []string // extra flags for every kube-controller-manager measured (not the populator)
-	Repo       string // the kcm checkout, for the commit
-	WorkDir    string // logs of every process; empty: a temporary directory that is kept
+	Repo       string   // the kcm checkout, for the commit
+	WorkDir    string   // logs of every process; empty: a temporary directory that is kept
 
 	Runs       int            // runs per manager and benchmark
 	Scale      bool           // run the scale benchmark
