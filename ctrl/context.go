@@ -2,6 +2,7 @@ package ctrl
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/rs/zerolog"
@@ -115,6 +116,31 @@ func (cc ControllerContext) Workers(controller string) int {
 		return DefaultWorkers
 	}
 	return cc.options.Workers(controller)
+}
+
+// BoolFlag returns the value of a controller's boolean flag
+// (ControllerDescriptor.Flags), or def when the context has no options
+// (a test's context) or the flag is not registered.
+func (cc ControllerContext) BoolFlag(name string, def bool) bool {
+	if cc.options == nil {
+		return def
+	}
+	if v, ok := cc.options.Bool(name); ok {
+		return v
+	}
+	return def
+}
+
+// DurationFlag returns the value of a controller's duration flag, or def
+// as BoolFlag does.
+func (cc ControllerContext) DurationFlag(name string, def time.Duration) time.Duration {
+	if cc.options == nil {
+		return def
+	}
+	if v, ok := cc.options.Duration(name); ok {
+		return v
+	}
+	return def
 }
 
 // LoggerFor returns the shared logger with a "controller" field.

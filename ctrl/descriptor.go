@@ -54,6 +54,11 @@ type ControllerDescriptor struct {
 	DisabledByDefault bool
 	// Concurrency is the controller's worker-count flag, if it has one.
 	Concurrency *ConcurrencyFlag
+	// Flags are the controller's other flags, kube-controller-manager's
+	// per-controller options (--enable-garbage-collector); the
+	// constructor reads them with ControllerContext.BoolFlag and
+	// DurationFlag.
+	Flags []ControllerFlag
 	// Constructor builds the controller.
 	Constructor ControllerConstructor
 }
