@@ -109,6 +109,17 @@ func (cc ControllerContext) ClientFor(controller string) *rest.Client {
 	return cc.client.WithOptions(UserAgent(cc.version, controller), cc.qps, cc.burst)
 }
 
+// ClientForScaledQPS is ClientFor with the QPS multiplied by factor (the
+// burst kept): kube-controller-manager doubles the garbage collector's,
+// since each deletion takes two requests, a read and the delete.
+func (cc ControllerContext) ClientForScaledQPS(controller string, factor float32) *rest.Client {
+	qps, burst := cc.qps, cc.burst
+	if qps == 0 {
+		qps, burst = rest.DefaultQPS, rest.DefaultBurst
+	}
+	return cc.client.WithOptions(UserAgent(cc.version, controller), qps*factor, burst)
+}
+
 // Workers returns the controller's --concurrent-<x>-syncs value, or
 // DefaultWorkers.
 func (cc ControllerContext) Workers(controller string) int {

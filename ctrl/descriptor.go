@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"slices"
 )
 
@@ -14,6 +15,14 @@ import (
 type Controller interface {
 	Name() string
 	Run(ctx context.Context, workers int) error
+}
+
+// Debuggable is a controller that serves pages for people debugging it:
+// the manager mounts its handler under /debug/controllers/<name>/, the
+// prefix stripped (k8s.io/controller-manager's controller.Debuggable).
+// The garbage collector serves its graph there.
+type Debuggable interface {
+	DebuggingHandler() http.Handler
 }
 
 // ControllerConstructor builds a controller from the shared context: it
