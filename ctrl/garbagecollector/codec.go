@@ -1,13 +1,17 @@
 package garbagecollector
 
-import "github.com/kcmlab/kcm/kube/api"
+import (
+	"github.com/kcmlab/kcm/kube/api"
+	"github.com/kcmlab/kcm/kube/rest"
+)
 
 // metaCodec decodes the collector's cached objects: what an informer of
 // PartialObjectMetadata hands it (apiVersion, kind and metadata), cut
 // further to what the graph reads — namespace, name, uid,
 // resourceVersion, deletionTimestamp, ownerReferences and finalizers.
 // managedFields are cut from the bytes before decoding; labels,
-// annotations and the raw JSON are dropped after. The collector never
+// annotations (but the WatchList end marker) and the raw JSON are
+// dropped after. The collector never
 // writes an object it read through this codec back (it writes patches),
 // so nothing is lost by forgetting the rest.
 type metaCodec struct{}
@@ -35,7 +39,12 @@ func trimmed(o *api.RawObject, err error) (*api.RawObject, error) {
 	if err != nil {
 		return nil, err
 	}
-	o.Labels, o.Annotations, o.GenerateName = nil, nil, ""
+	o.Labels, o.GenerateName = nil, ""
+	if o.Annotations[rest.InitialEventsEndAnnotation] != "true" {
+		// The bookmark that ends a WatchList's initial events is known
+		// by this annotation alone: it stays on that one.
+		o.Annotations = nil
+	}
 	o.SetRaw(nil)
 	return o, nil
 }

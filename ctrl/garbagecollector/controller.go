@@ -100,21 +100,29 @@ var (
 	_ ctrl.Debuggable = (*GarbageCollector)(nil)
 )
 
-// New is the ControllerConstructor: nil when --enable-garbage-collector
-// is false; else a collector on a client of its own with twice the QPS,
-// as kube-controller-manager gives it.
-func New(_ context.Context, cc ctrl.ControllerContext, _ string) (ctrl.Controller, error) {
-	if !cc.BoolFlag(FlagEnable, true) {
-		log := cc.LoggerFor(Name)
-		log.Info().Msg("--enable-garbage-collector=false: not starting the garbage collector")
-		return nil, nil
+// New is the ControllerConstructor: Constructor with the defaults.
+func New(ctx context.Context, cc ctrl.ControllerContext, name string) (ctrl.Controller, error) {
+	return Constructor(Options{})(ctx, cc, name)
+}
+
+// Constructor returns a ControllerConstructor that builds the collector
+// with o (its clock, logger, recorder, metrics and events are the
+// context's): nil when --enable-garbage-collector is false; else a
+// collector on a client of its own, "generic-garbage-collector", with
+// twice the QPS, as kube-controller-manager gives it.
+func Constructor(o Options) ctrl.ControllerConstructor {
+	return func(_ context.Context, cc ctrl.ControllerContext, _ string) (ctrl.Controller, error) {
+		if !cc.BoolFlag(FlagEnable, true) {
+			log := cc.LoggerFor(Name)
+			log.Info().Msg("--enable-garbage-collector=false: not starting the garbage collector")
+			return nil, nil
+		}
+		client := cc.ClientForScaledQPS(ClientName, 2)
+		events := cc.NewBroadcaster(client)
+		o.Config = Config{Clock: cc.Clock, Logger: cc.LoggerFor(Name), Recorder: events.NewRecorder(Name)}
+		o.Metrics, o.Events = cc.Metrics, events
+		return NewGarbageCollector(client, o), nil
 	}
-	client := cc.ClientForScaledQPS(ClientName, 2)
-	events := cc.NewBroadcaster(client)
-	return NewGarbageCollector(client, Options{
-		Config:  Config{Clock: cc.Clock, Logger: cc.LoggerFor(Name), Recorder: events.NewRecorder(Name)},
-		Metrics: cc.Metrics, Events: events,
-	}), nil
 }
 
 // NewGarbageCollector builds the collector on client. Nothing runs until
