@@ -196,11 +196,41 @@ func watchFor[T api.Object](t *testing.T, ctx context.Context, r *rest.Resources
 	}
 }
 
+// waitCollected creates a ConfigMap owned by an object that never existed
+// and waits until the garbage collector deletes it.
+func waitCollected(t *testing.T, ctx context.Context, cms *rest.Resources[*api.RawObject]) {
+	t.Helper()
+	cm, err := api.Raw().Decode([]byte(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"owned-by-nobody",
+		"ownerReferences":[{"apiVersion":"v1","kind":"ConfigMap","name":"gone","uid":"5f1c7a64-0000-4000-8000-00000000000a"}]}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	created, err := cms.Create(ctx, cm)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := cms.Watch(ctx, rest.WatchOptions{ListOptions: rest.ListOptions{ResourceVersion: created.ResourceVersion,
+		FieldSelector: "metadata.name=owned-by-nobody", TimeoutSeconds: int64(bound / time.Second)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	for {
+		ev, err := w.Next()
+		if err != nil {
+			t.Fatalf("waiting for the garbage collector to delete a ConfigMap whose owner does not exist: %v", err)
+		}
+		if ev.Type == rest.Deleted {
+			return
+		}
+	}
+}
+
 // TestManagerRunsWithTheDeployRBAC applies deploy/rbac.yaml, runs the
 // manager as the kcm ServiceAccount with a token from the TokenRequest
 // API, and checks that every controller can do its work with exactly those
 // rights: a namespace gets its default ServiceAccount, a ReplicaSet gets
-// its pods. Then the ClusterRole loses "create" on serviceaccounts: the
+// its pods, a ConfigMap whose owner does not exist is collected. Then the ClusterRole loses "create" on serviceaccounts: the
 // serviceaccount controller's failure is a 403 that its log names and its
 // error counter counts, and the manager keeps serving. Then "create" on
 // replicasets goes too: a new Deployment shows the failure where
@@ -266,6 +296,9 @@ func TestManagerRunsWithTheDeployRBAC(t *testing.T) {
 		seen[p.Name] = true
 		return len(seen) == 2
 	})
+
+	// The garbage collector: a ConfigMap whose owner does not exist is collected.
+	waitCollected(t, ctx, rest.NewResources(admin, rest.ConfigMaps, api.Raw()).InNamespace(ns.Name))
 
 	// Without "create" on serviceaccounts: a clear 403, logged and counted.
 	for _, d := range docs {
