@@ -139,6 +139,7 @@ func TestDanglingAndMismatchedOwners(t *testing.T) {
 // deleted in the background, deleted first when it is deleted in the
 // foreground, and orphaned — by a JSON merge patch, since custom
 // resources refuse strategic merge — when it is deleted with Orphan.
+// When the CRD is deleted, its resource leaves the monitored set.
 func TestCustomResourcesOwnedByConfigMap(t *testing.T) {
 	c := startCluster(t)
 	widgets := testenv.InstallCRD(t, c.ctx, c.client, "gc.kcm.example", "Widget")
@@ -168,6 +169,28 @@ func TestCustomResourcesOwnedByConfigMap(t *testing.T) {
 				}
 			}
 		})
+	}
+	crd := widgets.Resource + "." + widgets.Group
+	if err := rest.NewResources(c.client, rest.CRDs, api.Raw()).Delete(c.ctx, crd, rest.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	c.waitMonitors(func(m map[rest.Resource]bool) bool { return !m[widgets] }, "the deleted CRD's resource to leave the monitors")
+}
+
+// waitMonitors waits until the collector's monitored resources satisfy
+// cond, after each discovery resync.
+func (c *cluster) waitMonitors(cond func(map[rest.Resource]bool) bool, what string) {
+	c.t.Helper()
+	for {
+		m, changed := c.gc.monitors.resources()
+		if cond(m) {
+			return
+		}
+		select {
+		case <-c.ctx.Done():
+			c.t.Fatalf("timed out waiting for %s", what)
+		case <-changed:
+		}
 	}
 }
 

@@ -43,6 +43,8 @@ type monitors struct {
 
 	mu      sync.Mutex
 	running map[rest.Resource]*monitor
+	// changed is closed and replaced after every sync (tests wait on it).
+	changed chan struct{}
 	ctx     context.Context // set by start; monitors made before wait for it
 	stopped bool
 	wg      sync.WaitGroup
@@ -53,7 +55,8 @@ type monitors struct {
 const monitorShutdownTimeout = 30 * time.Second
 
 func newMonitors(client *rest.Client, handler func(rest.Resource) processor.Handler[*api.RawObject], clk clock.Clock, log zerolog.Logger) *monitors {
-	return &monitors{client: client, handler: handler, clock: clk, log: log, running: map[rest.Resource]*monitor{}}
+	return &monitors{client: client, handler: handler, clock: clk, log: log, running: map[rest.Resource]*monitor{},
+		changed: make(chan struct{})}
 }
 
 // sync makes the monitored set equal to resources: a monitor is made
@@ -87,6 +90,8 @@ func (m *monitors) sync(resources map[rest.Resource]bool) error {
 		}
 	}
 	kept := len(m.running) - added
+	close(m.changed)
+	m.changed = make(chan struct{})
 	m.mu.Unlock()
 	for _, mon := range gone {
 		mon.stop()
@@ -188,13 +193,14 @@ func (m *monitors) resourceSynced(res rest.Resource) bool {
 	return ok && mon.inf.HasSynced()
 }
 
-// resources returns the monitored resources.
-func (m *monitors) resources() map[rest.Resource]bool {
+// resources returns the monitored resources, and a channel closed at
+// the next sync.
+func (m *monitors) resources() (map[rest.Resource]bool, <-chan struct{}) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	out := make(map[rest.Resource]bool, len(m.running))
 	for r := range m.running {
 		out[r] = true
 	}
-	return out
+	return out, m.changed
 }
