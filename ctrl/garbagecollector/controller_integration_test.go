@@ -91,12 +91,12 @@ func TestDeploymentDeletion(t *testing.T) {
 		// the ReplicaSet must already be free of the reference now.
 		rs := c.get(rest.ReplicaSets, "web-1")
 		if rs == nil || len(rs.OwnerReferences) != 0 {
-			t.Fatalf("orphan: ReplicaSet %+v, want it kept without ownerReferences", rs)
+			t.Fatalf("orphan: ReplicaSet %s, want it kept without ownerReferences", describe(rs))
 		}
 		for _, p := range []string{"web-1-a", "web-1-b"} {
 			pod := c.get(rest.Pods, p)
 			if pod == nil || len(pod.OwnerReferences) != 1 || pod.OwnerReferences[0].UID != rs.UID {
-				t.Errorf("orphan: pod %s = %+v, want it kept, owned by the ReplicaSet", p, pod)
+				t.Errorf("orphan: pod %s = %s, want it kept, owned by the ReplicaSet", p, describe(pod))
 			}
 		}
 		if d := rec.order(); !slices.Equal(d, []string{"Deployment/web"}) {
@@ -112,8 +112,9 @@ func isPods(whats []string) bool {
 // TestDanglingAndMismatchedOwners: a dependent whose owner reference
 // names a uid nothing has, or a name whose object has another uid (the
 // owner was replaced), is collected; a dependent whose owner exists with
-// the referenced uid is not. The kept one is checked after the others
-// are gone, so the collector has looked at all three.
+// the referenced uid is not. The kept one names a dangling owner too, so
+// that the collector must look at it: it drops that reference and keeps
+// the object (Kubernetes: "item has at least one existing owner").
 func TestDanglingAndMismatchedOwners(t *testing.T) {
 	c := startCluster(t)
 	rec := c.watchDeletions(rest.ConfigMaps)
@@ -121,13 +122,13 @@ func TestDanglingAndMismatchedOwners(t *testing.T) {
 	owner.APIVersion, owner.Kind = "v1", "ConfigMap"
 	ghost := &api.RawObject{TypeMeta: owner.TypeMeta, ObjectMeta: api.ObjectMeta{Name: "never-existed", UID: "5f1c7a64-0000-4000-8000-000000000001"}}
 	replaced := &api.RawObject{TypeMeta: owner.TypeMeta, ObjectMeta: api.ObjectMeta{Name: "owner", UID: "5f1c7a64-0000-4000-8000-000000000002"}}
-	c.create(rest.ConfigMaps, configMap("kept", ownerRefMap(owner, false, false)))
+	kept := c.create(rest.ConfigMaps, configMap("kept", ownerRefMap(owner, false, false), ownerRefMap(ghost, false, false)))
 	c.create(rest.ConfigMaps, configMap("dangling", ownerRefMap(ghost, false, false)))
 	c.create(rest.ConfigMaps, configMap("mismatched", ownerRefMap(replaced, false, false)))
 	rec.waitDeleted(t, c.ctx, "ConfigMap/dangling", "ConfigMap/mismatched")
-	if c.get(rest.ConfigMaps, "kept") == nil {
-		t.Error("the dependent of an existing owner was collected")
-	}
+	c.waitObject(rest.ConfigMaps, "kept", kept.ResourceVersion, "the dangling reference of kept removed", func(o *api.RawObject) bool {
+		return len(o.OwnerReferences) == 1 && o.OwnerReferences[0].UID == owner.UID
+	})
 	if d := rec.order(); len(d) != 2 {
 		t.Errorf("deleted %v, want only the dangling and the mismatched dependents", d)
 	}
@@ -160,7 +161,7 @@ func TestCustomResourcesOwnedByConfigMap(t *testing.T) {
 				rec.waitDeleted(t, c.ctx, "ConfigMap/owner")
 				w := c.get(widgets, "w1")
 				if w == nil || len(w.OwnerReferences) != 0 {
-					t.Fatalf("orphan: widget %+v, want it kept without ownerReferences", w)
+					t.Fatalf("orphan: widget %s, want it kept without ownerReferences", describe(w))
 				}
 			default:
 				rec.waitDeleted(t, c.ctx, "ConfigMap/owner", "Widget/w1")

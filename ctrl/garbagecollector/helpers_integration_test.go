@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sort"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -250,4 +251,40 @@ func (c *cluster) waitEvent(ns, reason, objectName string) string {
 			return ev.Object.Message
 		}
 	}
+}
+
+// waitObject watches one object from resourceVersion rv until cond holds
+// for it.
+func (c *cluster) waitObject(res rest.Resource, name, rv, what string, cond func(*api.RawObject) bool) {
+	c.t.Helper()
+	w, err := c.resources(res).Watch(c.ctx, rest.WatchOptions{ListOptions: rest.ListOptions{ResourceVersion: rv,
+		FieldSelector: "metadata.name=" + name, TimeoutSeconds: 600}})
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	defer w.Close()
+	for {
+		ev, err := w.Next()
+		if err != nil {
+			c.t.Fatalf("waiting for %s: %v", what, err)
+		}
+		if ev.Type == rest.Deleted {
+			c.t.Fatalf("waiting for %s: %s %s was deleted", what, res.Kind, name)
+		}
+		if ev.Type == rest.Modified && cond(ev.Object) {
+			return
+		}
+	}
+}
+
+// describe renders an object's identity and references for a failure.
+func describe(o *api.RawObject) string {
+	if o == nil {
+		return "<gone>"
+	}
+	var refs []string
+	for _, r := range o.OwnerReferences {
+		refs = append(refs, r.Kind+"/"+r.Name+"("+r.UID+")")
+	}
+	return o.Kind + " " + o.Namespace + "/" + o.Name + " ownerReferences " + strings.Join(refs, ", ")
 }
