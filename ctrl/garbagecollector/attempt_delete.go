@@ -83,6 +83,12 @@ func (c *Collector) attemptToDeleteItem(ctx context.Context, it Item) error {
 	if it.DeletingDependents {
 		return c.processDeletingDependents(ctx, it)
 	}
+	// The owners are resolved in the object's own namespace, as the
+	// apiserver reports it. A virtual node's namespace is the guess of a
+	// dependent that named it — a namespaced one, for what may be a
+	// cluster-scoped object — and must not decide where its owners are
+	// looked for (Kubernetes uses the node's identity here).
+	it.Identity.Namespace = latest.Namespace
 	owners := latest.OwnerReferences
 	if len(owners) == 0 {
 		log.Debug().Msg("item has no owner")

@@ -31,6 +31,10 @@ type Config struct {
 	Logger zerolog.Logger
 	// Recorder records OwnerRefInvalidNamespace; nil records nothing.
 	Recorder EventRecorder
+	// OrphanParallelism bounds how many dependents of one owner are
+	// patched at once when orphaning; 0 means all at once, one goroutine
+	// each, as Kubernetes does (the client's rate limiter paces them).
+	OrphanParallelism int
 }
 
 // Collector is the garbage collector's state and its two sync functions
@@ -48,6 +52,8 @@ type Collector struct {
 	clock    clock.Clock
 	log      zerolog.Logger
 	jitter   func() float64
+	// orphanParallelism is Config.OrphanParallelism.
+	orphanParallelism int
 
 	deleteQ, orphanQ Queue
 }
@@ -64,7 +70,7 @@ func NewCollector(objects ObjectAPI, deleteQ, orphanQ Queue, cfg Config) *Collec
 	return &Collector{
 		graph: NewGraph(), absent: newAbsentOwners(absentCacheSize), mapper: &mapper{},
 		api: objects, recorder: cfg.Recorder, clock: cfg.Clock, log: cfg.Logger, jitter: rand.Float64,
-		deleteQ: deleteQ, orphanQ: orphanQ,
+		orphanParallelism: cfg.OrphanParallelism, deleteQ: deleteQ, orphanQ: orphanQ,
 	}
 }
 

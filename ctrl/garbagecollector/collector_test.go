@@ -162,6 +162,12 @@ func TestAttemptToDelete(t *testing.T) {
 			want:     []string{"get clusterroles cr"},
 		},
 		{
+			name:     "a virtual owner of a namespaced kind named by a cluster-scoped item → never looked up, never found absent",
+			live:     []*api.RawObject{obj("rbac.authorization.k8s.io/v1", "ClusterRole", "", "cr", "cr1", "3", ownerRef("v1", "ConfigMap", "cm", "c1", false))},
+			observed: []*api.RawObject{obj("rbac.authorization.k8s.io/v1", "ClusterRole", "", "cr", "cr1", "3", ownerRef("v1", "ConfigMap", "cm", "c1", false))},
+			uid:      "c1",
+		},
+		{
 			name:     "a namespaced item with a cluster-scoped owner → the owner is looked up without namespace",
 			live:     []*api.RawObject{obj("v1", "Node", "", "n", "n1", "2"), obj("v1", "Pod", "ns", "p", "p1", "30", ownerRef("v1", "Node", "n", "n1", false))},
 			observed: []*api.RawObject{obj("v1", "Pod", "ns", "p", "p1", "30", ownerRef("v1", "Node", "n", "n1", false))},

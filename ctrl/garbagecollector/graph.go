@@ -158,6 +158,12 @@ func (g *Graph) Apply(c Change) Effects {
 			existing.owners = c.Object.OwnerReferences
 			g.addDependentToOwners(existing, added, &e)
 			g.removeDependentFromOwners(existing, removed)
+			if len(removed) > 0 && len(existing.owners) > 0 && !existing.beingDeleted {
+				// The reference that went may have been what kept the
+				// object (an owner that exists, or one a cluster-scoped
+				// object cannot have): the others decide now.
+				e.delete(existing)
+			}
 		}
 		if beingDeleted(c.Object) {
 			existing.beingDeleted = true

@@ -54,6 +54,8 @@ func (n *node) blockedBy(d *node) bool {
 
 // Item is what a worker knows of a node at one moment: a copy, taken
 // under the graph's lock, that the graph's later changes do not touch.
+// Its dependents are in identity order, so that what a worker does with
+// them is the same in every run.
 type Item struct {
 	Identity           objectRef
 	Virtual            bool
@@ -80,7 +82,7 @@ func (n *node) item() Item {
 		DeletingDependents: n.deletingDependents, Owners: n.owners}
 	if len(n.dependents) > 0 {
 		it.Dependents = make([]Dependent, 0, len(n.dependents))
-		for d := range n.dependents {
+		for _, d := range sortedDependents(n) {
 			it.Dependents = append(it.Dependents, Dependent{Identity: d.identity,
 				DeletingDependents: d.deletingDependents, Blocking: n.blockedBy(d)})
 		}

@@ -57,11 +57,18 @@ func namespaceFor(res rest.Resource, ns string) string {
 	return ""
 }
 
-// getObject reads the live object a node stands for.
+// getObject reads the live object a node stands for. A namespaced kind
+// without a namespace is a virtual owner named by a cluster-scoped
+// dependent, which it cannot own: it is never looked up (a namespaced
+// object has no cluster-wide name), so it is never found absent, and the
+// dependent is never collected for it (Kubernetes' getObject).
 func (c *Collector) getObject(ctx context.Context, id objectRef) (*api.RawObject, error) {
 	res, err := c.mapper.resourceFor(id.APIVersion, id.Kind)
 	if err != nil {
 		return nil, err
+	}
+	if res.Namespaced && id.Namespace == "" {
+		return nil, ErrNamespacedOwnerOfClusterScoped
 	}
 	return c.api.Get(ctx, res, namespaceFor(res, id.Namespace), id.Name)
 }

@@ -31,14 +31,22 @@ func (c *Collector) AttemptToOrphan(ctx context.Context, uid string) (ctrl.Resul
 	return ctrl.Result{}, nil
 }
 
-// orphanDependents removes the owner's reference from each dependent. A
+// orphanDependents removes the owner's reference from each dependent, in
+// parallel (Config.OrphanParallelism at a time, all by default). A
 // dependent that is gone, or no longer names the owner, needs nothing
 // (the strategic merge patch deleting a missing reference succeeds).
 func (c *Collector) orphanDependents(ctx context.Context, owner Item) error {
 	var wg sync.WaitGroup
 	errs := make([]error, len(owner.Dependents))
+	limit := len(owner.Dependents)
+	if c.orphanParallelism > 0 {
+		limit = c.orphanParallelism
+	}
+	slots := make(chan struct{}, max(limit, 1))
 	for i, d := range owner.Dependents {
+		slots <- struct{}{}
 		wg.Go(func() {
+			defer func() { <-slots }()
 			id := d.Identity
 			err := c.patch(ctx, id, deleteOwnerRefsSMP(id.UID, owner.Identity.UID), c.deleteOwnerRefsJMP(id, owner.Identity.UID))
 			if err != nil && !rest.IsNotFound(err) {
