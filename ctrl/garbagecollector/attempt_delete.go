@@ -3,6 +3,7 @@ package garbagecollector
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	"github.com/kcmlab/kcm/ctrl"
 	"github.com/kcmlab/kcm/kube/api"
@@ -19,6 +20,9 @@ var (
 	// a namespaced owner, which it can never have. Retrying cannot fix
 	// it, and the object is never collected for it.
 	ErrNamespacedOwnerOfClusterScoped = errors.New("cluster-scoped objects cannot refer to namespaced owners")
+	// errUnresolvable: the node itself is such an owner — a namespaced
+	// kind without a namespace — and cannot be looked up.
+	errUnresolvable = fmt.Errorf("a namespaced owner named by a cluster-scoped object: %w", ErrNamespacedOwnerOfClusterScoped)
 )
 
 // AttemptToDelete is the sync of the attempt-to-delete queue, keyed by
@@ -37,9 +41,17 @@ func (c *Collector) AttemptToDelete(ctx context.Context, uid string) (ctrl.Resul
 	switch {
 	case errors.Is(err, errVirtualDelete):
 		return ctrl.Result{}, nil
+	case errors.Is(err, errUnresolvable):
+		// A virtual owner of a namespaced kind that a cluster-scoped
+		// object names: it can never be looked up.
+		return ctrl.Result{}, nil
 	case errors.Is(err, ErrNamespacedOwnerOfClusterScoped):
 		c.log.Info().Stringer("item", it.Identity).Msg("item is cluster-scoped but refers to a namespaced owner; not collecting it")
-		return ctrl.Result{}, nil
+		// A virtual node still has to be seen by its informer, or its
+		// object found gone, whatever its own owners are (Kubernetes
+		// forgets it here, and a node whose object goes unseen stays
+		// virtual, its dependents never collected).
+		return ctrl.Result{Requeue: it.Virtual}, nil
 	case err != nil:
 		return ctrl.Result{}, err
 	case it.Virtual:
@@ -69,6 +81,8 @@ func (c *Collector) attemptToDeleteItem(ctx context.Context, it Item) error {
 	}
 	latest, err := c.getObject(ctx, id)
 	switch {
+	case errors.Is(err, ErrNamespacedOwnerOfClusterScoped):
+		return errUnresolvable
 	case rest.IsNotFound(err):
 		log.Debug().Msg("item not found; generating a virtual delete event")
 		c.virtualDelete(id)

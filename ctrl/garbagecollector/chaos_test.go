@@ -34,7 +34,7 @@ import (
 
 const (
 	chaosSeeds = 100
-	chaosSteps = 1000
+	chaosSteps = 2000
 )
 
 var chaosKinds = []rest.Resource{rest.ConfigMaps, rest.Secrets, rest.Nodes}
@@ -478,26 +478,46 @@ func (s *sim) garbage(o *simObject) string {
 	return "every owner is gone"
 }
 
-// heldForever reports whether an owner waiting for its dependents has a
-// blocking dependent the collector may never delete: a cluster-scoped
-// object that names a namespaced kind among its owners, which Kubernetes'
-// collector refuses to classify at all. Such an owner waits under
-// Kubernetes' collector too.
+// heldForever reports whether an owner waiting for its dependents
+// waits, under Kubernetes' collector too, for one it may never delete:
+// among its blocking dependents or theirs, a cluster-scoped object that
+// names a namespaced kind among its owners (the collector refuses to
+// classify it at all), or a cycle of blocking references whose every
+// member was deleted in the foreground (each waits for the next; the
+// collector breaks a cycle only through a member that is not itself
+// waiting).
 func (s *sim) heldForever(owner *simObject) bool {
-	for _, d := range s.live {
-		if d.meta.Namespace != "" {
-			continue
-		}
+	return s.held(owner, map[string]bool{})
+}
+
+func (s *sim) held(owner *simObject, path map[string]bool) bool {
+	path[owner.meta.UID] = true
+	defer delete(path, owner.meta.UID)
+	for _, key := range slices.Sorted(maps.Keys(s.live)) {
+		d := s.live[key]
 		blocking, unresolvable := false, false
 		for _, ref := range d.meta.OwnerReferences {
 			blocking = blocking || (ref.UID == owner.meta.UID && blocks(ref))
-			unresolvable = unresolvable || kindNamespaced(ref.Kind)
+			unresolvable = unresolvable || (d.meta.Namespace == "" && kindNamespaced(ref.Kind))
 		}
-		if blocking && unresolvable {
+		if !blocking {
+			continue
+		}
+		if path[d.meta.UID] {
+			if waitsInForeground(d) {
+				return true
+			}
+			continue
+		}
+		if unresolvable || s.held(d, path) {
 			return true
 		}
 	}
 	return false
+}
+
+func waitsInForeground(o *simObject) bool {
+	return o.meta.DeletionTimestamp != nil && slices.Contains(o.meta.Finalizers, FinalizerDeleteDependents)
 }
 
 // TestChaos runs chaosSeeds seeded simulations (see the top of the file).

@@ -168,6 +168,14 @@ func TestAttemptToDelete(t *testing.T) {
 			uid:      "c1",
 		},
 		{
+			name:     "kcm: a virtual node whose object has an owner it cannot have → still requeued until an informer shows it",
+			live:     []*api.RawObject{obj("v1", "Node", "", "n", "n1", "2", ownerRef("v1", "ConfigMap", "cm", "c1", false))},
+			observed: []*api.RawObject{obj("v1", "Pod", "ns", "p", "p1", "30", ownerRef("v1", "Node", "n", "n1", false))},
+			uid:      "n1",
+			want:     []string{"get nodes n"},
+			result:   ctrl.Result{Requeue: true},
+		},
+		{
 			name:     "a namespaced item with a cluster-scoped owner → the owner is looked up without namespace",
 			live:     []*api.RawObject{obj("v1", "Node", "", "n", "n1", "2"), obj("v1", "Pod", "ns", "p", "p1", "30", ownerRef("v1", "Node", "n", "n1", false))},
 			observed: []*api.RawObject{obj("v1", "Pod", "ns", "p", "p1", "30", ownerRef("v1", "Node", "n", "n1", false))},

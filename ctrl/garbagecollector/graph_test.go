@@ -217,6 +217,13 @@ func TestGraph(t *testing.T) {
 			nodes:  map[string]*nodeState{"rs1": {identity: idRS1, beingDeleted: true, deletingDependents: true}},
 		},
 		{
+			name: "kcm: a dependent that loses one of several references is checked again (the one that went may have kept it)",
+			before: []Change{add("apps/v1", "ReplicaSet", replicaSet),
+				add("v1", "Pod", meta("ns", "web-1-a", "p1", refRS1, ownerRef("v1", "ConfigMap", "cm", "c1", false)))},
+			change: update("v1", "Pod", meta("ns", "web-1-a", "p1", refRS1, ownerRef("v1", "ConfigMap", "cm", "c1", false)), pod),
+			want:   Effects{AttemptToDelete: []string{"p1"}},
+		},
+		{
 			name:   "addUnblockedOwnersToDeleteQueue: blockOwnerDeletion true → false wakes the owner",
 			before: []Change{add("apps/v1", "ReplicaSet", replicaSet), add("v1", "Pod", pod)},
 			change: update("v1", "Pod", pod, meta("ns", "web-1-a", "p1", ownerRef("apps/v1", "ReplicaSet", "web-1", "rs1", false))),
