@@ -187,6 +187,15 @@ func (c *Client) WithOptions(userAgent string, qps float32, burst int) *Client {
 	return &n
 }
 
+// RateLimit returns the client's limits: requests per second and burst;
+// qps < 0 means unlimited.
+func (c *Client) RateLimit() (qps float64, burst int) {
+	if c.limiter == nil {
+		return -1, 0
+	}
+	return float64(c.limiter.Limit()), c.limiter.Burst()
+}
+
 // Host returns the server's base URL.
 func (c *Client) Host() string { return c.base.String() }
 
