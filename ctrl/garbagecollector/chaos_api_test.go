@@ -145,4 +145,3 @@ func hasKey(patch []byte, key string) bool {
 	_, ok := m["metadata"][key]
 	return ok
 }
-
