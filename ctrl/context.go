@@ -139,13 +139,29 @@ func (cc ControllerContext) ClientScaledFor(controller string, qpsFactor float32
 	return cc.client.WithOptions(UserAgent(cc.version, controller), qps, burst)
 }
 
-// Duration returns the value of the controller's duration flag f, or
-// f.Default when the context was built without options.
-func (cc ControllerContext) Duration(f DurationFlag) time.Duration {
+// BoolFlag returns the value of a controller's boolean flag
+// (ControllerDescriptor.Flags), or def when the context has no options
+// (a test's context) or the flag is not registered.
+func (cc ControllerContext) BoolFlag(name string, def bool) bool {
 	if cc.options == nil {
-		return f.Default
+		return def
 	}
-	return cc.options.Duration(f)
+	if v, ok := cc.options.Bool(name); ok {
+		return v
+	}
+	return def
+}
+
+// DurationFlag returns the value of a controller's duration flag, or def
+// as BoolFlag does.
+func (cc ControllerContext) DurationFlag(name string, def time.Duration) time.Duration {
+	if cc.options == nil {
+		return def
+	}
+	if v, ok := cc.options.Duration(name); ok {
+		return v
+	}
+	return def
 }
 
 // LoggerFor returns the shared logger with a "controller" field.

@@ -212,3 +212,28 @@ func TestClientScaledFor(t *testing.T) {
 		}
 	}
 }
+
+// TestClientScaledForGarbageCollector: the garbage collector's client gets twice the
+// configured QPS and the same burst, as kube-controller-manager's
+// (config.QPS *= 2); without a configured QPS, twice rest's default.
+func TestClientScaledForGarbageCollector(t *testing.T) {
+	base, err := rest.NewClient(&rest.Config{Host: "https://127.0.0.1:1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cc, err := CreateControllerContext(base, Config{Version: "v1", QPS: 20, Burst: 30, Logger: zerolog.Nop()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := cc.ClientScaledFor("generic-garbage-collector", 2, 1)
+	if qps, burst, _ := c.RateLimit(); qps != 40 || burst != 30 || c.UserAgent() != "kcm/v1 (generic-garbage-collector)" {
+		t.Errorf("qps %v burst %d agent %q, want 40, 30, kcm/v1 (generic-garbage-collector)", qps, burst, c.UserAgent())
+	}
+	if qps, _, _ := cc.ClientFor("x").RateLimit(); qps != 20 {
+		t.Errorf("ClientFor changed: qps %v", qps)
+	}
+	cc0, _ := CreateControllerContext(base, Config{Logger: zerolog.Nop()})
+	if qps, burst, _ := cc0.ClientScaledFor("gc", 2, 1).RateLimit(); qps != 2*rest.DefaultQPS || burst != rest.DefaultBurst {
+		t.Errorf("defaults: qps %v burst %d", qps, burst)
+	}
+}

@@ -4,8 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"slices"
-	"time"
 )
 
 // Controller is what a constructor returns and the manager runs: a name
@@ -15,6 +15,14 @@ import (
 type Controller interface {
 	Name() string
 	Run(ctx context.Context, workers int) error
+}
+
+// Debuggable is a controller that serves pages for people debugging it:
+// the manager mounts its handler under /debug/controllers/<name>/, the
+// prefix stripped (k8s.io/controller-manager's controller.Debuggable).
+// The garbage collector serves its graph there.
+type Debuggable interface {
+	DebuggingHandler() http.Handler
 }
 
 // ControllerConstructor builds a controller from the shared context: it
@@ -32,19 +40,6 @@ type ConcurrencyFlag struct {
 	Name string
 	// Default is kube-controller-manager's default for the flag.
 	Default int
-	// Usage is the flag's help text.
-	Usage string
-}
-
-// DurationFlag is a controller's duration setting on the command line,
-// such as the namespace controller's --namespace-sync-period. The
-// constructor reads its value with ControllerContext.Duration.
-type DurationFlag struct {
-	// Name is the flag name without dashes, as kube-controller-manager
-	// spells it: "namespace-sync-period".
-	Name string
-	// Default is kube-controller-manager's default for the flag.
-	Default time.Duration
 	// Usage is the flag's help text.
 	Usage string
 }
@@ -68,10 +63,11 @@ type ControllerDescriptor struct {
 	DisabledByDefault bool
 	// Concurrency is the controller's worker-count flag, if it has one.
 	Concurrency *ConcurrencyFlag
-	// Durations are the controller's duration flags, if any; their names
-	// must be unique across all descriptors (pflag refuses a flag defined
-	// twice).
-	Durations []DurationFlag
+	// Flags are the controller's other flags, kube-controller-manager's
+	// per-controller options (--enable-garbage-collector); the
+	// constructor reads them with ControllerContext.BoolFlag and
+	// DurationFlag.
+	Flags []ControllerFlag
 	// Constructor builds the controller.
 	Constructor ControllerConstructor
 }

@@ -17,28 +17,28 @@ type Options struct {
 	// ConcurrentSyncs holds each --concurrent-<x>-syncs value, by
 	// canonical controller name.
 	ConcurrentSyncs map[string]int
-	// Durations holds each controller duration flag's value, by flag
-	// name ("namespace-sync-period").
-	Durations map[string]time.Duration
+	// Flags holds the value of each controller's own flag
+	// (ControllerDescriptor.Flags), by flag name.
+	Flags map[string]pflag.Value
 }
 
 // NewOptions returns kube-controller-manager's defaults for r: "*" and
-// every concurrency and duration flag at its default.
+// every concurrency flag at its default.
 func (r *Descriptors) NewOptions() *Options {
-	o := &Options{Controllers: []string{"*"}, ConcurrentSyncs: map[string]int{}, Durations: map[string]time.Duration{}}
+	o := &Options{Controllers: []string{"*"}, ConcurrentSyncs: map[string]int{}, Flags: map[string]pflag.Value{}}
 	for _, d := range r.list {
 		if d.Concurrency != nil {
 			o.ConcurrentSyncs[d.Name] = d.Concurrency.Default
 		}
-		for _, f := range d.Durations {
-			o.Durations[f.Name] = f.Default
+		for _, f := range d.Flags {
+			o.Flags[f.Name] = f.NewValue()
 		}
 	}
 	return o
 }
 
 // AddFlags registers --controllers, every descriptor's
-// --concurrent-<x>-syncs and its duration flags on fs, bound to o. The help of --controllers
+// --concurrent-<x>-syncs and its other flags on fs, bound to o. The help of --controllers
 // lists the known and the disabled-by-default controllers from the same
 // table that Enabled reads, so --help can never disagree with it.
 func (r *Descriptors) AddFlags(fs *pflag.FlagSet, o *Options) {
@@ -47,14 +47,19 @@ func (r *Descriptors) AddFlags(fs *pflag.FlagSet, o *Options) {
 		if c := d.Concurrency; c != nil {
 			fs.Var(syncsValue{o: o, name: d.Name}, c.Name, c.Usage)
 		}
-		for _, f := range d.Durations {
-			if o.Durations == nil {
-				o.Durations = map[string]time.Duration{}
+		for _, f := range d.Flags {
+			v, ok := o.Flags[f.Name]
+			if !ok { // Options made by hand rather than by NewOptions
+				v = f.NewValue()
+				if o.Flags == nil {
+					o.Flags = map[string]pflag.Value{}
+				}
+				o.Flags[f.Name] = v
 			}
-			if _, set := o.Durations[f.Name]; !set {
-				o.Durations[f.Name] = f.Default
+			fl := fs.VarPF(v, f.Name, "", f.Usage)
+			if b, ok := v.(interface{ IsBoolFlag() bool }); ok && b.IsBoolFlag() {
+				fl.NoOptDefVal = "true"
 			}
-			fs.Var(durationValue{o: o, name: f.Name}, f.Name, f.Usage)
 		}
 	}
 }
@@ -74,15 +79,6 @@ func (o *Options) Workers(name string) int {
 		return n
 	}
 	return DefaultWorkers
-}
-
-// Duration returns the value o gives the duration flag f: the parsed
-// value, or f.Default when o has none.
-func (o *Options) Duration(f DurationFlag) time.Duration {
-	if v, ok := o.Durations[f.Name]; ok {
-		return v
-	}
-	return f.Default
 }
 
 // syncsValue is the pflag.Value of one --concurrent-<x>-syncs flag,
@@ -106,25 +102,79 @@ func (s syncsValue) Set(v string) error {
 	return nil
 }
 
-// durationValue is the pflag.Value of one controller duration flag,
-// stored in Options.Durations under the flag's name. It prints and parses
-// as pflag's DurationVar does (time.Duration's String and ParseDuration),
-// so --help shows kube-controller-manager's default text ("5m0s").
-type durationValue struct {
-	o    *Options
-	name string
+// ControllerFlag is one of a controller's own flags besides its
+// concurrency: a name (without dashes, as kube-controller-manager spells
+// it), its help text and a maker of its value at the default. Each
+// Options gets a value of its own, so two command lines never share one.
+// BoolFlag and DurationFlag make the two kinds kube-controller-manager's
+// controllers have.
+type ControllerFlag struct {
+	Name  string
+	Usage string
+	// NewValue returns the flag's value set to its default.
+	NewValue func() pflag.Value
 }
 
-func (d durationValue) String() string { return d.o.Durations[d.name].String() }
-func (d durationValue) Type() string   { return "duration" }
+// BoolFlag is a controller's boolean flag: --name alone means true.
+func BoolFlag(name string, def bool, usage string) ControllerFlag {
+	return ControllerFlag{Name: name, Usage: usage, NewValue: func() pflag.Value { v := boolValue(def); return &v }}
+}
 
-// Set accepts what time.ParseDuration accepts, as kube-controller-manager's
-// DurationVar does.
-func (d durationValue) Set(v string) error {
-	n, err := time.ParseDuration(v)
+// DurationFlag is a controller's duration flag ("5m0s").
+func DurationFlag(name string, def time.Duration, usage string) ControllerFlag {
+	return ControllerFlag{Name: name, Usage: usage, NewValue: func() pflag.Value { v := durationValue(def); return &v }}
+}
+
+// boolValue is pflag's bool flag value, kept here so that Options can read
+// it back without knowing pflag's unexported types.
+type boolValue bool
+
+func (b *boolValue) String() string   { return strconv.FormatBool(bool(*b)) }
+func (b *boolValue) Type() string     { return "bool" }
+func (b *boolValue) IsBoolFlag() bool { return true }
+
+// Set accepts what strconv.ParseBool accepts, as pflag's bool flags do.
+func (b *boolValue) Set(s string) error {
+	v, err := strconv.ParseBool(s)
 	if err != nil {
-		return fmt.Errorf("%q is not a duration: %w", v, err)
+		return fmt.Errorf("%q is not true or false", s)
 	}
-	d.o.Durations[d.name] = n
+	*b = boolValue(v)
 	return nil
+}
+
+// durationValue is pflag's duration flag value.
+type durationValue time.Duration
+
+func (d *durationValue) String() string { return time.Duration(*d).String() }
+func (d *durationValue) Type() string   { return "duration" }
+
+// Set accepts what time.ParseDuration accepts.
+func (d *durationValue) Set(s string) error {
+	v, err := time.ParseDuration(s)
+	if err != nil {
+		return fmt.Errorf("%q is not a duration: %w", s, err)
+	}
+	*d = durationValue(v)
+	return nil
+}
+
+// Bool returns the value of a controller's boolean flag; ok is false when
+// no descriptor of the registry o was made for has such a flag.
+func (o *Options) Bool(name string) (v, ok bool) {
+	b, ok := o.Flags[name].(*boolValue)
+	if !ok {
+		return false, false
+	}
+	return bool(*b), true
+}
+
+// Duration returns the value of a controller's duration flag; ok is false
+// when no descriptor has such a flag.
+func (o *Options) Duration(name string) (time.Duration, bool) {
+	d, ok := o.Flags[name].(*durationValue)
+	if !ok {
+		return 0, false
+	}
+	return time.Duration(*d), true
 }

@@ -53,50 +53,53 @@ func TestFlags(t *testing.T) {
 	}
 }
 
-// TestDurationFlags: a descriptor's duration flags are registered with
-// their defaults, printed as pflag's DurationVar prints them (so --help
-// shows kube-controller-manager's "5m0s"), parsed by time.ParseDuration,
-// and read back through Options and ControllerContext.
-func TestDurationFlags(t *testing.T) {
-	period := DurationFlag{Name: "namespace-sync-period", Default: 5 * time.Minute, Usage: "namespace resync"}
-	r, err := NewDescriptors(&ControllerDescriptor{Name: "namespace-controller", Constructor: nopConstructor,
-		Durations: []DurationFlag{period}})
+// TestControllerFlags: a descriptor's own flags (kube-controller-manager's
+// --enable-garbage-collector, a bool; --namespace-sync-period, a
+// duration) are registered with their defaults, parse as pflag's bool and
+// duration flags do (a bare --flag means true), reach the controller
+// through ControllerContext, and each Options owns its values.
+func TestControllerFlags(t *testing.T) {
+	r, err := NewDescriptors(&ControllerDescriptor{Name: "gc", Constructor: nopConstructor, Flags: []ControllerFlag{
+		BoolFlag("enable-gc", true, "turns the collector on"),
+		DurationFlag("gc-period", 5*time.Minute, "how often"),
+	}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	o := r.NewOptions()
-	if got := o.Duration(period); got != 5*time.Minute {
-		t.Errorf("default %v, want 5m", got)
-	}
 	fs := pflag.NewFlagSet("kcm", pflag.ContinueOnError)
 	r.AddFlags(fs, o)
-	f := fs.Lookup("namespace-sync-period")
-	if f == nil || f.DefValue != "5m0s" || f.Value.Type() != "duration" || f.Usage != "namespace resync" {
-		t.Fatalf("flag %+v", f)
-	}
-	if err := fs.Parse([]string{"--namespace-sync-period=90s"}); err != nil {
-		t.Fatal(err)
-	}
-	if got := o.Duration(period); got != 90*time.Second || f.Value.String() != "1m30s" {
-		t.Errorf("after parse: %v (%s)", got, f.Value)
-	}
-	if err := fs.Set("namespace-sync-period", "soon"); err == nil || !strings.Contains(err.Error(), `"soon" is not a duration`) {
-		t.Errorf("a bad duration: %v", err)
+	for name, want := range map[string][2]string{"enable-gc": {"true", "bool"}, "gc-period": {"5m0s", "duration"}} {
+		f := fs.Lookup(name)
+		if f == nil || f.DefValue != want[0] || f.Value.Type() != want[1] {
+			t.Fatalf("--%s: %+v, want default %s of type %s", name, f, want[0], want[1])
+		}
 	}
 	cc := ControllerContext{options: o}
-	if got := cc.Duration(period); got != 90*time.Second {
-		t.Errorf("ControllerContext.Duration = %v", got)
+	if !cc.BoolFlag("enable-gc", false) || cc.DurationFlag("gc-period", 0) != 5*time.Minute {
+		t.Error("defaults do not reach the controller context")
 	}
-	if got := (ControllerContext{}).Duration(period); got != 5*time.Minute {
-		t.Errorf("without options: %v, want the default", got)
+	if err := fs.Parse([]string{"--enable-gc=false", "--gc-period=90s"}); err != nil {
+		t.Fatal(err)
 	}
-	// Options built by hand (no NewOptions) get the defaults from AddFlags.
-	bare := &Options{}
-	r.AddFlags(pflag.NewFlagSet("bare", pflag.ContinueOnError), bare)
-	if got := bare.Duration(period); got != 5*time.Minute {
-		t.Errorf("hand-built options: %v", got)
+	if cc.BoolFlag("enable-gc", true) || cc.DurationFlag("gc-period", 0) != 90*time.Second {
+		t.Errorf("parsed values not seen: %v %v", cc.BoolFlag("enable-gc", true), cc.DurationFlag("gc-period", 0))
 	}
-	if got := (&Options{}).Duration(period); got != 5*time.Minute {
-		t.Errorf("empty options: %v", got)
+	if err := fs.Parse([]string{"--enable-gc"}); err != nil || !cc.BoolFlag("enable-gc", false) {
+		t.Errorf("a bare --enable-gc: %v, value %v", err, cc.BoolFlag("enable-gc", false))
+	}
+	for flag, bad := range map[string]string{"enable-gc": "maybe", "gc-period": "soon"} {
+		if err := fs.Set(flag, bad); err == nil {
+			t.Errorf("--%s=%s accepted", flag, bad)
+		}
+	}
+	if other := r.NewOptions(); (ControllerContext{options: other}).DurationFlag("gc-period", 0) != 5*time.Minute {
+		t.Error("a second Options shares the first one's values")
+	}
+	if (ControllerContext{}).BoolFlag("enable-gc", true) != true || cc.BoolFlag("no-such-flag", true) != true {
+		t.Error("a context without options, or an unknown flag, must give the default")
+	}
+	if _, ok := o.Duration("enable-gc"); ok {
+		t.Error("a bool flag read as a duration")
 	}
 }

@@ -196,6 +196,21 @@ func watchFor[T api.Object](t *testing.T, ctx context.Context, r *rest.Resources
 	}
 }
 
+// waitCollected creates a ConfigMap owned by an object that never existed
+// and waits until the garbage collector deletes it.
+func waitCollected(t *testing.T, ctx context.Context, cms *rest.Resources[*api.RawObject]) {
+	t.Helper()
+	cm, err := api.Raw().Decode([]byte(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"owned-by-nobody",
+		"ownerReferences":[{"apiVersion":"v1","kind":"ConfigMap","name":"gone","uid":"5f1c7a64-0000-4000-8000-00000000000a"}]}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cms.Create(ctx, cm); err != nil {
+		t.Fatal(err)
+	}
+	waitGone(t, ctx, cms, "owned-by-nobody")
+}
+
 // waitGone waits until the named object is deleted.
 func waitGone[T api.Object](t *testing.T, ctx context.Context, r *rest.Resources[T], name string) {
 	t.Helper()
@@ -228,7 +243,8 @@ func waitGone[T api.Object](t *testing.T, ctx context.Context, r *rest.Resources
 // manager as the kcm ServiceAccount with a token from the TokenRequest
 // API, and checks that every controller can do its work with exactly those
 // rights: a namespace gets its default ServiceAccount, a ReplicaSet gets
-// its pods, a deleted namespace is emptied and goes. Then the ClusterRole
+// its pods, a deleted namespace is emptied and goes, a ConfigMap whose
+// owner does not exist is collected. Then the ClusterRole
 // loses "create" on serviceaccounts: the serviceaccount controller's failure is a 403 that its log names and its
 // error counter counts, and the manager keeps serving. Then "create" on
 // replicasets goes too: a new Deployment shows the failure where
@@ -312,6 +328,9 @@ func TestManagerRunsWithTheDeployRBAC(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitGone(t, ctx, namespaces, doomed.Name)
+
+	// The garbage collector: a ConfigMap whose owner does not exist is collected.
+	waitCollected(t, ctx, rest.NewResources(admin, rest.ConfigMaps, api.Raw()).InNamespace(ns.Name))
 
 	// Without "create" on serviceaccounts: a clear 403, logged and counted.
 	for _, d := range docs {

@@ -3,6 +3,7 @@ package manager
 import (
 	"github.com/kcmlab/kcm/ctrl"
 	"github.com/kcmlab/kcm/ctrl/deployment"
+	"github.com/kcmlab/kcm/ctrl/garbagecollector"
 	"github.com/kcmlab/kcm/ctrl/namespace"
 	"github.com/kcmlab/kcm/ctrl/replicaset"
 	"github.com/kcmlab/kcm/ctrl/serviceaccount"
@@ -19,6 +20,7 @@ func NewControllerDescriptors() *ctrl.Descriptors {
 		serviceaccount.Descriptor(),
 		replicaset.Descriptor(),
 		deployment.Descriptor(),
+		garbagecollector.Descriptor(),
 	)
 	if err != nil {
 		panic(err) // a programming error in this list; a test builds it

@@ -54,6 +54,7 @@ type manager struct {
 	client  *rest.Client
 	reg     *prometheus.Registry
 	status  *status
+	debug   *debugHandlers
 	enabled []*ctrl.ControllerDescriptor
 	// fail ends the Run with an error (a controller could not start).
 	fail func(error)
@@ -101,7 +102,7 @@ func Run(ctx context.Context, c Config) error {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	m := &manager{cfg: c, o: o, log: c.Logger, client: client, reg: reg, status: newStatus(),
-		enabled: enabled, fail: cancel}
+		debug: newDebugHandlers(), enabled: enabled, fail: cancel}
 
 	var elector *lease.Elector
 	if o.LeaderElection.LeaderElect {

@@ -22,14 +22,15 @@ const Name = "namespace-controller"
 // DefaultWorkers is --concurrent-namespace-syncs' default.
 const DefaultWorkers = 10
 
-// SyncPeriod is --namespace-sync-period: how often every namespace is
-// handed to the controller again although nothing changed (the resync of
-// its informer handler), so that a terminating namespace whose content
-// was deleted behind the controller's back is finished.
-var SyncPeriod = ctrl.DurationFlag{
-	Name: "namespace-sync-period", Default: 5 * time.Minute,
-	Usage: "The period for syncing namespace life-cycle updates",
-}
+// SyncPeriodFlag and DefaultSyncPeriod are --namespace-sync-period: how
+// often every namespace is handed to the controller again although nothing
+// changed (the resync of its informer handler), so that a terminating
+// namespace whose content was deleted behind the controller's back is
+// finished.
+const (
+	SyncPeriodFlag    = "namespace-sync-period"
+	DefaultSyncPeriod = 5 * time.Minute
+)
 
 // DeletionGracePeriod is how long after a namespace is seen deleted (or
 // changed while deleted) the controller first acts on it (Kubernetes'
@@ -58,7 +59,8 @@ func Descriptor() *ctrl.ControllerDescriptor {
 			Usage: "The number of namespace objects that are allowed to sync concurrently. " +
 				"Larger number = more responsive namespace termination, but more CPU (and network) load",
 		},
-		Durations:   []ctrl.DurationFlag{SyncPeriod},
+		Flags: []ctrl.ControllerFlag{ctrl.DurationFlag(SyncPeriodFlag, DefaultSyncPeriod,
+			"The period for syncing namespace life-cycle updates")},
 		Constructor: New,
 	}
 }
@@ -146,7 +148,7 @@ func New(_ context.Context, cc ctrl.ControllerContext, name string) (ctrl.Contro
 // handlerOptions registers the handler under the controller's name with
 // --namespace-sync-period as its resync period.
 func handlerOptions(cc ctrl.ControllerContext, name string) processor.HandlerOptions {
-	return processor.HandlerOptions{Name: name, ResyncPeriod: cc.Duration(SyncPeriod)}
+	return processor.HandlerOptions{Name: name, ResyncPeriod: cc.DurationFlag(SyncPeriodFlag, DefaultSyncPeriod)}
 }
 
 // handlers turn informer notifications into namespace keys.

@@ -66,8 +66,8 @@ func TestDescriptor(t *testing.T) {
 	if c := d.Concurrency; c == nil || c.Name != "concurrent-namespace-syncs" || c.Default != 10 {
 		t.Fatalf("concurrency %+v", c)
 	}
-	if len(d.Durations) != 1 || d.Durations[0].Name != "namespace-sync-period" || d.Durations[0].Default != 5*time.Minute {
-		t.Fatalf("durations %+v", d.Durations)
+	if len(d.Flags) != 1 || d.Flags[0].Name != "namespace-sync-period" || d.Flags[0].NewValue().String() != "5m0s" {
+		t.Fatalf("flags %+v", d.Flags)
 	}
 }
 

@@ -2,6 +2,7 @@ package difftest
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -140,4 +141,41 @@ func stepText(steps []Step, i int) string {
 		return "-"
 	}
 	return "[" + steps[i].Phase + "] " + steps[i].State
+}
+
+// DiffDeletions compares the order in which the two sides deleted
+// objects, by phase and kind (names differ between managers: generated
+// suffixes and pod-template hashes), and reports both sequences when they
+// differ.
+func DiffDeletions(a, b Timeline) []Difference {
+	ka, kb := deletionKinds(a), deletionKinds(b)
+	if slices.Equal(ka, kb) {
+		return nil
+	}
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "%-4s %-40s %s\n", "#", "A", "B")
+	for i := range max(len(ka), len(kb)) {
+		at, bt := "-", "-"
+		if i < len(ka) {
+			at = ka[i]
+		}
+		if i < len(kb) {
+			bt = kb[i]
+		}
+		mark := " "
+		if at != bt {
+			mark = ">"
+		}
+		fmt.Fprintf(&sb, "%s%-3d %-40s %s\n", mark, i+1, at, bt)
+	}
+	return []Difference{{Key: "timeline: order of deletions", Detail: sb.String()}}
+}
+
+// deletionKinds renders each deletion as "[phase] Kind", in order.
+func deletionKinds(tl Timeline) []string {
+	out := make([]string, len(tl.Deletions))
+	for i, d := range tl.Deletions {
+		out[i] = "[" + d.Phase + "] " + d.Kind
+	}
+	return out
 }

@@ -115,6 +115,19 @@
 // "stale", and kcm reads the group version itself, which answers 503
 // "service unavailable".
 //
+// # The garbage collector comparison
+//
+// TestGarbageCollectorMatchesKCM deletes a Deployment that the
+// Deployment and ReplicaSet controllers built, with each propagation
+// policy (DeletionScenario), under kcm's and kube-controller-manager's
+// garbage collectors, and compares the objects left and the order of the
+// deletions. The observer records every Deployment, ReplicaSet and pod
+// deletion with its resourceVersion; three watches deliver them, and the
+// resourceVersion (the etcd revision of the delete) puts them in one
+// order. Names differ between managers, so the order is compared by phase
+// and kind (DiffDeletions): Background is Deployment, ReplicaSet, pods;
+// Foreground pods, ReplicaSet, Deployment; Orphan the Deployment alone.
+//
 // All cluster tests carry `//go:build !nocluster`, like every test that
 // starts a real kube-apiserver.
 //
