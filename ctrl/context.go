@@ -2,6 +2,7 @@ package ctrl
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/rs/zerolog"
@@ -122,6 +123,52 @@ func (cc ControllerContext) Workers(controller string) int {
 		return DefaultWorkers
 	}
 	return cc.options.Workers(controller)
+}
+
+// ClientScaledFor is ClientFor with the configured QPS multiplied by
+// qpsFactor and the burst by burstFactor (the defaults, 20 and 30, when
+// none were configured; a negative QPS, no limit, stays unlimited).
+// kube-controller-manager gives its namespace controller 20 times the QPS
+// and 100 times the burst: a namespace deletion is a burst of discovery,
+// list and delete requests that the plain limits would slow to a crawl.
+func (cc ControllerContext) ClientScaledFor(controller string, qpsFactor float32, burstFactor int) *rest.Client {
+	qps, burst := cc.qps, cc.burst
+	if qps == 0 {
+		qps, burst = rest.DefaultQPS, rest.DefaultBurst
+	}
+	if burst <= 0 {
+		burst = rest.DefaultBurst
+	}
+	if qps > 0 {
+		qps *= qpsFactor
+		burst *= burstFactor
+	}
+	return cc.client.WithOptions(UserAgent(cc.version, controller), qps, burst)
+}
+
+// BoolFlag returns the value of a controller's boolean flag
+// (ControllerDescriptor.Flags), or def when the context has no options
+// (a test's context) or the flag is not registered.
+func (cc ControllerContext) BoolFlag(name string, def bool) bool {
+	if cc.options == nil {
+		return def
+	}
+	if v, ok := cc.options.Bool(name); ok {
+		return v
+	}
+	return def
+}
+
+// DurationFlag returns the value of a controller's duration flag, or def
+// as BoolFlag does.
+func (cc ControllerContext) DurationFlag(name string, def time.Duration) time.Duration {
+	if cc.options == nil {
+		return def
+	}
+	if v, ok := cc.options.Duration(name); ok {
+		return v
+	}
+	return def
 }
 
 // LoggerFor returns the shared logger with a "controller" field.

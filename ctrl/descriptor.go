@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"slices"
 )
 
@@ -14,6 +15,14 @@ import (
 type Controller interface {
 	Name() string
 	Run(ctx context.Context, workers int) error
+}
+
+// Debuggable is a controller that serves pages for people debugging it:
+// the manager mounts its handler under /debug/controllers/<name>/, the
+// prefix stripped (k8s.io/controller-manager's controller.Debuggable).
+// The garbage collector serves its graph there.
+type Debuggable interface {
+	DebuggingHandler() http.Handler
 }
 
 // ControllerConstructor builds a controller from the shared context: it
@@ -54,6 +63,11 @@ type ControllerDescriptor struct {
 	DisabledByDefault bool
 	// Concurrency is the controller's worker-count flag, if it has one.
 	Concurrency *ConcurrencyFlag
+	// Flags are the controller's other flags, kube-controller-manager's
+	// per-controller options (--enable-garbage-collector); the
+	// constructor reads them with ControllerContext.BoolFlag and
+	// DurationFlag.
+	Flags []ControllerFlag
 	// Constructor builds the controller.
 	Constructor ControllerConstructor
 }

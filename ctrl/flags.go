@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/spf13/pflag"
 )
@@ -16,22 +17,28 @@ type Options struct {
 	// ConcurrentSyncs holds each --concurrent-<x>-syncs value, by
 	// canonical controller name.
 	ConcurrentSyncs map[string]int
+	// Flags holds the value of each controller's own flag
+	// (ControllerDescriptor.Flags), by flag name.
+	Flags map[string]pflag.Value
 }
 
 // NewOptions returns kube-controller-manager's defaults for r: "*" and
 // every concurrency flag at its default.
 func (r *Descriptors) NewOptions() *Options {
-	o := &Options{Controllers: []string{"*"}, ConcurrentSyncs: map[string]int{}}
+	o := &Options{Controllers: []string{"*"}, ConcurrentSyncs: map[string]int{}, Flags: map[string]pflag.Value{}}
 	for _, d := range r.list {
 		if d.Concurrency != nil {
 			o.ConcurrentSyncs[d.Name] = d.Concurrency.Default
+		}
+		for _, f := range d.Flags {
+			o.Flags[f.Name] = f.NewValue()
 		}
 	}
 	return o
 }
 
-// AddFlags registers --controllers and every descriptor's
-// --concurrent-<x>-syncs on fs, bound to o. The help of --controllers
+// AddFlags registers --controllers, every descriptor's
+// --concurrent-<x>-syncs and its other flags on fs, bound to o. The help of --controllers
 // lists the known and the disabled-by-default controllers from the same
 // table that Enabled reads, so --help can never disagree with it.
 func (r *Descriptors) AddFlags(fs *pflag.FlagSet, o *Options) {
@@ -39,6 +46,20 @@ func (r *Descriptors) AddFlags(fs *pflag.FlagSet, o *Options) {
 	for _, d := range r.list {
 		if c := d.Concurrency; c != nil {
 			fs.Var(syncsValue{o: o, name: d.Name}, c.Name, c.Usage)
+		}
+		for _, f := range d.Flags {
+			v, ok := o.Flags[f.Name]
+			if !ok { // Options made by hand rather than by NewOptions
+				v = f.NewValue()
+				if o.Flags == nil {
+					o.Flags = map[string]pflag.Value{}
+				}
+				o.Flags[f.Name] = v
+			}
+			fl := fs.VarPF(v, f.Name, "", f.Usage)
+			if b, ok := v.(interface{ IsBoolFlag() bool }); ok && b.IsBoolFlag() {
+				fl.NoOptDefVal = "true"
+			}
 		}
 	}
 }
@@ -79,4 +100,81 @@ func (s syncsValue) Set(v string) error {
 	}
 	s.o.ConcurrentSyncs[s.name] = int(n)
 	return nil
+}
+
+// ControllerFlag is one of a controller's own flags besides its
+// concurrency: a name (without dashes, as kube-controller-manager spells
+// it), its help text and a maker of its value at the default. Each
+// Options gets a value of its own, so two command lines never share one.
+// BoolFlag and DurationFlag make the two kinds kube-controller-manager's
+// controllers have.
+type ControllerFlag struct {
+	Name  string
+	Usage string
+	// NewValue returns the flag's value set to its default.
+	NewValue func() pflag.Value
+}
+
+// BoolFlag is a controller's boolean flag: --name alone means true.
+func BoolFlag(name string, def bool, usage string) ControllerFlag {
+	return ControllerFlag{Name: name, Usage: usage, NewValue: func() pflag.Value { v := boolValue(def); return &v }}
+}
+
+// DurationFlag is a controller's duration flag ("5m0s").
+func DurationFlag(name string, def time.Duration, usage string) ControllerFlag {
+	return ControllerFlag{Name: name, Usage: usage, NewValue: func() pflag.Value { v := durationValue(def); return &v }}
+}
+
+// boolValue is pflag's bool flag value, kept here so that Options can read
+// it back without knowing pflag's unexported types.
+type boolValue bool
+
+func (b *boolValue) String() string   { return strconv.FormatBool(bool(*b)) }
+func (b *boolValue) Type() string     { return "bool" }
+func (b *boolValue) IsBoolFlag() bool { return true }
+
+// Set accepts what strconv.ParseBool accepts, as pflag's bool flags do.
+func (b *boolValue) Set(s string) error {
+	v, err := strconv.ParseBool(s)
+	if err != nil {
+		return fmt.Errorf("%q is not true or false", s)
+	}
+	*b = boolValue(v)
+	return nil
+}
+
+// durationValue is pflag's duration flag value.
+type durationValue time.Duration
+
+func (d *durationValue) String() string { return time.Duration(*d).String() }
+func (d *durationValue) Type() string   { return "duration" }
+
+// Set accepts what time.ParseDuration accepts.
+func (d *durationValue) Set(s string) error {
+	v, err := time.ParseDuration(s)
+	if err != nil {
+		return fmt.Errorf("%q is not a duration: %w", s, err)
+	}
+	*d = durationValue(v)
+	return nil
+}
+
+// Bool returns the value of a controller's boolean flag; ok is false when
+// no descriptor of the registry o was made for has such a flag.
+func (o *Options) Bool(name string) (v, ok bool) {
+	b, ok := o.Flags[name].(*boolValue)
+	if !ok {
+		return false, false
+	}
+	return bool(*b), true
+}
+
+// Duration returns the value of a controller's duration flag; ok is false
+// when no descriptor has such a flag.
+func (o *Options) Duration(name string) (time.Duration, bool) {
+	d, ok := o.Flags[name].(*durationValue)
+	if !ok {
+		return 0, false
+	}
+	return time.Duration(*d), true
 }

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/spf13/pflag"
 )
@@ -49,5 +50,56 @@ func TestFlags(t *testing.T) {
 	}
 	if fs.Lookup("concurrent-replicaset-syncs").Usage != "replica sets synced at once" {
 		t.Error("concurrency usage not taken from the descriptor")
+	}
+}
+
+// TestControllerFlags: a descriptor's own flags (kube-controller-manager's
+// --enable-garbage-collector, a bool; --namespace-sync-period, a
+// duration) are registered with their defaults, parse as pflag's bool and
+// duration flags do (a bare --flag means true), reach the controller
+// through ControllerContext, and each Options owns its values.
+func TestControllerFlags(t *testing.T) {
+	r, err := NewDescriptors(&ControllerDescriptor{Name: "gc", Constructor: nopConstructor, Flags: []ControllerFlag{
+		BoolFlag("enable-gc", true, "turns the collector on"),
+		DurationFlag("gc-period", 5*time.Minute, "how often"),
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := r.NewOptions()
+	fs := pflag.NewFlagSet("kcm", pflag.ContinueOnError)
+	r.AddFlags(fs, o)
+	for name, want := range map[string][2]string{"enable-gc": {"true", "bool"}, "gc-period": {"5m0s", "duration"}} {
+		f := fs.Lookup(name)
+		if f == nil || f.DefValue != want[0] || f.Value.Type() != want[1] {
+			t.Fatalf("--%s: %+v, want default %s of type %s", name, f, want[0], want[1])
+		}
+	}
+	cc := ControllerContext{options: o}
+	if !cc.BoolFlag("enable-gc", false) || cc.DurationFlag("gc-period", 0) != 5*time.Minute {
+		t.Error("defaults do not reach the controller context")
+	}
+	if err := fs.Parse([]string{"--enable-gc=false", "--gc-period=90s"}); err != nil {
+		t.Fatal(err)
+	}
+	if cc.BoolFlag("enable-gc", true) || cc.DurationFlag("gc-period", 0) != 90*time.Second {
+		t.Errorf("parsed values not seen: %v %v", cc.BoolFlag("enable-gc", true), cc.DurationFlag("gc-period", 0))
+	}
+	if err := fs.Parse([]string{"--enable-gc"}); err != nil || !cc.BoolFlag("enable-gc", false) {
+		t.Errorf("a bare --enable-gc: %v, value %v", err, cc.BoolFlag("enable-gc", false))
+	}
+	for flag, bad := range map[string]string{"enable-gc": "maybe", "gc-period": "soon"} {
+		if err := fs.Set(flag, bad); err == nil {
+			t.Errorf("--%s=%s accepted", flag, bad)
+		}
+	}
+	if other := r.NewOptions(); (ControllerContext{options: other}).DurationFlag("gc-period", 0) != 5*time.Minute {
+		t.Error("a second Options shares the first one's values")
+	}
+	if (ControllerContext{}).BoolFlag("enable-gc", true) != true || cc.BoolFlag("no-such-flag", true) != true {
+		t.Error("a context without options, or an unknown flag, must give the default")
+	}
+	if _, ok := o.Duration("enable-gc"); ok {
+		t.Error("a bool flag read as a duration")
 	}
 }

@@ -78,6 +78,7 @@ type LoopOptions struct {
 //
 //	Get(key) ──▶ sync(ctx, key) ──▶ error?           ──▶ AddRateLimited(key)  (backoff)
 //	                               RequeueAfter d?    ──▶ Forget, AddAfter(key, d)
+//	                               Requeue?           ──▶ AddRateLimited(key)  (backoff, no failure)
 //	                               else               ──▶ Forget(key)
 //	         ──▶ Done(key)
 //
@@ -253,6 +254,9 @@ func (l *Loop) process(ctx context.Context, key string) {
 		l.count(l.m.requeueAfter)
 		l.q.Forget(key)
 		l.q.AddAfter(key, res.RequeueAfter)
+	case requeue:
+		l.count(l.m.requeue)
+		l.q.AddRateLimited(key)
 	default:
 		l.count(l.m.success)
 		l.q.Forget(key)

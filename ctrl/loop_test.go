@@ -184,6 +184,35 @@ func TestRequeueAfter(t *testing.T) {
 	})
 }
 
+// TestRequeue: Result.Requeue syncs the key again after the rate
+// limiter's growing backoff — 1 s, then 2 s — without counting an error,
+// and a later plain success Forgets the backoff.
+func TestRequeue(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var n atomic.Int32
+		h := start(t, func(context.Context, string) (Result, error) {
+			return Result{Requeue: n.Add(1) <= 2}, nil
+		}, LoopOptions{}, 1)
+		h.add("ns/a")
+		h.step(999 * time.Millisecond)
+		wantCalls(t, h, call{"ns/a", 0})
+		h.step(time.Millisecond)
+		h.step(1999 * time.Millisecond)
+		wantCalls(t, h, call{"ns/a", 0}, call{"ns/a", time.Second}) // the backoff grew to 2 s
+		h.step(time.Millisecond)
+		wantCalls(t, h, call{"ns/a", 0}, call{"ns/a", time.Second}, call{"ns/a", 3 * time.Second})
+		if got := h.loop.Queue().NumRequeues("ns/a"); got != 0 {
+			t.Fatalf("the final success did not Forget: NumRequeues = %d", got)
+		}
+		if h.total(resultRequeue) != 2 || h.total(resultError) != 0 || h.total(resultSuccess) != 1 {
+			t.Errorf("reconcile_total requeue=%v error=%v success=%v", h.total(resultRequeue), h.total(resultError), h.total(resultSuccess))
+		}
+		if err := h.stop(t); err != nil {
+			t.Fatal(err)
+		}
+	})
+}
+
 // TestPanicRecovered: a panicking sync is recovered, counted as a panic
 // and an error, retried with backoff; the worker — the only one — goes on
 // with other keys.

@@ -35,6 +35,7 @@ const (
 	resultSuccess      = "success"
 	resultError        = "error"
 	resultRequeueAfter = "requeue_after"
+	resultRequeue      = "requeue"
 )
 
 // reconcileBuckets are controller-runtime's reconcile-time buckets: fine
@@ -109,11 +110,11 @@ func register[C prometheus.Collector](reg prometheus.Registerer, c C, errp *erro
 // loopMetrics is one controller's view of Metrics; the zero value (from
 // a nil *Metrics) records nothing.
 type loopMetrics struct {
-	success, failure, requeueAfter prometheus.Counter
-	errors, panics                 prometheus.Counter
-	time                           prometheus.Observer
-	workers, maxConc               prometheus.Gauge
-	on                             bool
+	success, failure, requeueAfter, requeue prometheus.Counter
+	errors, panics                          prometheus.Counter
+	time                                    prometheus.Observer
+	workers, maxConc                        prometheus.Gauge
+	on                                      bool
 }
 
 func newLoopMetrics(m *Metrics, name string) loopMetrics {
@@ -125,6 +126,7 @@ func newLoopMetrics(m *Metrics, name string) loopMetrics {
 		success:      m.total.WithLabelValues(name, resultSuccess),
 		failure:      m.total.WithLabelValues(name, resultError),
 		requeueAfter: m.total.WithLabelValues(name, resultRequeueAfter),
+		requeue:      m.total.WithLabelValues(name, resultRequeue),
 		errors:       m.errors.WithLabelValues(name),
 		panics:       m.panics.WithLabelValues(name),
 		time:         m.time.WithLabelValues(name),

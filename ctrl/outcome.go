@@ -10,6 +10,12 @@ type Result struct {
 	// that becomes available at minReadySeconds, a progress deadline).
 	// It is ignored when the sync returns an error.
 	RequeueAfter time.Duration
+	// Requeue syncs the key again after the rate limiter's backoff, as
+	// a failure would, but without counting as one: for work that must be
+	// looked at again until something the controller waits for happens
+	// (the garbage collector's owner that no informer has shown yet).
+	// RequeueAfter wins over it.
+	Requeue bool
 }
 
 // action is what the loop does with a key after its sync.
@@ -29,10 +35,13 @@ const (
 	// requeueAfter: success with Result.RequeueAfter. The backoff is
 	// reset and the key is added again after the delay.
 	requeueAfter
+	// requeue: success with Result.Requeue. The key is added again after
+	// its rate limiter's backoff, which keeps growing.
+	requeue
 )
 
 // decide is the loop's policy, the same as controller-runtime's reconcile
-// handler: an error wins over a Result; a failed key is retried with
+// handler: an error wins over a Result, RequeueAfter over Requeue; a failed key is retried with
 // backoff unless maxRetries (0 = unlimited) rate-limited retries are
 // already on record for it.
 func decide(res Result, err error, requeues, maxRetries int) action {
@@ -44,6 +53,9 @@ func decide(res Result, err error, requeues, maxRetries int) action {
 	}
 	if res.RequeueAfter > 0 {
 		return requeueAfter
+	}
+	if res.Requeue {
+		return requeue
 	}
 	return forget
 }

@@ -31,6 +31,9 @@ func TestDecide(t *testing.T) {
 		{"RequeueAfter", Result{RequeueAfter: time.Second}, nil, 3, 0, requeueAfter},
 		{"RequeueAfter of 1ns", Result{RequeueAfter: 1}, nil, 0, 0, requeueAfter},
 		{"negative RequeueAfter is success", Result{RequeueAfter: -time.Second}, nil, 0, 0, forget},
+		{"Requeue", Result{Requeue: true}, nil, 3, 0, requeue},
+		{"RequeueAfter wins over Requeue", Result{Requeue: true, RequeueAfter: time.Second}, nil, 0, 0, requeueAfter},
+		{"error wins over Requeue", Result{Requeue: true}, boom, 0, 0, retry},
 	} {
 		if got := decide(tc.res, tc.err, tc.requeues, tc.maxRetris); got != tc.want {
 			t.Errorf("%s: decide = %d, want %d", tc.name, got, tc.want)

@@ -3,6 +3,8 @@ package manager
 import (
 	"github.com/kcmlab/kcm/ctrl"
 	"github.com/kcmlab/kcm/ctrl/deployment"
+	"github.com/kcmlab/kcm/ctrl/garbagecollector"
+	"github.com/kcmlab/kcm/ctrl/namespace"
 	"github.com/kcmlab/kcm/ctrl/replicaset"
 	"github.com/kcmlab/kcm/ctrl/serviceaccount"
 )
@@ -14,9 +16,11 @@ import (
 // this list.
 func NewControllerDescriptors() *ctrl.Descriptors {
 	d, err := ctrl.NewDescriptors(
+		namespace.Descriptor(),
 		serviceaccount.Descriptor(),
 		replicaset.Descriptor(),
 		deployment.Descriptor(),
+		garbagecollector.Descriptor(),
 	)
 	if err != nil {
 		panic(err) // a programming error in this list; a test builds it

@@ -62,6 +62,7 @@ type manager struct {
 	client  *rest.Client
 	reg     *prometheus.Registry
 	status  *status
+	debug   *debugHandlers
 	enabled []*ctrl.ControllerDescriptor
 	// fail ends the Run with an error (a controller could not start).
 	fail func(error)
@@ -113,7 +114,7 @@ func Run(ctx context.Context, c Config) error {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	m := &manager{cfg: c, o: o, log: c.Logger, client: client, reg: reg, status: newStatus(),
-		enabled: enabled, fail: cancel, hub: hub}
+		debug: newDebugHandlers(), enabled: enabled, fail: cancel, hub: hub}
 
 	var elector *lease.Elector
 	if o.LeaderElection.LeaderElect {

@@ -24,16 +24,22 @@ const shutdownTimeout = 5 * time.Second
 // endpoints are the health checks of the three health endpoints.
 type endpoints struct {
 	healthz, readyz, livez []HealthCheck
+	// debug serves /debug/controllers/; nil serves nothing there.
+	debug http.Handler
 }
 
 // newMux routes the endpoints kcm serves: /healthz, /readyz and /livez
-// (with one path per check below each) and /metrics.
+// (with one path per check below each), /metrics and the controllers'
+// debugging pages under /debug/controllers/.
 func newMux(e endpoints, reg *prometheus.Registry, log zerolog.Logger) *http.ServeMux {
 	mux := http.NewServeMux()
 	InstallHealthChecks(mux, "/healthz", log, e.healthz...)
 	InstallHealthChecks(mux, "/readyz", log, e.readyz...)
 	InstallHealthChecks(mux, "/livez", log, e.livez...)
 	mux.Handle("/metrics", metricsHandler(reg))
+	if e.debug != nil {
+		mux.Handle(debugPrefix, e.debug)
+	}
 	return mux
 }
 
@@ -117,6 +123,9 @@ func (m *manager) endpoints(elector *lease.Elector) endpoints {
 		e.healthz = append(e.healthz, m.status.controllerCheck(d.Name))
 	}
 	e.readyz = append(append(e.readyz, e.healthz...), m.status.syncCheck())
+	if m.debug != nil {
+		e.debug = m.debug
+	}
 	if len(e.livez) == 0 {
 		e.livez = append(e.livez, NamedCheck("ping", func() error { return nil }))
 	}

@@ -33,6 +33,8 @@ func (m *manager) runControllers(ctx context.Context) {
 		m.fail(err)
 		return
 	}
+	m.debug.mount(controllers, m.enabled)
+	defer m.debug.unmount()
 	cc.InformerFactory.Start(ctx)
 	defer cc.InformerFactory.Shutdown()
 	for name, ok := range cc.InformerFactory.WaitForCacheSync(ctx) {

@@ -2,6 +2,7 @@ package difftest
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -102,10 +103,20 @@ func SpecBound(side string, tl Timeline, phase string, limit int) []Difference {
 // whole of both when they differ, aligned, with the first difference
 // marked.
 func DiffSpecs(a, b Timeline) []Difference {
-	n := max(len(a.Specs), len(b.Specs))
+	return diffSteps("timeline: ReplicaSet spec.replicas steps", a.Specs, b.Specs)
+}
+
+// DiffStates compares the streams of states the scenarios recorded
+// themselves (Observer.Record) the same way.
+func DiffStates(a, b Timeline) []Difference {
+	return diffSteps("timeline: recorded states", a.States, b.States)
+}
+
+func diffSteps(key string, a, b []Step) []Difference {
+	n := max(len(a), len(b))
 	first := -1
 	for i := 0; i < n; i++ {
-		if i >= len(a.Specs) || i >= len(b.Specs) || a.Specs[i] != b.Specs[i] {
+		if i >= len(a) || i >= len(b) || a[i] != b[i] {
 			first = i
 			break
 		}
@@ -120,9 +131,9 @@ func DiffSpecs(a, b Timeline) []Difference {
 		if i == first {
 			mark = ">"
 		}
-		fmt.Fprintf(&sb, "%s%-3d %-40s %s\n", mark, i+1, stepText(a.Specs, i), stepText(b.Specs, i))
+		fmt.Fprintf(&sb, "%s%-3d %-40s %s\n", mark, i+1, stepText(a, i), stepText(b, i))
 	}
-	return []Difference{{Key: "timeline: ReplicaSet spec.replicas steps", Detail: sb.String()}}
+	return []Difference{{Key: key, Detail: sb.String()}}
 }
 
 func stepText(steps []Step, i int) string {
@@ -130,4 +141,41 @@ func stepText(steps []Step, i int) string {
 		return "-"
 	}
 	return "[" + steps[i].Phase + "] " + steps[i].State
+}
+
+// DiffDeletions compares the order in which the two sides deleted
+// objects, by phase and kind (names differ between managers: generated
+// suffixes and pod-template hashes), and reports both sequences when they
+// differ.
+func DiffDeletions(a, b Timeline) []Difference {
+	ka, kb := deletionKinds(a), deletionKinds(b)
+	if slices.Equal(ka, kb) {
+		return nil
+	}
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "%-4s %-40s %s\n", "#", "A", "B")
+	for i := range max(len(ka), len(kb)) {
+		at, bt := "-", "-"
+		if i < len(ka) {
+			at = ka[i]
+		}
+		if i < len(kb) {
+			bt = kb[i]
+		}
+		mark := " "
+		if at != bt {
+			mark = ">"
+		}
+		fmt.Fprintf(&sb, "%s%-3d %-40s %s\n", mark, i+1, at, bt)
+	}
+	return []Difference{{Key: "timeline: order of deletions", Detail: sb.String()}}
+}
+
+// deletionKinds renders each deletion as "[phase] Kind", in order.
+func deletionKinds(tl Timeline) []string {
+	out := make([]string, len(tl.Deletions))
+	for i, d := range tl.Deletions {
+		out[i] = "[" + d.Phase + "] " + d.Kind
+	}
+	return out
 }

@@ -1,6 +1,8 @@
 package difftest
 
 import (
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -83,5 +85,64 @@ func TestDiffSpecs(t *testing.T) {
 	}
 	if d := DiffSpecs(a, Timeline{Specs: []Step{{"", "v1=5"}, a.Specs[1]}}); len(d) != 1 || !strings.Contains(d[0].Detail, ">1") {
 		t.Errorf("a different first step: %v", d)
+	}
+}
+
+// TestDiffStates: the states a scenario records itself are compared step
+// by step like the spec stream, repeats are dropped when recorded, and
+// Compare reports a difference in them.
+func TestDiffStates(t *testing.T) {
+	s := newTimelineState()
+	s.addState("Active")
+	s.addState("Active")
+	s.setPhase("delete")
+	s.addState("Terminating")
+	a := s.snapshot()
+	if want := []Step{{"", "Active"}, {"delete", "Terminating"}}; len(a.States) != 2 || a.States[0] != want[0] || a.States[1] != want[1] {
+		t.Fatalf("states %v, want %v", a.States, want)
+	}
+	if d := DiffStates(a, a); d != nil {
+		t.Errorf("equal streams differ: %v", d)
+	}
+	b := Timeline{States: []Step{{"", "Active"}, {"delete", "Terminating, conditions"}}}
+	d := DiffStates(a, b)
+	if len(d) != 1 || d[0].Key != "timeline: recorded states" || !strings.Contains(d[0].Detail, ">2") {
+		t.Fatalf("got %v", d)
+	}
+	if d := Compare(Scenario{}, &Recording{Timeline: a}, &Recording{Timeline: b}, nil); len(d) != 1 {
+		t.Errorf("Compare reported %v, want the states' difference", d)
+	}
+}
+
+// TestDiffDeletions: deletions are ordered by resourceVersion across the
+// three watches, compared by phase and kind only (names differ between
+// managers), and a different order is reported with both sequences.
+func TestDiffDeletions(t *testing.T) {
+	s := newTimelineState()
+	s.setPhase("delete")
+	s.applyDeleted("ReplicaSet", "web-abc", "12")
+	s.applyDeleted("Pod", "web-abc-1", "10")
+	s.applyDeleted("Deployment", "web", "13")
+	s.applyDeleted("Pod", "web-abc-2", "11")
+	fg := s.snapshot()
+	if got := deletionKinds(fg); !slices.Equal(got, []string{"[delete] Pod", "[delete] Pod", "[delete] ReplicaSet", "[delete] Deployment"}) {
+		t.Fatalf("deletions in resourceVersion order: %v", got)
+	}
+	renamed := newTimelineState()
+	renamed.setPhase("delete")
+	for i, k := range []string{"Pod", "Pod", "ReplicaSet", "Deployment"} {
+		renamed.applyDeleted(k, "other-name", strconv.Itoa(100+i))
+	}
+	if d := DiffDeletions(fg, renamed.snapshot()); d != nil {
+		t.Errorf("same kinds in the same order, other names: %v", d)
+	}
+	bg := newTimelineState()
+	bg.setPhase("delete")
+	for i, k := range []string{"Deployment", "ReplicaSet", "Pod", "Pod"} {
+		bg.applyDeleted(k, "x", strconv.Itoa(i+1))
+	}
+	d := DiffDeletions(fg, bg.snapshot())
+	if len(d) != 1 || !strings.Contains(d[0].Detail, ">1   [delete] Pod") || !strings.Contains(d[0].Detail, "[delete] Deployment") {
+		t.Errorf("a different order was not reported readably: %+v", d)
 	}
 }

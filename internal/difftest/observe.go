@@ -62,18 +62,27 @@ func Observe(ctx context.Context, client *rest.Client, ns string) (*Observer, er
 		func() error {
 			return watchInto(wctx, o, deps, func(t rest.EventType, d *api.Deployment) {
 				setOrDelete(o.deployments, d.Name, d, t == rest.Deleted)
+				if t == rest.Deleted {
+					o.timeline.applyDeleted("Deployment", d.Name, d.ResourceVersion)
+				}
 			})
 		},
 		func() error {
 			return watchInto(wctx, o, rss, func(t rest.EventType, rs *api.ReplicaSet) {
 				setOrDelete(o.replicaSets, rs.Name, rs, t == rest.Deleted)
 				o.timeline.applyReplicaSet(rs, t == rest.Deleted)
+				if t == rest.Deleted {
+					o.timeline.applyDeleted("ReplicaSet", rs.Name, rs.ResourceVersion)
+				}
 			})
 		},
 		func() error {
 			return watchInto(wctx, o, pods, func(t rest.EventType, p *api.Pod) {
 				setOrDelete(o.pods, p.Name, p, t == rest.Deleted)
 				o.timeline.applyPod(p, t == rest.Deleted)
+				if t == rest.Deleted {
+					o.timeline.applyDeleted("Pod", p.Name, p.ResourceVersion)
+				}
 			})
 		},
 	}
@@ -154,6 +163,14 @@ func (o *Observer) SetPhase(p string) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	o.timeline.setPhase(p)
+}
+
+// Record appends a state the scenario observed itself to the timeline's
+// States stream (a repeat of the last one is dropped).
+func (o *Observer) Record(state string) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.timeline.addState(state)
 }
 
 // Timeline returns a copy of the timeline so far.

@@ -38,6 +38,9 @@ type Scenario struct {
 	// Check returns the timeline's invariant violations for one side
 	// ("A" or "B"); nil for scenarios without a timeline property.
 	Check func(side string, tl Timeline) []Difference
+	// CompareDeletions compares the order of deletions (by phase and
+	// kind) between the sides, for the garbage collector's scenarios.
+	CompareDeletions bool
 }
 
 // Recording is what one scenario left behind under one manager.
@@ -177,10 +180,15 @@ func listObjects(ctx context.Context, client *rest.Client, ns string, resources 
 
 // Compare returns the differences between two recordings of one
 // scenario: the objects (after normalisation, less the allowances), the
-// ReplicaSet spec steps, and each side's timeline invariants.
+// ReplicaSet spec steps, the states the scenario recorded, the order of
+// deletions when the scenario asks, and each side's timeline invariants.
 func Compare(sc Scenario, a, b *Recording, allow []Allowance) []Difference {
 	diffs := DiffSnapshots(a.Objects, b.Objects, allow)
 	diffs = append(diffs, DiffSpecs(a.Timeline, b.Timeline)...)
+	diffs = append(diffs, DiffStates(a.Timeline, b.Timeline)...)
+	if sc.CompareDeletions {
+		diffs = append(diffs, DiffDeletions(a.Timeline, b.Timeline)...)
+	}
 	if sc.Check != nil {
 		diffs = append(diffs, sc.Check("A", a.Timeline)...)
 		diffs = append(diffs, sc.Check("B", b.Timeline)...)

@@ -3,6 +3,7 @@ package difftest
 import (
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/kcmlab/kcm/kube/api"
@@ -75,10 +76,29 @@ func (s PodStep) String() string {
 	return strings.Join(parts, ", ")
 }
 
-// Timeline holds the two streams of one namespace's recording.
+// Deletion is one Deployment, ReplicaSet or pod seen deleted: the phase
+// it happened in, its kind and name, and the resourceVersion of the
+// deletion. Deletions of the three resources come from three watches; the
+// resourceVersion (etcd's revision, which every write increments) orders
+// them across the watches. A test harness may compare resourceVersions:
+// it runs against its own etcd, and clients must not, in general, read
+// meaning into them.
+type Deletion struct {
+	Phase, Kind, Name string
+	RV                uint64
+}
+
+// Timeline holds the streams of one namespace's recording: the spec and
+// pod streams, the deletions in the order kube-apiserver committed them,
+// and the states a scenario records itself (Observer.Record), such as a
+// terminating namespace's conditions: the distinct consecutive states, in
+// the order the scenario saw them, compared exactly like Specs. A scenario
+// records there only what does not depend on timing.
 type Timeline struct {
-	Specs []Step
-	Pods  []PodStep
+	Specs     []Step
+	Pods      []PodStep
+	States    []Step
+	Deletions []Deletion
 }
 
 // timelineState is the state machine that builds a Timeline from watch
@@ -145,6 +165,12 @@ func (s *timelineState) applyPod(p *api.Pod, deleted bool) {
 	}
 }
 
+// applyDeleted records the deletion of an object at resourceVersion rv.
+func (s *timelineState) applyDeleted(kind, name, rv string) {
+	n, _ := strconv.ParseUint(rv, 10, 64)
+	s.tl.Deletions = append(s.tl.Deletions, Deletion{Phase: s.phase, Kind: kind, Name: name, RV: n})
+}
+
 // renderSpecs renders spec.replicas per image. Two ReplicaSets with the
 // same image (which the scenarios never make) would be summed.
 func (s *timelineState) renderSpecs() string {
@@ -164,9 +190,19 @@ func (s *timelineState) renderSpecs() string {
 	return strings.Join(parts, " ")
 }
 
+// addState records a scenario's state, unless it repeats the last one.
+func (s *timelineState) addState(state string) {
+	st := Step{Phase: s.phase, State: state}
+	if n := len(s.tl.States); n == 0 || s.tl.States[n-1] != st {
+		s.tl.States = append(s.tl.States, st)
+	}
+}
+
 // snapshot returns a copy of the timeline so far.
 func (s *timelineState) snapshot() Timeline {
-	tl := Timeline{Specs: append([]Step(nil), s.tl.Specs...), Pods: make([]PodStep, len(s.tl.Pods))}
+	tl := Timeline{Specs: append([]Step(nil), s.tl.Specs...), Pods: make([]PodStep, len(s.tl.Pods)),
+		States: append([]Step(nil), s.tl.States...), Deletions: append([]Deletion(nil), s.tl.Deletions...)}
+	sort.SliceStable(tl.Deletions, func(i, j int) bool { return tl.Deletions[i].RV < tl.Deletions[j].RV })
 	for i, p := range s.tl.Pods {
 		c := make(map[string]PodCount, len(p.Counts))
 		for k, v := range p.Counts {

@@ -1,0 +1,50 @@
+package garbagecollector
+
+import (
+	"github.com/kcmlab/kcm/kube/api"
+	"github.com/kcmlab/kcm/kube/rest"
+)
+
+// metaCodec decodes the collector's cached objects: what an informer of
+// PartialObjectMetadata hands it (apiVersion, kind and metadata), cut
+// further to what the graph reads — namespace, name, uid,
+// resourceVersion, deletionTimestamp, ownerReferences and finalizers.
+// managedFields are cut from the bytes before decoding; labels,
+// annotations (but the WatchList end marker) and the raw JSON are
+// dropped after. The collector never
+// writes an object it read through this codec back (it writes patches),
+// so nothing is lost by forgetting the rest.
+type metaCodec struct{}
+
+var (
+	_ api.Codec[*api.RawObject]            = metaCodec{}
+	_ api.BorrowingDecoder[*api.RawObject] = metaCodec{}
+	// metaInner cuts managedFields on the way in.
+	metaInner = api.StrippingManagedFields(api.Raw())
+)
+
+// Decode implements api.Codec.
+func (metaCodec) Decode(data []byte) (*api.RawObject, error) {
+	return trimmed(metaInner.Decode(data))
+}
+
+// DecodeBorrowed implements api.BorrowingDecoder: list and watch decoding
+// hand their read buffers in without a copy; the trimmed object keeps
+// none of them.
+func (metaCodec) DecodeBorrowed(data []byte) (*api.RawObject, error) {
+	return trimmed(api.DecodeBorrowed(metaInner, data))
+}
+
+func trimmed(o *api.RawObject, err error) (*api.RawObject, error) {
+	if err != nil {
+		return nil, err
+	}
+	o.Labels, o.GenerateName = nil, ""
+	if o.Annotations[rest.InitialEventsEndAnnotation] != "true" {
+		// The bookmark that ends a WatchList's initial events is known
+		// by this annotation alone: it stays on that one.
+		o.Annotations = nil
+	}
+	o.SetRaw(nil)
+	return o, nil
+}
