@@ -11,12 +11,13 @@ import (
 	"github.com/kcmlab/kcm/tap"
 )
 
-// BenchmarkHooksPerEvent is what one watch event costs the pipeline's
-// reporting sites while the view is open, apart from the pipeline's own
-// work: the same calls, in the same order, as the reflector, the FIFO, the
-// informer's apply, a handler, the queue and (one event in ten) a sync
-// make for a realistic pod. Compare with the pipeline's cost per event
-// (BenchmarkViewCost's cpu-ns/event).
+// BenchmarkHooksPerEvent is what one watch event the view wants in full
+// (a followed object's, or one of the sample) costs the pipeline's
+// reporting sites, apart from the pipeline's own work: the same calls, in
+// the same order, as the reflector, the FIFO, the informer's apply, a
+// handler, the queue and (one event in ten) a sync make for a realistic
+// pod. Events not wanted cost a Want call each instead. Compare with the
+// pipeline's cost per event (BenchmarkViewCost's cpu-ns/event).
 func BenchmarkHooksPerEvent(b *testing.B) {
 	dec := api.StrippingManagedFields(api.Raw())
 	old, err := dec.Decode(podgen.PodVersion(7, 0, "100"))
