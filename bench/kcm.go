@@ -30,6 +30,7 @@ type kcmEngine struct {
 	name   string
 	typed  bool
 	client *rest.Client
+	opts   informer.FactoryOptions
 }
 
 // NewKCM returns the kcm engine for host: typed selects For[api.Pod]
@@ -44,7 +45,18 @@ func NewKCM(host string, typed bool) (Engine, error) {
 	if typed {
 		name = KCMTyped
 	}
-	return &kcmEngine{name: name, typed: typed, client: c}, nil
+	return &kcmEngine{name: name, typed: typed, client: c, opts: FactoryOptions()}, nil
+}
+
+// NewKCMFor returns a kcm engine named name for the cluster cfg points
+// at, whose informers read with reflector options ro (the Factory's other
+// defaults kept); opts are the client's options.
+func NewKCMFor(name string, cfg *rest.Config, typed bool, ro reflector.Options, opts ...rest.Option) (Engine, error) {
+	c, err := rest.NewClient(cfg, opts...)
+	if err != nil {
+		return nil, fmt.Errorf("kcm client: %w", err)
+	}
+	return &kcmEngine{name: name, typed: typed, client: c, opts: informer.FactoryOptions{Reflector: ro}}, nil
 }
 
 func (e *kcmEngine) Name() string { return e.name }
@@ -55,7 +67,7 @@ func FactoryOptions() informer.FactoryOptions {
 }
 
 func (e *kcmEngine) Start(c *Counter) (Running, error) {
-	f := informer.NewFactory(e.client, FactoryOptions())
+	f := informer.NewFactory(e.client, e.opts)
 	if e.typed {
 		return startKCM(f, informer.For[api.Pod](f, rest.Pods), c)
 	}
