@@ -32,7 +32,7 @@ const (
 // DefaultInitialList is what the zero Options use: measured against
 // kube-apiserver 1.34 with 20,000 pods (bench/RESULTS.md, "list+sync
 // against the real kube-apiserver").
-const DefaultInitialList = ListStream
+const DefaultInitialList = ListFromCache
 
 func (l InitialList) String() string {
 	switch l {
@@ -47,6 +47,11 @@ func (l InitialList) String() string {
 	}
 	return fmt.Sprintf("InitialList(%d)", int(l))
 }
+
+// Initial returns the choice o makes: InitialList, ListDefault read as
+// DefaultInitialList and, with DisableWatchList, ListStream read as
+// ListConsistent.
+func (o Options) Initial() InitialList { return o.InitialList.resolve(o.DisableWatchList) }
 
 // resolve returns the choice l stands for, DisableWatchList applied.
 func (l InitialList) resolve(disableWatchList bool) InitialList {

@@ -112,7 +112,7 @@ func TestMetricsCountListsAndWatches(t *testing.T) {
 // counts its initial events) and a watch after it; a 410 on it is an error
 // of the watch, a server's made-up Status reason is labelled by its code.
 func TestMetricsOfAWatchList(t *testing.T) {
-	o, reg := withMetrics(t, reflector.Options{})
+	o, reg := withMetrics(t, reflector.Options{InitialList: reflector.ListStream})
 	h := run(t, o)
 	w := h.lw.ExpectWatch().Open()
 	w.Event(rest.Added, pod("a", "95"))

@@ -95,7 +95,7 @@ func New[T api.Object](lw ListerWatcher[T], sink Sink[T], o Options) *Reflector[
 		b = *o.Backoff
 	}
 	minT := int64(o.MinWatchTimeout / time.Second)
-	initial := o.InitialList.resolve(o.DisableWatchList)
+	initial := o.Initial()
 	m := NewMachine(Settings{
 		PageSize: o.PageSize, WatchList: initial == ListStream, FromCache: initial == ListFromCache, Backoff: b,
 		LabelSelector: o.LabelSelector, FieldSelector: o.FieldSelector,
