@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os/exec"
@@ -38,6 +40,38 @@ type APIRunner struct {
 	APIServerPID, EtcdPID int
 	// Stderr gets the children's stderr; nil discards it.
 	Stderr io.Writer
+}
+
+// RunChild is the child's side of APIRunner: it parses args ("-variant
+// <name> -kubeconfig <path> -pods <n>", and optionally "-timeout <d>"),
+// runs SyncOnce and writes the SyncSample as one JSON line to stdout.
+func RunChild(args []string, stdout io.Writer) error {
+	fs := flag.NewFlagSet("apisync child", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	variant := fs.String("variant", "", "variant name")
+	kubeconfig := fs.String("kubeconfig", "", "the cluster's kubeconfig")
+	pods := fs.Int("pods", 0, "pods in the cluster")
+	timeout := fs.Duration("timeout", 5*time.Minute, "bound on the sync")
+	if err := fs.Parse(args); err != nil {
+		return fmt.Errorf("bench: child: %w", err)
+	}
+	if *variant == "" || *kubeconfig == "" || *pods <= 0 {
+		return errors.New("bench: child: -variant, -kubeconfig and a positive -pods are required")
+	}
+	vs, err := LookupAPIVariants(*variant)
+	if err != nil {
+		return err
+	}
+	if len(vs) != 1 {
+		return fmt.Errorf("bench: child: -variant %q names %d variants, want one", *variant, len(vs))
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), *timeout)
+	defer cancel()
+	s, err := SyncOnce(ctx, *kubeconfig, vs[0], *pods)
+	if err != nil {
+		return err
+	}
+	return json.NewEncoder(stdout).Encode(s)
 }
 
 // Run measures one sync of v in a fresh child process.

@@ -23,9 +23,10 @@ const (
 )
 
 // kcmEngine starts informers through kcm's public API: a Factory with
-// paginated LIST (500 per page, no WatchList) and either the RawObject
-// cache (ForRaw) or typed pods (For[api.Pod]). Both cut managedFields
-// from the bytes, the Factory's default.
+// the reflector's default first LIST (resourceVersion "0", 500 per page
+// when the server pages it) and either the RawObject cache (ForRaw) or
+// typed pods (For[api.Pod]). Both cut managedFields from the bytes, the
+// Factory's default.
 type kcmEngine struct {
 	name   string
 	typed  bool
@@ -61,9 +62,10 @@ func NewKCMFor(name string, cfg *rest.Config, typed bool, ro reflector.Options, 
 
 func (e *kcmEngine) Name() string { return e.name }
 
-// FactoryOptions are the options every kcm informer in the suite uses.
+// FactoryOptions are the options every kcm informer in the suite uses:
+// the reflector's defaults, spelled out.
 func FactoryOptions() informer.FactoryOptions {
-	return informer.FactoryOptions{Reflector: reflector.Options{DisableWatchList: true, PageSize: 500}}
+	return informer.FactoryOptions{Reflector: reflector.Options{InitialList: reflector.ListFromCache, PageSize: 500}}
 }
 
 func (e *kcmEngine) Start(c *Counter) (Running, error) {

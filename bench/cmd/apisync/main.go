@@ -17,8 +17,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -36,7 +34,7 @@ import (
 func main() {
 	var err error
 	if len(os.Args) > 1 && os.Args[1] == "child" {
-		err = child(os.Args[2:])
+		err = bench.RunChild(os.Args[2:], os.Stdout)
 	} else {
 		err = parent(os.Args[1:])
 	}
@@ -44,32 +42,6 @@ func main() {
 		fmt.Fprintln(os.Stderr, "apisync:", err)
 		os.Exit(1)
 	}
-}
-
-// child runs one sync and prints its SyncSample as JSON.
-func child(args []string) error {
-	fs := flag.NewFlagSet("apisync child", flag.ContinueOnError)
-	variant := fs.String("variant", "", "variant name")
-	kubeconfig := fs.String("kubeconfig", "", "the cluster's kubeconfig")
-	pods := fs.Int("pods", 0, "pods in the cluster")
-	timeout := fs.Duration("timeout", 5*time.Minute, "bound on the sync")
-	if err := fs.Parse(args); err != nil {
-		return err
-	}
-	vs, err := bench.LookupAPIVariants(*variant)
-	if err != nil {
-		return err
-	}
-	if len(vs) != 1 {
-		return errors.New("child: name exactly one -variant")
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), *timeout)
-	defer cancel()
-	s, err := bench.SyncOnce(ctx, *kubeconfig, vs[0], *pods)
-	if err != nil {
-		return err
-	}
-	return json.NewEncoder(os.Stdout).Encode(s)
 }
 
 func parent(args []string) error {
