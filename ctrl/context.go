@@ -2,6 +2,7 @@ package ctrl
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/rs/zerolog"
@@ -115,6 +116,36 @@ func (cc ControllerContext) Workers(controller string) int {
 		return DefaultWorkers
 	}
 	return cc.options.Workers(controller)
+}
+
+// ClientScaledFor is ClientFor with the configured QPS multiplied by
+// qpsFactor and the burst by burstFactor (the defaults, 20 and 30, when
+// none were configured; a negative QPS, no limit, stays unlimited).
+// kube-controller-manager gives its namespace controller 20 times the QPS
+// and 100 times the burst: a namespace deletion is a burst of discovery,
+// list and delete requests that the plain limits would slow to a crawl.
+func (cc ControllerContext) ClientScaledFor(controller string, qpsFactor float32, burstFactor int) *rest.Client {
+	qps, burst := cc.qps, cc.burst
+	if qps == 0 {
+		qps, burst = rest.DefaultQPS, rest.DefaultBurst
+	}
+	if burst <= 0 {
+		burst = rest.DefaultBurst
+	}
+	if qps > 0 {
+		qps *= qpsFactor
+		burst *= burstFactor
+	}
+	return cc.client.WithOptions(UserAgent(cc.version, controller), qps, burst)
+}
+
+// Duration returns the value of the controller's duration flag f, or
+// f.Default when the context was built without options.
+func (cc ControllerContext) Duration(f DurationFlag) time.Duration {
+	if cc.options == nil {
+		return f.Default
+	}
+	return cc.options.Duration(f)
 }
 
 // LoggerFor returns the shared logger with a "controller" field.

@@ -175,3 +175,40 @@ func TestCreateControllerContextMetricsClash(t *testing.T) {
 		t.Fatalf("second NewMetrics: %v %v", err1, err2)
 	}
 }
+
+// TestClientScaledFor: kube-controller-manager's namespace controller
+// gets 20 times --kube-api-qps and 100 times --kube-api-burst; the
+// defaults are scaled when none were given, and an unlimited client stays
+// unlimited.
+func TestClientScaledFor(t *testing.T) {
+	base, err := rest.NewClient(&rest.Config{Host: "https://example.invalid"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		qps        float32
+		burst      int
+		wantQPS    float64
+		wantBurst  int
+		unlimited  bool
+		configured string
+	}{
+		{20, 30, 400, 3000, false, "kube-controller-manager's defaults"},
+		{0, 0, 400, 3000, false, "nothing configured"},
+		{5, 2, 100, 200, false, "configured"},
+		{-1, 0, 0, 0, true, "unlimited"},
+	} {
+		cc, err := CreateControllerContext(base, Config{Version: "v1", QPS: tc.qps, Burst: tc.burst})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := cc.ClientScaledFor("namespace-controller", 20, 100)
+		qps, burst, ok := c.RateLimit()
+		if ok == tc.unlimited || qps != tc.wantQPS || burst != tc.wantBurst {
+			t.Errorf("%s: qps %v burst %d limited %v, want %v %d", tc.configured, qps, burst, ok, tc.wantQPS, tc.wantBurst)
+		}
+		if ua := c.UserAgent(); ua != "kcm/v1 (namespace-controller)" {
+			t.Errorf("User-Agent %q", ua)
+		}
+	}
+}

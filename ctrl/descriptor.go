@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"time"
 )
 
 // Controller is what a constructor returns and the manager runs: a name
@@ -35,6 +36,19 @@ type ConcurrencyFlag struct {
 	Usage string
 }
 
+// DurationFlag is a controller's duration setting on the command line,
+// such as the namespace controller's --namespace-sync-period. The
+// constructor reads its value with ControllerContext.Duration.
+type DurationFlag struct {
+	// Name is the flag name without dashes, as kube-controller-manager
+	// spells it: "namespace-sync-period".
+	Name string
+	// Default is kube-controller-manager's default for the flag.
+	Default time.Duration
+	// Usage is the flag's help text.
+	Usage string
+}
+
 // DefaultWorkers is the worker count of a controller without a
 // concurrency flag (kube-controller-manager starts the serviceaccount
 // controller with one worker, hard-coded).
@@ -54,6 +68,10 @@ type ControllerDescriptor struct {
 	DisabledByDefault bool
 	// Concurrency is the controller's worker-count flag, if it has one.
 	Concurrency *ConcurrencyFlag
+	// Durations are the controller's duration flags, if any; their names
+	// must be unique across all descriptors (pflag refuses a flag defined
+	// twice).
+	Durations []DurationFlag
 	// Constructor builds the controller.
 	Constructor ControllerConstructor
 }

@@ -19,13 +19,15 @@
 // One concept per file:
 //
 //   - descriptor.go: ControllerDescriptor (name, aliases, on by default,
-//     --concurrent-<x>-syncs flag, constructor) and Descriptors, the one
+//     --concurrent-<x>-syncs flag, duration flags such as
+//     --namespace-sync-period, constructor) and Descriptors, the one
 //     table that --controllers, --help and start-up read.
 //   - enabled.go: the --controllers rule, kube-controller-manager's: "*"
 //     is every on-by-default controller, "foo" turns foo on, "-foo" off,
 //     the first entry naming a controller wins; unknown names are
 //     rejected with the list of known ones.
-//   - flags.go: --controllers and --concurrent-<x>-syncs on a FlagSet.
+//   - flags.go: --controllers, --concurrent-<x>-syncs and the duration
+//     flags on a FlagSet.
 //   - context.go: ControllerContext.
 //   - loop.go, outcome.go: the work loop (Loop) and its retry policy;
 //     abort.go: WithAbort, which makes a stopping loop cancel its syncs in

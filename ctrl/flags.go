@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/spf13/pflag"
 )
@@ -16,22 +17,28 @@ type Options struct {
 	// ConcurrentSyncs holds each --concurrent-<x>-syncs value, by
 	// canonical controller name.
 	ConcurrentSyncs map[string]int
+	// Durations holds each controller duration flag's value, by flag
+	// name ("namespace-sync-period").
+	Durations map[string]time.Duration
 }
 
 // NewOptions returns kube-controller-manager's defaults for r: "*" and
-// every concurrency flag at its default.
+// every concurrency and duration flag at its default.
 func (r *Descriptors) NewOptions() *Options {
-	o := &Options{Controllers: []string{"*"}, ConcurrentSyncs: map[string]int{}}
+	o := &Options{Controllers: []string{"*"}, ConcurrentSyncs: map[string]int{}, Durations: map[string]time.Duration{}}
 	for _, d := range r.list {
 		if d.Concurrency != nil {
 			o.ConcurrentSyncs[d.Name] = d.Concurrency.Default
+		}
+		for _, f := range d.Durations {
+			o.Durations[f.Name] = f.Default
 		}
 	}
 	return o
 }
 
-// AddFlags registers --controllers and every descriptor's
-// --concurrent-<x>-syncs on fs, bound to o. The help of --controllers
+// AddFlags registers --controllers, every descriptor's
+// --concurrent-<x>-syncs and its duration flags on fs, bound to o. The help of --controllers
 // lists the known and the disabled-by-default controllers from the same
 // table that Enabled reads, so --help can never disagree with it.
 func (r *Descriptors) AddFlags(fs *pflag.FlagSet, o *Options) {
@@ -39,6 +46,15 @@ func (r *Descriptors) AddFlags(fs *pflag.FlagSet, o *Options) {
 	for _, d := range r.list {
 		if c := d.Concurrency; c != nil {
 			fs.Var(syncsValue{o: o, name: d.Name}, c.Name, c.Usage)
+		}
+		for _, f := range d.Durations {
+			if o.Durations == nil {
+				o.Durations = map[string]time.Duration{}
+			}
+			if _, set := o.Durations[f.Name]; !set {
+				o.Durations[f.Name] = f.Default
+			}
+			fs.Var(durationValue{o: o, name: f.Name}, f.Name, f.Usage)
 		}
 	}
 }
@@ -60,6 +76,15 @@ func (o *Options) Workers(name string) int {
 	return DefaultWorkers
 }
 
+// Duration returns the value o gives the duration flag f: the parsed
+// value, or f.Default when o has none.
+func (o *Options) Duration(f DurationFlag) time.Duration {
+	if v, ok := o.Durations[f.Name]; ok {
+		return v
+	}
+	return f.Default
+}
+
 // syncsValue is the pflag.Value of one --concurrent-<x>-syncs flag,
 // stored in Options.ConcurrentSyncs under the controller's name.
 type syncsValue struct {
@@ -78,5 +103,28 @@ func (s syncsValue) Set(v string) error {
 		return fmt.Errorf("%q is not a number of workers", v)
 	}
 	s.o.ConcurrentSyncs[s.name] = int(n)
+	return nil
+}
+
+// durationValue is the pflag.Value of one controller duration flag,
+// stored in Options.Durations under the flag's name. It prints and parses
+// as pflag's DurationVar does (time.Duration's String and ParseDuration),
+// so --help shows kube-controller-manager's default text ("5m0s").
+type durationValue struct {
+	o    *Options
+	name string
+}
+
+func (d durationValue) String() string { return d.o.Durations[d.name].String() }
+func (d durationValue) Type() string   { return "duration" }
+
+// Set accepts what time.ParseDuration accepts, as kube-controller-manager's
+// DurationVar does.
+func (d durationValue) Set(v string) error {
+	n, err := time.ParseDuration(v)
+	if err != nil {
+		return fmt.Errorf("%q is not a duration: %w", v, err)
+	}
+	d.o.Durations[d.name] = n
 	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/spf13/pflag"
 )
@@ -49,5 +50,53 @@ func TestFlags(t *testing.T) {
 	}
 	if fs.Lookup("concurrent-replicaset-syncs").Usage != "replica sets synced at once" {
 		t.Error("concurrency usage not taken from the descriptor")
+	}
+}
+
+// TestDurationFlags: a descriptor's duration flags are registered with
+// their defaults, printed as pflag's DurationVar prints them (so --help
+// shows kube-controller-manager's "5m0s"), parsed by time.ParseDuration,
+// and read back through Options and ControllerContext.
+func TestDurationFlags(t *testing.T) {
+	period := DurationFlag{Name: "namespace-sync-period", Default: 5 * time.Minute, Usage: "namespace resync"}
+	r, err := NewDescriptors(&ControllerDescriptor{Name: "namespace-controller", Constructor: nopConstructor,
+		Durations: []DurationFlag{period}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := r.NewOptions()
+	if got := o.Duration(period); got != 5*time.Minute {
+		t.Errorf("default %v, want 5m", got)
+	}
+	fs := pflag.NewFlagSet("kcm", pflag.ContinueOnError)
+	r.AddFlags(fs, o)
+	f := fs.Lookup("namespace-sync-period")
+	if f == nil || f.DefValue != "5m0s" || f.Value.Type() != "duration" || f.Usage != "namespace resync" {
+		t.Fatalf("flag %+v", f)
+	}
+	if err := fs.Parse([]string{"--namespace-sync-period=90s"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := o.Duration(period); got != 90*time.Second || f.Value.String() != "1m30s" {
+		t.Errorf("after parse: %v (%s)", got, f.Value)
+	}
+	if err := fs.Set("namespace-sync-period", "soon"); err == nil || !strings.Contains(err.Error(), `"soon" is not a duration`) {
+		t.Errorf("a bad duration: %v", err)
+	}
+	cc := ControllerContext{options: o}
+	if got := cc.Duration(period); got != 90*time.Second {
+		t.Errorf("ControllerContext.Duration = %v", got)
+	}
+	if got := (ControllerContext{}).Duration(period); got != 5*time.Minute {
+		t.Errorf("without options: %v, want the default", got)
+	}
+	// Options built by hand (no NewOptions) get the defaults from AddFlags.
+	bare := &Options{}
+	r.AddFlags(pflag.NewFlagSet("bare", pflag.ContinueOnError), bare)
+	if got := bare.Duration(period); got != 5*time.Minute {
+		t.Errorf("hand-built options: %v", got)
+	}
+	if got := (&Options{}).Duration(period); got != 5*time.Minute {
+		t.Errorf("empty options: %v", got)
 	}
 }

@@ -196,12 +196,40 @@ func watchFor[T api.Object](t *testing.T, ctx context.Context, r *rest.Resources
 	}
 }
 
+// waitGone waits until the named object is deleted.
+func waitGone[T api.Object](t *testing.T, ctx context.Context, r *rest.Resources[T], name string) {
+	t.Helper()
+	sel := rest.ListOptions{FieldSelector: "metadata.name=" + name}
+	list, err := r.List(ctx, sel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(list.Items) == 0 {
+		return
+	}
+	sel.ResourceVersion, sel.TimeoutSeconds = list.ResourceVersion, int64(bound/time.Second)
+	w, err := r.Watch(ctx, rest.WatchOptions{ListOptions: sel})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	for {
+		ev, err := w.Next()
+		if err != nil {
+			t.Fatalf("waiting for %s to go: %v", name, err)
+		}
+		if ev.Type == rest.Deleted {
+			return
+		}
+	}
+}
+
 // TestManagerRunsWithTheDeployRBAC applies deploy/rbac.yaml, runs the
 // manager as the kcm ServiceAccount with a token from the TokenRequest
 // API, and checks that every controller can do its work with exactly those
 // rights: a namespace gets its default ServiceAccount, a ReplicaSet gets
-// its pods. Then the ClusterRole loses "create" on serviceaccounts: the
-// serviceaccount controller's failure is a 403 that its log names and its
+// its pods, a deleted namespace is emptied and goes. Then the ClusterRole
+// loses "create" on serviceaccounts: the serviceaccount controller's failure is a 403 that its log names and its
 // error counter counts, and the manager keeps serving. Then "create" on
 // replicasets goes too: a new Deployment shows the failure where
 // Kubernetes shows it (Event and Progressing condition).
@@ -266,6 +294,24 @@ func TestManagerRunsWithTheDeployRBAC(t *testing.T) {
 		seen[p.Name] = true
 		return len(seen) == 2
 	})
+
+	// A deleted namespace is emptied and finalized: the namespace
+	// controller's list, deletecollection and finalize rights.
+	doomed, err := namespaces.Create(ctx, &api.Namespace{ObjectMeta: api.ObjectMeta{Name: "rbac-doomed"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cm, err := api.Raw().Decode([]byte(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c"},"data":{"k":"v"}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := rest.NewResources(admin, rest.ConfigMaps, api.Raw()).InNamespace(doomed.Name).Create(ctx, cm); err != nil {
+		t.Fatal(err)
+	}
+	if err := namespaces.Delete(ctx, doomed.Name, rest.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitGone(t, ctx, namespaces, doomed.Name)
 
 	// Without "create" on serviceaccounts: a clear 403, logged and counted.
 	for _, d := range docs {

@@ -86,6 +86,10 @@ type Informer[T api.Object] struct {
 	started atomic.Bool
 	// synced latches once the FIFO reported HasSynced.
 	synced atomic.Bool
+	// syncLogged latches once noteSync logged the initial sync. It is apart
+	// from synced: a HasSynced poll may latch synced first, and the line
+	// must still be written once.
+	syncLogged atomic.Bool
 	// startedAt is when Run began, for the sync progress log.
 	startedAt time.Time
 	done      chan struct{}
@@ -320,7 +324,10 @@ func notification[T api.Object](d deltafifo.Delta[T], op *store.Op[T]) processor
 
 // noteSync logs the initial sync once, with its rate.
 func (i *Informer[T]) noteSync() {
-	if i.synced.Load() || !i.fifo.HasSynced() {
+	if i.syncLogged.Load() || !i.fifo.HasSynced() {
+		return
+	}
+	if !i.syncLogged.CompareAndSwap(false, true) {
 		return
 	}
 	i.synced.Store(true)

@@ -10,6 +10,8 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/rs/zerolog"
+
 	"github.com/kcmlab/kcm/deltafifo"
 	"github.com/kcmlab/kcm/kube/api"
 	"github.com/kcmlab/kcm/kube/rest"
@@ -280,5 +282,27 @@ func TestKnownObjects(t *testing.T) {
 	}
 	if _, ok := k.GetByKey("ns/b"); ok {
 		t.Error("GetByKey(ns/b) found a missing key")
+	}
+}
+
+// TestSyncLoggedAfterHasSyncedPoll: the "informer synced" line is written
+// once even when a caller's HasSynced poll (a manager waiting for caches)
+// latches the synced flag before the apply loop notes the sync.
+func TestSyncLoggedAfterHasSyncedPoll(t *testing.T) {
+	var buf strings.Builder
+	inf, err := New[*api.Pod](staticLW{}, Options[*api.Pod]{Name: "pods", Logger: zerolog.New(&buf)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := inf.fifo.Replace(nil, "1"); err != nil {
+		t.Fatal(err)
+	}
+	if !inf.HasSynced() {
+		t.Fatal("HasSynced = false after an empty Replace")
+	}
+	inf.noteSync()
+	inf.noteSync()
+	if n := strings.Count(buf.String(), `"message":"informer synced"`); n != 1 {
+		t.Fatalf("%d 'informer synced' lines, want 1; log:\n%s", n, buf.String())
 	}
 }

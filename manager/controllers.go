@@ -3,6 +3,7 @@ package manager
 import (
 	"github.com/kcmlab/kcm/ctrl"
 	"github.com/kcmlab/kcm/ctrl/deployment"
+	"github.com/kcmlab/kcm/ctrl/namespace"
 	"github.com/kcmlab/kcm/ctrl/replicaset"
 	"github.com/kcmlab/kcm/ctrl/serviceaccount"
 )
@@ -14,6 +15,7 @@ import (
 // this list.
 func NewControllerDescriptors() *ctrl.Descriptors {
 	d, err := ctrl.NewDescriptors(
+		namespace.Descriptor(),
 		serviceaccount.Descriptor(),
 		replicaset.Descriptor(),
 		deployment.Descriptor(),

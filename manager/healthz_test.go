@@ -68,7 +68,7 @@ func TestHealthzHandler(t *testing.T) {
 // those and informer-sync, /livez leaderElection — and /metrics serves
 // the registry.
 func TestEndpoints(t *testing.T) {
-	const controllersOK = "[+]serviceaccount-controller ok\n[+]replicaset-controller ok\n[+]deployment-controller ok\n"
+	const controllersOK = "[+]namespace-controller ok\n[+]serviceaccount-controller ok\n[+]replicaset-controller ok\n[+]deployment-controller ok\n"
 	st := newStatus()
 	clk := clock.NewFake(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
 	m := &manager{status: st, reg: newRegistry(), log: zerolog.Nop(), cfg: Config{Clock: clk},

@@ -102,10 +102,20 @@ func SpecBound(side string, tl Timeline, phase string, limit int) []Difference {
 // whole of both when they differ, aligned, with the first difference
 // marked.
 func DiffSpecs(a, b Timeline) []Difference {
-	n := max(len(a.Specs), len(b.Specs))
+	return diffSteps("timeline: ReplicaSet spec.replicas steps", a.Specs, b.Specs)
+}
+
+// DiffStates compares the streams of states the scenarios recorded
+// themselves (Observer.Record) the same way.
+func DiffStates(a, b Timeline) []Difference {
+	return diffSteps("timeline: recorded states", a.States, b.States)
+}
+
+func diffSteps(key string, a, b []Step) []Difference {
+	n := max(len(a), len(b))
 	first := -1
 	for i := 0; i < n; i++ {
-		if i >= len(a.Specs) || i >= len(b.Specs) || a.Specs[i] != b.Specs[i] {
+		if i >= len(a) || i >= len(b) || a[i] != b[i] {
 			first = i
 			break
 		}
@@ -120,9 +130,9 @@ func DiffSpecs(a, b Timeline) []Difference {
 		if i == first {
 			mark = ">"
 		}
-		fmt.Fprintf(&sb, "%s%-3d %-40s %s\n", mark, i+1, stepText(a.Specs, i), stepText(b.Specs, i))
+		fmt.Fprintf(&sb, "%s%-3d %-40s %s\n", mark, i+1, stepText(a, i), stepText(b, i))
 	}
-	return []Difference{{Key: "timeline: ReplicaSet spec.replicas steps", Detail: sb.String()}}
+	return []Difference{{Key: key, Detail: sb.String()}}
 }
 
 func stepText(steps []Step, i int) string {

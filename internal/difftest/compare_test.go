@@ -85,3 +85,29 @@ func TestDiffSpecs(t *testing.T) {
 		t.Errorf("a different first step: %v", d)
 	}
 }
+
+// TestDiffStates: the states a scenario records itself are compared step
+// by step like the spec stream, repeats are dropped when recorded, and
+// Compare reports a difference in them.
+func TestDiffStates(t *testing.T) {
+	s := newTimelineState()
+	s.addState("Active")
+	s.addState("Active")
+	s.setPhase("delete")
+	s.addState("Terminating")
+	a := s.snapshot()
+	if want := []Step{{"", "Active"}, {"delete", "Terminating"}}; len(a.States) != 2 || a.States[0] != want[0] || a.States[1] != want[1] {
+		t.Fatalf("states %v, want %v", a.States, want)
+	}
+	if d := DiffStates(a, a); d != nil {
+		t.Errorf("equal streams differ: %v", d)
+	}
+	b := Timeline{States: []Step{{"", "Active"}, {"delete", "Terminating, conditions"}}}
+	d := DiffStates(a, b)
+	if len(d) != 1 || d[0].Key != "timeline: recorded states" || !strings.Contains(d[0].Detail, ">2") {
+		t.Fatalf("got %v", d)
+	}
+	if d := Compare(Scenario{}, &Recording{Timeline: a}, &Recording{Timeline: b}, nil); len(d) != 1 {
+		t.Errorf("Compare reported %v, want the states' difference", d)
+	}
+}

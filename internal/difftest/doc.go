@@ -94,6 +94,27 @@
 // where kube-controller-manager stops, and the scenario times out saying
 // where it stood.
 //
+// # The namespace comparison
+//
+// TestNamespaceMatchesKCM deletes a namespace holding a Deployment, a
+// ReplicaSet, pods, a ConfigMap, a Secret and two custom resources, one
+// held by a finalizer of the scenario's own, under kcm's namespace and
+// serviceaccount controllers and under kube-controller-manager's. The
+// scenario follows the namespace on a watch and records each distinct
+// state — phase, spec.finalizers and the five deletion conditions with
+// reasons and messages, times left out — in the timeline's States stream,
+// compared exactly: Terminating with NamespaceContentRemaining and
+// NamespaceFinalizersRemaining True while the finalizer holds, all five
+// False once the scenario removes it, then gone. The namespaces left at
+// the end are compared as objects. TestNamespaceDiscoveryFailureMatchesKCM
+// does the same with an aggregated API whose Service does not exist:
+// NamespaceDeletionDiscoveryFailure holds the namespace until the
+// APIService goes. The one deliberate difference is the failed group's own
+// error text inside that condition's message (GroupErrorPlaceholder):
+// kube-controller-manager reads aggregated discovery, where the group is
+// "stale", and kcm reads the group version itself, which answers 503
+// "service unavailable".
+//
 // All cluster tests carry `//go:build !nocluster`, like every test that
 // starts a real kube-apiserver.
 //

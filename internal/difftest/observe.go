@@ -156,6 +156,14 @@ func (o *Observer) SetPhase(p string) {
 	o.timeline.setPhase(p)
 }
 
+// Record appends a state the scenario observed itself to the timeline's
+// States stream (a repeat of the last one is dropped).
+func (o *Observer) Record(state string) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.timeline.addState(state)
+}
+
 // Timeline returns a copy of the timeline so far.
 func (o *Observer) Timeline() Timeline {
 	o.mu.Lock()

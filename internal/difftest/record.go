@@ -177,10 +177,12 @@ func listObjects(ctx context.Context, client *rest.Client, ns string, resources 
 
 // Compare returns the differences between two recordings of one
 // scenario: the objects (after normalisation, less the allowances), the
-// ReplicaSet spec steps, and each side's timeline invariants.
+// ReplicaSet spec steps, the states the scenario recorded, and each side's
+// timeline invariants.
 func Compare(sc Scenario, a, b *Recording, allow []Allowance) []Difference {
 	diffs := DiffSnapshots(a.Objects, b.Objects, allow)
 	diffs = append(diffs, DiffSpecs(a.Timeline, b.Timeline)...)
+	diffs = append(diffs, DiffStates(a.Timeline, b.Timeline)...)
 	if sc.Check != nil {
 		diffs = append(diffs, sc.Check("A", a.Timeline)...)
 		diffs = append(diffs, sc.Check("B", b.Timeline)...)

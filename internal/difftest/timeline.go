@@ -75,10 +75,15 @@ func (s PodStep) String() string {
 	return strings.Join(parts, ", ")
 }
 
-// Timeline holds the two streams of one namespace's recording.
+// Timeline holds the two streams of one namespace's recording, and the
+// states a scenario records itself (Observer.Record), such as a
+// terminating namespace's conditions: the distinct consecutive states, in
+// the order the scenario saw them, compared exactly like Specs. A scenario
+// records there only what does not depend on timing.
 type Timeline struct {
-	Specs []Step
-	Pods  []PodStep
+	Specs  []Step
+	Pods   []PodStep
+	States []Step
 }
 
 // timelineState is the state machine that builds a Timeline from watch
@@ -164,9 +169,18 @@ func (s *timelineState) renderSpecs() string {
 	return strings.Join(parts, " ")
 }
 
+// addState records a scenario's state, unless it repeats the last one.
+func (s *timelineState) addState(state string) {
+	st := Step{Phase: s.phase, State: state}
+	if n := len(s.tl.States); n == 0 || s.tl.States[n-1] != st {
+		s.tl.States = append(s.tl.States, st)
+	}
+}
+
 // snapshot returns a copy of the timeline so far.
 func (s *timelineState) snapshot() Timeline {
-	tl := Timeline{Specs: append([]Step(nil), s.tl.Specs...), Pods: make([]PodStep, len(s.tl.Pods))}
+	tl := Timeline{Specs: append([]Step(nil), s.tl.Specs...), Pods: make([]PodStep, len(s.tl.Pods)),
+		States: append([]Step(nil), s.tl.States...)}
 	for i, p := range s.tl.Pods {
 		c := make(map[string]PodCount, len(p.Counts))
 		for k, v := range p.Counts {

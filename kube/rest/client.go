@@ -187,6 +187,15 @@ func (c *Client) WithOptions(userAgent string, qps float32, burst int) *Client {
 	return &n
 }
 
+// RateLimit returns the client's request rate limit: its QPS and burst,
+// or ok false when it is unlimited.
+func (c *Client) RateLimit() (qps float64, burst int, ok bool) {
+	if c.limiter == nil {
+		return 0, 0, false
+	}
+	return float64(c.limiter.Limit()), c.limiter.Burst(), true
+}
+
 // Host returns the server's base URL.
 func (c *Client) Host() string { return c.base.String() }
 

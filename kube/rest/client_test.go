@@ -165,6 +165,14 @@ func TestNewLimiter(t *testing.T) {
 		if l != nil && (float64(l.Limit()) != tc.wantQPS || l.Burst() != tc.wantBurst) {
 			t.Errorf("newLimiter(%v, %d): qps %v burst %d, want %v %d", tc.qps, tc.burst, l.Limit(), l.Burst(), tc.wantQPS, tc.wantBurst)
 		}
+		c, err := NewClient(&Config{Host: "https://example.invalid", QPS: tc.qps, Burst: tc.burst})
+		if err != nil {
+			t.Fatal(err)
+		}
+		qps, burst, ok := c.RateLimit()
+		if ok == tc.wantNil || qps != tc.wantQPS || burst != tc.wantBurst {
+			t.Errorf("RateLimit of a client with qps %v burst %d = %v %d %v", tc.qps, tc.burst, qps, burst, ok)
+		}
 	}
 }
 

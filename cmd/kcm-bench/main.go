@@ -1,0 +1,110 @@
+// Command kcm-bench measures the kcm controller manager beside
+// kube-controller-manager on the same machine, in the same run, with the
+// same controllers (package internal/managerbench says what and how):
+//
+//	make bench-manager          # builds bin/kcm, then runs this with the defaults
+//	go run ./cmd/kcm-bench --kcm bin/kcm --runs 1 --benchmarks scale
+//
+// It prints a markdown report on stdout (and into --out), and progress on
+// stderr. It starts its own testenv clusters and needs nothing installed
+// but Go; a first run builds kube-controller-manager (minutes).
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/kcmlab/kcm/internal/managerbench"
+)
+
+func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
+
+func run(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("kcm-bench", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var (
+		cfg        managerbench.Config
+		benchmarks = fs.String("benchmarks", "scale,sync", "which benchmarks to run: scale (a Deployment of --scale-replicas), sync (a manager starting on a populated cluster)")
+		refs       = fs.String("references", "issue,default", "extra kube-controller-manager configurations in the sync benchmark: issue (kcm's controllers + garbagecollector + namespace), default (\"*\"); empty for none")
+		out        = fs.String("out", "", "also write the markdown report to this file")
+		kubeArgs   = fs.String("kube-controller-manager-args", "", "extra flags, space-separated, for every kube-controller-manager measured, e.g. --kube-api-content-type=application/json")
+	)
+	fs.StringVar(&cfg.KCMBinary, "kcm", "bin/kcm", "the kcm binary to measure (make bench-manager builds it from this tree)")
+	fs.StringVar(&cfg.KubeBinary, "kube-controller-manager", "", "the kube-controller-manager binary; empty: testenv's cached build of the pinned version, built if missing")
+	fs.StringVar(&cfg.WorkDir, "workdir", "", "where process logs go; empty: a new temporary directory, kept")
+	fs.IntVar(&cfg.Runs, "runs", 3, "runs per manager and benchmark; the order alternates between runs")
+	fs.IntVar(&cfg.Population.Namespaces, "namespaces", 10, "sync benchmark: namespaces")
+	fs.IntVar(&cfg.Population.Deployments, "deployments", 10, "sync benchmark: Deployments per namespace")
+	fs.IntVar(&cfg.Population.Replicas, "replicas", 100, "sync benchmark: pods per Deployment")
+	fs.IntVar(&cfg.Replicas, "scale-replicas", 1000, "scale benchmark: the Deployment's replicas")
+	fs.IntVar(&cfg.QPS, "kube-api-qps", 20, "--kube-api-qps given to both managers")
+	fs.IntVar(&cfg.Burst, "kube-api-burst", 30, "--kube-api-burst given to both managers")
+	fs.DurationVar(&cfg.Settle, "settle", 15*time.Second, "sync benchmark: how long a manager runs after the probe pod before the last sample")
+	fs.DurationVar(&cfg.Timeout, "timeout", 10*time.Minute, "bound on each wait for a manager")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	for _, b := range strings.Split(*benchmarks, ",") {
+		switch strings.TrimSpace(b) {
+		case "scale":
+			cfg.Scale = true
+		case "sync":
+			cfg.Sync = true
+		default:
+			fmt.Fprintf(stderr, "kcm-bench: unknown benchmark %q (want scale or sync)\n", b)
+			return 2
+		}
+	}
+	for _, r := range strings.Split(*refs, ",") {
+		if r = strings.TrimSpace(r); r != "" {
+			cfg.References = append(cfg.References, managerbench.Reference(r))
+		}
+	}
+	cfg.KubeArgs = strings.Fields(*kubeArgs)
+	abs, err := filepath.Abs(cfg.KCMBinary)
+	if err != nil {
+		fmt.Fprintf(stderr, "kcm-bench: %v\n", err)
+		return 2
+	}
+	if _, err := os.Stat(abs); err != nil {
+		fmt.Fprintf(stderr, "kcm-bench: the kcm binary: %v (build it: go build -o bin/kcm ./cmd/kcm)\n", err)
+		return 2
+	}
+	cfg.KCMBinary = abs
+	cfg.Repo, _ = os.Getwd()
+	cfg.Progress = stderr
+	cfg.Log = zerolog.New(zerolog.ConsoleWriter{Out: stderr, TimeFormat: "15:04:05"}).With().Timestamp().Logger()
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	rep, err := managerbench.Run(ctx, cfg)
+	if rep != nil && (len(rep.Scale) > 0 || len(rep.Sync) > 0 || err == nil) {
+		md := rep.Markdown()
+		fmt.Fprint(stdout, md)
+		if *out != "" {
+			if werr := os.WriteFile(*out, []byte(md), 0o644); werr != nil {
+				fmt.Fprintf(stderr, "kcm-bench: %v\n", werr)
+				return 1
+			}
+		}
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "kcm-bench: %v\n", err)
+		return 1
+	}
+	return 0
+}

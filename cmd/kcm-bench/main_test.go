@@ -1,0 +1,37 @@
+package main
+
+import (
+	"os"
+	"strings"
+	"testing"
+
+	"go.uber.org/goleak"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// Bad command lines are refused with exit code 2 before anything starts.
+func TestBadCommandLines(t *testing.T) {
+	tests := []struct {
+		args []string
+		code int
+		says string
+	}{
+		{[]string{"--benchmarks", "scale,nope"}, 2, `unknown benchmark "nope"`},
+		{[]string{"--kcm", "/nonexistent/kcm"}, 2, "build it: go build -o bin/kcm ./cmd/kcm"},
+		{[]string{"--runs"}, 2, "flag needs an argument"},
+		{[]string{"--help"}, 0, "-kube-controller-manager-args"},
+	}
+	for _, tt := range tests {
+		var out, errOut strings.Builder
+		if code := run(tt.args, &out, &errOut); code != tt.code || !strings.Contains(errOut.String(), tt.says) {
+			t.Errorf("run(%q) = %d, stderr %q; want %d and %q", tt.args, code, errOut.String(), tt.code, tt.says)
+		}
+	}
+}
+
+// An unknown benchmark name is named in the error.
+func Example_unknownBenchmark() {
+	run([]string{"--benchmarks", "speed"}, os.Stdout, os.Stdout)
+	// Output: kcm-bench: unknown benchmark "speed" (want scale or sync)
+}

@@ -1,0 +1,73 @@
+// Package managerbench measures a controller-manager as an operator meets
+// it: a separate process started against a real cluster, timed from the
+// outside, its memory and CPU read from the kernel. It runs kcm (the
+// binary built from this tree) and kube-controller-manager (the binary
+// testenv builds at testenv.KubernetesVersion) the same way, on the same
+// machine, in the same run, with the same --controllers, and reports both
+// side by side. `make bench-manager` runs it through cmd/kcm-bench; it is
+// not part of `make test`.
+//
+// # Where it sits
+//
+// Above everything: it drives whole managers and a whole cluster.
+//
+//	kcm-bench ──▶ testenv.Cluster (etcd + kube-apiserver) ◀── manager process (kcm | kube-controller-manager)
+//	    │  creates objects, watches pods (its own unthrottled client)        ▲
+//	    └──────────── /proc/<pid>/status, /proc/<pid>/stat, log lines ────────┘
+//
+// # The two benchmarks
+//
+// Scale (issue 9: "a Deployment of 1000 replicas to 1000 pods at QPS 20,
+// burst 30"): on a fresh cluster, each run starts the manager with
+// --kube-api-qps=20 --kube-api-burst=30 (kube-controller-manager's
+// defaults), waits until it is working (the probe, below), creates a
+// Deployment of 1000 replicas in a fresh namespace and times, from the
+// create request, the ADDED events of its pods on a watch: the first and
+// the 1000th. The pods are then deleted, so every run starts alike.
+//
+// Sync ("resident memory and CPU to reach synced caches on a cluster of
+// 10k pods in 100 Deployments"): a second fresh cluster is populated once
+// — 10 namespaces × 10 Deployments × 100 replicas — by
+// kube-controller-manager itself at a high QPS, so that the ReplicaSets,
+// pods, annotations and statuses are exactly what a manager makes; every
+// pod is then marked Ready through the status subresource (no kubelet
+// runs) and the harness waits until every Deployment reports all its pods
+// available, then stops the populating manager. The cluster is now at
+// rest. Each run starts one manager on it and samples, at the probe and
+// again after a settle period, VmRSS (resident now), VmHWM (peak
+// resident) and utime+stime (CPU seconds). It also counts the watch
+// events on the populated objects while the manager runs: a manager that
+// agrees with what it finds writes nothing, so a non-zero count shows
+// work the numbers include.
+//
+// # The same criterion for "synced"
+//
+// The managers signal sync differently: kcm logs "caches synced; starting
+// controllers" once; kube-controller-manager logs "Caches are synced for
+// <controller>" once per controller, and serves no readiness endpoint for
+// it. Both lines are recorded (the last one's time), but the moment the
+// samples are taken is the probe, a criterion that holds for both: before
+// the manager starts, the harness creates a 1-replica Deployment in a new
+// namespace; the probe fires when that Deployment's pod appears on a
+// watch. By then the manager's Deployment and ReplicaSet controllers have
+// synced their caches (neither acts before) and each has done one sync.
+//
+// # Fairness
+//
+// Both managers get the same flags where both have them: --kubeconfig,
+// --controllers, --leader-elect=false (a new process would otherwise wait
+// out the Lease its predecessor held), HTTPS serving on a loopback port,
+// --kube-api-qps/--kube-api-burst. Everything else is each one's default:
+// kube-controller-manager asks for protobuf, kcm speaks JSON; both log at
+// verbosity 0. Runs alternate the order of the managers. The harness's
+// own client is unthrottled and its cost is not counted (it is another
+// process). The machine's load average is recorded before and after each
+// benchmark: on a shared machine, times stretch with the load; memory
+// does not.
+//
+// # Pure parts
+//
+// ParseStatus, ParseStat, ParseLoadAvg, Summarize, Table and LineWatcher
+// are pure and unit-tested; the rest needs a cluster and is exercised by
+// running it.
+package managerbench
