@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"syscall"
 	"time"
+
+	"github.com/kcmlab/kcm/internal/managerbench"
 )
 
 // APISample is one sync of the real-apiserver benchmark: what the process
@@ -85,44 +87,38 @@ func (r *APIRunner) Run(ctx context.Context, v APIVariant, round int) (APISample
 	if err := ResetPeakRSS(r.APIServerPID); err != nil {
 		return s, err
 	}
-	mem0, err := ReadProcMemory(r.APIServerPID)
-	if err != nil {
-		return s, err
-	}
-	api0, err := ProcCPU(r.APIServerPID)
-	if err != nil {
-		return s, err
-	}
-	etcd0, err := ProcCPU(r.EtcdPID)
+	api0, etcd0, err := r.read()
 	if err != nil {
 		return s, err
 	}
 	if err := cmd.Run(); err != nil {
 		return s, fmt.Errorf("bench: child for %s: %w (stdout %q)", v.Name, err, out.String())
 	}
-	api1, err := ProcCPU(r.APIServerPID)
-	if err != nil {
-		return s, err
-	}
-	etcd1, err := ProcCPU(r.EtcdPID)
-	if err != nil {
-		return s, err
-	}
-	mem1, err := ReadProcMemory(r.APIServerPID)
+	api1, etcd1, err := r.read()
 	if err != nil {
 		return s, err
 	}
 	if err := json.Unmarshal(out.Bytes(), &s.SyncSample); err != nil {
 		return s, fmt.Errorf("bench: child for %s printed %q: %w", v.Name, out.String(), err)
 	}
-	s.ServerCPU, s.EtcdCPU = api1-api0, etcd1-etcd0
-	if mem1.Peak > mem0.RSS {
-		s.ServerPeakGrowth = mem1.Peak - mem0.RSS
+	s.ServerCPU, s.EtcdCPU = api1.CPU-api0.CPU, etcd1.CPU-etcd0.CPU
+	if api1.HWM > api0.RSS {
+		s.ServerPeakGrowth = uint64(api1.HWM - api0.RSS)
 	}
 	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
 		s.ClientPeakRSS = uint64(ru.Maxrss) << 10 // kB on Linux
 	}
 	return s, nil
+}
+
+// read samples kube-apiserver and etcd.
+func (r *APIRunner) read() (api, etcd managerbench.Sample, err error) {
+	now := time.Now()
+	if api, err = managerbench.ReadSample(r.APIServerPID, now); err != nil {
+		return api, etcd, err
+	}
+	etcd, err = managerbench.ReadSample(r.EtcdPID, now)
+	return api, etcd, err
 }
 
 // RunRounds runs count rounds; each round runs every variant once, in an

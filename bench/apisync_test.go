@@ -1,56 +1,12 @@
 package bench_test
 
 import (
-	"errors"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/kcmlab/kcm/bench"
 )
-
-// proc(5): utime and stime are fields 14 and 15 of /proc/<pid>/stat, in
-// clock ticks (USER_HZ, 100 per second); the command name, field 2, is in
-// parentheses and may hold spaces and parentheses.
-func TestParseStatCPU(t *testing.T) {
-	for _, tc := range []struct {
-		name, stat string
-		want       time.Duration
-		err        bool
-	}{
-		{"plain", "4242 (kube-apiserver) S 1 4242 4242 0 -1 4194560 100 0 0 0 250 37 0 0 20 0 12 0", 2870 * time.Millisecond, false},
-		{"spaces and parens in the name", "7 (a b) (c)) R 1 7 7 0 -1 0 0 0 0 0 3 4 0 0", 70 * time.Millisecond, false},
-		{"no name", "7 a b R", 0, true},
-		{"too short", "7 (x) S 1 2 3", 0, true},
-		{"not a number", "7 (x) S 1 7 7 0 -1 0 0 0 0 0 x 4 0 0", 0, true},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			got, err := bench.ParseStatCPU([]byte(tc.stat))
-			if tc.err {
-				if !errors.Is(err, bench.ErrProcFormat) {
-					t.Fatalf("err %v, want ErrProcFormat", err)
-				}
-				return
-			}
-			if err != nil || got != tc.want {
-				t.Fatalf("got %v, %v; want %v", got, err, tc.want)
-			}
-		})
-	}
-}
-
-// proc(5): VmRSS and VmHWM are in kB.
-func TestParseStatus(t *testing.T) {
-	m, err := bench.ParseStatus([]byte("Name:\tetcd\nVmPeak:\t  999 kB\nVmHWM:\t   2048 kB\nVmRSS:\t   1024 kB\nThreads:\t9\n"))
-	if err != nil || m.RSS != 1024<<10 || m.Peak != 2048<<10 {
-		t.Fatalf("got %+v, %v", m, err)
-	}
-	for _, bad := range []string{"Name:\tx\nVmRSS:\t1 kB\n", "VmRSS:\t1 MB\nVmHWM:\t1 kB\n", "VmRSS:\tx kB\nVmHWM:\t1 kB\n"} {
-		if _, err := bench.ParseStatus([]byte(bad)); !errors.Is(err, bench.ErrProcFormat) {
-			t.Errorf("%q: err %v, want ErrProcFormat", bad, err)
-		}
-	}
-}
 
 func TestMedian(t *testing.T) {
 	for _, tc := range []struct {

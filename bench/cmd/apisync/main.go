@@ -21,13 +21,13 @@ import (
 	"fmt"
 	"os"
 	"runtime"
-	"strings"
 	"time"
 
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/kcmlab/kcm/bench"
+	"github.com/kcmlab/kcm/internal/managerbench"
 	"github.com/kcmlab/kcm/testenv"
 )
 
@@ -69,8 +69,9 @@ func parent(args []string) error {
 	ctx, cancel := context.WithTimeout(context.Background(), *timeout)
 	defer cancel()
 	began := time.Now()
-	loadBefore := loadAvg()
-	fmt.Fprintf(os.Stderr, "apisync: load average %s; starting a cluster\n", loadBefore)
+	machine := managerbench.ReadMachine(ctx, ".")
+	loadBefore := machine.LoadBefore
+	fmt.Fprintf(os.Stderr, "apisync: load average %v; starting a cluster\n", loadBefore)
 
 	cluster, err := testenv.Start(ctx, testenv.Options{Progress: os.Stderr})
 	if err != nil {
@@ -107,17 +108,18 @@ func parent(args []string) error {
 			return err
 		}
 	}
-	loadMeasure := loadAvg()
+	loadMeasure, _ := managerbench.ReadLoadAvg()
 	samples, err := bench.RunRounds(ctx, r, vs, *count, os.Stderr)
 	if err != nil {
 		return err
 	}
-	loadAfter := loadAvg()
+	loadAfter, _ := managerbench.ReadLoadAvg()
 
 	fmt.Printf("apisync: %d pods (%d namespaces × %d Deployments × %d replicas, made in %v); %d rounds after %d warm-up, order rotated per round; medians\n",
 		shape.Pods(), shape.Namespaces, shape.Deployments, shape.Replicas, popTook.Round(time.Second), *count, *warmup)
-	fmt.Printf("machine: %d CPUs (nproc), %s; %s/%s, %s\n", runtime.NumCPU(), cpuModel(), runtime.GOOS, runtime.GOARCH, runtime.Version())
-	fmt.Printf("load average (1/5/15 min): %s at start, %s before the measured rounds, %s after; whole run %v\n",
+	fmt.Printf("kcm commit %s; machine: %d CPUs (nproc), %s, %.1f GiB; %s/%s, %s\n", machine.Commit, machine.CPUs,
+		machine.CPUModel, float64(machine.MemTotal)/(1<<30), runtime.GOOS, runtime.GOARCH, machine.GoVersion)
+	fmt.Printf("load average (1/5/15 min): %v at start, %v before the measured rounds, %v after; whole run %v\n",
 		loadBefore, loadMeasure, loadAfter, time.Since(began).Round(time.Second))
 	fmt.Printf("kube-apiserver %s idle: %.3f s CPU per second\n\n", testenv.KubernetesVersion, idle)
 	fmt.Print(bench.APITable(bench.SummarizeAPI(samples), bench.ClientGo))
@@ -133,37 +135,14 @@ func parent(args []string) error {
 
 // idleCPU returns the CPU seconds per second pid spends over d.
 func idleCPU(pid int, d time.Duration) (float64, error) {
-	c0, err := bench.ProcCPU(pid)
+	s0, err := managerbench.ReadSample(pid, time.Now())
 	if err != nil {
 		return 0, err
 	}
 	time.Sleep(d) // a measuring window, not a wait for a condition
-	c1, err := bench.ProcCPU(pid)
+	s1, err := managerbench.ReadSample(pid, time.Now())
 	if err != nil {
 		return 0, err
 	}
-	return (c1 - c0).Seconds() / d.Seconds(), nil
-}
-
-// loadAvg returns the 1, 5 and 15 minute load averages, or "".
-func loadAvg() string {
-	data, err := os.ReadFile("/proc/loadavg")
-	if f := strings.Fields(string(data)); err == nil && len(f) >= 3 {
-		return strings.Join(f[:3], " / ")
-	}
-	return ""
-}
-
-// cpuModel reads the first "model name" of /proc/cpuinfo.
-func cpuModel() string {
-	data, err := os.ReadFile("/proc/cpuinfo")
-	if err != nil {
-		return ""
-	}
-	for line := range strings.Lines(string(data)) {
-		if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "model name" {
-			return strings.TrimSpace(v)
-		}
-	}
-	return ""
+	return (s1.CPU - s0.CPU).Seconds() / d.Seconds(), nil
 }
