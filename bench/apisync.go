@@ -24,6 +24,10 @@ type APIVariant struct {
 	Engine   string                // KCM, KCMTyped or ClientGo
 	Initial  reflector.InitialList // kcm only
 	PageSize int64                 // kcm only: reflector.Options.PageSize
+	// NoGzip (client-go only) turns off the transport's Accept-Encoding:
+	// gzip, which Go's HTTP transport otherwise adds to every request and
+	// kube-apiserver honours for responses over 128 KiB.
+	NoGzip bool
 }
 
 // APIVariants are the variants the real-apiserver benchmark runs, client-go
@@ -32,7 +36,8 @@ type APIVariant struct {
 // way of reading the initial state — from the watch cache (resourceVersion
 // "0"), consistent (resourceVersion "") in pages of 500, 5000 or in one
 // response, and streamed (WatchList) — then kcm's typed informer with the
-// default.
+// default. client-go/no-gzip, not in the default set, shows what the
+// apiserver's gzip of the list costs (both engines' transports ask for it).
 var APIVariants = []APIVariant{
 	{Name: "client-go", Engine: ClientGo},
 	{Name: "kcm/from-cache", Engine: KCM, Initial: reflector.ListFromCache, PageSize: 500},
@@ -44,19 +49,25 @@ var APIVariants = []APIVariant{
 	{Name: "kcm-typed/default", Engine: KCMTyped},
 }
 
+// extraAPIVariants can be named with -variants but do not run by default.
+var extraAPIVariants = []APIVariant{
+	{Name: "client-go/no-gzip", Engine: ClientGo, NoGzip: true},
+}
+
 // LookupAPIVariants returns the variants named in names (comma-separated);
 // "" means all of APIVariants.
 func LookupAPIVariants(names string) ([]APIVariant, error) {
 	if names == "" {
 		return slices.Clone(APIVariants), nil
 	}
+	known := slices.Concat(APIVariants, extraAPIVariants)
 	var out []APIVariant
 	for n := range strings.SplitSeq(names, ",") {
-		i := slices.IndexFunc(APIVariants, func(v APIVariant) bool { return v.Name == strings.TrimSpace(n) })
+		i := slices.IndexFunc(known, func(v APIVariant) bool { return v.Name == strings.TrimSpace(n) })
 		if i < 0 {
 			return nil, fmt.Errorf("bench: unknown variant %q", n)
 		}
-		out = append(out, APIVariants[i])
+		out = append(out, known[i])
 	}
 	return out, nil
 }
@@ -115,6 +126,7 @@ func newAPIEngine(kubeconfig string, v APIVariant, requests *atomic.Int64) (Engi
 			return nil, fmt.Errorf("bench: client-go kubeconfig: %w", err)
 		}
 		cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper { return countingTransport{rt, requests} })
+		cfg.DisableCompression = v.NoGzip
 		return NewClientGoFor(v.Name, cfg, false)
 	case KCM, KCMTyped:
 		cfg, err := kcmclientcmd.LoadKubeconfig(kcmclientcmd.LoadOptions{ExplicitPath: kubeconfig})

@@ -34,9 +34,10 @@
 // bench/RESULTS.md ("list+sync against the real kube-apiserver", 20,000
 // pods on kube-apiserver 1.34): every LIST form cost kcm the same CPU
 // (about a third of client-go's), and the apiserver's answer at "0" is
-// one response from its watch cache, with no wait for etcd; WatchList
-// cost the client 1.8 times the CPU of a LIST and the apiserver about
-// twice, and was slower. The paging forms (consistent 500 and 5000 per
+// one response from its watch cache, with no wait for etcd, still paged
+// from etcd for a resource without a watch cache; WatchList cost the
+// client 1.8 to 2 times the CPU of a LIST, cost the apiserver the most,
+// and was the slowest. The paging forms (consistent, 500 and 5000 per
 // page) were not measurably slower than one response on that machine (two
 // shared, loaded cores), but each page is a round trip that an idle
 // many-core machine would wait for.
