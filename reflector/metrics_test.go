@@ -119,6 +119,7 @@ func TestMetricsOfAWatchList(t *testing.T) {
 	w.Event(rest.Added, pod("b", "90"))
 	h.clk.Step(3 * time.Second)
 	w.Send(bookmark("100", true))
+	h.awaitRV("100") // the list's end is timed before the clock moves on
 	h.clk.Step(5 * time.Second)
 	w.Event(rest.Added, pod("c", "101"))
 	w.End(statusErr(http.StatusInternalServerError, "MadeUpReason\n"))
