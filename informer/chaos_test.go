@@ -43,7 +43,7 @@ type chaosScenario struct {
 	seed          uint64
 	websocket     bool   // watch transport: odd seeds WebSocket, even chunked
 	watchList     bool   // the reflector tries WatchList (seeds 2,3 mod 4)
-	fromCache     bool   // otherwise, its first LIST reads at resourceVersion "0" (half of the seeds), or at ""
+	fromCache     bool   // otherwise, its first LIST reads at resourceVersion "0" (two thirds of them), or at ""
 	noWatchList   bool   // the server refuses it (the reflector falls back)
 	namespace     string // the informer's scope: "" (all) or "chaos"
 	pageSize      int64
@@ -65,7 +65,7 @@ func newScenario(seed uint64) chaosScenario {
 		maxWatch: time.Duration(100+rng.IntN(400)) * time.Millisecond,
 		names:    10 + rng.IntN(40), writes: 150 + rng.IntN(300), slowHandler: rng.Float64() * 0.2,
 		intensity: 0.5 + rng.Float64()*2.5,
-		fromCache: seed/2%2 == 0 && rng.IntN(2) == 0, // drawn last: the other fields stay what they were per seed
+		fromCache: seed/2%2 == 0 && rng.IntN(3) != 0, // drawn last: the other fields stay what they were per seed
 	}
 }
 
@@ -95,7 +95,7 @@ func (s chaosScenario) rates() fakeapi.Rates {
 		fakeapi.Status500: 0.03, fakeapi.Status503: 0.03, fakeapi.Status429: 0.005, fakeapi.Gone410: 0.03,
 		fakeapi.TooLarge504: 0.02, fakeapi.SlowStart: 0.05,
 		fakeapi.ContinueExpired: 0.05, fakeapi.ListTruncated: 0.04, fakeapi.ListGarbage: 0.03,
-		fakeapi.StaleList: 0.3, // only LISTs at "0" (fromCache seeds) can be stale
+		fakeapi.StaleList: 0.6, // only LISTs at "0" (fromCache seeds) can be stale
 		fakeapi.Drop:      0.02, fakeapi.Truncated: 0.02, fakeapi.Garbage: 0.02, fakeapi.ErrorGone: 0.015,
 		fakeapi.Stall: 0.005, fakeapi.SlowFrame: 0.03,
 	}
