@@ -52,8 +52,11 @@
 //     stands, without asking etcd where the newest state is. The cache
 //     follows etcd through a watch and may lag behind it: by milliseconds
 //     normally, by seconds on an overloaded apiserver, by as long as it
-//     stays cut off from etcd; an apiserver just restarted answers only
-//     once its cache is filled. In a control plane of several apiservers,
+//     stays cut off from etcd. (An apiserver whose cache is not filled yet,
+//     just restarted, answers such a LIST from etcd, newest, in pages
+//     since Kubernetes 1.31; one with a label or field selector gets 429
+//     with Retry-After, which the reflector waits out.) In a control plane
+//     of several apiservers,
 //     each has its own cache, so a process that restarts, or a new leader
 //     after a failover, may be answered by one further behind than the one
 //     its predecessor read: the state may be older than what was already
@@ -62,8 +65,9 @@
 //     resourceVersion then delivers every later change (or, when that
 //     resourceVersion has left the watch cache's window, a 410 brings a
 //     relist not older than it), so the cache converges; until it does, a
-//     controller may act on the older state. An update from it fails with
-//     409 Conflict (its resourceVersion precondition); a create is not
+//     controller may act on the older state. An update built from a stale
+//     object fails with 409 Conflict (its resourceVersion is the
+//     precondition); a create, or a patch without a resourceVersion, is not
 //     protected. kube-controller-manager's informers have exactly this
 //     exposure: client-go's first list is the same request. A resource the
 //     apiserver keeps no watch cache for is answered from etcd, newest,
