@@ -25,15 +25,23 @@ type clientGoEngine struct {
 // NewClientGo returns the client-go engine for host; strip adds a
 // transform that drops managedFields before objects are cached.
 func NewClientGo(host string, strip bool) (Engine, error) {
-	cfg := &rest.Config{Host: host, QPS: -1, ContentConfig: rest.ContentConfig{
-		ContentType: "application/json", AcceptContentTypes: "application/json"}}
-	cs, err := kubernetes.NewForConfig(cfg)
-	if err != nil {
-		return nil, fmt.Errorf("client-go clientset: %w", err)
-	}
 	name := ClientGo
 	if strip {
 		name = ClientGoStrip
+	}
+	return NewClientGoFor(name, &rest.Config{Host: host}, strip)
+}
+
+// NewClientGoFor returns a client-go engine named name for the cluster
+// cfg points at. The engine speaks JSON, as kcm does, and is not rate
+// limited (QPS −1), whatever cfg says.
+func NewClientGoFor(name string, cfg *rest.Config, strip bool) (Engine, error) {
+	cfg = rest.CopyConfig(cfg)
+	cfg.QPS = -1
+	cfg.ContentConfig = rest.ContentConfig{ContentType: "application/json", AcceptContentTypes: "application/json"}
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("client-go clientset: %w", err)
 	}
 	return &clientGoEngine{name: name, strip: strip, cs: cs}, nil
 }

@@ -40,6 +40,16 @@
 // cmd/report runs the suite (or reads `go test -bench` output) and prints
 // the comparison table recorded in RESULTS.md.
 //
+// # Against a real kube-apiserver
+//
+// cmd/apisync measures list+sync against a real cluster instead of podgen:
+// a testenv etcd and kube-apiserver whose pods kube-controller-manager's
+// Deployment and ReplicaSet controllers made (Populate), each sample one
+// child process (RunChild, SyncOnce) running one APIVariant — client-go,
+// or kcm with one way of reading the initial state — while APIRunner reads
+// kube-apiserver's and etcd's CPU and memory from /proc around it;
+// SummarizeAPI and APITable give the medians.
+//
 // This module is separate from kcm's (module github.com/kcmlab/kcm/bench,
 // replace => ../) so that client-go is a dependency of the benchmarks only.
 // It has no client-go counterpart.

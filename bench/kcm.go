@@ -23,13 +23,15 @@ const (
 )
 
 // kcmEngine starts informers through kcm's public API: a Factory with
-// paginated LIST (500 per page, no WatchList) and either the RawObject
-// cache (ForRaw) or typed pods (For[api.Pod]). Both cut managedFields
-// from the bytes, the Factory's default.
+// the reflector's default first LIST (resourceVersion "0", 500 per page
+// when the server pages it) and either the RawObject cache (ForRaw) or
+// typed pods (For[api.Pod]). Both cut managedFields from the bytes, the
+// Factory's default.
 type kcmEngine struct {
 	name   string
 	typed  bool
 	client *rest.Client
+	opts   informer.FactoryOptions
 }
 
 // NewKCM returns the kcm engine for host: typed selects For[api.Pod]
@@ -44,18 +46,30 @@ func NewKCM(host string, typed bool) (Engine, error) {
 	if typed {
 		name = KCMTyped
 	}
-	return &kcmEngine{name: name, typed: typed, client: c}, nil
+	return &kcmEngine{name: name, typed: typed, client: c, opts: FactoryOptions()}, nil
+}
+
+// NewKCMFor returns a kcm engine named name for the cluster cfg points
+// at, whose informers read with reflector options ro (the Factory's other
+// defaults kept); opts are the client's options.
+func NewKCMFor(name string, cfg *rest.Config, typed bool, ro reflector.Options, opts ...rest.Option) (Engine, error) {
+	c, err := rest.NewClient(cfg, opts...)
+	if err != nil {
+		return nil, fmt.Errorf("kcm client: %w", err)
+	}
+	return &kcmEngine{name: name, typed: typed, client: c, opts: informer.FactoryOptions{Reflector: ro}}, nil
 }
 
 func (e *kcmEngine) Name() string { return e.name }
 
-// FactoryOptions are the options every kcm informer in the suite uses.
+// FactoryOptions are the options every kcm informer in the suite uses:
+// the reflector's defaults, spelled out.
 func FactoryOptions() informer.FactoryOptions {
-	return informer.FactoryOptions{Reflector: reflector.Options{DisableWatchList: true, PageSize: 500}}
+	return informer.FactoryOptions{Reflector: reflector.Options{InitialList: reflector.ListFromCache, PageSize: 500}}
 }
 
 func (e *kcmEngine) Start(c *Counter) (Running, error) {
-	f := informer.NewFactory(e.client, FactoryOptions())
+	f := informer.NewFactory(e.client, e.opts)
 	if e.typed {
 		return startKCM(f, informer.For[api.Pod](f, rest.Pods), c)
 	}

@@ -11,10 +11,23 @@ import (
 	"go.uber.org/goleak"
 	"k8s.io/klog/v2"
 
+	"github.com/kcmlab/kcm/bench"
 	"github.com/kcmlab/kcm/internal/podgen"
 )
 
+// envAPISyncChild set to "1" makes the test binary the child that
+// bench.APIRunner starts (TestAPISyncAgainstKubeAPIServer): it runs one
+// sync with the arguments the runner appended and exits.
+const envAPISyncChild = "KCM_BENCH_APISYNC_CHILD"
+
 func TestMain(m *testing.M) {
+	if os.Getenv(envAPISyncChild) == "1" {
+		if err := bench.RunChild(os.Args[1:], os.Stdout); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
 	// client-go reports closed watches through klog; the suite stops
 	// informers on purpose, so those lines are noise.
 	fs := flag.NewFlagSet("klog", flag.ContinueOnError)

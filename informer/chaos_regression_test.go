@@ -42,7 +42,7 @@ func TestSyncsWhenContinueTokensAlwaysExpire(t *testing.T) {
 	}
 	b := reflector.DefaultBackoff()
 	b.Initial, b.Max = time.Millisecond, 20*time.Millisecond
-	f := informer.NewFactory(c, informer.FactoryOptions{Reflector: reflector.Options{DisableWatchList: true, PageSize: 5, Backoff: &b}})
+	f := informer.NewFactory(c, informer.FactoryOptions{Reflector: reflector.Options{InitialList: reflector.ListConsistent, PageSize: 5, Backoff: &b}})
 	defer f.Shutdown()
 	inf := informer.For[api.Pod](f, rest.Pods)
 	h := newChaosHandler(chaosScenario{seed: 1}, 0) // all namespaces, never slow

@@ -43,6 +43,7 @@ type chaosScenario struct {
 	seed          uint64
 	websocket     bool   // watch transport: odd seeds WebSocket, even chunked
 	watchList     bool   // the reflector tries WatchList (seeds 2,3 mod 4)
+	fromCache     bool   // otherwise, its first LIST reads at resourceVersion "0" (two thirds of them), or at ""
 	noWatchList   bool   // the server refuses it (the reflector falls back)
 	namespace     string // the informer's scope: "" (all) or "chaos"
 	pageSize      int64
@@ -64,7 +65,19 @@ func newScenario(seed uint64) chaosScenario {
 		maxWatch: time.Duration(100+rng.IntN(400)) * time.Millisecond,
 		names:    10 + rng.IntN(40), writes: 150 + rng.IntN(300), slowHandler: rng.Float64() * 0.2,
 		intensity: 0.5 + rng.Float64()*2.5,
+		fromCache: seed/2%2 == 0 && rng.IntN(3) != 0, // drawn last: the other fields stay what they were per seed
 	}
+}
+
+// initialList is how the scenario's reflector reads its initial state.
+func (s chaosScenario) initialList() reflector.InitialList {
+	switch {
+	case s.watchList:
+		return reflector.ListStream
+	case s.fromCache:
+		return reflector.ListFromCache
+	}
+	return reflector.ListConsistent
 }
 
 func (s chaosScenario) String() string {
@@ -72,8 +85,8 @@ func (s chaosScenario) String() string {
 	if s.websocket {
 		tr = "websocket"
 	}
-	return fmt.Sprintf("%s watchList=%v serverRefusesWatchList=%v ns=%q page=%d history=%d compactFrames=%v maxWatch=%v names=%d writes=%d slowHandler=%.2f intensity=%.2f",
-		tr, s.watchList, s.noWatchList, s.namespace, s.pageSize, s.historyLimit, s.compactFrames, s.maxWatch,
+	return fmt.Sprintf("%s initialList=%v serverRefusesWatchList=%v ns=%q page=%d history=%d compactFrames=%v maxWatch=%v names=%d writes=%d slowHandler=%.2f intensity=%.2f",
+		tr, s.initialList(), s.noWatchList, s.namespace, s.pageSize, s.historyLimit, s.compactFrames, s.maxWatch,
 		s.names, s.writes, s.slowHandler, s.intensity)
 }
 
@@ -82,7 +95,8 @@ func (s chaosScenario) rates() fakeapi.Rates {
 		fakeapi.Status500: 0.03, fakeapi.Status503: 0.03, fakeapi.Status429: 0.005, fakeapi.Gone410: 0.03,
 		fakeapi.TooLarge504: 0.02, fakeapi.SlowStart: 0.05,
 		fakeapi.ContinueExpired: 0.05, fakeapi.ListTruncated: 0.04, fakeapi.ListGarbage: 0.03,
-		fakeapi.Drop: 0.02, fakeapi.Truncated: 0.02, fakeapi.Garbage: 0.02, fakeapi.ErrorGone: 0.015,
+		fakeapi.StaleList: 0.6, // only LISTs at "0" (fromCache seeds) can be stale
+		fakeapi.Drop:      0.02, fakeapi.Truncated: 0.02, fakeapi.Garbage: 0.02, fakeapi.ErrorGone: 0.015,
 		fakeapi.Stall: 0.005, fakeapi.SlowFrame: 0.03,
 	}
 	if !s.websocket { // not WebSocket: rest's handshake timeout is a fixed 30 s, longer than a seed may take
@@ -334,7 +348,7 @@ func runChaosSeed(t *testing.T, sc chaosScenario) chaosResult {
 	b := reflector.DefaultBackoff()
 	b.Initial, b.Max = time.Millisecond, 20*time.Millisecond
 	phases := &phaseLog{}
-	ro := reflector.Options{DisableWatchList: !sc.watchList, PageSize: sc.pageSize, Backoff: &b,
+	ro := reflector.Options{InitialList: sc.initialList(), PageSize: sc.pageSize, Backoff: &b,
 		IdleTimeout: 200 * time.Millisecond, MinWatchTimeout: time.Second, Observer: phases}
 	tr := rest.Chunked
 	if sc.websocket {
@@ -431,7 +445,8 @@ func parseChaosPlan(first uint64, n int, getenv func(string) string) (uint64, in
 
 // TestChaos: for each seed, an informer on the fake apiserver under
 // seeded faults (dropped and stalled watches, truncated and malformed
-// frames and lists, 410/5xx/429 answers, compactions) and concurrent
+// frames and lists, stale answers to lists at resourceVersion "0",
+// 410/5xx/429 answers, compactions) and concurrent
 // writes must, once faults and writes stop, converge: cache == server
 // state, each handler's last event per key matches, no resourceVersion
 // going backwards, no goroutine left behind.
@@ -442,6 +457,7 @@ func TestChaos(t *testing.T) {
 	total := map[fakeapi.Fault]int{}
 	var failed []uint64
 	var wsSeeds, wsWatches int64
+	var cacheSeeds int
 	for seed := first; seed < first+uint64(n); seed++ {
 		sc := newScenario(seed)
 		ok := t.Run(fmt.Sprintf("seed=%d", seed), func(t *testing.T) {
@@ -452,6 +468,9 @@ func TestChaos(t *testing.T) {
 			}
 			if sc.websocket {
 				wsSeeds, wsWatches = wsSeeds+1, wsWatches+r.stats.WebSockets
+			}
+			if sc.fromCache {
+				cacheSeeds++
 			}
 			if r.diff != "" {
 				t.Errorf("seed %d did not converge (%s):\n    %s\n  faults %v, requests %+v\n  last reflector phases:\n    %s\n  replay: go test -run 'TestChaos/seed=%d$' ./informer/ -chaos.seed=%d -chaos.seeds=1",
@@ -470,6 +489,12 @@ func TestChaos(t *testing.T) {
 	}
 	if wsSeeds >= 2 && wsWatches == 0 {
 		t.Errorf("%d WebSocket seeds made no WebSocket watch", wsSeeds)
+	}
+	// A stale first list is only possible at "0": over a few such seeds at
+	// least one must have had one, or the suite never tested that the watch
+	// brings a stale list up to date.
+	if cacheSeeds >= 3 && total[fakeapi.StaleList] == 0 {
+		t.Errorf("%d seeds listed at resourceVersion 0 and none was answered stale", cacheSeeds)
 	}
 	t.Logf("%d seeds from %d in %v; failed: %v; faults injected: %v", n, first, time.Since(start).Round(time.Millisecond), failed, total)
 }

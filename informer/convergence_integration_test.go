@@ -170,10 +170,10 @@ func setup(t *testing.T) (*testenv.Cluster, *rest.Client, string, context.Contex
 	return cl, c, ns, ctx
 }
 
-func fastReflector(watchList bool) reflector.Options {
+func fastReflector(initial reflector.InitialList) reflector.Options {
 	b := reflector.DefaultBackoff()
 	b.Initial, b.Max = 100*time.Millisecond, 2*time.Second
-	return reflector.Options{DisableWatchList: !watchList, PageSize: 100, Backoff: &b, MinWatchTimeout: 30 * time.Second}
+	return reflector.Options{InitialList: initial, PageSize: 100, Backoff: &b, MinWatchTimeout: 30 * time.Second}
 }
 
 func startFactory(t *testing.T, ctx context.Context, c *rest.Client, ns string, ro reflector.Options) *informer.Factory {
@@ -184,19 +184,20 @@ func startFactory(t *testing.T, ctx context.Context, c *rest.Client, ns string, 
 }
 
 // TestConvergesUnderChurn: thousands of concurrent writes while informers
-// run (WatchList and classic LIST+WATCH); after quiescence the cache equals
+// run (WatchList, and LIST+WATCH with a first LIST from the watch cache or
+// consistent, paged); after quiescence the cache equals
 // a fresh LIST (same keys, same resourceVersions) and each handler's last
 // event per key matches.
 func TestConvergesUnderChurn(t *testing.T) {
 	for _, tc := range []struct {
-		watchList bool
+		initial   reflector.InitialList
 		transport rest.WatchTransport
-	}{{true, rest.Chunked}, {false, rest.Chunked}, {false, rest.WebSocket}} {
-		t.Run(fmt.Sprintf("watchList=%v,websocket=%v", tc.watchList, tc.transport == rest.WebSocket), func(t *testing.T) {
+	}{{reflector.ListStream, rest.Chunked}, {reflector.ListFromCache, rest.Chunked}, {reflector.ListConsistent, rest.WebSocket}} {
+		t.Run(fmt.Sprintf("initial=%v,websocket=%v", tc.initial, tc.transport == rest.WebSocket), func(t *testing.T) {
 			_, c, ns, ctx := setup(t)
 			pods := rest.NewResources(c, rest.Pods, api.Typed[api.Pod]()).InNamespace(ns)
 			churnPods(ctx, pods, 4, 400, 100, 1) // some objects exist before the informer starts
-			f := informer.NewFactory(c, informer.FactoryOptions{Namespace: ns, Reflector: fastReflector(tc.watchList), Transport: tc.transport})
+			f := informer.NewFactory(c, informer.FactoryOptions{Namespace: ns, Reflector: fastReflector(tc.initial), Transport: tc.transport})
 			t.Cleanup(f.Shutdown)
 			inf := informer.For[api.Pod](f, rest.Pods)
 			h := newLastEvents[*api.Pod]()
@@ -221,7 +222,7 @@ func TestConvergesAcrossAPIServerRestart(t *testing.T) {
 	cl, c, ns, ctx := setup(t)
 	pods := rest.NewResources(c, rest.Pods, api.Typed[api.Pod]()).InNamespace(ns)
 	rs := rest.NewResources(c, rest.ReplicaSets, api.Raw()).InNamespace(ns)
-	f := startFactory(t, ctx, c, ns, fastReflector(true))
+	f := startFactory(t, ctx, c, ns, fastReflector(reflector.ListStream))
 	inf := informer.For[api.Pod](f, rest.Pods)
 	rsInf := informer.ForRaw(f, rest.ReplicaSets)
 	h := newLastEvents[*api.Pod]()
@@ -272,7 +273,7 @@ func (r *relists) PhaseChange(from, to reflector.Phase, _ error) {
 func TestRelistsAfterCompaction(t *testing.T) {
 	cl, c, ns, ctx := setup(t)
 	cms := rest.NewResources(c, rest.ConfigMaps, api.Raw()).InNamespace(ns)
-	ro := fastReflector(true)
+	ro := fastReflector(reflector.ListStream)
 	rel := &relists{}
 	ro.Observer = rel
 	f := startFactory(t, ctx, c, ns, ro)

@@ -9,6 +9,7 @@ import (
 	"github.com/kcmlab/kcm/kube/api"
 	"github.com/kcmlab/kcm/kube/rest"
 	"github.com/kcmlab/kcm/processor"
+	"github.com/kcmlab/kcm/reflector"
 	"github.com/kcmlab/kcm/testenv"
 )
 
@@ -31,7 +32,7 @@ func TestConvergesOnCustomResources(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	f := startFactory(t, ctx, c, ns, fastReflector(true))
+	f := startFactory(t, ctx, c, ns, fastReflector(reflector.ListStream))
 	inf := informer.ForRaw(f, res)
 	h := newLastEvents[*api.RawObject]()
 	if _, err := inf.AddEventHandler(h, processor.HandlerOptions{}); err != nil {

@@ -45,7 +45,8 @@
 //     (client-go logs and skips a watch event its Transform refuses.)
 //   - Options.Reflector's Name, Clock, Logger and Observer are filled from
 //     the informer's only when left zero; the Factory's default options
-//     run the reflector's defaults, WatchList included.
+//     run the reflector's defaults, its first LIST from the watch cache
+//     included (reflector/doc.go says what that may serve stale).
 //   - managedFields are cut from objects before they are decoded (unless
 //     FactoryOptions.KeepManagedFields), like kube-controller-manager's
 //     informers, which strip them to save memory.

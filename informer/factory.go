@@ -20,9 +20,9 @@ import (
 type FactoryOptions struct {
 	// Namespace limits every informer to one namespace; "" = all.
 	Namespace string
-	// Reflector settings shared by all informers (page size, WatchList,
-	// timeouts, backoff); zero values are the reflector's defaults,
-	// WatchList included. The transport is chosen with Transport below.
+	// Reflector settings shared by all informers (page size, how the
+	// initial state is read, timeouts, backoff); zero values are the
+	// reflector's defaults. The transport is chosen with Transport below.
 	Reflector reflector.Options
 	Transport rest.WatchTransport
 	// KeepManagedFields keeps metadata.managedFields in cached objects. By

@@ -7,6 +7,7 @@ import (
 	"github.com/kcmlab/kcm/kube/api"
 	"github.com/kcmlab/kcm/kube/labels"
 	"github.com/kcmlab/kcm/kube/rest"
+	"github.com/kcmlab/kcm/reflector"
 )
 
 // TestFactory: one informer per resource and representation, informers
@@ -20,7 +21,7 @@ func TestFactory(t *testing.T) {
 		Data: map[string]string{"k": "v"}}); err != nil {
 		t.Fatal(err)
 	}
-	f := informer.NewFactory(c, informer.FactoryOptions{Namespace: ns, Reflector: fastReflector(true)})
+	f := informer.NewFactory(c, informer.FactoryOptions{Namespace: ns, Reflector: fastReflector(reflector.ListStream)})
 	typed := informer.For[api.ConfigMap](f, rest.ConfigMaps)
 	if informer.For[api.ConfigMap](f, rest.ConfigMaps) != typed {
 		t.Fatal("two typed informers for one resource")

@@ -38,7 +38,7 @@ type Options[T api.Object] struct {
 	// the object; a Transform that cannot improve an object should return
 	// it unchanged.
 	Transform func(T) (T, error)
-	// Reflector settings (page size, WatchList, timeouts, selectors,
+	// Reflector settings (page size, InitialList, timeouts, selectors,
 	// backoff). Its Name, Clock, Logger and Observer, when left zero, are
 	// filled from this informer's Name, Clock, Logger and Observer; set,
 	// they are kept.

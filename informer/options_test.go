@@ -105,10 +105,13 @@ func TestReflectorOptionsFilledFromTheInformer(t *testing.T) {
 	}
 }
 
-// A Factory with default options uses WatchList, as the reflector's
-// documentation promises: one WATCH with sendInitialEvents=true, no LIST.
-func TestFactoryDefaultsToWatchList(t *testing.T) {
-	srv := fakeapi.New(fakeapi.Options{Resources: []fakeapi.Resource{chaosPods}})
+// A Factory with default options lists from the watch cache, as the
+// reflector's documentation promises: one LIST at resourceVersion "0" (the
+// only kind of LIST the StaleList fault can strike), then a WATCH, no
+// WatchList.
+func TestFactoryDefaultsToAListFromTheCache(t *testing.T) {
+	inj := fakeapi.NewInjector(1, fakeapi.Rates{fakeapi.StaleList: 1}, 0)
+	srv := fakeapi.New(fakeapi.Options{Resources: []fakeapi.Resource{chaosPods}, Faults: inj})
 	defer srv.Close()
 	if _, err := srv.Create(chaosPods, map[string]any{"metadata": map[string]any{"namespace": "ns", "name": "p"}}); err != nil {
 		t.Fatal(err)
@@ -127,7 +130,7 @@ func TestFactoryDefaultsToWatchList(t *testing.T) {
 	if synced := f.WaitForCacheSync(ctx); !synced["pods"] || inf.Store().Len() != 1 {
 		t.Fatalf("synced %v with %d pods, want synced with 1", synced, inf.Store().Len())
 	}
-	if st := srv.Stats(); st.WatchLists != 1 || st.Lists != 0 {
-		t.Fatalf("requests %+v, want one WatchList and no LIST", st)
+	if st, n := srv.Stats(), inj.Counts()[fakeapi.StaleList]; st.WatchLists != 0 || st.Lists != 1 || n != 1 {
+		t.Fatalf("requests %+v, %d lists at resourceVersion 0; want one LIST, at 0, and no WatchList", st, n)
 	}
 }

@@ -154,10 +154,11 @@ func TestTransformAppliesToEveryPath(t *testing.T) {
 	})
 	t.Run("WatchList", func(t *testing.T) {
 		tr := &labelling{}
-		ls := runLockstep(t, informer.Options[raw]{Transform: tr.transform, Reflector: reflector.Options{Backoff: noWait()}})
+		ls := runLockstep(t, informer.Options[raw]{Transform: tr.transform,
+			Reflector: reflector.Options{InitialList: reflector.ListStream, Backoff: noWait()}})
 		c := ls.lw.ExpectWatch()
 		if c.Options.SendInitialEvents == nil {
-			t.Fatalf("first request %+v, want a WatchList (the default)", c.Options)
+			t.Fatalf("first request %+v, want a WatchList", c.Options)
 		}
 		w := c.Open()
 		w.Event(rest.Added, rawPod("a", "90"))

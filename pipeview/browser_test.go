@@ -172,10 +172,12 @@ func TestPageStaysResponsiveUnderLoad(t *testing.T) {
 	median := renders[len(renders)/2]
 	t.Logf("10 updates in %v at %.0f events/s shown; rendering an update: median %.1f ms, slowest %.1f ms; long tasks (ms): %v",
 		took.Round(time.Millisecond), rate, median, renders[len(renders)-1], long)
-	// Wall-clock times, on a machine other tests share: the bounds are
-	// loose, the numbers are logged.
-	if median > 50 {
-		t.Errorf("rendering an update takes %.1f ms (median): the page cannot keep up", median)
+	// Wall-clock times, on a machine other tests share: the bounds are the
+	// definitions of falling behind (an update takes longer to render than
+	// the 500 ms until the next one), not performance targets; the numbers
+	// are logged (20 ms median on an idle 2-core machine).
+	if median > 500 {
+		t.Errorf("rendering an update takes %.1f ms (median), longer than the 500 ms between updates: the page cannot keep up", median)
 	}
 	for _, d := range long {
 		if d > 1000 {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/gorilla/websocket"
 
+	"github.com/kcmlab/kcm/clock"
 	"github.com/kcmlab/kcm/ctrl"
 	"github.com/kcmlab/kcm/informer"
 	"github.com/kcmlab/kcm/internal/fakeapi"
@@ -67,6 +68,16 @@ func TestUpdatesCarryMetadataOnly(t *testing.T) {
 	defer ws.Close()
 	if err := ws.WriteJSON(map[string]any{"follow": map[string]string{"resource": "pods", "key": "ns/web-0"}}); err != nil {
 		t.Fatal(err)
+	}
+	// The pod is created once the (empty) initial list is in, so that it
+	// arrives as a watch event (op ADDED) rather than as a listed item.
+	sctx, scancel := context.WithTimeout(ctx, 20*time.Second)
+	synced := informer.WaitForCacheSync(sctx, clock.Real{}, pods)
+	scancel()
+	for name, ok := range synced {
+		if !ok {
+			t.Fatalf("informer %s did not sync", name)
+		}
 	}
 	if _, err := api1.Create(fakeapi.Resource{Version: "v1", Resource: "pods", Kind: "Pod"}, map[string]any{
 		"metadata": map[string]any{"namespace": "ns", "name": "web-0", "labels": map[string]any{"app": "web"},

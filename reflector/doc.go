@@ -27,9 +27,67 @@
 // # Defaults
 //
 // The zero Options are the defaults, and the Factory's default options and
-// `kcm trace` use them: WatchList on (DisableWatchList turns it off), 500
-// items per LIST page, watch timeouts in [5, 10) minutes, a 5-minute idle
-// timeout, client-go's backoff.
+// `kcm trace` use them: the first LIST at resourceVersion "0"
+// (ListFromCache, client-go's first list), 500 items per LIST page, watch
+// timeouts in [5, 10) minutes, a 5-minute idle timeout, client-go's
+// backoff. The first-list default was chosen on the numbers in
+// bench/RESULTS.md ("list+sync against the real kube-apiserver", 20,000
+// pods on kube-apiserver 1.34): every LIST form cost kcm the same CPU
+// (about a third of client-go's), and the apiserver's answer at "0" is
+// one response from its watch cache, with no wait for etcd, still paged
+// from etcd for a resource without a watch cache; WatchList cost the
+// client 1.8 to 2 times the CPU of a LIST, cost the apiserver the most,
+// and was the slowest. The paging forms (consistent, 500 and 5000 per
+// page) were not measurably slower than one response on that machine (two
+// shared, loaded cores), but each page is a round trip that an idle
+// many-core machine would wait for.
+//
+// # What the first list may serve stale
+//
+// InitialList chooses how the state a reflector starts from is read; the
+// choices differ in what the apiserver may answer.
+//
+//   - ListFromCache (the default; resourceVersion "0", "any" in the API
+//     conventions): the apiserver answers from its watch cache as it
+//     stands, without asking etcd where the newest state is. The cache
+//     follows etcd through a watch and may lag behind it: by milliseconds
+//     normally, by seconds on an overloaded apiserver, by as long as it
+//     stays cut off from etcd. (An apiserver whose cache is not filled yet,
+//     just restarted, answers such a LIST from etcd, newest, in pages
+//     since Kubernetes 1.31; one with a label or field selector gets 429
+//     with Retry-After, which the reflector waits out.) In a control plane
+//     of several apiservers,
+//     each has its own cache, so a process that restarts, or a new leader
+//     after a failover, may be answered by one further behind than the one
+//     its predecessor read: the state may be older than what was already
+//     seen (kubernetes/kubernetes#59848). The informer reports synced on
+//     that state and its handlers see it. The watch from its
+//     resourceVersion then delivers every later change (or, when that
+//     resourceVersion has left the watch cache's window, a 410 brings a
+//     relist not older than it), so the cache converges; until it does, a
+//     controller may act on the older state. An update built from a stale
+//     object fails with 409 Conflict (its resourceVersion is the
+//     precondition); a create, or a patch without a resourceVersion, is not
+//     protected. kube-controller-manager's informers have exactly this
+//     exposure: client-go's first list is the same request. A resource the
+//     apiserver keeps no watch cache for is answered from etcd, newest,
+//     500 per page: not stale.
+//   - ListConsistent (resourceVersion ""): the newest state, as a quorum
+//     read of etcd would see it, never stale. Since Kubernetes 1.31
+//     (ConsistentListFromCache, locked on in 1.34) the apiserver asks etcd
+//     for its current revision and answers from its watch cache once the
+//     cache has reached it (from etcd after 3 s if it has not). Pages after
+//     the first read the first page's snapshot; a continue token older than
+//     the compaction is answered 410 and the list is read again whole.
+//   - ListStream (WatchList, sendInitialEvents=true at resourceVersion ""):
+//     consistent as ListConsistent; the state arrives as watch events on
+//     the stream that then goes on as the watch.
+//
+// Whatever the choice, the reflector never goes back in time on its own
+// account: after a watch's 410 it relists not older than the last
+// resourceVersion it applied (never at "0"), and at the newest state when
+// that one is itself expired; a watch resumes exactly after the last
+// accepted event.
 //
 // # Guarantees
 //
@@ -64,12 +122,13 @@
 //     that did not answer) is backed off and logged as a warning like any
 //     other failure.
 //   - "Too large resourceVersion" cannot loop: the next list reads the newest
-//     state.
+//     state. Neither can an expired first list at "0": it is read again at
+//     once at the newest state, as client-go's is.
 //   - Lists stream into the sink item by item, page by page: the reflector
 //     never holds a decoded list. When a continue token expires midway (410:
 //     its snapshot was compacted), the list is read again at once without
 //     pagination, so a list slower than compaction still completes. With
-//     WatchList (sendInitialEvents=true, the default) the initial state
+//     WatchList (ListStream: sendInitialEvents=true) the initial state
 //     arrives as events ending with a bookmark annotated
 //     k8s.io/initial-events-end; a server that refuses it (400, 405, 422)
 //     gets LIST+WATCH from then on. A 403 is about the caller's rights,
@@ -85,6 +144,7 @@
 // Reflector ≈ cache.Reflector (ListAndWatch, watchHandler); ListerWatcher ≈
 // cache.ListerWatcher; Sink ≈ the reflector's Store (a DeltaFIFO);
 // Backoff ≈ wait.Backoff with the reflector's defaults; ErrVeryShortWatch ≈
-// VeryShortWatchError; DisableWatchList ≈ the WatchListClient feature gate
-// turned off.
+// VeryShortWatchError; ListFromCache ≈ relistResourceVersion's "0" before the
+// first sync; ListStream ≈ the WatchListClient feature gate turned on;
+// DisableWatchList ≈ that gate turned off.
 package reflector

@@ -226,6 +226,22 @@ func (h *harness) expectWait(d time.Duration) {
 	}
 }
 
+// awaitRV waits until the reflector has published resourceVersion rv, which
+// it does once the event that brought rv is applied and its metrics are
+// recorded: the test may then move the clock without racing that work.
+func (h *harness) awaitRV(rv string) {
+	h.t.Helper()
+	deadline := time.Now().Add(fakelw.Patience)
+	tick := time.NewTicker(time.Millisecond)
+	defer tick.Stop()
+	for h.r.LastSyncResourceVersion() != rv {
+		if time.Now().After(deadline) {
+			h.t.Fatalf("resourceVersion %q never published (have %q)", rv, h.r.LastSyncResourceVersion())
+		}
+		<-tick.C
+	}
+}
+
 // listAt answers the next request, which must be a LIST, with items at rv
 // in one page.
 func (h *harness) listAt(rv string, items ...obj) *fakelw.Call[obj] {

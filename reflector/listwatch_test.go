@@ -35,7 +35,7 @@ func TestFromResources(t *testing.T) {
 	ops := make(chan string, 10)
 	s := &sink{refuse: func(op string) error { ops <- op; return nil }}
 	lw := reflector.FromResources(rest.NewResources(c, rest.Pods, api.Raw()), rest.WebSocket)
-	r := reflector.New(lw, s, reflector.Options{})
+	r := reflector.New(lw, s, reflector.Options{InitialList: reflector.ListStream})
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- r.Run(ctx) }()

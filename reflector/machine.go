@@ -46,6 +46,11 @@ const (
 	DoWait                    // wait Action.Wait, then ask again
 )
 
+// anyRV is resourceVersion "0": any state, typically the apiserver's watch
+// cache as it stands (API conventions, "Resource versions": "0" means
+// "Any").
+const anyRV = "0"
+
 // Action is the next step the machine asks for.
 type Action struct {
 	Kind    ActionKind
@@ -86,6 +91,13 @@ var (
 type Settings struct {
 	PageSize  int64 // LIST page size; 0 = unpaginated
 	WatchList bool  // try WatchList first, fall back to LIST+WATCH if refused
+	// FromCache: until a first list completes, a LIST reads at
+	// resourceVersion "0" ("any": the apiserver answers from its watch
+	// cache, whole, ignoring the page size), as client-go's first list
+	// does. Once the reflector has a resourceVersion, or when the list at
+	// "0" was refused as expired or too large, lists read at that
+	// resourceVersion or at the newest state, as without it.
+	FromCache bool
 	// WatchTimeout returns the timeoutSeconds of the next watch (randomised
 	// by the shell so that many informers do not reconnect in step).
 	WatchTimeout   func() int64
@@ -108,7 +120,8 @@ type Machine struct {
 	// from it, so no event is missed or applied twice.
 	lastRV string
 	// relistRV is where the next LIST reads: "" (the newest state, a quorum
-	// read) at start and after the list itself was expired or too large;
+	// read) at start and after the list itself was expired or too large,
+	// or "0" (any state the server's cache holds) at start with FromCache;
 	// lastRV after a watch expired, so the new list is not older than what
 	// was already applied.
 	relistRV string
@@ -138,6 +151,9 @@ func NewMachine(s Settings) *Machine {
 		s.WatchTimeout = func() int64 { return 300 }
 	}
 	m := &Machine{s: s, phase: Listing}
+	if s.FromCache {
+		m.relistRV = anyRV
+	}
 	if s.WatchList {
 		m.phase = WatchListing
 	}
@@ -162,14 +178,16 @@ func (m *Machine) Next() Action {
 			base.Limit = m.s.PageSize
 		}
 		base.ResourceVersion = m.relistRV
-		if m.relistRV != "" {
+		if m.relistRV != "" && m.relistRV != anyRV {
 			base.ResourceVersionMatch = "NotOlderThan"
 		}
 		return Action{Kind: DoList, Options: base}
 	case WatchListing:
 		t := true
 		base.SendInitialEvents = &t
-		base.ResourceVersion = m.relistRV
+		if m.relistRV != anyRV { // a WatchList starts at the newest state, not at "any"
+			base.ResourceVersion = m.relistRV
+		}
 		base.ResourceVersionMatch = "NotOlderThan"
 		base.AllowWatchBookmarks = true
 		base.TimeoutSeconds = m.s.WatchTimeout()
@@ -208,7 +226,9 @@ func (m *Machine) ListFailed(err error, now time.Time) {
 	}
 	if rest.IsGone(err) && m.relistRV != "" {
 		// The RV we listed at (or a continue token) expired: read the newest
-		// state instead, at once.
+		// state instead, at once. A 410 on a list at "0" (which a server
+		// should never send) goes the same way: client-go retries every
+		// expired list at the newest state.
 		m.relistRV = ""
 		return
 	}

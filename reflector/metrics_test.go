@@ -112,13 +112,14 @@ func TestMetricsCountListsAndWatches(t *testing.T) {
 // counts its initial events) and a watch after it; a 410 on it is an error
 // of the watch, a server's made-up Status reason is labelled by its code.
 func TestMetricsOfAWatchList(t *testing.T) {
-	o, reg := withMetrics(t, reflector.Options{})
+	o, reg := withMetrics(t, reflector.Options{InitialList: reflector.ListStream})
 	h := run(t, o)
 	w := h.lw.ExpectWatch().Open()
 	w.Event(rest.Added, pod("a", "95"))
 	w.Event(rest.Added, pod("b", "90"))
 	h.clk.Step(3 * time.Second)
 	w.Send(bookmark("100", true))
+	h.awaitRV("100") // the list's end is timed before the clock moves on
 	h.clk.Step(5 * time.Second)
 	w.Event(rest.Added, pod("c", "101"))
 	w.End(statusErr(http.StatusInternalServerError, "MadeUpReason\n"))

@@ -21,10 +21,13 @@ import (
 type Options struct {
 	Name     string // for logs, e.g. "pods"
 	PageSize int64  // LIST page size; default 500, negative = unpaginated
-	// DisableWatchList turns off WatchList. By default the initial state
-	// is streamed over a watch (sendInitialEvents=true, as current
-	// Kubernetes components do), falling back to LIST+WATCH for good once
-	// the server refuses it; with DisableWatchList it is always LIST+WATCH.
+	// InitialList is how the state the reflector starts from is read:
+	// ListFromCache, ListConsistent or ListStream; zero means
+	// DefaultInitialList.
+	InitialList InitialList
+	// DisableWatchList turns off WatchList: an InitialList that resolves
+	// to ListStream is read with ListConsistent instead, and the other
+	// choices are unchanged.
 	DisableWatchList bool
 	// MinWatchTimeout: each watch asks the server to end it after a random
 	// time in [Min, 2×Min); default 5 minutes (client-go's choice).
@@ -99,8 +102,9 @@ func New[T api.Object](lw ListerWatcher[T], sink Sink[T], o Options) *Reflector[
 		b = *o.Backoff
 	}
 	minT := int64(o.MinWatchTimeout / time.Second)
+	initial := o.Initial()
 	m := NewMachine(Settings{
-		PageSize: o.PageSize, WatchList: !o.DisableWatchList, Backoff: b,
+		PageSize: o.PageSize, WatchList: initial == ListStream, FromCache: initial == ListFromCache, Backoff: b,
 		LabelSelector: o.LabelSelector, FieldSelector: o.FieldSelector,
 		WatchTimeout: func() int64 { return minT + rand.Int64N(max(minT, 1)) },
 	})

@@ -88,7 +88,7 @@ func TestRefusedWatchListStartsOver(t *testing.T) {
 	for _, refused := range []string{"replace b@90", "finish 100"} {
 		t.Run(refused, func(t *testing.T) {
 			s := &sink{refuse: refuseOnce(refused, errors.New("transform failed"))}
-			h := runWith(t, reflector.Options{}, s)
+			h := runWith(t, reflector.Options{InitialList: reflector.ListStream}, s)
 			for i := range 2 {
 				c := h.lw.ExpectWatch()
 				if c.Options.SendInitialEvents == nil || c.Options.ResourceVersion != "" {

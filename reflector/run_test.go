@@ -20,7 +20,7 @@ import (
 // list's resourceVersion is the first page's. The items stream into one
 // replace, finished at that resourceVersion, and the watch starts there.
 func TestListPagesIntoOneReplace(t *testing.T) {
-	h := run(t, reflector.Options{DisableWatchList: true, PageSize: 2, LabelSelector: "app=web", FieldSelector: "spec.nodeName=n1"})
+	h := run(t, reflector.Options{InitialList: reflector.ListConsistent, PageSize: 2, LabelSelector: "app=web", FieldSelector: "spec.nodeName=n1"})
 	if rv := h.r.LastSyncResourceVersion(); rv != "" {
 		t.Fatalf("LastSyncResourceVersion before any list: %q", rv)
 	}
@@ -157,7 +157,7 @@ func TestWatchFailures(t *testing.T) {
 // same stream goes on as the live watch. A plain bookmark moves only the
 // resourceVersion.
 func TestWatchListStreamsTheInitialState(t *testing.T) {
-	h := run(t, reflector.Options{})
+	h := run(t, reflector.Options{InitialList: reflector.ListStream})
 	c := h.lw.ExpectWatch()
 	w := c.Open()
 	w.Event(rest.Added, pod("a", "95"))
@@ -186,7 +186,7 @@ func TestWatchListStreamsTheInitialState(t *testing.T) {
 // backoff, started again; a server that refuses WatchList gets LIST+WATCH
 // from then on, even after a 410.
 func TestWatchListEndsEarlyOrIsRefused(t *testing.T) {
-	h := run(t, reflector.Options{})
+	h := run(t, reflector.Options{InitialList: reflector.ListStream})
 	w := h.lw.ExpectWatch().Open()
 	w.Event(rest.Added, pod("a", "95"))
 	w.End(io.EOF)
@@ -243,7 +243,7 @@ func TestRunStopsWhenCancelled(t *testing.T) {
 // Phase changes are logged: at debug level when nothing failed or the
 // server ended a watch normally, as a warning with the cause otherwise.
 func TestPhaseChangesAreLogged(t *testing.T) {
-	h := run(t, reflector.Options{Name: "pods"})
+	h := run(t, reflector.Options{Name: "pods", InitialList: reflector.ListStream})
 	w := h.lw.ExpectWatch().Open()
 	w.End(io.EOF) // a WatchList ended before its initial state
 	h.expectWait(800 * time.Millisecond)

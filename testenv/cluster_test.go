@@ -209,6 +209,10 @@ func TestRestartAPIServerAndStop(t *testing.T) {
 	if c.api.proc.pid() == oldPID || !pidGone(oldPID) {
 		t.Errorf("restart kept the old process %d", oldPID)
 	}
+	if api, etcd := c.PIDs(); api != c.api.proc.pid() || etcd != c.etcd.proc.pid() || api == 0 || etcd == 0 {
+		t.Errorf("PIDs() = %d, %d after the restart; want the new kube-apiserver %d and etcd %d",
+			api, etcd, c.api.proc.pid(), c.etcd.proc.pid())
+	}
 	if c.Config().Host != host {
 		t.Errorf("host moved from %s to %s", host, c.Config().Host)
 	}

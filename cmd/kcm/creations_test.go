@@ -48,7 +48,12 @@ import (
 // only after it acquired the lease — LeaseDuration after it last saw the
 // old leader renew, while a live old leader stops acting RenewDeadline
 // after its last renewal and a killed one at once — so the creations the
-// old leader made are in its list. (Kubernetes' leader election has no
+// old leader made are in its list. (That list is read from the
+// apiserver's watch cache, at resourceVersion "0", as
+// kube-controller-manager's is: one apiserver's cache trails etcd by
+// milliseconds, but in a control plane of several a lagging one could
+// answer with an older state; reflector/doc.go says what the first list
+// may serve stale.) (Kubernetes' leader election has no
 // fencing: a write the old leader sent and the apiserver still held past
 // that gap would slip through; a second pod for one need is exactly how
 // that would show.) Two managers acting at once (no leader election)

@@ -67,7 +67,7 @@ func traceFlagSet(stderr io.Writer) (fs *pflag.FlagSet, f *traceFlags) {
 	fs.StringVar(&f.transport, "transport", "chunked", "watch transport: chunked or websocket")
 	// The default is the reflector's own (its zero Options), which every
 	// informer.Factory uses too.
-	fs.BoolVar(&f.watchList, "watch-list", !reflector.Options{}.DisableWatchList,
+	fs.BoolVar(&f.watchList, "watch-list", reflector.Options{}.Initial() == reflector.ListStream,
 		"stream the initial state over the watch (WatchList); false: LIST then WATCH")
 	fs.BoolVar(&f.showInitial, "show-initial", false, "show the initial state object by object instead of a summary")
 	fs.BoolVarP(&f.verbose, "verbose", "v", false, "log the informer's own messages to stderr")
@@ -83,7 +83,10 @@ func traceFlagSet(stderr io.Writer) (fs *pflag.FlagSet, f *traceFlags) {
 
 // reflectorOptions are the reflector settings the flags ask for.
 func (f traceFlags) reflectorOptions() reflector.Options {
-	return reflector.Options{DisableWatchList: !f.watchList}
+	if f.watchList {
+		return reflector.Options{InitialList: reflector.ListStream}
+	}
+	return reflector.Options{DisableWatchList: true}
 }
 
 // trace connects, resolves the resource and runs the tracer until ctx ends.

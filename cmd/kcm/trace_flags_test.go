@@ -7,27 +7,28 @@ import (
 	"github.com/kcmlab/kcm/reflector"
 )
 
-// `kcm trace` with no --watch-list uses the reflector's default, the one
-// every informer.Factory uses (WatchList on, from reflector.Options{});
-// --watch-list=false asks for LIST+WATCH.
+// `kcm trace` with no --watch-list reads the initial state as the
+// reflector's default does, the one every informer.Factory uses (a LIST
+// from the watch cache, from reflector.Options{}); --watch-list=true
+// streams it (WatchList), --watch-list=false lists.
 func TestTraceWatchListDefaultIsTheReflectors(t *testing.T) {
 	for _, tc := range []struct {
-		args    []string
-		disable bool
+		args []string
+		want reflector.InitialList
 	}{
-		{nil, reflector.Options{}.DisableWatchList},
-		{[]string{"--watch-list=false"}, true},
-		{[]string{"--watch-list=true"}, false},
+		{nil, reflector.Options{}.Initial()},
+		{[]string{"--watch-list=false"}, reflector.ListFromCache},
+		{[]string{"--watch-list=true"}, reflector.ListStream},
 	} {
 		fs, f := traceFlagSet(io.Discard)
 		if err := fs.Parse(tc.args); err != nil {
 			t.Fatal(err)
 		}
-		if got := f.reflectorOptions().DisableWatchList; got != tc.disable {
-			t.Errorf("%q: DisableWatchList %v, want %v", tc.args, got, tc.disable)
+		if got := f.reflectorOptions().Initial(); got != tc.want {
+			t.Errorf("%q: initial list %v, want %v", tc.args, got, tc.want)
 		}
 	}
-	if (reflector.Options{}).DisableWatchList {
-		t.Error("the reflector's zero Options disable WatchList; the documented default is on")
+	if got := (reflector.Options{}).Initial(); got != reflector.ListFromCache {
+		t.Errorf("the reflector's zero Options read the initial state with %v; the documented default is from-cache", got)
 	}
 }

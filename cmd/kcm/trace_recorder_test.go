@@ -88,7 +88,7 @@ func TestTracerPipeline(t *testing.T) {
 	}}
 	tap := newLineTap()
 	tr, err := newTracerFrom(lw, traceStart{Resource: rest.Pods, Server: "fake", Transport: "chunked", WatchList: true},
-		traceOptions{Resource: rest.Pods}, tap)
+		traceOptions{Resource: rest.Pods, Reflector: reflector.Options{InitialList: reflector.ListStream}}, tap)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -22,8 +22,9 @@ type traceOptions struct {
 	Namespace   string // "" = all namespaces; ignored for cluster-scoped resources
 	Transport   rest.WatchTransport
 	ShowInitial bool
-	// Reflector are the reflector's settings: WatchList unless
-	// DisableWatchList (the default everywhere); tests shorten the backoff.
+	// Reflector are the reflector's settings (InitialList: a LIST from the
+	// watch cache by default, WatchList with ListStream); tests shorten the
+	// backoff.
 	// The tracer's recorder is its Observer.
 	Reflector reflector.Options
 	Clock     clock.Clock
@@ -53,7 +54,7 @@ func newTracer(c *rest.Client, o traceOptions, w io.Writer) (*tracer, error) {
 	}
 	r := rest.NewResources(c, o.Resource, api.StrippingManagedFields(api.Raw())).InNamespace(ns)
 	start := traceStart{Resource: o.Resource, Namespace: ns, Server: c.Host(), Transport: transportName(o.Transport),
-		WatchList: !o.Reflector.DisableWatchList}
+		WatchList: o.Reflector.Initial() == reflector.ListStream}
 	return newTracerFrom(reflector.FromResources(r, o.Transport), start, o, w)
 }
 

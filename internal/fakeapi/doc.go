@@ -46,7 +46,8 @@
 // watch frame whether to misbehave: 500/503/429 (Retry-After: 1) answers,
 // 410 for LISTs and continue tokens, 504 "too large resource version",
 // slow starts, watches that never get their response headers, truncated
-// and malformed LIST bodies, dropped connections, frames cut in the
+// and malformed LIST bodies, LISTs at resourceVersion "0" answered from an
+// older snapshot (a lagging watch cache), dropped connections, frames cut in the
 // middle, garbage bytes between frames, ERROR 410 events, stalls (the
 // stream goes silent, bookmarks included, until the client gives up) and
 // slow frames. The decisions come from one seeded *rand.Rand, but the

@@ -299,6 +299,44 @@ func TestInjectorFaults(t *testing.T) {
 	}
 }
 
+// The StaleList fault answers a LIST at resourceVersion "0" with a
+// snapshot between the compacted floor and the newest revision, items and
+// list resourceVersion alike, as a lagging watch cache would; a LIST at ""
+// (the newest state) is never stale.
+func TestStaleListAnswersZeroFromAnOlderSnapshot(t *testing.T) {
+	inj := fakeapi.NewInjector(7, fakeapi.Rates{fakeapi.StaleList: 1}, 0)
+	s := newServer(t, fakeapi.Options{StartRV: 100, Faults: inj})
+	must(t)(s.Create(pods, pod("ns", "a", "0"))) // 101
+	must(t)(s.Create(pods, pod("ns", "b", "0"))) // 102
+	must(t)(s.Update(pods, pod("ns", "a", "1"))) // 103
+	must(t)(s.Delete(pods, "ns", "b"))           // 104
+	snapshots := map[string]string{"100": "", "101": "a@101", "102": "a@101,b@102", "103": "a@103,b@102", "104": "a@103"}
+	older := 0
+	for range 20 {
+		_, l := get(t, s.URL()+"/api/v1/namespaces/ns/pods?resourceVersion=0&limit=1")
+		var got []string
+		for _, it := range l.Items {
+			got = append(got, it.Metadata.Name+"@"+it.Metadata.ResourceVersion)
+		}
+		want, ok := snapshots[l.Metadata.ResourceVersion]
+		if !ok || strings.Join(got, ",") != want {
+			t.Fatalf("stale list at %q: %v, want the snapshot %q", l.Metadata.ResourceVersion, got, want)
+		}
+		if l.Metadata.ResourceVersion != "104" {
+			older++
+		}
+	}
+	if older == 0 {
+		t.Fatal("20 lists at 0 under StaleList, none older than the newest revision")
+	}
+	if _, l := get(t, s.URL()+"/api/v1/namespaces/ns/pods"); l.Metadata.ResourceVersion != "104" || names(l) != "a" {
+		t.Fatalf("a list at the newest state: %+v", l)
+	}
+	if c := inj.Counts(); c[fakeapi.StaleList] != 20 {
+		t.Fatalf("counts %v, want 20 stale lists", c)
+	}
+}
+
 // A truncated watch frame leaves the client in the middle of a JSON value.
 func TestTruncatedFrame(t *testing.T) {
 	inj := fakeapi.NewInjector(1, fakeapi.Rates{fakeapi.Truncated: 1}, 0)

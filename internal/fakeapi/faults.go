@@ -26,6 +26,10 @@ const (
 	ContinueExpired // the continue token is refused with 410
 	ListTruncated   // the body is cut in the middle and the connection dropped
 	ListGarbage     // the body is not JSON
+	// A LIST at resourceVersion "0" ("any") is answered from an older
+	// snapshot (a revision between the compacted floor and the newest),
+	// as an apiserver whose watch cache lags behind etcd answers it.
+	StaleList
 
 	// Before a watch frame is written.
 	Drop      // the connection is cut between frames
@@ -39,7 +43,7 @@ const (
 )
 
 var faultNames = [...]string{"none", "500", "503", "429", "410", "504-too-large", "slow-start", "stall-header",
-	"continue-expired", "list-truncated", "list-garbage",
+	"continue-expired", "list-truncated", "list-garbage", "stale-list",
 	"drop", "truncated", "garbage", "error-410", "stall", "slow-frame"}
 
 func (f Fault) String() string {

@@ -66,7 +66,8 @@ func causes(c string) []string {
 
 // list resolves a LIST's resourceVersion semantics (API conventions,
 // "Resource versions"): unset = newest; "0" = any (the fake serves the
-// newest and ignores limit); "N" with NotOlderThan, or without limit = not
+// newest, or an older snapshot when the StaleList fault strikes, and
+// ignores limit); "N" with NotOlderThan, or without limit = not
 // older than N; "N" with limit, or Exact = exactly N, 410 when compacted.
 // A continue token reads on from its own snapshot, 410 when compacted or
 // when the ContinueExpired fault strikes.
@@ -86,7 +87,10 @@ func (s *Server) list(res int, ns, rvParam, match, cont string, limit int) (*lis
 		at, after = tok.RV, tok.After
 	case rvParam == "" || rvParam == "0":
 		if rvParam == "0" {
-			limit = 0
+			limit = 0 // a watch cache ignores the limit at "0"
+			if s.faults.roll(StaleList) == StaleList {
+				at = s.db.floor + int64(s.faults.intN(int(s.db.rv-s.db.floor+1)))
+			}
 		}
 	default:
 		n, err := strconv.ParseInt(rvParam, 10, 64)
