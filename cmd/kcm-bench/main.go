@@ -36,7 +36,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	var (
 		cfg        managerbench.Config
 		benchmarks = fs.String("benchmarks", "scale,sync", "which benchmarks to run: scale (a Deployment of --scale-replicas), sync (a manager starting on a populated cluster)")
-		refs       = fs.String("references", "issue,default", "extra kube-controller-manager configurations in the sync benchmark: issue (kcm's controllers + garbagecollector + namespace), default (\"*\"); empty for none")
+		refs       = fs.String("references", "default", "extra kube-controller-manager configurations in the sync benchmark: default (\"*\"); empty for none")
 		out        = fs.String("out", "", "also write the markdown report to this file")
 		kubeArgs   = fs.String("kube-controller-manager-args", "", "extra flags, space-separated, for every kube-controller-manager measured, e.g. --kube-api-content-type=application/json")
 	)

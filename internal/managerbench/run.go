@@ -19,13 +19,11 @@ import (
 // kube-controller-manager v1.34's controller names (kcm accepts the same
 // names).
 var (
-	// SameControllers is the set kcm has: the comparison is between
-	// managers running exactly these.
-	SameControllers = []string{"serviceaccount-controller", "replicaset-controller", "deployment-controller"}
-	// IssueControllers adds the garbage collector and the namespace
-	// controller: the set of the reference figure (150-164 MB) the target
-	// was set against.
-	IssueControllers = append(slices.Clone(SameControllers), "garbage-collector-controller", "namespace-controller")
+	// SameControllers is the set kcm has, the set of the reference figure
+	// (150-164 MB) the manager issue's target was set against: the
+	// comparison is between managers running exactly these.
+	SameControllers = []string{"serviceaccount-controller", "replicaset-controller", "deployment-controller",
+		"garbage-collector-controller", "namespace-controller"}
 )
 
 // Reference names a kube-controller-manager configuration measured for
@@ -33,8 +31,6 @@ var (
 type Reference string
 
 const (
-	// RefIssue runs IssueControllers.
-	RefIssue Reference = "issue"
 	// RefDefault runs kube-controller-manager's default set ("*").
 	RefDefault Reference = "default"
 )
@@ -132,13 +128,10 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		managers := []Manager{kcm, kube}
 		for _, ref := range cfg.References {
 			switch ref {
-			case RefIssue:
-				managers = append(managers, Manager{Label: "kube-controller-manager +gc +namespace", Kind: Kube,
-					Binary: cfg.KubeBinary, Controllers: IssueControllers, ExtraArgs: cfg.KubeArgs})
 			case RefDefault:
 				managers = append(managers, Manager{Label: "kube-controller-manager default", Kind: Kube, Binary: cfg.KubeBinary, ExtraArgs: cfg.KubeArgs})
 			default:
-				return rep, fmt.Errorf("managerbench: unknown reference %q (want %q or %q)", ref, RefIssue, RefDefault)
+				return rep, fmt.Errorf("managerbench: unknown reference %q (want %q)", ref, RefDefault)
 			}
 		}
 		err := b.withCluster(ctx, cfg, func() error {
