@@ -160,3 +160,16 @@ func TestNewMetricsSharesFamilies(t *testing.T) {
 		t.Fatal("a conflicting family was accepted")
 	}
 }
+
+// A LIST cut off by the client's page deadline (a trickling body) is a
+// timeout, like an idle one: reason="timeout", not "other".
+func TestMetricsListPageTimeoutIsATimeout(t *testing.T) {
+	o, reg := withMetrics(t, reflector.Options{DisableWatchList: true})
+	h := run(t, o)
+	h.lw.ExpectList().Fail(fmt.Errorf("list pods: the page took longer than 2m0s: %w", rest.ErrListPageTimeout))
+	h.awaitBackoff()
+	h.stop()
+	if got, want := samples(t, reg), `reflector_errors_total{name=pods,op=list,reason=timeout} 1`; !strings.Contains(got, want) {
+		t.Fatalf("missing %s in\n%s", want, got)
+	}
+}

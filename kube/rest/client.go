@@ -41,6 +41,9 @@ type Client struct {
 	timeout   time.Duration
 	// listIdle cuts off a LIST that sends nothing for this long (0: never).
 	listIdle time.Duration
+	// listPage cuts off a LIST page that takes longer than this in all,
+	// however steadily it sends (0: never).
+	listPage time.Duration
 	retry    RetryPolicy
 	log      zerolog.Logger
 	// maxBody bounds a non-streamed response body.
@@ -77,6 +80,25 @@ const DefaultListIdleTimeout = time.Minute
 // WithListIdleTimeout replaces DefaultListIdleTimeout (0 disables it).
 func WithListIdleTimeout(d time.Duration) Option { return func(c *Client) { c.listIdle = d } }
 
+// DefaultListPageTimeout is the most one LIST request (one page, or the
+// whole collection when unpaginated) may take from the moment it is sent
+// (retries and the wait for response headers included) to the last byte of
+// its body. The idle timeout alone cannot end a body that trickles a byte
+// before each idle timeout; this deadline can.
+//
+// Two minutes is twice kube-apiserver's own bound on a non-long-running
+// request (--request-timeout, default 1m0s, after which the server itself
+// cuts the response), so a page that a healthy server still delivers is
+// never cut by the client, while a trickling one holds a reflector for at
+// most two minutes before it backs off and lists again. client-go sets no
+// such deadline of its own and relies on the server's.
+const DefaultListPageTimeout = 2 * time.Minute
+
+// WithListPageTimeout replaces DefaultListPageTimeout (0 disables it). It
+// runs on the client's clock (WithClock). Config.Timeout, when set, bounds
+// the same request on real time as well; the shorter of the two wins.
+func WithListPageTimeout(d time.Duration) Option { return func(c *Client) { c.listPage = d } }
+
 // WithClock sets the clock of retry backoff, rate limiting and the idle
 // timeouts of lists and watches (default clock.Real), so tests step time
 // instead of waiting for it. Config.Timeout and the dial and TLS handshake
@@ -112,6 +134,7 @@ func NewClient(cfg *Config, opts ...Option) (*Client, error) {
 		timeout:  cfg.Timeout,
 		retry:    DefaultRetryPolicy,
 		listIdle: DefaultListIdleTimeout,
+		listPage: DefaultListPageTimeout,
 		maxBody:  DefaultMaxResponseBytes,
 		log:      zerolog.Nop(),
 		clock:    clock.Real{},

@@ -14,6 +14,13 @@ import (
 // listBufferSize is the read buffer of the streaming list decoder.
 const listBufferSize = 64 << 10
 
+// ErrListPageTimeout ends a LIST page that took longer than its total
+// deadline (DefaultListPageTimeout, WithListPageTimeout) although bytes kept
+// coming: a server or proxy that trickles the body. Like ErrIdleTimeout it
+// is a failure to back off from and retry, never a stop: it wraps no
+// context error.
+var ErrListPageTimeout = errors.New("list page deadline exceeded")
+
 // List reads one page (or the whole collection when opts.Limit is 0).
 func (r *Resources[T]) List(ctx context.Context, opts ListOptions) (*List[T], error) {
 	out := &List[T]{}
@@ -69,8 +76,15 @@ func (r *Resources[T]) ListEach(ctx context.Context, opts ListOptions, fn func(T
 	defer cancel()
 	idle := newIdleReader(r.c.clock, nil, r.c.listIdle, cancel)
 	defer idle.stop()
+	// And one that keeps sending, a byte before each idle timeout, is cut
+	// off when the page as a whole took listPage: a timer never kicked.
+	page := newIdleTimer(r.c.clock, r.c.listPage, cancel)
+	defer page.stop()
 	resp, err := r.c.do(ctx, req)
 	if err != nil {
+		if page.expired() {
+			return ListMeta{}, fmt.Errorf("list %s: no response within the page deadline %v: %w", r.res, r.c.listPage, ErrListPageTimeout)
+		}
 		if idle.expired() {
 			return ListMeta{}, fmt.Errorf("list %s: no response within %v: %w", r.res, r.c.listIdle, ErrIdleTimeout)
 		}
@@ -86,6 +100,8 @@ func (r *Resources[T]) ListEach(ctx context.Context, opts ListOptions, fn func(T
 	switch {
 	case fnErr != nil:
 		return meta, fnErr
+	case err != nil && page.expired():
+		return meta, fmt.Errorf("list %s: the page took longer than %v: %w", r.res, r.c.listPage, ErrListPageTimeout)
 	case err != nil && idle.expired():
 		return meta, fmt.Errorf("list %s: no bytes for %v: %w", r.res, r.c.listIdle, ErrIdleTimeout)
 	case err != nil:
