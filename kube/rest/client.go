@@ -48,10 +48,15 @@ type Client struct {
 	log      zerolog.Logger
 	// maxBody bounds a non-streamed response body.
 	maxBody int64
+	// maxObject bounds one object of a list or one watch event (0: the
+	// default).
+	maxObject int
 	// clock times retry backoff, rate limiting and idle timeouts.
 	clock clock.Clock
 	// metrics, when set, sees every request (WithRequestMetrics).
 	metrics RequestMetrics
+	// transport are the timings of the HTTP transport (WithTransportTimeouts).
+	transport TransportTimeouts
 }
 
 // RetryPolicy says how a Client retries requests that may be retried:
@@ -139,13 +144,13 @@ func NewClient(cfg *Config, opts ...Option) (*Client, error) {
 		log:      zerolog.Nop(),
 		clock:    clock.Real{},
 	}
-	c.hc = &http.Client{Transport: &authTransport{next: newTransport(tc.Clone()), auth: c.auth, userAgent: ua,
-		origin: originOf(base)}}
 	c.userAgent = ua
 	c.limiter = newLimiter(cfg.QPS, cfg.Burst)
 	for _, o := range opts {
 		o(c)
 	}
+	c.hc = &http.Client{Transport: &authTransport{next: newTransport(tc.Clone(), c.transport), auth: c.auth,
+		userAgent: ua, origin: originOf(base)}}
 	return c, nil
 }
 
@@ -412,3 +417,9 @@ const DefaultMaxResponseBytes = 64 << 20
 
 // WithMaxResponseBytes replaces DefaultMaxResponseBytes.
 func WithMaxResponseBytes(n int64) Option { return func(c *Client) { c.maxBody = n } }
+
+// WithMaxObjectBytes replaces DefaultMaxObjectBytes, the bound on one object
+// of a list and one watch event (n <= 0: the default). A longer one fails
+// the list or the watch with an error wrapping api.ErrDecode that names the
+// limit.
+func WithMaxObjectBytes(n int) Option { return func(c *Client) { c.maxObject = n } }

@@ -38,7 +38,11 @@
 //     DefaultListPageTimeout (2 min, WithListPageTimeout). Finding where
 //     each object or event ends costs one pass over its bytes however the
 //     reads cut it (a resumable scanner, jsonx.Scanner), and no object may
-//     exceed 64 MiB: a hostile server costs linear CPU and bounded memory.
+//     exceed 64 MiB (DefaultMaxObjectBytes, WithMaxObjectBytes): a hostile
+//     server costs linear CPU and bounded memory.
+//   - The shared transport's dial and TLS handshake bounds and its HTTP/2
+//     health check (a ping after 30 s without a frame, answered within
+//     15 s, as client-go) are TransportTimeouts (WithTransportTimeouts).
 //   - Every read is bounded: a non-streamed body (GET, discovery, the answer
 //     to a write) by DefaultMaxResponseBytes, 64 MiB (WithMaxResponseBytes),
 //     failing with ErrResponseTooLarge that names the request and the

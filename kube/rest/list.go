@@ -93,7 +93,7 @@ func (r *Resources[T]) ListEach(ctx context.Context, opts ListOptions, fn func(T
 	defer resp.Body.Close()
 	idle.r = resp.Body
 	var fnErr error
-	meta, err := DecodeList(idle, r.codec, func(item T) error {
+	meta, err := decodeList(idle, r.codec, r.c.maxObject, func(item T) error {
 		fnErr = fn(item)
 		return fnErr
 	})
@@ -112,14 +112,20 @@ func (r *Resources[T]) ListEach(ctx context.Context, opts ListOptions, fn func(T
 
 // DecodeList streams a list response (`{"kind":..,"metadata":{..},"items":[..]}`)
 // from body, calling fn for each item in order. Errors from decoding wrap
-// ErrDecode; errors from fn are returned unwrapped.
+// ErrDecode; errors from fn are returned unwrapped. No item may be longer
+// than DefaultMaxObjectBytes.
 func DecodeList[T api.Object](body io.Reader, codec api.Codec[T], fn func(T) error) (meta ListMeta, err error) {
+	return decodeList(body, codec, DefaultMaxObjectBytes, fn)
+}
+
+// decodeList is DecodeList with items of at most limit bytes.
+func decodeList[T api.Object](body io.Reader, codec api.Codec[T], limit int, fn func(T) error) (meta ListMeta, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			err = fmt.Errorf("%w: list: %v", api.ErrDecode, p)
 		}
 	}()
-	fr := newFrameReader(body, listBufferSize)
+	fr := newFrameReader(body, listBufferSize).withLimit(limit)
 	var fnErr error
 	err = walkList(fr, &meta, func(raw []byte) error {
 		item, err := api.DecodeBorrowed(codec, raw)
