@@ -13,8 +13,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rs/zerolog"
 	"go.uber.org/goleak"
 
+	"github.com/kcmlab/kcm/clock"
 	"github.com/kcmlab/kcm/informer"
 	"github.com/kcmlab/kcm/internal/fakeapi"
 	"github.com/kcmlab/kcm/kube/api"
@@ -53,6 +55,9 @@ type chaosScenario struct {
 	writes        int     // writes while faults are on
 	slowHandler   float64 // how often the handler dawdles
 	intensity     float64 // scales every fault rate
+	tls           bool    // HTTPS with HTTP/2, and its connection faults
+	bigObjects    bool    // some writes are objects near the size cap
+	clockJumps    bool    // the client's clock is a jumping clock.Fake
 }
 
 func newScenario(seed uint64) chaosScenario {
@@ -64,6 +69,7 @@ func newScenario(seed uint64) chaosScenario {
 		maxWatch: time.Duration(100+rng.IntN(400)) * time.Millisecond,
 		names:    10 + rng.IntN(40), writes: 150 + rng.IntN(300), slowHandler: rng.Float64() * 0.2,
 		intensity: 0.5 + rng.Float64()*2.5,
+		tls:       rng.IntN(2) == 0, bigObjects: rng.IntN(5) == 0, clockJumps: rng.IntN(3) == 0,
 	}
 }
 
@@ -72,9 +78,9 @@ func (s chaosScenario) String() string {
 	if s.websocket {
 		tr = "websocket"
 	}
-	return fmt.Sprintf("%s watchList=%v serverRefusesWatchList=%v ns=%q page=%d history=%d compactFrames=%v maxWatch=%v names=%d writes=%d slowHandler=%.2f intensity=%.2f",
-		tr, s.watchList, s.noWatchList, s.namespace, s.pageSize, s.historyLimit, s.compactFrames, s.maxWatch,
-		s.names, s.writes, s.slowHandler, s.intensity)
+	return fmt.Sprintf("%s tls=%v watchList=%v serverRefusesWatchList=%v ns=%q page=%d history=%d compactFrames=%v maxWatch=%v names=%d writes=%d slowHandler=%.2f intensity=%.2f bigObjects=%v clockJumps=%v",
+		tr, s.tls, s.watchList, s.noWatchList, s.namespace, s.pageSize, s.historyLimit, s.compactFrames, s.maxWatch,
+		s.names, s.writes, s.slowHandler, s.intensity, s.bigObjects, s.clockJumps)
 }
 
 func (s chaosScenario) rates() fakeapi.Rates {
@@ -88,6 +94,7 @@ func (s chaosScenario) rates() fakeapi.Rates {
 	if !s.websocket { // not WebSocket: rest's handshake timeout is a fixed 30 s, longer than a seed may take
 		base[fakeapi.StallHeader] = 0.01 // IdleTimeout must cover the wait for response headers
 	}
+	s.chaosNewRates(base)
 	for f := range base {
 		base[f] *= s.intensity
 	}
@@ -265,6 +272,8 @@ type chaosWriter struct {
 	rng   *rand.Rand
 	names int
 	gen   int
+	big   bool // now and then an object near the size cap
+	bigs  int  // how many were written
 }
 
 func (w *chaosWriter) write() error {
@@ -277,6 +286,10 @@ func (w *chaosWriter) write() error {
 	obj := map[string]any{
 		"metadata": map[string]any{"namespace": ns, "name": name, "labels": map[string]any{"gen": strconv.Itoa(w.gen)}},
 		"spec":     map[string]any{"containers": []any{map[string]any{"name": "c", "image": "registry.k8s.io/pause:3.10"}}},
+	}
+	if w.big && w.rng.IntN(20) == 0 {
+		bigObject(obj)
+		w.bigs++
 	}
 	_, exists := w.srv.Objects(chaosPods, ns)[ns+"/"+name]
 	var err error
@@ -310,27 +323,45 @@ type chaosResult struct {
 	faults map[fakeapi.Fault]int
 	stats  fakeapi.Stats
 	phases string
+	// leaks: the token secret in a log line, or credentials at the other
+	// host; "" when none.
+	leaks string
+	// jumps of the clock, objects near the size cap, requests that reached
+	// the other host.
+	jumps, bigs int
+	elsewhere   int64
 }
 
 // runChaosSeed runs one seed: writes under faults, then quiescence, then
 // waits (on handler notifications, with a deadline) for convergence.
 func runChaosSeed(t *testing.T, sc chaosScenario) chaosResult {
 	inj := fakeapi.NewInjector(sc.seed, sc.rates(), 20*time.Millisecond)
+	tokens := fakeapi.NewTokens(chaosSecret(sc.seed))
 	srv := fakeapi.New(fakeapi.Options{Resources: []fakeapi.Resource{chaosPods}, HistoryLimit: sc.historyLimit,
 		BookmarkInterval: 50 * time.Millisecond, MaxWatch: sc.maxWatch, NoWatchList: sc.noWatchList,
-		CompactFrames: sc.compactFrames, Faults: inj})
+		CompactFrames: sc.compactFrames, Faults: inj, TLS: sc.tls, Tokens: tokens, Redirects: true})
 	defer srv.Close()
-	w := &chaosWriter{srv: srv, rng: rand.New(rand.NewPCG(sc.seed, 3)), names: sc.names}
+	w := &chaosWriter{srv: srv, rng: rand.New(rand.NewPCG(sc.seed, 3)), names: sc.names, big: sc.bigObjects}
 	for range sc.writes / 4 { // some state before the informer starts
 		if err := w.write(); err != nil {
 			t.Fatal(err)
 		}
 	}
-	c, err := rest.NewClient(&rest.Config{Host: srv.URL(), QPS: -1}, rest.WithRetryPolicy(rest.RetryPolicy{
-		MaxAttempts: 3, Initial: time.Millisecond, Max: 5 * time.Millisecond, MaxRetryAfter: 5 * time.Millisecond}))
+	var clk clock.Clock = clock.Real{}
+	var jc *jumpingClock
+	if sc.clockJumps {
+		jc = startJumpingClock(sc.seed)
+		defer jc.halt()
+		clk = jc
+	}
+	logs := &logScan{secret: tokens.Secret()}
+	log := zerolog.New(logs).Level(zerolog.DebugLevel)
+	c, err := rest.NewClient(&rest.Config{Host: srv.URL(), QPS: -1, Credentials: tokens.Credentials(),
+		TLS: rest.TLSConfig{CAData: fakeapi.CAPEM()}}, chaosClientOptions(clk, log)...)
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer c.CloseIdleConnections()
 	b := reflector.DefaultBackoff()
 	b.Initial, b.Max = time.Millisecond, 20*time.Millisecond
 	phases := &phaseLog{}
@@ -340,7 +371,8 @@ func runChaosSeed(t *testing.T, sc chaosScenario) chaosResult {
 	if sc.websocket {
 		tr = rest.WebSocket
 	}
-	f := informer.NewFactory(c, informer.FactoryOptions{Namespace: sc.namespace, Reflector: ro, Transport: tr})
+	f := informer.NewFactory(c, informer.FactoryOptions{Namespace: sc.namespace, Reflector: ro, Transport: tr,
+		Clock: clk, Logger: log})
 	defer f.Shutdown()
 	inf := informer.For[api.Pod](f, rest.Pods)
 	hs := []*chaosHandler{newChaosHandler(sc, 0)}
@@ -363,8 +395,19 @@ func runChaosSeed(t *testing.T, sc chaosScenario) chaosResult {
 		w.pace()
 	}
 	inj.SetEnabled(false) // quiescence: no more writes, no more faults
-	diff := awaitChaos(srv, inf, hs, sc.namespace, 20*time.Second)
-	return chaosResult{diff: diff, faults: inj.Counts(), stats: srv.Stats(), phases: phases.String()}
+	r := chaosResult{bigs: w.bigs}
+	if jc != nil {
+		r.jumps = jc.calm()
+	}
+	r.diff = awaitChaos(srv, inf, hs, sc.namespace, 20*time.Second)
+	r.faults, r.stats, r.phases = inj.Counts(), srv.Stats(), phases.String()
+	e := srv.Elsewhere()
+	r.elsewhere = e.Requests
+	r.leaks = logs.check()
+	if e.WithAuthorization > 0 || e.WithSecret > 0 {
+		r.leaks += fmt.Sprintf("; the other host received credentials: %+v", e)
+	}
+	return r
 }
 
 // awaitChaos re-checks after each handler notification (and on a short
@@ -441,7 +484,8 @@ func TestChaos(t *testing.T) {
 	start := time.Now()
 	total := map[fakeapi.Fault]int{}
 	var failed []uint64
-	var wsSeeds, wsWatches int64
+	var wsSeeds, wsWatches, elsewhere int64
+	var jumps, bigs int
 	for seed := first; seed < first+uint64(n); seed++ {
 		sc := newScenario(seed)
 		ok := t.Run(fmt.Sprintf("seed=%d", seed), func(t *testing.T) {
@@ -449,6 +493,10 @@ func TestChaos(t *testing.T) {
 			r := runChaosSeed(t, sc)
 			for f, c := range r.faults {
 				total[f] += c
+			}
+			jumps, bigs, elsewhere = jumps+r.jumps, bigs+r.bigs, elsewhere+r.elsewhere
+			if r.leaks != "" {
+				t.Errorf("seed %d (%s): %s", seed, sc, r.leaks)
 			}
 			if sc.websocket {
 				wsSeeds, wsWatches = wsSeeds+1, wsWatches+r.stats.WebSockets
@@ -471,5 +519,6 @@ func TestChaos(t *testing.T) {
 	if wsSeeds >= 2 && wsWatches == 0 {
 		t.Errorf("%d WebSocket seeds made no WebSocket watch", wsSeeds)
 	}
-	t.Logf("%d seeds from %d in %v; failed: %v; faults injected: %v", n, first, time.Since(start).Round(time.Millisecond), failed, total)
+	t.Logf("%d seeds from %d in %v; failed: %v; faults injected: %v; clock jumps %d, objects near the size cap %d, requests redirected to the other host %d (none with credentials)",
+		n, first, time.Since(start).Round(time.Millisecond), failed, total, jumps, bigs, elsewhere)
 }

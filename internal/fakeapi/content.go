@@ -72,19 +72,25 @@ func (s *Server) mangle(wr watchRequest, changes []change, last int64) (frames [
 	return frames, false
 }
 
-// staleFrame returns an event the watch already moved past: the newest
-// change in its scope at or before last still in the history; nil when
-// compaction left none.
+// staleFrame returns an event the watch already moved past: one of the
+// last few changes in its scope strictly before last still in the
+// history (at a watch's start, older than the list it resumes from); nil
+// when compaction left none.
 func (s *Server) staleFrame(wr watchRequest, last int64) []byte {
 	s.db.mu.Lock()
-	defer s.db.mu.Unlock()
-	for i := len(s.db.history) - 1; i >= 0; i-- {
+	var older []change
+	for i := len(s.db.history) - 1; i >= 0 && len(older) < 8; i-- {
 		c := s.db.history[i]
-		if c.rv <= last && c.res == wr.res && (wr.ns == "" || c.ns == wr.ns) {
-			return frameOf(c.typ, c.obj)
+		if c.rv < last && c.res == wr.res && (wr.ns == "" || c.ns == wr.ns) {
+			older = append(older, c)
 		}
 	}
-	return nil
+	s.db.mu.Unlock()
+	if len(older) == 0 {
+		return nil
+	}
+	c := older[s.faults.intN(len(older))]
+	return frameOf(c.typ, c.obj)
 }
 
 // ghostFrame is a DELETED event, at the last resourceVersion sent, for an

@@ -20,7 +20,8 @@ func TestBadWatchContent(t *testing.T) {
 	}{
 		{fakeapi.Duplicate, "", 4, []string{"ADDED b@12", "ADDED b@12", "MODIFIED a@13", "MODIFIED a@13"}},
 		{fakeapi.OutOfOrder, "", 2, []string{"MODIFIED a@13", "ADDED b@12"}},
-		{fakeapi.Stale, "", 4, []string{"ADDED a@11", "ADDED b@12", "ADDED b@12", "MODIFIED a@13"}},
+		// Nothing is older than 11 when b@12 comes; a@11 is, before a@13.
+		{fakeapi.Stale, "", 3, []string{"ADDED b@12", "ADDED a@11", "MODIFIED a@13"}},
 		{fakeapi.LowBookmark, "&allowWatchBookmarks=true", 4, []string{"BOOKMARK lower", "ADDED b@12", "BOOKMARK lower", "MODIFIED a@13"}},
 		{fakeapi.GhostDelete, "", 4, []string{"DELETED ghost-@11", "ADDED b@12", "DELETED ghost-@12", "MODIFIED a@13"}},
 		{fakeapi.ReAdd, "", 4, []string{"ADDED b@12", "ADDED b@12", "MODIFIED a@13", "ADDED a@13"}},
