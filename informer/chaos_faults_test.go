@@ -91,6 +91,13 @@ func (l *logScan) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
+// count returns the lines written so far.
+func (l *logScan) count() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.lines
+}
+
 // check returns "" or what leaked.
 func (l *logScan) check() string {
 	l.mu.Lock()
