@@ -119,8 +119,10 @@ func TestMetricsOfAWatchList(t *testing.T) {
 	w.Event(rest.Added, pod("b", "90"))
 	h.clk.Step(3 * time.Second)
 	w.Send(bookmark("100", true))
-	h.clk.Step(5 * time.Second)
+	// Step only once the next event was taken: the reflector has then
+	// finished with the bookmark (whose time ends the list).
 	w.Event(rest.Added, pod("c", "101"))
+	h.clk.Step(5 * time.Second)
 	w.End(statusErr(http.StatusInternalServerError, "MadeUpReason\n"))
 	h.awaitBackoff()
 	h.stop()
