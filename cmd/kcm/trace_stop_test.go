@@ -3,12 +3,16 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/base64"
+	"errors"
 	"fmt"
 	"io"
 	"log"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -18,6 +22,8 @@ import (
 	"time"
 
 	"go.uber.org/goleak"
+
+	"github.com/kcmlab/kcm/kube/rest"
 )
 
 // traceToken is the bearer token of these tests' kubeconfigs: it must never
@@ -206,4 +212,41 @@ func (s *syncBuffer) String() string {
 func lastLines(s string, n int) string {
 	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
 	return strings.Join(lines[max(0, len(lines)-n):], "\n")
+}
+
+// TestUnfixable: which failures stop kcm trace (retrying cannot fix them)
+// and which it keeps retrying, as the engine does with all of them.
+func TestUnfixable(t *testing.T) {
+	status := func(code int, reason string) error {
+		return &rest.StatusError{Status: rest.Status{Code: int32(code), Reason: reason}, Verb: "GET", Path: "/api/v1/pods"}
+	}
+	x509Err := &url.Error{Op: "Get", URL: "https://h/api", Err: &tls.CertificateVerificationError{Err: x509.UnknownAuthorityError{}}}
+	for _, tc := range []struct {
+		name      string
+		err       error
+		anonymous bool
+		want      string // "" = retried
+	}{
+		{"401", status(401, "Unauthorized"), false, "also after refreshing them"},
+		{"401 without credentials", status(401, "Unauthorized"), true, "the kubeconfig's user gives none"},
+		{"unknown authority", fmt.Errorf("GET /api/v1/pods: %w", x509Err), false, "cannot verify the server's certificate"},
+		{"wrong host name", x509.HostnameError{Certificate: &x509.Certificate{}, Host: "h"}, false, "cannot verify"},
+		{"expired", x509.CertificateInvalidError{Reason: x509.Expired}, false, "cannot verify"},
+		{"404", status(404, "NotFound"), false, "does not serve this resource"},
+		{"403", status(403, "Forbidden"), false, ""},
+		{"410", status(410, "Expired"), false, ""},
+		{"500", status(500, "InternalError"), false, ""},
+		{"429", status(429, "TooManyRequests"), false, ""},
+		{"connection lost", fmt.Errorf("watch: %w: EOF", rest.ErrConnectionLost), false, ""},
+		{"timeout", fmt.Errorf("dial: %w", context.DeadlineExceeded), false, ""},
+		{"nil", nil, false, ""},
+	} {
+		got := unfixable(tc.err, tc.anonymous)
+		switch {
+		case tc.want == "" && got != nil:
+			t.Errorf("%s: stops the trace (%v); want it retried", tc.name, got)
+		case tc.want != "" && (got == nil || !strings.Contains(got.Error(), tc.want) || !errors.Is(got, tc.err)):
+			t.Errorf("%s: %v; want an error saying %q that wraps the cause", tc.name, got, tc.want)
+		}
+	}
 }
