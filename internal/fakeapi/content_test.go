@@ -1,9 +1,12 @@
 package fakeapi_test
 
 import (
+	"encoding/json"
+	"net/http"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/kcmlab/kcm/internal/fakeapi"
 )
@@ -57,5 +60,45 @@ func TestBadWatchContent(t *testing.T) {
 			}
 			equal(t, got, tc.want...)
 		})
+	}
+}
+
+// An OutOfOrder pair is never split by a frame fault: a watch cut after
+// the later event of a pair would lose the earlier one for good (the
+// client resumes after the later), so whatever a watch delivers before it
+// breaks holds every change up to the newest one delivered (found by the
+// chaos suite, seed 882262: a Drop between the two).
+func TestOutOfOrderPairIsNeverSplit(t *testing.T) {
+	for seed := uint64(1); seed <= 40; seed++ {
+		inj := fakeapi.NewInjector(seed, fakeapi.Rates{fakeapi.OutOfOrder: 1, fakeapi.Drop: 0.3, fakeapi.Truncated: 0.1}, 0)
+		inj.SetEnabled(false)
+		s := newServer(t, fakeapi.Options{StartRV: 10, Faults: inj, MaxWatch: 50 * time.Millisecond})
+		for _, n := range []string{"a", "b", "c", "d", "e", "f"} {
+			must(t)(s.Create(pods, pod("ns", n, "0"))) // 11..16
+		}
+		inj.SetEnabled(true)
+		resp, err := http.Get(s.URL() + "/api/v1/pods?watch=true&resourceVersion=10")
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := map[int]bool{}
+		top := 10
+		dec := json.NewDecoder(resp.Body)
+		for {
+			var ev struct {
+				Object object `json:"object"`
+			}
+			if dec.Decode(&ev) != nil {
+				break
+			}
+			rv, _ := strconv.Atoi(ev.Object.Metadata.ResourceVersion)
+			got[rv], top = true, max(top, rv)
+		}
+		resp.Body.Close()
+		for rv := 11; rv <= top; rv++ {
+			if !got[rv] {
+				t.Fatalf("seed %d: the watch delivered %d but not %d before it broke (faults %v)", seed, top, rv, inj.Counts())
+			}
+		}
 	}
 }

@@ -130,7 +130,13 @@ func (s *Server) runWatch(fw frameWriter, wr watchRequest) {
 		}
 		frames, stop := s.mangle(wr, changes, pos)
 		for _, f := range frames {
-			if !s.emit(fw, f) {
+			if f.glued {
+				if fw.write(f.data) != nil {
+					return
+				}
+				continue
+			}
+			if !s.emit(fw, f.data) {
 				return
 			}
 		}
