@@ -453,6 +453,7 @@ func TestChaos(t *testing.T) {
 	start := time.Now()
 	total := map[fakeapi.Fault]int{}
 	var failed []uint64
+	var faultless []uint64
 	var wsSeeds, wsWatches, elsewhere int64
 	var jumps, bigs, logLines int
 	for seed := first; seed < first+uint64(n); seed++ {
@@ -475,7 +476,12 @@ func TestChaos(t *testing.T) {
 					seed, sc, r.diff, r.faults, r.stats, r.phases, seed, seed)
 			}
 			if len(r.faults) == 0 {
-				t.Errorf("seed %d (%s): no fault was injected; the chaos test tests nothing", seed, sc)
+				// A seed that made few requests at a low intensity may draw
+				// no fault (seed 860948: 19 requests, 1 in 1000 seeds): it
+				// still tested convergence. Many such seeds mean the faults
+				// are off: checked over the run.
+				faultless = append(faultless, seed)
+				t.Logf("seed %d (%s): no fault was injected", seed, sc)
 			}
 			if msg := sc.checkStats(r.stats); msg != "" {
 				t.Errorf("seed %d (%s): %s (requests %+v)", seed, sc, msg, r.stats)
@@ -485,11 +491,14 @@ func TestChaos(t *testing.T) {
 			failed = append(failed, seed)
 		}
 	}
+	if len(faultless) >= 2 && len(faultless)*10 > n {
+		t.Errorf("%d of %d seeds injected no fault (%v): the chaos test tests nothing", len(faultless), n, faultless)
+	}
 	if wsSeeds >= 2 && wsWatches == 0 {
 		t.Errorf("%d WebSocket seeds made no WebSocket watch", wsSeeds)
 	}
-	t.Logf("%d seeds from %d in %v; failed: %v; faults injected: %v; clock jumps %d, objects near the size cap %d, requests redirected to the other host %d, log lines scanned for the token %d",
-		n, first, time.Since(start).Round(time.Millisecond), failed, total, jumps, bigs, elsewhere, logLines)
+	t.Logf("%d seeds from %d in %v; failed: %v; faults injected: %v; seeds without a fault %v; clock jumps %d, objects near the size cap %d, requests redirected to the other host %d, log lines scanned for the token %d",
+		n, first, time.Since(start).Round(time.Millisecond), failed, total, faultless, jumps, bigs, elsewhere, logLines)
 	if logLines == 0 {
 		t.Error("the client logged nothing: the scan for the token tests nothing")
 	}
