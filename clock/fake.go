@@ -96,6 +96,22 @@ func (f *Fake) SetTime(t time.Time) {
 	f.setTimeLocked(t)
 }
 
+// Jump steps the wall-clock reading by d, forwards or backwards, as an NTP
+// step or an operator's date command does, without firing or delaying any
+// timer: every armed timer and ticker keeps the time it had left, since the
+// runtime's timers run on a monotonic clock that such a step does not move.
+// Now() read before and after differ by d, so code that subtracts times
+// across the jump sees it (unlike time.Time's monotonic readings, which
+// hide it: a Fake is the stricter test).
+func (f *Fake) Jump(d time.Duration) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.now = f.now.Add(d)
+	for _, w := range f.waiters {
+		w.deadline = w.deadline.Add(d)
+	}
+}
+
 // Waiters returns the number of armed timers and tickers.
 func (f *Fake) Waiters() int {
 	f.mu.Lock()

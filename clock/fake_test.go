@@ -251,3 +251,33 @@ func TestRealTimerAt(t *testing.T) {
 	clock.ResetAt(c, tm, c.Now().Add(time.Millisecond))
 	<-tm.C()
 }
+
+// Jump moves Now by d either way but leaves every armed timer the time it
+// had left: nothing fires early on a jump forward, nothing is delayed by a
+// jump backward.
+func TestFakeJumpKeepsTimersRemainingTime(t *testing.T) {
+	f := clock.NewFake(t0)
+	timer := f.NewTimer(10 * time.Second)
+	tick := f.NewTicker(4 * time.Second)
+	defer tick.Stop()
+	f.Jump(time.Hour)
+	if !f.Now().Equal(t0.Add(time.Hour)) {
+		t.Fatalf("Now after a jump forward = %v", f.Now())
+	}
+	if _, ok := recv(timer.C()); ok {
+		t.Fatal("a jump forward fired a timer")
+	}
+	f.Jump(-2 * time.Hour)
+	f.Step(4 * time.Second)
+	if v, ok := recv(tick.C()); !ok || !v.Equal(t0.Add(-time.Hour+4*time.Second)) {
+		t.Fatalf("ticker after 4 s across two jumps: %v %v, want a tick at its shifted deadline", v, ok)
+	}
+	f.Step(6*time.Second - time.Nanosecond)
+	if _, ok := recv(timer.C()); ok {
+		t.Fatal("the timer fired before its 10 s")
+	}
+	f.Step(time.Nanosecond)
+	if _, ok := recv(timer.C()); !ok {
+		t.Fatal("a jump backward delayed the timer past its 10 s")
+	}
+}

@@ -1,9 +1,51 @@
 package informer_test
 
 import (
+	"fmt"
+	"os"
+	"strconv"
 	"strings"
 	"testing"
 )
+
+// chaosPlan returns the first seed and the number of seeds: flags, or the
+// environment (which `make test` and `make chaos` set). A count that is not
+// a positive integer fails the test: a chaos run that runs no seed must not
+// pass.
+func chaosPlan(t *testing.T) (uint64, int) {
+	first, n, err := parseChaosPlan(*chaosFirst, *chaosSeeds, os.Getenv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return first, n
+}
+
+// parseChaosPlan applies the environment's KCM_CHAOS_SEED and
+// KCM_CHAOS_SEEDS over the flags' values and checks the result.
+func parseChaosPlan(first uint64, n int, getenv func(string) string) (uint64, int, error) {
+	if s := getenv("KCM_CHAOS_SEED"); s != "" {
+		v, err := strconv.ParseUint(s, 10, 64)
+		if err != nil {
+			return 0, 0, fmt.Errorf("KCM_CHAOS_SEED=%q: the first seed must be a non-negative integer: %w", s, err)
+		}
+		first = v
+	}
+	src := "-chaos.seeds"
+	if s := getenv("KCM_CHAOS_SEEDS"); s != "" {
+		v, err := strconv.Atoi(s)
+		if err != nil {
+			return 0, 0, fmt.Errorf("KCM_CHAOS_SEEDS=%q: the number of seeds must be a positive integer: %w", s, err)
+		}
+		n, src = v, "KCM_CHAOS_SEEDS"
+	}
+	if n <= 0 {
+		return 0, 0, fmt.Errorf("%s=%d: the number of seeds must be at least 1 (a chaos run of no seed tests nothing)", src, n)
+	}
+	if first+uint64(n) < first {
+		return 0, 0, fmt.Errorf("seeds %d..%d+%d overflow uint64", first, first, n)
+	}
+	return first, n, nil
+}
 
 // TestChaosPlan: the chaos suite's seed plan refuses counts that would run
 // no seed (a chaos run that tests nothing must not pass), names the

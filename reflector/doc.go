@@ -121,6 +121,16 @@
 //     Timeout, a dial timeout to an unreachable apiserver, an exec plugin
 //     that did not answer) is backed off and logged as a warning like any
 //     other failure.
+//   - The cache never goes back in time: a live event older than the last
+//     resourceVersion applied (a stale or out-of-order event, one older
+//     than the list; API rule: a watch's events come in increasing
+//     resourceVersion order) is not applied; the watch ends with
+//     ErrOutOfOrder and, after a backoff, the newest state is listed, since
+//     such a stream may have hidden a change. A bookmark older than it is
+//     ignored. An event at the last resourceVersion (a repeat) is applied.
+//     resourceVersions are compared only when both are decimal integers
+//     (etcd revisions); any other value is opaque. client-go applies such
+//     events as they come.
 //   - "Too large resourceVersion" cannot loop: the next list reads the newest
 //     state. Neither can an expired first list at "0": it is read again at
 //     once at the newest state, as client-go's is.

@@ -31,8 +31,8 @@ func ExampleMachine() {
 	show()
 	m.ListDone("100")
 	show()
-	route := m.Route(rest.Modified, false) // ToUpdate: the shell calls sink.Update
-	m.Accepted(route, "105")               // the sink took it: a watch resumes after 105
+	route := m.Route(rest.Modified, "105", false) // ToUpdate: the shell calls sink.Update
+	m.Accepted(route, "105")                      // the sink took it: a watch resumes after 105
 	m.WatchEnded(fmt.Errorf("connection reset"), now)
 	show()
 	m.WaitDone()

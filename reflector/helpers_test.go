@@ -96,6 +96,7 @@ func refuseOnce(op string, err error) func(string) error {
 type observer struct {
 	mu    sync.Mutex
 	lines []string
+	errs  []error // the causes of phase changes
 }
 
 func (o *observer) add(format string, a ...any) {
@@ -112,6 +113,21 @@ func (o *observer) WatchEvent(t rest.EventType, rv string, bytes int) {
 }
 func (o *observer) PhaseChange(from, to reflector.Phase, err error) {
 	o.add("phase %s→%s (%v)", from, to, err)
+	if err != nil {
+		o.mu.Lock()
+		o.errs = append(o.errs, err)
+		o.mu.Unlock()
+	}
+}
+
+// firstErr returns the cause of the first phase change that had one.
+func (o *observer) firstErr() error {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if len(o.errs) == 0 {
+		return nil
+	}
+	return o.errs[0]
 }
 
 func (o *observer) Lines() []string {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"time"
 
 	"github.com/kcmlab/kcm/kube/rest"
@@ -70,6 +71,9 @@ const (
 	ToReplaceFinish              // close the replace: the initial state is complete
 	ToNothing                    // bookmark: only the resourceVersion advances
 	ToError                      // an ERROR event: end the watch with Event.Err
+	// ToOutOfOrder: an event older than the last resourceVersion applied;
+	// the shell ends the watch with ErrOutOfOrder, applying nothing.
+	ToOutOfOrder
 )
 
 // VeryShortWatch is client-go's threshold: a watch the server ends
@@ -85,6 +89,9 @@ var (
 	// ErrVeryShortWatch reports a watch the server ended normally within
 	// VeryShortWatch with no event (client-go: VeryShortWatchError).
 	ErrVeryShortWatch = errors.New("very short watch: ended by the server within a second with no event")
+	// ErrOutOfOrder ends a watch that sent an event older than the last
+	// resourceVersion applied.
+	ErrOutOfOrder = errors.New("watch event older than the last resourceVersion applied")
 )
 
 // Settings configure a Machine.
@@ -255,12 +262,20 @@ func (m *Machine) WatchStarting(now time.Time) {
 	m.watchStart, m.sawEvent = now, false
 }
 
-// Route says where a watch event of type t goes; initialEnd marks the
-// bookmark that ends a WatchList's initial events. It changes nothing: the
-// shell hands the event to the sink and then reports Accepted, so that an
-// event the sink refused is not counted as applied, and the next watch,
-// from the last accepted resourceVersion, delivers it again.
-func (m *Machine) Route(t rest.EventType, initialEnd bool) Route {
+// Route says where a watch event of type t at resourceVersion rv goes;
+// initialEnd marks the bookmark that ends a WatchList's initial events. It
+// changes nothing: the shell hands the event to the sink and then reports
+// Accepted, so that an event the sink refused is not counted as applied,
+// and the next watch, from the last accepted resourceVersion, delivers it
+// again.
+//
+// A live event older than the last resourceVersion applied is routed
+// ToOutOfOrder: the events of a watch come in increasing resourceVersion
+// order, after the one the watch started from, so such a stream went back
+// in time (a stale event, an out-of-order pair, one older than the list)
+// and may have hidden a change. An event at the last resourceVersion (a
+// repeat) moves nothing back and is applied.
+func (m *Machine) Route(t rest.EventType, rv string, initialEnd bool) Route {
 	if t == rest.Error {
 		return ToError
 	}
@@ -272,6 +287,9 @@ func (m *Machine) Route(t rest.EventType, initialEnd bool) Route {
 			return ToReplaceFinish
 		}
 		return ToNothing // initial events come in no RV order: only their end moves lastRV
+	}
+	if t != rest.Bookmark && olderRV(rv, m.lastRV) {
+		return ToOutOfOrder
 	}
 	switch t {
 	case rest.Added:
@@ -296,8 +314,10 @@ func (m *Machine) Accepted(r Route, rv string) {
 		m.phase = Watching
 		return
 	}
-	// Initial events, and bookmarks during them, do not move lastRV.
-	if m.phase != WatchListing && rv != "" {
+	// Initial events, and bookmarks during them, do not move lastRV; nor
+	// does a bookmark older than it (a server's mistake: resuming from it
+	// would only replay what was applied).
+	if m.phase != WatchListing && rv != "" && !olderRV(rv, m.lastRV) {
 		m.lastRV = rv
 	}
 }
@@ -325,12 +345,16 @@ func (m *Machine) WatchEnded(err error, now time.Time) error {
 	switch {
 	case errors.Is(err, io.EOF), errors.Is(err, rest.ErrIdleTimeout):
 		return err // resume from lastRV at once
+	case errors.Is(err, ErrOutOfOrder):
+		// The stream cannot be trusted to have delivered every change:
+		// list the newest state again, after a backoff (a server that
+		// keeps doing it must not cost a LIST per event).
+		m.relistRV = ""
+		m.backOff(err, now, m.relistPhase(now))
+		return err
 	case rest.IsGone(err):
 		m.relistRV = m.lastRV
-		m.phase = Listing
-		if m.s.WatchList && !m.watchListOff && !now.Before(m.watchListPausedUntil) {
-			m.phase = WatchListing
-		}
+		m.phase = m.relistPhase(now)
 		return err
 	}
 	m.backOff(err, now, Watching)
@@ -361,6 +385,24 @@ func (m *Machine) watchListEnded(err error, now time.Time) {
 		m.relistRV = ""
 	}
 	m.backOff(err, now, WatchListing)
+}
+
+// relistPhase is how the state is read again at now: WatchList when it is
+// on and not paused, else LIST.
+func (m *Machine) relistPhase(now time.Time) Phase {
+	if m.s.WatchList && !m.watchListOff && !now.Before(m.watchListPausedUntil) {
+		return WatchListing
+	}
+	return Listing
+}
+
+// olderRV reports whether resourceVersion rv is older than last. Both must
+// be decimal integers (kube-apiserver's are etcd revisions); any other
+// value is opaque and compares as not older.
+func olderRV(rv, last string) bool {
+	a, err1 := strconv.ParseUint(rv, 10, 64)
+	b, err2 := strconv.ParseUint(last, 10, 64)
+	return err1 == nil && err2 == nil && a < b
 }
 
 // WatchListDisabled reports whether the server refused WatchList.

@@ -37,7 +37,7 @@ func TestMachineRouteCommitsNothing(t *testing.T) {
 			m.ListDone("100")
 		}
 		phase, rv := m.Phase(), m.LastRV()
-		if got := m.Route(tc.typ, tc.initialEnd); got != tc.want {
+		if got := m.Route(tc.typ, "101", tc.initialEnd); got != tc.want {
 			t.Errorf("watchList=%v %s end=%v: route %v, want %v", tc.watchList, tc.typ, tc.initialEnd, got, tc.want)
 		}
 		if m.Phase() != phase || m.LastRV() != rv {
@@ -83,7 +83,7 @@ func TestMachineAccepted(t *testing.T) {
 func TestMachineRefusedEventIsAskedForAgain(t *testing.T) {
 	m := newTestMachine(false)
 	m.ListDone("100")
-	if r := m.Route(rest.Added, false); r != ToAdd {
+	if r := m.Route(rest.Added, "101", false); r != ToAdd {
 		t.Fatalf("route %v", r)
 	}
 	m.WatchEnded(fmt.Errorf("%w: transform failed", ErrRefused), t0)
@@ -156,7 +156,7 @@ func TestMachineVeryShortWatch(t *testing.T) {
 			m.Next()
 			m.WatchStarting(t0)
 			if tc.event {
-				m.Accepted(m.Route(rest.Bookmark, false), "150")
+				m.Accepted(m.Route(rest.Bookmark, "150", false), "150")
 			}
 			got := m.WatchEnded(tc.err, t0.Add(tc.lasted))
 			a := m.Next()
@@ -315,5 +315,46 @@ func TestMachineWatchListAtUnavailableRV(t *testing.T) {
 		if a := m.Next(); a.Options.SendInitialEvents == nil || a.Options.ResourceVersion != tc.wantRV {
 			t.Fatalf("%v: then %+v, want a WatchList at %q", tc.err, a.Options, tc.wantRV)
 		}
+	}
+}
+
+// API rule: a watch's events come in increasing resourceVersion order
+// after the one it started from. Watching from 100, an event older than
+// the last applied is ToOutOfOrder; one at it, or a resourceVersion that
+// is not a decimal integer (opaque), is routed as usual; a bookmark older
+// than it is accepted without moving lastRV back. During a WatchList's
+// initial events (no order among them) nothing is compared.
+func TestMachineRouteOrder(t *testing.T) {
+	m := newTestMachine(false)
+	m.ListDone("100")
+	for _, tc := range []struct {
+		typ  rest.EventType
+		rv   string
+		want Route
+	}{
+		{rest.Added, "99", ToOutOfOrder},
+		{rest.Modified, "1", ToOutOfOrder},
+		{rest.Deleted, "99", ToOutOfOrder},
+		{rest.Added, "100", ToAdd},
+		{rest.Added, "x7", ToAdd},
+		{rest.Bookmark, "99", ToNothing},
+		{rest.Error, "", ToError},
+	} {
+		if got := m.Route(tc.typ, tc.rv, false); got != tc.want {
+			t.Errorf("%s at %s after 100: %v, want %v", tc.typ, tc.rv, got, tc.want)
+		}
+	}
+	m.Accepted(ToNothing, "99")
+	if m.LastRV() != "100" {
+		t.Fatalf("a bookmark at 99 moved lastRV to %s", m.LastRV())
+	}
+	wl := newTestMachine(true)
+	wl.ListDone("100")
+	wl.WatchEnded(&rest.StatusError{Status: rest.Status{Code: 410, Reason: "Expired"}}, t0)
+	if wl.Phase() != WatchListing {
+		t.Fatalf("phase %v, want watch-listing", wl.Phase())
+	}
+	if got := wl.Route(rest.Added, "5", false); got != ToReplace {
+		t.Fatalf("an initial event at 5 during a WatchList from 100: %v, want ToReplace", got)
 	}
 }

@@ -25,7 +25,7 @@ func noJitter() Backoff {
 // event routes an event of type t at resourceVersion rv and, unless it
 // ends the watch, reports it accepted by the sink.
 func event(m *Machine, t rest.EventType, rv string, initialEnd bool) Route {
-	r := m.Route(t, initialEnd)
+	r := m.Route(t, rv, initialEnd)
 	if r != ToError {
 		m.Accepted(r, rv)
 	}

@@ -175,7 +175,7 @@ func errorReason(err error) string {
 			return strconv.Itoa(int(c))
 		}
 		return "other"
-	case errors.Is(err, rest.ErrIdleTimeout), isTimeout(err):
+	case errors.Is(err, rest.ErrIdleTimeout), errors.Is(err, rest.ErrListPageTimeout), isTimeout(err):
 		return "timeout"
 	case errors.Is(err, rest.ErrConnectionLost):
 		return "connection"

@@ -120,8 +120,8 @@ func TestMetricsOfAWatchList(t *testing.T) {
 	h.clk.Step(3 * time.Second)
 	w.Send(bookmark("100", true))
 	h.awaitRV("100") // the list's end is timed before the clock moves on
-	h.clk.Step(5 * time.Second)
 	w.Event(rest.Added, pod("c", "101"))
+	h.clk.Step(5 * time.Second)
 	w.End(statusErr(http.StatusInternalServerError, "MadeUpReason\n"))
 	h.awaitBackoff()
 	h.stop()
@@ -159,5 +159,18 @@ func TestNewMetricsSharesFamilies(t *testing.T) {
 	other.MustRegister(prometheus.NewGauge(prometheus.GaugeOpts{Name: "reflector_lists_total", Help: "x"}))
 	if _, err := reflector.NewMetrics(other, "pods"); err == nil {
 		t.Fatal("a conflicting family was accepted")
+	}
+}
+
+// A LIST cut off by the client's page deadline (a trickling body) is a
+// timeout, like an idle one: reason="timeout", not "other".
+func TestMetricsListPageTimeoutIsATimeout(t *testing.T) {
+	o, reg := withMetrics(t, reflector.Options{DisableWatchList: true})
+	h := run(t, o)
+	h.lw.ExpectList().Fail(fmt.Errorf("list pods: the page took longer than 2m0s: %w", rest.ErrListPageTimeout))
+	h.awaitBackoff()
+	h.stop()
+	if got, want := samples(t, reg), `reflector_errors_total{name=pods,op=list,reason=timeout} 1`; !strings.Contains(got, want) {
+		t.Fatalf("missing %s in\n%s", want, got)
 	}
 }

@@ -320,9 +320,13 @@ func (r *Reflector[T]) stream(w Watch[T], rep Replacer[T], start time.Time) (int
 		if r.socket.On() {
 			r.reportEvent(ev)
 		}
-		route := r.m.Route(ev.Type, ev.IsInitialEventsEnd())
-		if route == ToError {
+		route := r.m.Route(ev.Type, rv, ev.IsInitialEventsEnd())
+		switch route {
+		case ToError:
 			return n, ev.Err
+		case ToOutOfOrder:
+			return n, fmt.Errorf("%w: %s %s at resourceVersion %s, after %s", ErrOutOfOrder, ev.Type,
+				ev.Object.GetObjectMeta().Key(), rv, r.m.LastRV())
 		}
 		if err := r.apply(route, ev.Object, rv, rep); err != nil {
 			return n, fmt.Errorf("%s event at resourceVersion %s: %w", ev.Type, rv, refused(err))

@@ -28,6 +28,13 @@ type traceFlags struct {
 // cluster of the current kubeconfig, with every event printed stage by
 // stage until SIGINT or SIGTERM.
 func runTrace(args []string, stdout, stderr io.Writer) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return runTraceContext(ctx, args, stdout, stderr)
+}
+
+// runTraceContext is runTrace until ctx ends, and returns the exit code.
+func runTraceContext(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs, f := traceFlagSet(stderr)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
@@ -46,8 +53,6 @@ func runTrace(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "kcm trace: %v\n", err)
 		return 2
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
 	if err := trace(ctx, fs.Arg(0), *f, transport, stdout, stderr); err != nil {
 		// The error may quote the server (a Status message): escaped.
 		fmt.Fprintf(stderr, "kcm trace: %s\n", escapeTerminal(err.Error()))
@@ -103,12 +108,18 @@ func trace(ctx context.Context, resource string, f traceFlags, transport rest.Wa
 	if err != nil {
 		return err
 	}
+	anonymous := cfg.Credentials == nil && len(cfg.TLS.CertData) == 0
 	res, err := resolveResource(ctx, c, resource)
 	if err != nil {
 		return err
 	}
+	if res.Namespaced && f.namespace != "" {
+		if err := checkNamespace(ctx, c, f.namespace, anonymous); err != nil {
+			return err
+		}
+	}
 	t, err := newTracer(c, traceOptions{Resource: res, Namespace: f.namespace, Transport: transport,
-		Reflector: f.reflectorOptions(), ShowInitial: f.showInitial, Logger: log}, stdout)
+		Reflector: f.reflectorOptions(), ShowInitial: f.showInitial, Logger: log, Anonymous: anonymous}, stdout)
 	if err != nil {
 		return err
 	}

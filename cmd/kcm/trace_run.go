@@ -29,6 +29,9 @@ type traceOptions struct {
 	Reflector reflector.Options
 	Clock     clock.Clock
 	Logger    zerolog.Logger
+	// Anonymous: the kubeconfig gives no credentials (for the message of a
+	// 401).
+	Anonymous bool
 }
 
 // tracer runs one informer over RawObjects whose every stage is recorded
@@ -36,7 +39,9 @@ type traceOptions struct {
 type tracer struct {
 	o   traceOptions
 	rec *recorder
-	inf *informer.Informer[*api.RawObject]
+	// stop ends the trace on a failure no retry can fix (trace_stop.go).
+	stop *stopper
+	inf  *informer.Informer[*api.RawObject]
 	// start is the header event, printed when Run begins.
 	start traceStart
 	// synced is closed once the "synced" line has been printed.
@@ -69,8 +74,9 @@ func newTracerFrom(lw reflector.ListerWatcher[*api.RawObject], start traceStart,
 	if o.Resource.Group != "" {
 		name += "." + o.Resource.Group
 	}
+	stop := &stopper{recorder: rec, anonymous: o.Anonymous}
 	inf, err := informer.New[*api.RawObject](tracedLW{inner: lw, rec: rec},
-		informer.Options[*api.RawObject]{Name: name, Reflector: ro, Observer: rec, Clock: o.Clock, Logger: o.Logger})
+		informer.Options[*api.RawObject]{Name: name, Reflector: ro, Observer: stop, Clock: o.Clock, Logger: o.Logger})
 	if err != nil {
 		return nil, fmt.Errorf("trace %s: %w", name, err)
 	}
@@ -79,12 +85,16 @@ func newTracerFrom(lw reflector.ListerWatcher[*api.RawObject], start traceStart,
 		return nil, fmt.Errorf("trace %s: %w", name, err)
 	}
 	rec.reg.Store(reg)
-	return &tracer{o: o, rec: rec, inf: inf, start: start, synced: make(chan struct{})}, nil
+	return &tracer{o: o, rec: rec, stop: stop, inf: inf, start: start, synced: make(chan struct{})}, nil
 }
 
-// Run prints the header, runs the informer until ctx ends, and prints the
-// closing line. It returns once every goroutine it started has stopped.
+// Run prints the header, runs the informer until ctx ends or a failure
+// that retrying cannot fix (returned), and prints the closing line. It
+// returns once every goroutine it started has stopped.
 func (t *tracer) Run(ctx context.Context) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	t.stop.start(cancel)
 	t.rec.record(func(at time.Time) traceEvent { s := t.start; s.At = at; return s })
 	done := make(chan struct{})
 	go func() {
@@ -97,6 +107,9 @@ func (t *tracer) Run(ctx context.Context) error {
 	err := t.inf.Run(ctx)
 	<-done
 	t.rec.record(func(at time.Time) traceEvent { return traceStopped{At: at} })
+	if failed := t.stop.failure(); failed != nil {
+		return failed
+	}
 	return err
 }
 

@@ -50,7 +50,22 @@
 // older snapshot (a lagging watch cache), dropped connections, frames cut in the
 // middle, garbage bytes between frames, ERROR 410 events, stalls (the
 // stream goes silent, bookmarks included, until the client gives up) and
-// slow frames. The decisions come from one seeded *rand.Rand, but the
+// slow frames. The faults real clusters and hostile servers show come in
+// families, each in its own file:
+//
+//   - TLS with HTTP/2 (Options.TLS, tls.go): a GOAWAY slipped between two
+//     frames, a GOAWAY followed by a cut connection, a connection that
+//     goes silent (lost pings) and a TLS handshake never answered.
+//   - Credentials and routing (auth.go): bearer tokens (Options.Tokens)
+//     revoked with a 401 so the client must refresh, 403 on watches only,
+//     and a 307 to another host (Options.Redirects) that counts any
+//     credentials reaching it.
+//   - A slow-loris LIST body, a byte at a time (list.go).
+//   - Bad watch content (content.go): duplicate, out-of-order and stale
+//     events, a lower bookmark, DELETED for an unknown key, ADDED for an
+//     existing one, ERROR events other than 410.
+//
+// The decisions come from one seeded *rand.Rand, but the
 // order in which concurrent requests draw from it depends on scheduling:
 // a seed reproduces the kind and rate of faults, not an exact interleaving.
 //

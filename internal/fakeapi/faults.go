@@ -39,12 +39,38 @@ const (
 	Stall     // nothing more is written (no bookmarks either) until the client leaves
 	SlowFrame // the frame is written after a short delay
 
+	// Before a request is answered: credentials and routing (auth.go).
+	Unauthorized401   // every token issued so far is revoked, and the request is answered 401
+	ForbiddenWatch403 // WATCH only: 403 Forbidden (RBAC allows list, not watch)
+	Redirect307       // 307 to another host:port, which must receive no credentials
+
+	// The connection under a request (tls.go; HTTP/2 over TLS only).
+	GoAway         // the connection sends GOAWAY: in-flight streams go on, new ones go elsewhere
+	GoAwayClose    // GOAWAY, then the connection is cut under its streams
+	LostPings      // the connection goes silent, ping answers included, until the client closes it
+	HandshakeStall // a new connection's TLS handshake is never answered
+
+	// In a LIST answer (list.go).
+	SlowLoris // the body trickles a byte at a time, each before the idle timeout
+
+	// Bad watch content, in place of or around a change (content.go).
+	Duplicate   // the event is sent twice
+	OutOfOrder  // the event is sent after the one that follows it
+	Stale       // an old event from before the watch's position is sent again first
+	LowBookmark // a BOOKMARK with a resourceVersion lower than the last one sent comes first
+	GhostDelete // a DELETED event for a key that does not exist comes first
+	ReAdd       // the event is followed by an ADDED event of the same object
+	ErrorOther  // an ERROR event other than 410 (500, 429, 403, not a Status) ends the watch
+
 	numFaults
 )
 
 var faultNames = [...]string{"none", "500", "503", "429", "410", "504-too-large", "slow-start", "stall-header",
 	"continue-expired", "list-truncated", "list-garbage", "stale-list",
-	"drop", "truncated", "garbage", "error-410", "stall", "slow-frame"}
+	"drop", "truncated", "garbage", "error-410", "stall", "slow-frame",
+	"401-refresh", "403-watch", "redirect", "goaway", "goaway-close", "lost-pings", "handshake-stall",
+	"slow-loris",
+	"duplicate", "out-of-order", "stale", "low-bookmark", "ghost-delete", "re-add", "error-other"}
 
 func (f Fault) String() string {
 	if f < 0 || f >= numFaults {

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"strconv"
+	"time"
 )
 
 // listPage is what one LIST request resolved to.
@@ -42,7 +43,10 @@ func (s *Server) serveList(w http.ResponseWriter, r *http.Request, res int, ns s
 	}
 	body := s.encodeList(s.o.Resources[res], page)
 	w.Header().Set("Content-Type", "application/json")
-	switch s.faults.roll(ListTruncated, ListGarbage) {
+	switch s.faults.roll(ListTruncated, ListGarbage, SlowLoris) {
+	case SlowLoris:
+		w.WriteHeader(http.StatusOK)
+		s.trickle(w, r, body)
 	case ListTruncated:
 		w.WriteHeader(http.StatusOK)
 		_, _ = w.Write(body[:1+s.faults.intN(len(body)-1)])
@@ -153,4 +157,26 @@ func (s *Server) encodeList(res Resource, p *listPage) []byte {
 	}
 	b.WriteString("]}")
 	return b.Bytes()
+}
+
+// trickle writes body a byte at a time, each flushed after a pause of up
+// to the injector's slow delay (plus a millisecond): every pause is shorter
+// than any sane idle timeout, so only a total deadline on the page ends a
+// body of a few KiB before it is complete. It stops when the client goes
+// away or the server closes.
+func (s *Server) trickle(w http.ResponseWriter, r *http.Request, body []byte) {
+	rc := http.NewResponseController(w)
+	for i := range body {
+		if _, err := w.Write(body[i : i+1]); err != nil || rc.Flush() != nil {
+			return
+		}
+		s.pause(time.Millisecond+s.faults.slow(), r.Context().Done())
+		select {
+		case <-r.Context().Done():
+			return
+		case <-s.stop:
+			return
+		default:
+		}
+	}
 }

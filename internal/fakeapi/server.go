@@ -51,13 +51,26 @@ type Options struct {
 	CompactFrames bool
 	// Faults, when set, makes the server misbehave.
 	Faults *Injector
+	// TLS serves HTTPS, HTTP/2 and HTTP/1.1 (for WebSocket), with a
+	// certificate clients trust through CAPEM, and enables the connection
+	// faults (tls.go).
+	TLS bool
+	// Tokens, when set, requires a bearer token it issued (401 otherwise)
+	// and enables Unauthorized401.
+	Tokens *Tokens
+	// Redirects starts the other host that Redirect307 sends requests to
+	// (Elsewhere reports what it received).
+	Redirects bool
 }
 
 // Stats count what the server was asked: LIST requests, WATCH requests,
-// the watches among them served over WebSocket and those served as
-// WatchList (sendInitialEvents=true).
+// the watches among them served over WebSocket, and the WatchList requests
+// (sendInitialEvents=true) of a server that serves them, counted whether
+// or not a fault answered them.
 type Stats struct {
 	Lists, Watches, WebSockets, WatchLists int64
+	// Conns counts the TLS connections accepted (Options.TLS only).
+	Conns int64
 }
 
 // Server is a fake kube-apiserver on a loopback httptest server.
@@ -67,7 +80,10 @@ type Server struct {
 	index  map[Resource]int
 	byPath map[string]int // "group/version/resource" → index
 	srv    *httptest.Server
+	url    string
 	faults *Injector
+	// elsewhere is the redirect target (Options.Redirects), or nil.
+	elsewhere *elsewhere
 
 	// stop is closed by Close: every handler, hijacked ones included,
 	// returns when it sees it.
@@ -78,7 +94,7 @@ type Server struct {
 	closed bool
 	wg     sync.WaitGroup
 
-	lists, watches, websockets, watchLists atomic.Int64
+	lists, watches, websockets, watchLists, conns atomic.Int64
 }
 
 // New starts a server serving o.Resources.
@@ -95,17 +111,26 @@ func New(o Options) *Server {
 		s.index[r] = i
 		s.byPath[r.Group+"/"+r.Version+"/"+r.Resource] = i
 	}
-	s.srv = httptest.NewServer(http.HandlerFunc(s.serveHTTP))
+	if o.Redirects {
+		secret := ""
+		if o.Tokens != nil {
+			secret = o.Tokens.Secret()
+		}
+		s.elsewhere = newElsewhere(o.TLS, secret)
+	}
+	s.srv = httptest.NewUnstartedServer(http.HandlerFunc(s.serveHTTP))
+	s.url = startServer(s.srv, o.TLS, o.Faults, &s.conns)
 	return s
 }
 
-// URL is the server's base URL, e.g. http://127.0.0.1:41234.
-func (s *Server) URL() string { return s.srv.URL }
+// URL is the server's base URL, e.g. http://127.0.0.1:41234 (https:// with
+// Options.TLS).
+func (s *Server) URL() string { return s.url }
 
 // Stats returns the request counts so far.
 func (s *Server) Stats() Stats {
 	return Stats{Lists: s.lists.Load(), Watches: s.watches.Load(), WebSockets: s.websockets.Load(),
-		WatchLists: s.watchLists.Load()}
+		WatchLists: s.watchLists.Load(), Conns: s.conns.Load()}
 }
 
 // Close ends every request in flight, stops the server and waits for all
@@ -121,6 +146,10 @@ func (s *Server) Close() {
 	s.mu.Unlock()
 	s.srv.CloseClientConnections()
 	s.srv.Close()
+	if s.elsewhere != nil {
+		s.elsewhere.srv.CloseClientConnections()
+		s.elsewhere.srv.Close()
+	}
 	s.wg.Wait()
 }
 
@@ -155,10 +184,18 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		writeStatus(w, http.StatusBadRequest, "BadRequest", "fakeapi: selectors are not supported")
 		return
 	}
-	watch := q.Get("watch") == "true" || q.Get("watch") == "1"
-	if s.requestFault(w, r, watch, q.Get("resourceVersion"), q.Get("continue"), q.Get("sendInitialEvents") == "true") {
+	if !s.authenticate(w, r) {
 		return
 	}
+	watch := q.Get("watch") == "true" || q.Get("watch") == "1"
+	initial := q.Get("sendInitialEvents") == "true"
+	if watch && initial && !s.o.NoWatchList {
+		s.watchLists.Add(1) // asked for, whether or not a fault answers it
+	}
+	if s.requestFault(w, r, res, watch, q.Get("resourceVersion"), q.Get("continue"), initial) {
+		return
+	}
+	s.connFault(r)
 	if watch {
 		s.serveWatch(w, r, res, ns)
 		return
@@ -192,11 +229,17 @@ func (s *Server) route(path string) (res int, ns string, ok bool) {
 // requestFault answers the request with an injected failure, if one
 // strikes, and reports whether it did. Only faults a real server could
 // give for this request are candidates.
-func (s *Server) requestFault(w http.ResponseWriter, r *http.Request, watch bool, rv, cont string, initial bool) bool {
+func (s *Server) requestFault(w http.ResponseWriter, r *http.Request, res int, watch bool, rv, cont string, initial bool) bool {
 	cands := []Fault{Status500, Status503, Status429, SlowStart}
 	exactRV := rv != "" && rv != "0"
 	if watch {
-		cands = append(cands, StallHeader)
+		cands = append(cands, StallHeader, ForbiddenWatch403)
+	}
+	if s.o.Tokens != nil {
+		cands = append(cands, Unauthorized401)
+	}
+	if s.elsewhere != nil {
+		cands = append(cands, Redirect307)
 	}
 	switch {
 	case watch && exactRV && !initial:
@@ -206,7 +249,11 @@ func (s *Server) requestFault(w http.ResponseWriter, r *http.Request, watch bool
 	case !watch && exactRV:
 		cands = append(cands, Gone410, TooLarge504)
 	}
-	switch s.faults.roll(cands...) {
+	f := s.faults.roll(cands...)
+	if s.authFault(f, w, r, res) {
+		return true
+	}
+	switch f {
 	case Status500:
 		writeStatus(w, http.StatusInternalServerError, "InternalError", "fakeapi: injected internal error")
 	case Status503:

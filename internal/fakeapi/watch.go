@@ -64,9 +64,6 @@ func (s *Server) serveWatch(w http.ResponseWriter, r *http.Request, res int, ns 
 		writeStatus(w, aerr.code, aerr.reason, aerr.msg)
 		return
 	}
-	if wr.initial {
-		s.watchLists.Add(1)
-	}
 	if websocket.IsWebSocketUpgrade(r) {
 		s.serveWebSocket(w, r, wr)
 		return
@@ -131,10 +128,23 @@ func (s *Server) runWatch(fw frameWriter, wr watchRequest) {
 			s.endWith(fw, fail)
 			return
 		}
-		for _, c := range changes {
-			if !s.emit(fw, frameOf(c.typ, c.obj)) {
+		frames, stop := s.mangle(wr, changes, pos)
+		for _, f := range frames {
+			if f.glued {
+				if fw.write(f.data) != nil {
+					return
+				}
+				continue
+			}
+			if !s.emit(fw, f.data) {
 				return
 			}
+		}
+		if stop { // an ERROR event: the server ends the watch
+			if fw.flush() == nil {
+				fw.finish()
+			}
+			return
 		}
 		pos = cur
 		if fw.flush() != nil {

@@ -42,10 +42,16 @@ type Client struct {
 	timeout   time.Duration
 	// listIdle cuts off a LIST that sends nothing for this long (0: never).
 	listIdle time.Duration
+	// listPage cuts off a LIST page that takes longer than this in all,
+	// however steadily it sends (0: never).
+	listPage time.Duration
 	retry    RetryPolicy
 	log      zerolog.Logger
 	// maxBody bounds a non-streamed response body.
 	maxBody int64
+	// maxObject bounds one object of a list or one watch event (0: the
+	// default).
+	maxObject int
 	// clock times retry backoff, rate limiting and idle timeouts.
 	clock clock.Clock
 	// metrics, when set, sees every request (WithRequestMetrics).
@@ -54,6 +60,8 @@ type Client struct {
 	// tap.Write point, named after its User-Agent.
 	tap   *tap.Tap
 	write *tap.Point
+	// transport are the timings of the HTTP transport (WithTransportTimeouts).
+	transport TransportTimeouts
 }
 
 // RetryPolicy says how a Client retries requests that may be retried:
@@ -81,6 +89,25 @@ const DefaultListIdleTimeout = time.Minute
 
 // WithListIdleTimeout replaces DefaultListIdleTimeout (0 disables it).
 func WithListIdleTimeout(d time.Duration) Option { return func(c *Client) { c.listIdle = d } }
+
+// DefaultListPageTimeout is the most one LIST request (one page, or the
+// whole collection when unpaginated) may take from the moment it is sent
+// (retries and the wait for response headers included) to the last byte of
+// its body. The idle timeout alone cannot end a body that trickles a byte
+// before each idle timeout; this deadline can.
+//
+// Two minutes is twice kube-apiserver's own bound on a non-long-running
+// request (--request-timeout, default 1m0s, after which the server itself
+// cuts the response), so a page that a healthy server still delivers is
+// never cut by the client, while a trickling one holds a reflector for at
+// most two minutes before it backs off and lists again. client-go sets no
+// such deadline of its own and relies on the server's.
+const DefaultListPageTimeout = 2 * time.Minute
+
+// WithListPageTimeout replaces DefaultListPageTimeout (0 disables it). It
+// runs on the client's clock (WithClock). Config.Timeout, when set, bounds
+// the same request on real time as well; the shorter of the two wins.
+func WithListPageTimeout(d time.Duration) Option { return func(c *Client) { c.listPage = d } }
 
 // WithClock sets the clock of retry backoff, rate limiting and the idle
 // timeouts of lists and watches (default clock.Real), so tests step time
@@ -117,18 +144,19 @@ func NewClient(cfg *Config, opts ...Option) (*Client, error) {
 		timeout:  cfg.Timeout,
 		retry:    DefaultRetryPolicy,
 		listIdle: DefaultListIdleTimeout,
+		listPage: DefaultListPageTimeout,
 		maxBody:  DefaultMaxResponseBytes,
 		log:      zerolog.Nop(),
 		clock:    clock.Real{},
 	}
-	c.hc = &http.Client{Transport: &authTransport{next: newTransport(tc.Clone()), auth: c.auth, userAgent: ua,
-		origin: originOf(base)}}
 	c.userAgent = ua
 	c.limiter = newLimiter(cfg.QPS, cfg.Burst)
 	for _, o := range opts {
 		o(c)
 	}
 	c.write = c.tap.Point(tap.Write, c.userAgent, "")
+	c.hc = &http.Client{Transport: &authTransport{next: newTransport(tc.Clone(), c.transport), auth: c.auth,
+		userAgent: ua, origin: originOf(base)}}
 	return c, nil
 }
 
@@ -405,3 +433,9 @@ const DefaultMaxResponseBytes = 64 << 20
 
 // WithMaxResponseBytes replaces DefaultMaxResponseBytes.
 func WithMaxResponseBytes(n int64) Option { return func(c *Client) { c.maxBody = n } }
+
+// WithMaxObjectBytes replaces DefaultMaxObjectBytes, the bound on one object
+// of a list and one watch event (n <= 0: the default). A longer one fails
+// the list or the watch with an error wrapping api.ErrDecode that names the
+// limit.
+func WithMaxObjectBytes(n int) Option { return func(c *Client) { c.maxObject = n } }

@@ -33,10 +33,16 @@
 //   - Lists can be streamed item by item (ListEach, DecodeList): memory
 //     stays flat whatever the size of the list. Watches are pull-based
 //     streams over chunked HTTP or WebSocket. A list or watch that goes
-//     silent ends with ErrIdleTimeout instead of hanging. Finding where
+//     silent ends with ErrIdleTimeout instead of hanging, and a LIST page
+//     that keeps trickling bytes ends with ErrListPageTimeout once it took
+//     DefaultListPageTimeout (2 min, WithListPageTimeout). Finding where
 //     each object or event ends costs one pass over its bytes however the
 //     reads cut it (a resumable scanner, jsonx.Scanner), and no object may
-//     exceed 64 MiB: a hostile server costs linear CPU and bounded memory.
+//     exceed 64 MiB (DefaultMaxObjectBytes, WithMaxObjectBytes): a hostile
+//     server costs linear CPU and bounded memory.
+//   - The shared transport's dial and TLS handshake bounds and its HTTP/2
+//     health check (a ping after 30 s without a frame, answered within
+//     15 s, as client-go) are TransportTimeouts (WithTransportTimeouts).
 //   - Every read is bounded: a non-streamed body (GET, discovery, the answer
 //     to a write) by DefaultMaxResponseBytes, 64 MiB (WithMaxResponseBytes),
 //     failing with ErrResponseTooLarge that names the request and the

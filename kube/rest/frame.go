@@ -9,9 +9,14 @@ import (
 	"github.com/kcmlab/kcm/kube/internal/jsonx"
 )
 
-// maxFrame bounds one JSON value read from a stream (an object in a list or
-// one watch event); bigger means a broken or hostile server.
-const maxFrame = 64 << 20
+// DefaultMaxObjectBytes bounds one JSON value read from a stream (an object
+// in a list, one watch event, one WebSocket message): 64 MiB, far above
+// what etcd stores for one object (1.5 MiB by default); bigger means a
+// broken or hostile server. WithMaxObjectBytes replaces it.
+const DefaultMaxObjectBytes = 64 << 20
+
+// maxFrame is the bound of a frameReader made without one.
+const maxFrame = DefaultMaxObjectBytes
 
 // frameReader reads a stream of JSON text and hands out complete values
 // found by jsonx.Scanner, without tokenising them. The scanner keeps its
@@ -30,10 +35,26 @@ type frameReader struct {
 	// scanned counts the bytes the scanner examined, for the test that
 	// checks scanning stays linear.
 	scanned int
+	// limit is the longest value accepted, in bytes.
+	limit int
 }
 
 func newFrameReader(r io.Reader, size int) *frameReader {
-	return &frameReader{r: r, buf: make([]byte, size)}
+	return &frameReader{r: r, buf: make([]byte, size), limit: maxFrame}
+}
+
+// withLimit sets the longest value accepted (n <= 0: maxFrame).
+func (f *frameReader) withLimit(n int) *frameReader {
+	if n <= 0 {
+		n = maxFrame
+	}
+	f.limit = n
+	return f
+}
+
+// tooLong is the error for a value longer than the limit.
+func (f *frameReader) tooLong() error {
+	return fmt.Errorf("%w: a JSON value longer than %d bytes", api.ErrDecode, f.limit)
 }
 
 // fill reads more bytes, first moving the unread ones to the front and
@@ -47,8 +68,8 @@ func (f *frameReader) fill() bool {
 		f.off = 0
 	}
 	if f.n == len(f.buf) {
-		if len(f.buf) >= maxFrame {
-			f.err = fmt.Errorf("%w: a JSON value longer than %d bytes", api.ErrDecode, maxFrame)
+		if len(f.buf) >= f.limit {
+			f.err = f.tooLong()
 			return false
 		}
 		f.buf = append(f.buf, make([]byte, len(f.buf))...)
@@ -124,11 +145,16 @@ func (f *frameReader) value(atBoundary bool) ([]byte, error) {
 		switch {
 		case err == nil && end == 0:
 			return nil, fmt.Errorf("%w: unexpected %q", api.ErrDecode, d[0])
+		case err == nil && end > f.limit:
+			return nil, f.tooLong()
 		case err == nil:
 			f.off += end
 			return d[:end], nil
 		case !errors.Is(err, jsonx.ErrIncomplete):
 			return nil, err
+		case len(d) >= f.limit:
+			// Every byte so far is part of the value, which goes on.
+			return nil, f.tooLong()
 		}
 		if !f.fill() {
 			if errors.Is(f.err, io.EOF) && f.scan.Scalar() {

@@ -149,7 +149,9 @@ func TestListIdleTimeout(t *testing.T) {
 			}))
 			defer close(stop)
 			clk := clock.NewFake(rcT0)
-			c := rcClient(t, srv.URL, nil, WithListIdleTimeout(time.Minute), WithRetryPolicy(RetryPolicy{MaxAttempts: 1}), WithClock(clk))
+			// No page deadline: the idle timer is the only one armed.
+			c := rcClient(t, srv.URL, nil, WithListIdleTimeout(time.Minute), WithListPageTimeout(0),
+				WithRetryPolicy(RetryPolicy{MaxAttempts: 1}), WithClock(clk))
 			items := make(chan string, 1)
 			done := make(chan error, 1)
 			go func() {

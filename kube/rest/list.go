@@ -14,6 +14,13 @@ import (
 // listBufferSize is the read buffer of the streaming list decoder.
 const listBufferSize = 64 << 10
 
+// ErrListPageTimeout ends a LIST page that took longer than its total
+// deadline (DefaultListPageTimeout, WithListPageTimeout) although bytes kept
+// coming: a server or proxy that trickles the body. Like ErrIdleTimeout it
+// is a failure to back off from and retry, never a stop: it wraps no
+// context error.
+var ErrListPageTimeout = errors.New("list page deadline exceeded")
+
 // List reads one page (or the whole collection when opts.Limit is 0).
 func (r *Resources[T]) List(ctx context.Context, opts ListOptions) (*List[T], error) {
 	out := &List[T]{}
@@ -69,8 +76,15 @@ func (r *Resources[T]) ListEach(ctx context.Context, opts ListOptions, fn func(T
 	defer cancel()
 	idle := newIdleReader(r.c.clock, nil, r.c.listIdle, cancel)
 	defer idle.stop()
+	// And one that keeps sending, a byte before each idle timeout, is cut
+	// off when the page as a whole took listPage: a timer never kicked.
+	page := newIdleTimer(r.c.clock, r.c.listPage, cancel)
+	defer page.stop()
 	resp, err := r.c.do(ctx, req)
 	if err != nil {
+		if page.expired() {
+			return ListMeta{}, fmt.Errorf("list %s: no response within the page deadline %v: %w", r.res, r.c.listPage, ErrListPageTimeout)
+		}
 		if idle.expired() {
 			return ListMeta{}, fmt.Errorf("list %s: no response within %v: %w", r.res, r.c.listIdle, ErrIdleTimeout)
 		}
@@ -79,13 +93,15 @@ func (r *Resources[T]) ListEach(ctx context.Context, opts ListOptions, fn func(T
 	defer resp.Body.Close()
 	idle.r = resp.Body
 	var fnErr error
-	meta, err := DecodeList(idle, r.codec, func(item T) error {
+	meta, err := decodeList(idle, r.codec, r.c.maxObject, func(item T) error {
 		fnErr = fn(item)
 		return fnErr
 	})
 	switch {
 	case fnErr != nil:
 		return meta, fnErr
+	case err != nil && page.expired():
+		return meta, fmt.Errorf("list %s: the page took longer than %v: %w", r.res, r.c.listPage, ErrListPageTimeout)
 	case err != nil && idle.expired():
 		return meta, fmt.Errorf("list %s: no bytes for %v: %w", r.res, r.c.listIdle, ErrIdleTimeout)
 	case err != nil:
@@ -96,14 +112,20 @@ func (r *Resources[T]) ListEach(ctx context.Context, opts ListOptions, fn func(T
 
 // DecodeList streams a list response (`{"kind":..,"metadata":{..},"items":[..]}`)
 // from body, calling fn for each item in order. Errors from decoding wrap
-// ErrDecode; errors from fn are returned unwrapped.
+// ErrDecode; errors from fn are returned unwrapped. No item may be longer
+// than DefaultMaxObjectBytes.
 func DecodeList[T api.Object](body io.Reader, codec api.Codec[T], fn func(T) error) (meta ListMeta, err error) {
+	return decodeList(body, codec, DefaultMaxObjectBytes, fn)
+}
+
+// decodeList is DecodeList with items of at most limit bytes.
+func decodeList[T api.Object](body io.Reader, codec api.Codec[T], limit int, fn func(T) error) (meta ListMeta, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			err = fmt.Errorf("%w: list: %v", api.ErrDecode, p)
 		}
 	}()
-	fr := newFrameReader(body, listBufferSize)
+	fr := newFrameReader(body, listBufferSize).withLimit(limit)
 	var fnErr error
 	err = walkList(fr, &meta, func(raw []byte) error {
 		item, err := api.DecodeBorrowed(codec, raw)

@@ -28,6 +28,7 @@ func TestNothingPrintsSecrets(t *testing.T) {
 		RetryPolicy{}, Option(nil), Status{}, StatusDetails{}, StatusCause{}, &StatusError{}, Resource{},
 		ListOptions{}, DeleteOptions{}, Preconditions{}, PatchType(""), PatchOptions{}, ListMeta{},
 		List[*api.RawObject]{}, WatchTransport(0), WatchOptions{}, EventType(""), WatchEvent[*api.RawObject]{},
+		TransportTimeouts{}, APIResource{Verbs: []string{"list"}}, &GroupDiscoveryError{Groups: map[string]error{"g/v": ErrNotFound}},
 	}
 	for _, v := range values {
 		for _, leak := range redacttest.Leaks(v, secrets...) {

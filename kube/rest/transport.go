@@ -60,12 +60,54 @@ func newTLSConfig(cfg *Config) (*tls.Config, error) {
 	return tc, nil
 }
 
+// TransportTimeouts are the timings of the HTTP transport that a Client and
+// the clients derived from it (WithOptions) share. A zero field keeps its
+// default (DefaultTransportTimeouts).
+type TransportTimeouts struct {
+	// Dial bounds opening a TCP connection.
+	Dial time.Duration
+	// TLSHandshake bounds the TLS handshake, so a server that accepts
+	// connections and never answers the ClientHello costs one timeout.
+	TLSHandshake time.Duration
+	// HTTP2ReadIdle: an HTTP/2 connection that received no frame for this
+	// long is pinged (client-go: HTTP2_READ_IDLE_TIMEOUT_SECONDS).
+	HTTP2ReadIdle time.Duration
+	// HTTP2PingTimeout: a ping that is not answered within this long
+	// closes the connection and fails its streams (client-go:
+	// HTTP2_PING_TIMEOUT_SECONDS), so a connection that went silent (lost
+	// pings, a black-holed peer) is not used for ever.
+	HTTP2PingTimeout time.Duration
+}
+
+// DefaultTransportTimeouts are client-go's: dial 30 s, TLS handshake 10 s,
+// HTTP/2 ping after 30 s without a frame, answered within 15 s.
+var DefaultTransportTimeouts = TransportTimeouts{Dial: 30 * time.Second, TLSHandshake: 10 * time.Second,
+	HTTP2ReadIdle: 30 * time.Second, HTTP2PingTimeout: 15 * time.Second}
+
+// WithTransportTimeouts replaces fields of DefaultTransportTimeouts (tests
+// shrink them; real time, not the client's clock: they are deadlines
+// handed to the standard library).
+func WithTransportTimeouts(t TransportTimeouts) Option { return func(c *Client) { c.transport = t } }
+
+// withDefaults fills zero fields from DefaultTransportTimeouts.
+func (t TransportTimeouts) withDefaults() TransportTimeouts {
+	d := DefaultTransportTimeouts
+	for _, f := range []struct{ v, def *time.Duration }{{&t.Dial, &d.Dial}, {&t.TLSHandshake, &d.TLSHandshake},
+		{&t.HTTP2ReadIdle, &d.HTTP2ReadIdle}, {&t.HTTP2PingTimeout, &d.HTTP2PingTimeout}} {
+		if *f.v <= 0 {
+			*f.v = *f.def
+		}
+	}
+	return t
+}
+
 // newTransport returns the one HTTP transport a cluster's clients share:
 // HTTP/2 with health-check pings (a dead connection is noticed in ~45 s even
 // when no request is in flight), keep-alive, and bounded dial and TLS
-// handshake times.
-func newTransport(tc *tls.Config) *http.Transport {
-	dialer := &net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}
+// handshake times (tt, zero fields meaning the defaults).
+func newTransport(tc *tls.Config, tt TransportTimeouts) *http.Transport {
+	tt = tt.withDefaults()
+	dialer := &net.Dialer{Timeout: tt.Dial, KeepAlive: 30 * time.Second}
 	return &http.Transport{
 		Proxy:                 http.ProxyFromEnvironment,
 		DialContext:           dialer.DialContext,
@@ -74,9 +116,9 @@ func newTransport(tc *tls.Config) *http.Transport {
 		MaxIdleConns:          100,
 		MaxIdleConnsPerHost:   25,
 		IdleConnTimeout:       90 * time.Second,
-		TLSHandshakeTimeout:   10 * time.Second,
+		TLSHandshakeTimeout:   tt.TLSHandshake,
 		ExpectContinueTimeout: time.Second,
-		HTTP2:                 &http.HTTP2Config{SendPingTimeout: 30 * time.Second, PingTimeout: 15 * time.Second},
+		HTTP2:                 &http.HTTP2Config{SendPingTimeout: tt.HTTP2ReadIdle, PingTimeout: tt.HTTP2PingTimeout},
 	}
 }
 

@@ -198,7 +198,9 @@ func (c *Client) openChunked(ctx context.Context, cancel context.CancelFunc, req
 	if err != nil {
 		return nil, err
 	}
-	return newChunkedSource(ctx, c.clock, resp.Body, idle, cancel), nil
+	src := newChunkedSource(ctx, c.clock, resp.Body, idle, cancel)
+	src.fr.withLimit(c.maxObject)
+	return src, nil
 }
 
 // newChunkedSource reads events from body; cancel is called when no bytes

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/gorilla/websocket"
+
+	"github.com/kcmlab/kcm/kube/api"
 )
 
 // wsSource reads watch events from a WebSocket: one event per message.
@@ -20,6 +22,8 @@ type wsSource struct {
 	idle *idleTimer
 	ctx  context.Context
 	stop func() bool // unregisters the close-on-cancel hook
+	// limit is the longest message accepted (one event).
+	limit int64
 }
 
 // dialWebSocket opens a watch over WebSocket. kube-apiserver serves watches
@@ -60,7 +64,7 @@ func (c *Client) dialWebSocket(ctx context.Context, req *request, idle time.Dura
 	dialCtx, cancelDial := context.WithCancel(ctx)
 	defer cancelDial()
 	var unhook func() bool
-	dialer := &net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}
+	dialer := &net.Dialer{Timeout: c.transport.withDefaults().Dial, KeepAlive: 30 * time.Second}
 	d := websocket.Dialer{
 		TLSClientConfig: tc,
 		NetDialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
@@ -94,8 +98,12 @@ func (c *Client) dialWebSocket(ctx context.Context, req *request, idle time.Dura
 		}
 		return nil, contextError(ctx, fmt.Errorf("websocket watch %s: %w", req.path, err))
 	}
-	conn.SetReadLimit(64 << 20)
-	s := &wsSource{conn: conn, ctx: ctx}
+	limit := int64(c.maxObject)
+	if limit <= 0 {
+		limit = DefaultMaxObjectBytes
+	}
+	conn.SetReadLimit(limit)
+	s := &wsSource{conn: conn, ctx: ctx, limit: limit}
 	s.idle = newIdleTimer(c.clock, idle, func() { conn.Close() })
 	s.idle.pause() // armed by each next
 	s.stop = context.AfterFunc(ctx, func() { conn.Close() })
@@ -116,6 +124,8 @@ func (s *wsSource) next() ([]byte, error) {
 		return nil, s.ctx.Err()
 	case websocket.IsCloseError(err, websocket.CloseNormalClosure), errors.Is(err, io.EOF):
 		return nil, io.EOF
+	case errors.Is(err, websocket.ErrReadLimit):
+		return nil, fmt.Errorf("%w: websocket watch: a message longer than %d bytes", api.ErrDecode, s.limit)
 	}
 	return nil, fmt.Errorf("websocket watch: %w", err)
 }
