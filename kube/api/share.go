@@ -26,11 +26,10 @@ import (
 //
 // The tables are fixed-size, direct-mapped and lock-free (the newest
 // value wins a slot; a collision only costs a missed share), so their
-// memory is bounded — they keep at most their slots' values alive,
-// whatever the cache holds — and the first object holding a value keeps
-// its own copy. A value holding a string seen for the first time is not
-// offered (it is most likely unique to its object: a name, a uid, an IP),
-// which keeps unique values from crowding the table.
+// memory is bounded: they keep at most their slots' values alive,
+// whatever the cache holds, and objects decoded close together (the
+// replicas of a workload are listed one after another) find each other.
+// Slices are also given a backing array of exactly their length.
 //
 // The walk follows a plan compiled once per type from reflection (field
 // offsets and kinds), so it costs no reflection per object.
@@ -51,6 +50,7 @@ const (
 // sharePlan is the compiled walk for one type.
 type sharePlan struct {
 	kind   shareKind
+	typ    reflect.Type
 	size   uintptr     // of one value
 	elem   *sharePlan  // shPtr: the target; shSlice: the element
 	fields []shareField // shStruct: the fields that are not shNone
@@ -83,7 +83,7 @@ func buildPlan(t reflect.Type) *sharePlan {
 	if p, ok := planCache[t]; ok {
 		return p
 	}
-	p := &sharePlan{size: t.Size()}
+	p := &sharePlan{typ: t, size: t.Size()}
 	planCache[t] = p
 	switch t.Kind() {
 	case reflect.String:
@@ -134,29 +134,26 @@ func buildPlan(t reflect.Type) *sharePlan {
 func shareObject(p unsafe.Pointer, plan *sharePlan) { plan.share(p) }
 
 // share shares the parts of the value at p in place and reports whether
-// the value holds something fresh (seen for the first time, or never
-// shared): such a value is not offered to the table itself.
-func (pl *sharePlan) share(p unsafe.Pointer) (fresh bool) {
+// the value holds something that is never shared (an opaque part): such a
+// value is not offered to the table itself.
+func (pl *sharePlan) share(p unsafe.Pointer) (own bool) {
 	switch pl.kind {
 	case shNone:
 		return false
 	case shOpaque:
 		return true
 	case shString:
-		s := (*string)(p)
-		if len(*s) == 0 {
-			return false
+		if s := (*string)(p); len(*s) > 0 {
+			*s = shareString(*s)
 		}
-		var hit bool
-		*s, hit = shareString(*s)
-		return !hit
+		return false
 	case shStruct:
 		for _, f := range pl.fields {
 			if f.plan.share(unsafe.Add(p, f.off)) {
-				fresh = true
+				own = true
 			}
 		}
-		return fresh
+		return own
 	case shPtr:
 		target := *(*unsafe.Pointer)(p)
 		if target == nil {
@@ -165,9 +162,8 @@ func (pl *sharePlan) share(p unsafe.Pointer) (fresh bool) {
 		if pl.elem.share(target) {
 			return true
 		}
-		var hit bool
-		*(*unsafe.Pointer)(p), hit = shareValue(pl.elem, target, pl.elem.size)
-		return !hit
+		*(*unsafe.Pointer)(p) = shareValue(pl.elem, target, pl.elem.size, nil)
+		return false
 	case shSlice:
 		h := (*sliceHeader)(p)
 		if h.len == 0 {
@@ -176,38 +172,45 @@ func (pl *sharePlan) share(p unsafe.Pointer) (fresh bool) {
 		if pl.elem.kind != shNone {
 			for i := range h.len {
 				if pl.elem.share(unsafe.Add(h.data, uintptr(i)*pl.elem.size)) {
-					fresh = true
+					own = true
 				}
 			}
-			if fresh {
-				return true
-			}
 		}
-		var hit bool
-		h.data, hit = shareValue(pl, h.data, uintptr(h.len)*pl.elem.size)
+		if own {
+			pl.trim(p)
+			return true
+		}
+		h.data = shareValue(pl, h.data, uintptr(h.len)*pl.elem.size, func() unsafe.Pointer {
+			pl.trim(p)
+			return h.data
+		})
 		h.cap = h.len
-		return !hit
+		return false
 	case shStringMap:
 		m := *(*map[string]string)(p)
 		if len(m) == 0 {
 			return false
 		}
 		for k, v := range m {
-			k2, hk := shareString(k)
-			v2, hv := shareString(v)
-			m[k2] = v2 // the same key: its stored copy is replaced too
-			if !hk || !hv {
-				fresh = true
-			}
+			m[shareString(k)] = shareString(v) // the same key: its stored copy is replaced too
 		}
-		if fresh {
-			return true
-		}
-		var hit bool
-		*(*map[string]string)(p), hit = shareMapValue(m)
-		return !hit
+		*(*map[string]string)(p) = shareMapValue(m)
+		return false
 	}
 	return true
+}
+
+// trim gives the slice at p a backing array of exactly its length when it
+// has room to spare: the decoder grows slices by doubling, and five pod
+// conditions would otherwise keep the memory of eight.
+func (pl *sharePlan) trim(p unsafe.Pointer) {
+	h := (*sliceHeader)(p)
+	if h.cap == h.len {
+		return
+	}
+	exact := reflect.MakeSlice(pl.typ, h.len, h.len)
+	reflect.Copy(exact, reflect.NewAt(pl.typ, p).Elem())
+	h.data, h.cap = exact.UnsafePointer(), h.len
 }
 
 // sliceHeader is the layout of a slice.
@@ -239,36 +242,40 @@ var (
 	planHashSalt = uint64(0x9E3779B97F4A7C15)
 )
 
-// shareString returns the string in the table equal to s, and true; or
-// s, now in the table, and false.
-func shareString(s string) (string, bool) {
+// shareString returns the string in the table equal to s; or s, which
+// takes the table's slot.
+func shareString(s string) string {
 	slot := &stringTable[maphash.String(shareSeed, s)&(stringSlots-1)]
 	if e := slot.Load(); e != nil && *e == s {
-		return *e, true
+		return *e
 	}
 	e := new(string) // only a miss allocates: &s would move every s to the heap
 	*e = s
 	slot.Store(e)
-	return s, false
+	return s
 }
 
 // shareValue returns the value in the table whose n bytes equal those at
-// ptr (same plan), and true; or ptr, now in the table, and false.
-func shareValue(plan *sharePlan, ptr unsafe.Pointer, n uintptr) (unsafe.Pointer, bool) {
+// ptr (same plan); or the value keep returns (ptr when keep is nil),
+// which takes the table's slot.
+func shareValue(plan *sharePlan, ptr unsafe.Pointer, n uintptr, keep func() unsafe.Pointer) unsafe.Pointer {
 	mem := unsafe.Slice((*byte)(ptr), n)
 	h := maphash.Bytes(shareSeed, mem) ^ uint64(uintptr(unsafe.Pointer(plan)))*planHashSalt
 	slot := &valueTable[h&(valueSlots-1)]
 	if e := slot.Load(); e != nil && e.plan == plan && e.n == n && string(unsafe.Slice((*byte)(e.ptr), n)) == string(mem) {
-		return e.ptr, true
+		return e.ptr
+	}
+	if keep != nil {
+		ptr = keep()
 	}
 	slot.Store(&valueEntry{plan: plan, ptr: ptr, n: n})
-	return ptr, false
+	return ptr
 }
 
-// shareMapValue returns the map in the table equal to m, and true; or m,
-// now in the table, and false. m's strings are shared already, so the
+// shareMapValue returns the map in the table equal to m; or m, which
+// takes the table's slot. m's strings are shared already, so the
 // hash can be of their addresses.
-func shareMapValue(m map[string]string) (map[string]string, bool) {
+func shareMapValue(m map[string]string) map[string]string {
 	var h uint64
 	for k, v := range m {
 		e := uint64(uintptr(unsafe.Pointer(unsafe.StringData(k))))*31 + uint64(uintptr(unsafe.Pointer(unsafe.StringData(v))))
@@ -278,10 +285,10 @@ func shareMapValue(m map[string]string) (map[string]string, bool) {
 	h ^= h >> 29
 	slot := &mapTable[h&(mapSlots-1)]
 	if e := slot.Load(); e != nil && maps.Equal(*e, m) {
-		return *e, true
+		return *e
 	}
 	e := new(map[string]string)
 	*e = m
 	slot.Store(e)
-	return m, false
+	return m
 }
