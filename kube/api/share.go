@@ -51,8 +51,8 @@ const (
 type sharePlan struct {
 	kind   shareKind
 	typ    reflect.Type
-	size   uintptr     // of one value
-	elem   *sharePlan  // shPtr: the target; shSlice: the element
+	size   uintptr      // of one value
+	elem   *sharePlan   // shPtr: the target; shSlice: the element
 	fields []shareField // shStruct: the fields that are not shNone
 }
 
