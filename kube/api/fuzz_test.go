@@ -143,3 +143,59 @@ func FuzzDecodeRawObject(f *testing.F) {
 		}
 	})
 }
+
+// FuzzCompactRebuildsTheJSON: whatever JSON Typed decodes into a Pod,
+// Compact decodes too, into the same typed fields, and its Raw is the
+// input as parsed JSON (kcm's rule: a read-modify-write keeps every
+// field, modelled or not).
+func FuzzCompactRebuildsTheJSON(f *testing.F) {
+	for _, s := range []string{
+		`{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p","labels":{"a":"b"},"x":1},"spec":{"containers":[{"name":"c","y":[1,{"z":null}]}]}}`,
+		`{"metadata":{"generation":0,"labels":{}},"spec":{"hostNetwork":false,"priority":0,"containers":[null]},"status":{"containerStatuses":[{"name":"c"}]}}`,
+		`{"metadata":{"creationTimestamp":"2024-01-02T03:04:05.5Z","name":null},"status":{"startTime":"0001-01-01T00:00:00Z","conditions":[{"type":"Ready","lastProbeTime":null}]}}`,
+		`{"spec":{"containers":[{"name":"c","livenessProbe":{"httpGet":{"port":"8080"},"tcpSocket":{"port":-0}},"resources":{"limits":{"cpu":null}}}]}}`,
+		`{"metadata":{"name":"a","name":"b","labels":{"k":"1","k":null}}}`,
+		"{ \"spec\" : { \"volumes\" : [ { \"name\" : \"v\" , \"projected\" : { \"sources\" : [ { } ] } } ] } }",
+		`{"metadata":{"n\u0061me":"x"},"spec":{"nodeName":"caf\u00e9"}}`,
+		`{}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		in := bytes.Clone(data)
+		want, err := Typed[Pod]().Decode(bytes.Clone(data))
+		got, cerr := Compact[Pod]().Decode(data)
+		if !bytes.Equal(in, data) {
+			t.Fatal("input modified")
+		}
+		if err != nil {
+			if cerr == nil || !errors.Is(cerr, ErrDecode) {
+				t.Fatalf("Typed refused %s (%v); Compact: %v", data, err, cerr)
+			}
+			return
+		}
+		if cerr != nil {
+			t.Fatalf("Typed decodes %s, Compact refuses it: %v", data, cerr)
+		}
+		a, _ := jsonx.Marshal(got)
+		b, _ := jsonx.Marshal(want)
+		if !bytes.Equal(a, b) {
+			t.Fatalf("typed fields of %s differ:\n%s\n%s", data, a, b)
+		}
+		var orig any
+		if !json.Valid(data) || jsonx.UnmarshalNumbers(data, &orig) != nil {
+			return // the oracle needs the input as parsed JSON
+		}
+		raw, err := got.Original()
+		if err != nil {
+			t.Fatalf("Original of %s: %v", data, err)
+		}
+		var rebuilt any
+		if err := jsonx.UnmarshalNumbers(raw, &rebuilt); err != nil {
+			t.Fatalf("rebuilt JSON %s: %v", raw, err)
+		}
+		if !reflect.DeepEqual(orig, rebuilt) {
+			t.Fatalf("input   %s\nrebuilt %s", data, raw)
+		}
+	})
+}

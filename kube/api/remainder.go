@@ -1,10 +1,13 @@
 package api
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
+	"unicode/utf8"
 	"unsafe"
 
 	"github.com/kcmlab/kcm/kube/internal/jsonx"
@@ -55,6 +58,9 @@ type remScan struct {
 // ops appends the operations of the whole object d against s (a struct
 // schema), as a JSON array, and returns how many there are.
 func (r *remScan) object(s *jsSchema) (int, error) {
+	if !utf8.Valid(r.d) {
+		return 0, errNotCompact // the marshaller writes invalid UTF-8 as U+FFFD
+	}
 	i := jsonx.SkipWS(r.d, 0)
 	if i >= len(r.d) || r.d[i] != '{' {
 		return 0, errNotCompact
@@ -98,6 +104,11 @@ func (r *remScan) structNode(i int, s *jsSchema) (int, int, error) {
 		}
 		f := s.fields[string(d[ks+1:ke-1])]
 		if f == nil { // a member the struct does not model
+			if bytes.IndexByte(d[ks+1:ke-1], '\\') >= 0 {
+				// An escaped key may spell a modelled one, which the
+				// decoder (matching raw bytes) did not see: too subtle.
+				return 0, 0, errNotCompact
+			}
 			ve, err := jsonx.SkipValueFast(d, vs)
 			if err != nil {
 				return 0, 0, err
@@ -276,16 +287,22 @@ func (r *remScan) elements(i int, s *jsSchema) (int, int, error) {
 }
 
 // mapValues appends the operations of the object at d[i] == '{' read as
-// a map whose values have schema s, keyed by the map's keys.
+// a map whose values have schema s, keyed by the map's keys. A map that
+// needs operations and has a key twice, or an escaped key, is not
+// described (the operations would apply to the wrong value).
 func (r *remScan) mapValues(i int, s *jsSchema) (int, int, error) {
 	d := r.d
 	nops := 0
+	from := i
 	for n := 0; ; n++ {
 		i = jsonx.SkipWS(d, i+1)
 		if i >= len(d) {
 			return 0, 0, jsonx.ErrIncomplete
 		}
 		if d[i] == '}' {
+			if nops > 0 && !plainDistinctKeys(d, from) {
+				return 0, 0, errNotCompact
+			}
 			return i + 1, nops, nil
 		}
 		if n > 0 {
@@ -304,6 +321,24 @@ func (r *remScan) mapValues(i int, s *jsSchema) (int, int, error) {
 		}
 		i = end - 1
 	}
+}
+
+// plainDistinctKeys reports whether the object at d[i] has no escaped
+// key and no key twice.
+func plainDistinctKeys(d []byte, i int) bool {
+	members, err := jsonx.Members(d, i)
+	if err != nil {
+		return false
+	}
+	seen := make(map[string]bool, len(members))
+	for _, m := range members {
+		k := string(d[m.KeyStart:m.KeyEnd])
+		if seen[k] || strings.IndexByte(k, '\\') >= 0 {
+			return false
+		}
+		seen[k] = true
+	}
+	return true
 }
 
 // sep counts one more operation, writing the comma before it.
@@ -363,16 +398,21 @@ func zeroAt(d []byte, i int, s *jsSchema) (int, bool) {
 // into a value of kind k, back as v (or as the same parsed value).
 func canonical(v []byte, k jsKind) bool {
 	switch k {
-	case jsString, jsBytes:
+	case jsString:
 		return v[0] == '"'
+	case jsBytes:
+		// base64 that decodes alike but is spelt differently (escapes,
+		// line breaks) would come back in the standard spelling.
+		return v[0] == '"' && bytes.IndexByte(v, '\\') < 0
 	case jsInt:
 		return canonicalInt(v)
 	case jsBool:
 		return string(v) == "true" || string(v) == "false"
 	case jsTime:
-		return string(v) == "null" || timeForm(v, false)
+		// The zero instant is written as null.
+		return string(v) == "null" || (timeForm(v, false) && string(v) != `"0001-01-01T00:00:00Z"`)
 	case jsMicroTime:
-		return string(v) == "null" || timeForm(v, true)
+		return string(v) == "null" || (timeForm(v, true) && string(v) != `"0001-01-01T00:00:00.000000Z"`)
 	case jsIntOrString:
 		return v[0] == '"' || canonicalInt(v)
 	}
