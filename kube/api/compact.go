@@ -31,12 +31,20 @@ import (
 // modify the maps and slices it finds (they may be another object's too).
 // Objects meant to be changed — those a client's Get returns — come from
 // Typed.
+//
+// Each call returns a codec of its own: it compares each object with the
+// one it decoded before (share.go), which is fastest when one codec reads
+// one stream, as an informer's does.
 func Compact[S any, P TypedPtr[S]]() Codec[P] {
-	return compactCodec[S, P]{t: compactTypeOf[S]()}
+	return compactCodec[S, P]{t: compactTypeOf[S](), last: new(atomic.Pointer[S])}
 }
 
-// compactCodec decodes into compact *S.
-type compactCodec[S any, P TypedPtr[S]] struct{ t *compactType }
+// compactCodec decodes into compact *S. last is the object it decoded
+// before, the hint of the next one's sharing.
+type compactCodec[S any, P TypedPtr[S]] struct {
+	t    *compactType
+	last *atomic.Pointer[S]
+}
 
 // Decode implements Codec. data is not kept.
 func (c compactCodec[S, P]) Decode(data []byte) (P, error) { return c.decode(data, false) }
@@ -61,12 +69,25 @@ func (c compactCodec[S, P]) decode(data []byte, strip bool) (P, error) {
 		}
 		data = cut
 	}
+	hint := unsafe.Pointer(c.last.Load())
 	p := P(new(S))
+	fd := fastDec{remScan: remScan{d: data, out: sc.ops[:0]}, pairs: sc.pairs[:0]}
+	n, err := fd.object(c.t.schema, unsafe.Pointer(p), hint)
+	sc.ops, sc.pairs = fd.out, fd.pairs
+	if err == nil {
+		c.last.Store((*S)(p))
+		p.GetObjectMeta().src = compactSource(unsafe.Pointer(p), c.t.shareRemainder(fd.out, n))
+		return p, nil
+	}
+	// The slow path: json-iterator decodes, then the remainder is
+	// computed and the parts shared, each in a pass of its own.
+	p = P(new(S))
 	if err := jsonx.Unmarshal(data, p); err != nil {
 		return nil, fmt.Errorf("%w: %T: %v", ErrDecode, p, err)
 	}
 	rem, err := c.t.remainderOf(data, sc)
-	shareObject(unsafe.Pointer(p), c.t.plan)
+	shareObject(unsafe.Pointer(p), hint, c.t.plan)
+	c.last.Store((*S)(p))
 	if err != nil {
 		// Something the remainder does not describe exactly: keep the
 		// whole JSON, as Typed does.
@@ -116,16 +137,22 @@ func (t *compactType) remainderOf(data []byte, sc *scratch) (*remainder, error) 
 	if err != nil {
 		return nil, err
 	}
+	return t.shareRemainder(r.out, n), nil
+}
+
+// shareRemainder returns the remainder of the n operations ops (a JSON
+// array): an equal one seen recently when there is one. ops is not kept.
+func (t *compactType) shareRemainder(ops []byte, n int) *remainder {
 	if n == 0 {
-		return t.empty, nil
+		return t.empty
 	}
-	slot := &t.recent[maphash.Bytes(shareSeed, r.out)&(remainderSlots-1)]
-	if e := slot.Load(); e != nil && string(e.ops) == string(r.out) {
-		return e, nil
+	slot := &t.recent[maphash.Bytes(shareSeed, ops)&(remainderSlots-1)]
+	if e := slot.Load(); e != nil && string(e.ops) == string(ops) {
+		return e
 	}
-	rem := &remainder{ops: append([]byte(nil), r.out...), t: t}
+	rem := &remainder{ops: append([]byte(nil), ops...), t: t}
 	slot.Store(rem)
-	return rem, nil
+	return rem
 }
 
 // scratch is the reusable memory of one decode: the object without
@@ -133,6 +160,7 @@ func (t *compactType) remainderOf(data []byte, sc *scratch) (*remainder, error) 
 type scratch struct {
 	cut, ops []byte
 	meta     []jsonx.Member
+	pairs    []span
 }
 
 var scratchPool = sync.Pool{New: func() any { return &scratch{} }}

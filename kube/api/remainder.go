@@ -349,6 +349,54 @@ func (r *remScan) sep(nops *int) {
 	*nops++
 }
 
+// setAt appends ["w",key,value], or ["w",idx,value] when key is nil.
+func (r *remScan) setAt(nops *int, key []byte, idx int, value []byte) {
+	if key != nil {
+		r.set(nops, key, value)
+		return
+	}
+	r.sep(nops)
+	r.out = append(r.out, `["w",`...)
+	r.out = strconv.AppendInt(r.out, int64(idx), 10)
+	r.out = append(r.out, ',')
+	r.out = append(r.out, value...)
+	r.out = append(r.out, ']')
+}
+
+// open starts ["n",key,[ (or ["n",idx,[ when key is nil) and returns
+// where it started, for close.
+func (r *remScan) open(nops *int, key []byte, idx int) int {
+	start := len(r.out)
+	r.sep(nops)
+	r.out = append(r.out, `["n",`...)
+	if key != nil {
+		r.out = append(r.out, key...)
+	} else {
+		r.out = strconv.AppendInt(r.out, int64(idx), 10)
+	}
+	r.out = append(r.out, ",["...)
+	return start
+}
+
+// close ends what open started, with n operations inside: none removes
+// it.
+func (r *remScan) close(nops *int, start, n int) {
+	if n == 0 {
+		r.out = r.out[:start]
+		*nops--
+		return
+	}
+	r.out = append(r.out, "]]"...)
+}
+
+// del appends ["d",key].
+func (r *remScan) del(nops *int, key string) {
+	r.sep(nops)
+	r.out = append(r.out, `["d",`...)
+	r.out = strconv.AppendQuote(r.out, key)
+	r.out = append(r.out, ']')
+}
+
 // set appends ["w",key,value].
 func (r *remScan) set(nops *int, key, value []byte) {
 	r.sep(nops)

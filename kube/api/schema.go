@@ -4,6 +4,7 @@ import (
 	"reflect"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/kcmlab/kcm/kube/internal/jsonx"
 )
@@ -40,14 +41,32 @@ type jsSchema struct {
 	// even when zero (so that an object lacking them rebuilds without).
 	fields  map[string]*jsField
 	emitted []*jsField
+	// first guesses the key an object of this struct starts with (the
+	// one the last object started with): see jsField.next.
+	first atomic.Pointer[jsField]
+
+	// For the fast decoder (fastdecode.go): the type, its sharing plan,
+	// and for integers their width and sign.
+	typ    reflect.Type
+	share  *sharePlan
+	bits   int
+	signed bool
 }
 
 // jsField is one field of a struct schema.
 type jsField struct {
 	key      string // the JSON key
 	s        *jsSchema
-	omitZero bool // the marshaller leaves the field out when it is zero
-	idx      int  // position among the struct's fields (duplicate detection)
+	omitZero bool    // the marshaller leaves the field out when it is zero
+	idx      int     // position among the struct's fields (duplicate detection)
+	off      uintptr // offset in the struct (inlined fields included)
+	// next guesses the key after this one (the one that followed it
+	// last): objects of a type spell their keys in the same order, so
+	// one comparison usually replaces a map lookup.
+	next atomic.Pointer[jsField]
+	// tries and hit count the table lookups of a string field's values:
+	// see shareField.lookup.
+	tries, hit atomic.Uint32
 }
 
 // maxSchemaFields bounds a struct's fields (the remainder's duplicate-key
@@ -76,7 +95,7 @@ func buildSchema(t reflect.Type) *jsSchema {
 	if s, ok := schemaCache[t]; ok {
 		return s
 	}
-	s := &jsSchema{}
+	s := &jsSchema{typ: t, share: planOf(t)}
 	schemaCache[t] = s
 	switch {
 	case t == timeType:
@@ -92,9 +111,10 @@ func buildSchema(t reflect.Type) *jsSchema {
 	switch t.Kind() {
 	case reflect.String:
 		s.kind = jsString
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
-		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-		s.kind = jsInt
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		s.kind, s.bits, s.signed = jsInt, t.Bits(), true
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		s.kind, s.bits = jsInt, t.Bits()
 	case reflect.Bool:
 		s.kind = jsBool
 	case reflect.Pointer:
@@ -114,7 +134,7 @@ func buildSchema(t reflect.Type) *jsSchema {
 			break // a type with its own (Un)marshaler kcm does not know: opaque
 		}
 		s.kind, s.fields = jsStruct, map[string]*jsField{}
-		addFields(s, t)
+		addFields(s, t, 0)
 		if len(s.fields) > maxSchemaFields {
 			*s = jsSchema{} // too many to track duplicates: opaque
 			break
@@ -144,7 +164,7 @@ var (
 // addFields adds t's fields to s as encoding/json names them: the json
 // tag's name, else the Go name; "-" skipped; unexported fields skipped;
 // an embedded struct without a tag name has its fields inlined.
-func addFields(s *jsSchema, t reflect.Type) {
+func addFields(s *jsSchema, t reflect.Type, base uintptr) {
 	for i := range t.NumField() {
 		f := t.Field(i)
 		tag := f.Tag.Get("json")
@@ -153,7 +173,7 @@ func addFields(s *jsSchema, t reflect.Type) {
 		}
 		name, _, _ := strings.Cut(tag, ",")
 		if f.Anonymous && name == "" && f.Type.Kind() == reflect.Struct {
-			addFields(s, f.Type)
+			addFields(s, f.Type, base+f.Offset)
 			continue
 		}
 		if !f.IsExported() {
@@ -165,7 +185,7 @@ func addFields(s *jsSchema, t reflect.Type) {
 		if _, dup := s.fields[name]; dup {
 			continue // the shallower field wins, as in encoding/json
 		}
-		s.fields[name] = &jsField{key: name, s: buildSchema(f.Type), idx: len(s.fields)}
+		s.fields[name] = &jsField{key: name, s: buildSchema(f.Type), idx: len(s.fields), off: base + f.Offset}
 	}
 }
 
