@@ -6,6 +6,7 @@ import (
 	"errors"
 	"reflect"
 	"testing"
+	"unsafe"
 
 	"github.com/kcmlab/kcm/kube/internal/jsonx"
 )
@@ -196,6 +197,60 @@ func FuzzCompactRebuildsTheJSON(f *testing.F) {
 		}
 		if !reflect.DeepEqual(orig, rebuilt) {
 			t.Fatalf("input   %s\nrebuilt %s", data, raw)
+		}
+	})
+}
+
+// FuzzFastPathMatchesSlowPath: whenever Compact's fast path accepts an
+// object, json-iterator accepts it too, into the same typed fields, and
+// the two remainders rebuild the same JSON — with or without a hint
+// (the previous object) to share from.
+func FuzzFastPathMatchesSlowPath(f *testing.F) {
+	for _, s := range []string{
+		`{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p","labels":{"a":"b"},"x":1},"spec":{"containers":[{"name":"c","y":[1,{"z":null}]}]}}`,
+		`{"metadata":{"generation":0,"labels":{}},"spec":{"hostNetwork":false,"priority":0,"containers":[null],"terminationGracePeriodSeconds":30},"status":{"containerStatuses":[{"name":"c"}]}}`,
+		`{"metadata":{"creationTimestamp":"2024-01-02T03:04:05.5Z","name":null,"annotations":{"a":"x\"y"}},"status":{"startTime":"2024-01-02T03:04:05Z","conditions":[{"type":"Ready","lastProbeTime":null}]}}`,
+		`{"spec":{"containers":[{"name":"c","livenessProbe":{"httpGet":{"port":"8080"},"tcpSocket":{"port":-1}},"resources":{"limits":{"cpu":"1"}}}],"priority":-2147483648}}`,
+		`{"metadata":{"name":"a","labels":{"k":"1","k":"2"}},"spec":{"nodeSelector":{},"volumes":[]}}`,
+		"{ \"spec\" : { \"volumes\" : [ { \"name\" : \"v\" , \"projected\" : { \"sources\" : [ { } ] , \"defaultMode\" : 420 } } ] } }",
+		`{"status":{"containerStatuses":[{"name":"c","state":{"running":{"startedAt":"2024-01-02T03:04:05Z"}},"ready":true,"restartCount":3,"started":true}]}}`,
+	} {
+		f.Add([]byte(s), []byte(`{"metadata":{"name":"p","labels":{"a":"b"}},"spec":{"containers":[{"name":"c"}]}}`))
+	}
+	t := compactTypeOf[Pod]()
+	f.Fuzz(func(tt *testing.T, data, prev []byte) {
+		var hint unsafe.Pointer
+		if h, err := Compact[Pod]().Decode(bytes.Clone(prev)); err == nil {
+			hint = unsafe.Pointer(h)
+		}
+		fast := new(Pod)
+		fd := fastDec{remScan: remScan{d: data}}
+		n, err := fd.object(t.schema, unsafe.Pointer(fast), hint)
+		if err != nil {
+			return // declined: the slow path decides
+		}
+		slow := new(Pod)
+		if err := jsonx.Unmarshal(data, slow); err != nil {
+			tt.Fatalf("the fast path accepts %s, json-iterator refuses it: %v", data, err)
+		}
+		a, _ := jsonx.Marshal(fast)
+		b, _ := jsonx.Marshal(slow)
+		if !bytes.Equal(a, b) {
+			tt.Fatalf("typed fields of %s:\nfast %s\nslow %s", data, a, b)
+		}
+		r := remScan{d: data}
+		sn, err := r.object(t.schema)
+		if err != nil {
+			tt.Fatalf("the fast path describes %s, the slow path cannot: %v", data, err)
+		}
+		fastJSON, err1 := t.shareRemainder(fd.out, n).rebuild(unsafe.Pointer(fast))
+		slowJSON, err2 := t.shareRemainder(r.out, sn).rebuild(unsafe.Pointer(slow))
+		if err1 != nil || err2 != nil {
+			tt.Fatalf("rebuild: %v, %v (ops %s)", err1, err2, fd.out)
+		}
+		var fj, sj any
+		if jsonx.UnmarshalNumbers(fastJSON, &fj) != nil || jsonx.UnmarshalNumbers(slowJSON, &sj) != nil || !reflect.DeepEqual(fj, sj) {
+			tt.Fatalf("rebuilt JSON of %s:\nfast %s\nslow %s", data, fastJSON, slowJSON)
 		}
 	})
 }
