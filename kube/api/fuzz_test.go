@@ -214,6 +214,8 @@ func FuzzFastPathMatchesSlowPath(f *testing.F) {
 		`{"metadata":{"name":"a","labels":{"k":"1","k":"2"}},"spec":{"nodeSelector":{},"volumes":[]}}`,
 		"{ \"spec\" : { \"volumes\" : [ { \"name\" : \"v\" , \"projected\" : { \"sources\" : [ { } ] , \"defaultMode\" : 420 } } ] } }",
 		`{"status":{"containerStatuses":[{"name":"c","state":{"running":{"startedAt":"2024-01-02T03:04:05Z"}},"ready":true,"restartCount":3,"started":true}]}}`,
+		`{"metadata":{"generation":-7},"spec":{"priority":-5,"activeDeadlineSeconds":-1}}`,
+		`{"metadata":{"deletionGracePeriodSeconds":9223372036854775807},"spec":{"priority":2147483648}}`,
 	} {
 		f.Add([]byte(s), []byte(`{"metadata":{"name":"p","labels":{"a":"b"}},"spec":{"containers":[{"name":"c"}]}}`))
 	}
