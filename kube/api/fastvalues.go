@@ -46,6 +46,9 @@ func (f *fastDec) stringInto(vs int, p, hint unsafe.Pointer, fl *jsField) (int, 
 	case len(b) == 0:
 	case hint != nil && *(*string)(hint) == string(b):
 		*str = *(*string)(hint)
+		if fl != nil {
+			noteRepeat(&fl.tries, &fl.hit)
+		}
 	case fl != nil:
 		*str = internCounted(b, &fl.tries, &fl.hit, "")
 	default:
@@ -185,6 +188,9 @@ func (f *fastDec) ptrInto(nops *int, key []byte, idx, vs int, s *jsSchema, p, hi
 	switch {
 	case ht != nil && plan.equal(target, ht):
 		target = ht
+		if fl != nil {
+			noteRepeat(&fl.tries, &fl.hit)
+		}
 	case !plan.own:
 		target = fl.shareValue(plan, target, plan.size, 0)
 	}
@@ -239,6 +245,9 @@ func (f *fastDec) sliceInto(nops *int, key []byte, idx, vs int, s *jsSchema, p, 
 	switch {
 	case hh != nil && hh.len == n && (hh.data == h.data || plan.elementsEqual(h.data, hh.data, n)):
 		h.data = hh.data
+		if fl != nil {
+			noteRepeat(&fl.tries, &fl.hit)
+		}
 	case !plan.elem.own:
 		h.data = fl.shareValue(plan, h.data, uintptr(n)*size, n)
 	}

@@ -1,7 +1,6 @@
 package api
 
 import (
-	"hash/maphash"
 	"maps"
 	"reflect"
 	"sync"
@@ -35,11 +34,10 @@ import (
 // keeps sampling one lookup in 32, so it resumes if its values start
 // repeating.
 //
-// The tables are fixed-size, direct-mapped and lock-free (the newest
-// value wins a slot; a collision only costs a missed share), so their
-// memory is bounded: they keep at most their slots' values alive,
-// whatever the cache holds. Slices are also given a backing array of
-// exactly their length.
+// The tables (sharetable.go) are fixed-size and lock-free, and keep the
+// values that keep coming back, so their memory is bounded whatever the
+// cache holds. Slices are also given a backing array of exactly their
+// length.
 //
 // The walk follows a plan compiled once per type from reflection (field
 // offsets and kinds), so it costs no reflection per object.
@@ -305,6 +303,20 @@ func (f *shareField) lookup(s string) string {
 	return internCounted(unsafe.Slice(unsafe.StringData(s), len(s)), &f.tries, &f.hit, s)
 }
 
+// noteRepeat counts a value of a field (tries, hit) found equal to the
+// previous object's: the field's values repeat, so they are worth the
+// table when the hint misses. Without it a field whose values repeat in
+// runs (a ReplicaSet's name in its pods' owner references) would be
+// judged by its table lookups alone, which happen where a run starts —
+// all misses.
+func noteRepeat(tries, hit *atomic.Uint32) {
+	n, h := tries.Add(1), hit.Add(1)
+	if n >= decayAt {
+		tries.Store(n / 2)
+		hit.Store(h / 2)
+	}
+}
+
 // internCounted returns the string in the table whose bytes are b, or
 // a string of b (own, when it is not empty, else a new one), which takes
 // the table's slot — unless tries and hit, the counts of the field b is
@@ -396,89 +408,3 @@ type sliceHeader struct {
 	len, cap int
 }
 
-// The tables: sizes are powers of two.
-const (
-	stringSlots = 1 << 15
-	valueSlots  = 1 << 13
-	mapSlots    = 1 << 12
-)
-
-// valueEntry is a shared value: the n bytes at ptr of a value of plan
-// plan (a pointer's target, or a slice of length len).
-type valueEntry struct {
-	plan *sharePlan
-	ptr  unsafe.Pointer
-	n    uintptr
-	len  int
-}
-
-var (
-	shareSeed    = maphash.MakeSeed()
-	stringTable  [stringSlots]atomic.Pointer[string]
-	valueTable   [valueSlots]atomic.Pointer[valueEntry]
-	mapTable     [mapSlots]atomic.Pointer[map[string]string]
-	planHashSalt = uint64(0x9E3779B97F4A7C15)
-)
-
-// shareString returns the string in the table equal to s, or s, which
-// takes the table's slot.
-func shareString(s string) string {
-	out, _ := shareBytes(unsafe.Slice(unsafe.StringData(s), len(s)), s)
-	return out
-}
-
-// shareBytes returns the string in the table whose bytes are b and true;
-// or own (a string of b made now when own is empty), which takes the
-// table's slot, and false. b is not kept.
-func shareBytes(b []byte, own string) (string, bool) {
-	slot := &stringTable[maphash.Bytes(shareSeed, b)&(stringSlots-1)]
-	if e := slot.Load(); e != nil && *e == string(b) {
-		return *e, true
-	}
-	if own == "" {
-		own = string(b)
-	}
-	e := new(string)
-	*e = own
-	slot.Store(e)
-	return own, false
-}
-
-// shareValue returns the value in the table whose n bytes equal those at
-// ptr (same plan and length), or the value keep returns (ptr when keep is
-// nil), which takes the table's slot.
-func shareValue(plan *sharePlan, ptr unsafe.Pointer, n uintptr, length int, keep func() unsafe.Pointer) unsafe.Pointer {
-	mem := unsafe.Slice((*byte)(ptr), n)
-	h := maphash.Bytes(shareSeed, mem) ^ uint64(uintptr(unsafe.Pointer(plan)))*planHashSalt
-	slot := &valueTable[h&(valueSlots-1)]
-	if e := slot.Load(); e != nil && e.plan == plan && e.n == n && e.len == length &&
-		string(unsafe.Slice((*byte)(e.ptr), n)) == string(mem) {
-		return e.ptr
-	}
-	if keep != nil {
-		ptr = keep()
-	}
-	slot.Store(&valueEntry{plan: plan, ptr: ptr, n: n, len: length})
-	return ptr
-}
-
-// shareMapValue returns the map in the table equal to m, or m, which
-// takes the table's slot. m's strings are shared already, so the hash
-// can be of their addresses.
-func shareMapValue(m map[string]string) map[string]string {
-	var h uint64
-	for k, v := range m {
-		e := uint64(uintptr(unsafe.Pointer(unsafe.StringData(k))))*31 + uint64(uintptr(unsafe.Pointer(unsafe.StringData(v))))
-		e ^= uint64(len(k))<<48 ^ uint64(len(v))<<32
-		h += e * planHashSalt
-	}
-	h ^= h >> 29
-	slot := &mapTable[h&(mapSlots-1)]
-	if e := slot.Load(); e != nil && maps.Equal(*e, m) {
-		return *e
-	}
-	e := new(map[string]string)
-	*e = m
-	slot.Store(e)
-	return m
-}
