@@ -407,4 +407,3 @@ type sliceHeader struct {
 	data     unsafe.Pointer
 	len, cap int
 }
-
