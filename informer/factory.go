@@ -77,9 +77,13 @@ func NewFactory(client *rest.Client, o FactoryOptions) *Factory {
 }
 
 // For returns the shared informer for res decoding into typed objects,
-// e.g. informer.For[api.Pod](f, rest.Pods).
+// e.g. informer.For[api.Pod](f, rest.Pods). Its objects are compact
+// (api.Compact): they share their repeated parts with each other and keep,
+// instead of their JSON, only the members their struct does not model —
+// read-only like every cached object, and still written back whole after
+// api.DeepCopy.
 func For[S any, P api.TypedPtr[S]](f *Factory, res rest.Resource) *Informer[P] {
-	return get(f, res, reflect.TypeFor[P]().String(), api.Typed[S, P](), false)
+	return get(f, res, reflect.TypeFor[P]().String(), api.Compact[S, P](), false)
 }
 
 // ForRaw returns the shared informer for res caching RawObjects (any

@@ -28,7 +28,10 @@ type Options[T api.Object] struct {
 	Indexers store.Indexers[T]
 	// Transform rewrites each object before it is queued and cached (client-go's
 	// TransformFunc). Stripping managedFields needs no transform: the
-	// Factory's codecs cut it from the bytes before decoding.
+	// Factory's codecs cut it from the bytes before decoding. The objects
+	// of a Factory's typed informers share their maps, slices and pointed-
+	// to values with other cached objects (api.Compact): assign new values
+	// to fields rather than change those in place.
 	//
 	// An error refuses the object: the reflector backs off and asks the
 	// server for it again (the whole list, or the watch from before that

@@ -155,6 +155,8 @@ func DeepCopy[T Object](obj T) (T, error) {
 	if err := jsonx.Unmarshal(data, out); err != nil {
 		return zero, fmt.Errorf("copy %T: %w", obj, err)
 	}
-	out.GetObjectMeta().SetRaw(obj.GetObjectMeta().Raw())
+	// The copy remembers where the original came from: its JSON, or the
+	// original compact object and its remainder, which rebuild that JSON.
+	out.GetObjectMeta().src = obj.GetObjectMeta().src
 	return out, nil
 }

@@ -8,8 +8,9 @@
 //
 //	rest (LIST, WATCH, writes) ──bytes──▶ Codec[T] ──T──▶ reflector ─▶ deltafifo ─▶ store ─▶ processor
 //	                                         │
-//	           Typed[Pod]()  → *Pod, *ReplicaSet, ... (json-iterator, every modelled field)
-//	           Raw()         → *RawObject (any resource: exact JSON + parsed metadata)
+//	           Typed[Pod]()   → *Pod, *ReplicaSet, ... (json-iterator, every modelled field)
+//	           Compact[Pod]() → the same, for caches: shared parts, a remainder instead of the JSON
+//	           Raw()          → *RawObject (any resource: exact JSON + parsed metadata)
 //	           StrippingManagedFields(c): managedFields cut from the bytes first
 //
 // # The object model
@@ -32,6 +33,33 @@
 // onto the JSON the object was read from, instead of writing the typed
 // struct alone. Cached objects are shared: DeepCopy before modifying.
 //
+// # Typed objects in a cache: Compact
+//
+// A typed informer caches what Compact decodes, and a pod cached that way
+// holds a third of the memory of one decoded by Typed (which keeps the
+// struct and the whole JSON), and about 0.4× client-go's with its
+// managedFields stripped (bench/RESULTS.md):
+//
+//   - no JSON is kept. The remainder (remainder.go) — the members of the
+//     JSON the struct does not model, plus the few places where the
+//     marshalled struct would read differently — is kept instead, and is
+//     usually a few bytes shared by every replica of a workload. Raw
+//     rebuilds the JSON as read from the struct and the remainder (keys
+//     sorted), so Update after DeepCopy still writes every field back.
+//   - parts are shared (share.go): a string, slice, map or pointed-to
+//     value equal to the one at the same place in the object decoded
+//     before, or to one in small tables of recent values, is that one.
+//     Strings and values of fields that never repeat (names, uids, IPs,
+//     a pod's conditions) skip the tables.
+//   - one pass over the bytes decodes, shares and writes the remainder
+//     (fastdecode.go); json-iterator decodes what that pass declines
+//     (duplicate keys, escaped keys, numbers spelt oddly, []byte fields),
+//     so errors stay json-iterator's. A typed sync costs less CPU than
+//     with Typed, the remainder and sharing included.
+//
+// Compact objects are read-only in a stronger sense than other cached
+// objects: their maps and slices may be another object's too.
+//
 // # Codecs
 //
 // A Codec[T] turns the JSON of one object into a T; clients, watch
@@ -50,6 +78,10 @@
 //
 // # Guarantees
 //
+//   - A Compact object's Raw is the JSON it was decoded from, as parsed
+//     JSON: every member, numbers as written (fuzzed against the input;
+//     what the remainder cannot describe exactly — a modelled key given
+//     twice, an escaped key, invalid UTF-8 — keeps the whole JSON).
 //   - A RawObject is immutable once decoded: RawObjects decoded from the
 //     same labels or annotations bytes share one map, and the strings of
 //     every object's metadata that repeat across a cache (namespaces,
@@ -66,5 +98,7 @@
 // apimachinery's meta/v1; Pod, ReplicaSet, Deployment, Lease, ... ≈
 // k8s.io/api's core/v1, apps/v1 and coordination/v1; RawObject ≈ a compact
 // unstructured.Unstructured; Codec ≈ a runtime.Decoder for one type;
+// Compact ≈ what client-go has no equivalent of (its caches hold the
+// decoded structs, and a Transform can only drop fields);
 // DeepCopy ≈ the generated DeepCopy methods.
 package api

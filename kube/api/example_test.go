@@ -43,3 +43,26 @@ func ExampleRawObject_Edit() {
 	// 5
 	// {"apiVersion":"example.com/v1","kind":"Widget","metadata":{"name":"w1"},"spec":{"id":9007199254740993,"size":5}}
 }
+
+// A cache's typed objects keep no JSON, only what their struct does not
+// model; Raw rebuilds the JSON as read, so a copy written back keeps it.
+func ExampleCompact() {
+	c := api.Compact[api.Pod]()
+	pod, err := c.Decode([]byte(`{"kind":"Pod","apiVersion":"v1","metadata":{"name":"web-0"},` +
+		`"spec":{"containers":[{"name":"web","image":"nginx","securityContext":{"runAsUser":1000}}]}}`))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	cp, err := api.DeepCopy(pod)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	cp.Spec.Containers[0].Image = "nginx:1.27" // Update merges this onto cp.Raw()
+	fmt.Println(pod.Spec.Containers[0].Image)
+	fmt.Printf("%s\n", cp.Raw())
+	// Output:
+	// nginx
+	// {"apiVersion":"v1","kind":"Pod","metadata":{"name":"web-0"},"spec":{"containers":[{"image":"nginx","name":"web","securityContext":{"runAsUser":1000}}]}}
+}

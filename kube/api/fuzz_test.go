@@ -6,6 +6,7 @@ import (
 	"errors"
 	"reflect"
 	"testing"
+	"unsafe"
 
 	"github.com/kcmlab/kcm/kube/internal/jsonx"
 )
@@ -140,6 +141,118 @@ func FuzzDecodeRawObject(f *testing.F) {
 		c, err := DeepCopy(o)
 		if err != nil || c.Key() != o.Key() || c.ResourceVersion != o.ResourceVersion {
 			t.Fatalf("DeepCopy of a decoded object: %+v, %v", c, err)
+		}
+	})
+}
+
+// FuzzCompactRebuildsTheJSON: whatever JSON Typed decodes into a Pod,
+// Compact decodes too, into the same typed fields, and its Raw is the
+// input as parsed JSON (kcm's rule: a read-modify-write keeps every
+// field, modelled or not).
+func FuzzCompactRebuildsTheJSON(f *testing.F) {
+	for _, s := range []string{
+		`{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p","labels":{"a":"b"},"x":1},"spec":{"containers":[{"name":"c","y":[1,{"z":null}]}]}}`,
+		`{"metadata":{"generation":0,"labels":{}},"spec":{"hostNetwork":false,"priority":0,"containers":[null]},"status":{"containerStatuses":[{"name":"c"}]}}`,
+		`{"metadata":{"creationTimestamp":"2024-01-02T03:04:05.5Z","name":null},"status":{"startTime":"0001-01-01T00:00:00Z","conditions":[{"type":"Ready","lastProbeTime":null}]}}`,
+		`{"spec":{"containers":[{"name":"c","livenessProbe":{"httpGet":{"port":"8080"},"tcpSocket":{"port":-0}},"resources":{"limits":{"cpu":null}}}]}}`,
+		`{"metadata":{"name":"a","name":"b","labels":{"k":"1","k":null}}}`,
+		"{ \"spec\" : { \"volumes\" : [ { \"name\" : \"v\" , \"projected\" : { \"sources\" : [ { } ] } } ] } }",
+		`{"metadata":{"n\u0061me":"x"},"spec":{"nodeName":"caf\u00e9"}}`,
+		`{}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		in := bytes.Clone(data)
+		want, err := Typed[Pod]().Decode(bytes.Clone(data))
+		got, cerr := Compact[Pod]().Decode(data)
+		if !bytes.Equal(in, data) {
+			t.Fatal("input modified")
+		}
+		if err != nil {
+			if cerr == nil || !errors.Is(cerr, ErrDecode) {
+				t.Fatalf("Typed refused %s (%v); Compact: %v", data, err, cerr)
+			}
+			return
+		}
+		if cerr != nil {
+			t.Fatalf("Typed decodes %s, Compact refuses it: %v", data, cerr)
+		}
+		a, _ := jsonx.Marshal(got)
+		b, _ := jsonx.Marshal(want)
+		if !bytes.Equal(a, b) {
+			t.Fatalf("typed fields of %s differ:\n%s\n%s", data, a, b)
+		}
+		var orig any
+		if !json.Valid(data) || jsonx.UnmarshalNumbers(data, &orig) != nil {
+			return // the oracle needs the input as parsed JSON
+		}
+		raw, err := got.Original()
+		if err != nil {
+			t.Fatalf("Original of %s: %v", data, err)
+		}
+		var rebuilt any
+		if err := jsonx.UnmarshalNumbers(raw, &rebuilt); err != nil {
+			t.Fatalf("rebuilt JSON %s: %v", raw, err)
+		}
+		if !reflect.DeepEqual(orig, rebuilt) {
+			t.Fatalf("input   %s\nrebuilt %s", data, raw)
+		}
+	})
+}
+
+// FuzzFastPathMatchesSlowPath: whenever Compact's fast path accepts an
+// object, json-iterator accepts it too, into the same typed fields, and
+// the two remainders rebuild the same JSON — with or without a hint
+// (the previous object) to share from.
+func FuzzFastPathMatchesSlowPath(f *testing.F) {
+	for _, s := range []string{
+		`{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p","labels":{"a":"b"},"x":1},"spec":{"containers":[{"name":"c","y":[1,{"z":null}]}]}}`,
+		`{"metadata":{"generation":0,"labels":{}},"spec":{"hostNetwork":false,"priority":0,"containers":[null],"terminationGracePeriodSeconds":30},"status":{"containerStatuses":[{"name":"c"}]}}`,
+		`{"metadata":{"creationTimestamp":"2024-01-02T03:04:05.5Z","name":null,"annotations":{"a":"x\"y"}},"status":{"startTime":"2024-01-02T03:04:05Z","conditions":[{"type":"Ready","lastProbeTime":null}]}}`,
+		`{"spec":{"containers":[{"name":"c","livenessProbe":{"httpGet":{"port":"8080"},"tcpSocket":{"port":-1}},"resources":{"limits":{"cpu":"1"}}}],"priority":-2147483648}}`,
+		`{"metadata":{"name":"a","labels":{"k":"1","k":"2"}},"spec":{"nodeSelector":{},"volumes":[]}}`,
+		"{ \"spec\" : { \"volumes\" : [ { \"name\" : \"v\" , \"projected\" : { \"sources\" : [ { } ] , \"defaultMode\" : 420 } } ] } }",
+		`{"status":{"containerStatuses":[{"name":"c","state":{"running":{"startedAt":"2024-01-02T03:04:05Z"}},"ready":true,"restartCount":3,"started":true}]}}`,
+		`{"metadata":{"generation":-7},"spec":{"priority":-5,"activeDeadlineSeconds":-1}}`,
+		`{"metadata":{"deletionGracePeriodSeconds":9223372036854775807},"spec":{"priority":2147483648}}`,
+	} {
+		f.Add([]byte(s), []byte(`{"metadata":{"name":"p","labels":{"a":"b"}},"spec":{"containers":[{"name":"c"}]}}`))
+	}
+	t := compactTypeOf[Pod]()
+	f.Fuzz(func(tt *testing.T, data, prev []byte) {
+		var hint unsafe.Pointer
+		if h, err := Compact[Pod]().Decode(bytes.Clone(prev)); err == nil {
+			hint = unsafe.Pointer(h)
+		}
+		fast := new(Pod)
+		fd := fastDec{remScan: remScan{d: data}}
+		n, err := fd.object(t.schema, unsafe.Pointer(fast), hint)
+		if err != nil {
+			return // declined: the slow path decides
+		}
+		slow := new(Pod)
+		if err := jsonx.Unmarshal(data, slow); err != nil {
+			tt.Fatalf("the fast path accepts %s, json-iterator refuses it: %v", data, err)
+		}
+		a, _ := jsonx.Marshal(fast)
+		b, _ := jsonx.Marshal(slow)
+		if !bytes.Equal(a, b) {
+			tt.Fatalf("typed fields of %s:\nfast %s\nslow %s", data, a, b)
+		}
+		r := remScan{d: data}
+		sn, err := r.object(t.schema)
+		if err != nil {
+			tt.Fatalf("the fast path describes %s, the slow path cannot: %v", data, err)
+		}
+		fastJSON, err1 := t.shareRemainder(fd.out, n).rebuild(unsafe.Pointer(fast))
+		slowJSON, err2 := t.shareRemainder(r.out, sn).rebuild(unsafe.Pointer(slow))
+		if err1 != nil || err2 != nil {
+			tt.Fatalf("rebuild: %v, %v (ops %s)", err1, err2, fd.out)
+		}
+		var fj, sj any
+		if jsonx.UnmarshalNumbers(fastJSON, &fj) != nil || jsonx.UnmarshalNumbers(slowJSON, &sj) != nil || !reflect.DeepEqual(fj, sj) {
+			tt.Fatalf("rebuilt JSON of %s:\nfast %s\nslow %s", data, fastJSON, slowJSON)
 		}
 	})
 }

@@ -17,9 +17,11 @@ type TypeMeta struct {
 // models it, so it is dropped from cached copies and survives writes through
 // the raw-merge of rest.Resources.Update (kube/rest/merge.go).
 //
-// An ObjectMeta decoded from the wire remembers the exact bytes of the whole
-// object it came from (raw). Those bytes are shared and never mutated; they
-// let Update keep fields that kcm's structs do not model.
+// An ObjectMeta decoded from the wire remembers the whole object it came
+// from (src, see source.go): its exact JSON, or — for objects of a cache
+// decoded by Compact — the object as decoded plus the members its struct
+// does not model. Either is shared and never mutated; it lets Update keep
+// fields that kcm's structs do not model.
 type ObjectMeta struct {
 	Name                       string            `json:"name,omitempty"`
 	GenerateName               string            `json:"generateName,omitempty"`
@@ -35,9 +37,9 @@ type ObjectMeta struct {
 	OwnerReferences            []OwnerReference  `json:"ownerReferences,omitempty"`
 	Finalizers                 []string          `json:"finalizers,omitempty"`
 
-	// raw is the complete JSON of the object as last read from the server
-	// (after any transform), or nil for objects built in code. Immutable.
-	raw []byte
+	// src is where the object came from: see source.go. Zero for objects
+	// built in code. Immutable.
+	src source
 }
 
 // OwnerReference points from a dependent to its owner (meta/v1 OwnerReference).
@@ -68,12 +70,23 @@ func (m *ObjectMeta) GetObjectMeta() *ObjectMeta { return m }
 func (t *TypeMeta) GetTypeMeta() *TypeMeta { return t }
 
 // Raw returns the object's JSON as last read from the server, or nil for an
-// object built in code. The slice must not be modified.
-func (m *ObjectMeta) Raw() []byte { return m.raw }
+// object built in code. The slice must not be modified. For an object
+// decoded by Compact the JSON is rebuilt on each call (see Original); the
+// rebuild cannot fail for kcm's types, and Raw returns nil if it ever did.
+func (m *ObjectMeta) Raw() []byte {
+	b, _ := m.src.json()
+	return b
+}
+
+// Original is Raw with the rebuild's error: the object's JSON as last
+// read from the server (every member, modelled or not), or nil for an
+// object built in code. Writes use it, so that a failure is an error and
+// not a write without the unmodelled fields.
+func (m *ObjectMeta) Original() ([]byte, error) { return m.src.json() }
 
 // SetRaw records the JSON an object was decoded from. Codecs call it; callers
 // outside a codec rarely need it.
-func (m *ObjectMeta) SetRaw(raw []byte) { m.raw = raw }
+func (m *ObjectMeta) SetRaw(raw []byte) { m.src = jsonSource(raw) }
 
 // IsControlledBy reports whether owner is the controller of this object.
 func (m *ObjectMeta) IsControlledBy(ownerUID string) bool {

@@ -112,7 +112,12 @@ func encodeForWrite[T api.Object](codec api.Codec[T], obj T) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("encode %T: %w", obj, err)
 	}
-	raw := obj.GetObjectMeta().Raw()
+	// The JSON as read: kept by the object, or rebuilt from a cached
+	// (compact) object's struct and remainder.
+	raw, err := obj.GetObjectMeta().Original()
+	if err != nil {
+		return nil, fmt.Errorf("encode %T: %w", obj, err)
+	}
 	if raw == nil {
 		return after, nil
 	}

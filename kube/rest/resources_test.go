@@ -192,6 +192,47 @@ func TestUpdateKeepsUnknownFields(t *testing.T) {
 	}
 }
 
+// TestUpdateOfCachedObjectKeepsUnknownFields: a typed object as an
+// informer caches it (api.Compact: no JSON kept, only what the struct
+// does not model) is written back like one read by Get: DeepCopy, change,
+// Update sends the same body, unmodelled fields included.
+func TestUpdateOfCachedObjectKeepsUnknownFields(t *testing.T) {
+	rcNoLeaks(t)
+	const stored = `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"cm1","namespace":"ns1","resourceVersion":"7",` +
+		`"labels":{"a":"1","b":"2"},"futureMeta":{"x":9007199254740993}},"data":{"k":"v","drop":"me"},"futureTop":[1,2,3]}`
+	write := func(cm *api.ConfigMap) string {
+		t.Helper()
+		sc := &rcScript{replies: []rcReply{{code: 200, body: stored}}}
+		c := rcClient(t, rcServer(t, sc).URL, nil)
+		cp, err := api.DeepCopy(cm)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cp.Data["k"] = "v2"
+		delete(cp.Data, "drop")
+		delete(cp.Labels, "b")
+		if _, err := rcConfigMaps(c).Update(context.Background(), cp); err != nil {
+			t.Fatal(err)
+		}
+		return sc.seen()[0].Body
+	}
+	cached, err := api.Compact[api.ConfigMap]().Decode([]byte(stored))
+	if err != nil {
+		t.Fatal(err)
+	}
+	read, err := api.Typed[api.ConfigMap]().Decode([]byte(stored))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, want := write(cached), write(read)
+	if got != want {
+		t.Fatalf("PUT body of the cached object\n%s\nof the object read by Get\n%s", got, want)
+	}
+	if !strings.Contains(got, `"futureTop":[1,2,3]`) || !strings.Contains(got, `9007199254740993`) {
+		t.Fatalf("unmodelled fields lost: %s", got)
+	}
+}
+
 // TestDiscovery: resources of a group version, subresources left out.
 func TestDiscovery(t *testing.T) {
 	rcNoLeaks(t)

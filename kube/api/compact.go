@@ -1,0 +1,226 @@
+package api
+
+import (
+	"fmt"
+	"hash/maphash"
+	"reflect"
+	"sync"
+	"sync/atomic"
+	"unsafe"
+
+	"github.com/kcmlab/kcm/kube/internal/jsonx"
+)
+
+// Compact returns the codec of a cache of typed objects, e.g.
+// Compact[Pod](): what informer.For decodes with. An object it decodes is
+// the same typed struct Typed gives, with two differences that make a
+// cache of them a third of the size:
+//
+//   - it does not keep its JSON. It keeps the remainder instead — the
+//     members of the JSON its struct does not model, usually a few bytes
+//     shared by all the replicas of a workload (remainder.go) — and Raw
+//     rebuilds the JSON as read from the struct and the remainder. A
+//     read-modify-write (DeepCopy, change, rest's Update) therefore still
+//     keeps every field kcm does not model.
+//   - it shares its parts with the objects decoded before it: strings,
+//     maps, slices and pointed-to values equal to ones seen recently are
+//     replaced by those (share.go).
+//
+// So it is read-only, like every cached object: DeepCopy before changing
+// anything, and a Transform must assign new values to fields rather than
+// modify the maps and slices it finds (they may be another object's too).
+// Objects meant to be changed — those a client's Get returns — come from
+// Typed.
+//
+// Each call returns a codec of its own: it compares each object with the
+// one it decoded before (share.go), which is fastest when one codec reads
+// one stream, as an informer's does.
+func Compact[S any, P TypedPtr[S]]() Codec[P] {
+	return compactCodec[S, P]{t: compactTypeOf[S](), last: new(atomic.Pointer[S])}
+}
+
+// compactCodec decodes into compact *S. last is the object it decoded
+// before, the hint of the next one's sharing.
+type compactCodec[S any, P TypedPtr[S]] struct {
+	t    *compactType
+	last *atomic.Pointer[S]
+}
+
+// Decode implements Codec. data is not kept.
+func (c compactCodec[S, P]) Decode(data []byte) (P, error) { return c.decode(data, false) }
+
+// DecodeBorrowed implements BorrowingDecoder: nothing of data is kept, so
+// there is nothing to copy.
+func (c compactCodec[S, P]) DecodeBorrowed(data []byte) (P, error) { return c.decode(data, false) }
+
+// decodeStripped implements stripDecoder: managedFields are cut into a
+// scratch buffer, which nothing keeps either.
+func (c compactCodec[S, P]) decodeStripped(data []byte, _ bool) (P, error) {
+	return c.decode(data, true)
+}
+
+func (c compactCodec[S, P]) decode(data []byte, strip bool) (P, error) {
+	sc := scratchPool.Get().(*scratch)
+	defer scratchPool.Put(sc)
+	if strip {
+		cut, err := sc.cutManagedFields(data)
+		if err != nil {
+			return nil, err
+		}
+		data = cut
+	}
+	hint := unsafe.Pointer(c.last.Load())
+	p := P(new(S))
+	fd := fastDec{remScan: remScan{d: data, out: sc.ops[:0]}, pairs: sc.pairs[:0]}
+	n, err := fd.object(c.t.schema, unsafe.Pointer(p), hint)
+	sc.ops, sc.pairs = fd.out, fd.pairs
+	if err == nil {
+		c.last.Store((*S)(p))
+		p.GetObjectMeta().src = compactSource(unsafe.Pointer(p), c.t.shareRemainder(fd.out, n))
+		return p, nil
+	}
+	// The slow path: json-iterator decodes, then the remainder is
+	// computed and the parts shared, each in a pass of its own.
+	p = P(new(S))
+	if err := jsonx.Unmarshal(data, p); err != nil {
+		return nil, fmt.Errorf("%w: %T: %v", ErrDecode, p, err)
+	}
+	rem, err := c.t.remainderOf(data, sc)
+	shareObject(unsafe.Pointer(p), hint, c.t.plan)
+	c.last.Store((*S)(p))
+	if err != nil {
+		// Something the remainder does not describe exactly: keep the
+		// whole JSON, as Typed does.
+		p.GetObjectMeta().SetRaw(append([]byte(nil), data...))
+		return p, nil
+	}
+	p.GetObjectMeta().src = compactSource(unsafe.Pointer(p), rem)
+	return p, nil
+}
+
+// compactType is what Compact knows of one type: its schema (for the
+// remainder), its sharing plan, how to marshal it, and the remainders
+// seen recently.
+type compactType struct {
+	name    string
+	schema  *jsSchema
+	plan    *sharePlan
+	marshal func(unsafe.Pointer) ([]byte, error)
+	empty   *remainder // shared by every object with nothing left over
+	recent  [remainderSlots]atomic.Pointer[remainder]
+}
+
+// remainderSlots is the size of a type's table of recent remainders.
+const remainderSlots = 1 << 10
+
+var compactTypes sync.Map // reflect.Type → *compactType
+
+// compactTypeOf returns the compactType of S, made once.
+func compactTypeOf[S any]() *compactType {
+	rt := reflect.TypeFor[S]()
+	if t, ok := compactTypes.Load(rt); ok {
+		return t.(*compactType)
+	}
+	t := &compactType{name: rt.Name(), schema: schemaOf(rt), plan: planOf(rt),
+		marshal: func(p unsafe.Pointer) ([]byte, error) { return jsonx.Marshal((*S)(p)) }}
+	t.empty = &remainder{t: t}
+	actual, _ := compactTypes.LoadOrStore(rt, t)
+	return actual.(*compactType)
+}
+
+// remainderOf returns the remainder of data, an object of t's type: an
+// equal one seen recently when there is one.
+func (t *compactType) remainderOf(data []byte, sc *scratch) (*remainder, error) {
+	r := remScan{d: data, out: sc.ops[:0]}
+	n, err := r.object(t.schema)
+	sc.ops = r.out
+	if err != nil {
+		return nil, err
+	}
+	return t.shareRemainder(r.out, n), nil
+}
+
+// shareRemainder returns the remainder of the n operations ops (a JSON
+// array): an equal one seen recently when there is one. ops is not kept.
+func (t *compactType) shareRemainder(ops []byte, n int) *remainder {
+	if n == 0 {
+		return t.empty
+	}
+	slot := &t.recent[maphash.Bytes(shareSeed, ops)&(remainderSlots-1)]
+	if e := slot.Load(); e != nil && string(e.ops) == string(ops) {
+		return e
+	}
+	rem := &remainder{ops: append([]byte(nil), ops...), t: t}
+	slot.Store(rem)
+	return rem
+}
+
+// scratch is the reusable memory of one decode: the object without
+// managedFields, the metadata's members and the remainder being written.
+type scratch struct {
+	cut, ops []byte
+	meta     []jsonx.Member
+	pairs    []span
+}
+
+var scratchPool = sync.Pool{New: func() any { return &scratch{} }}
+
+// cutManagedFields returns data without metadata.managedFields, in the
+// scratch buffer when something was cut (data itself otherwise). It reads
+// the top-level members only up to metadata, which the apiserver writes
+// first, and leaves malformed bytes to the decoder to report.
+func (sc *scratch) cutManagedFields(data []byte) ([]byte, error) {
+	i := jsonx.SkipWS(data, 0)
+	if i >= len(data) || data[i] != '{' {
+		return data, nil
+	}
+	for i++; ; {
+		i = jsonx.SkipWS(data, i)
+		if i < len(data) && data[i] == ',' {
+			i = jsonx.SkipWS(data, i+1)
+		}
+		if i >= len(data) || data[i] != '"' {
+			return data, nil // the end of the object, or bytes the decoder rejects
+		}
+		ke, err := jsonx.SkipStringFast(data, i)
+		if err != nil {
+			return data, nil
+		}
+		key := data[i+1 : ke-1]
+		j := jsonx.SkipWS(data, ke)
+		if j >= len(data) || data[j] != ':' {
+			return data, nil
+		}
+		vs := jsonx.SkipWS(data, j+1)
+		if vs < len(data) && data[vs] == '{' && string(key) == "metadata" {
+			return sc.cutIn(data, vs)
+		}
+		if i, err = jsonx.SkipValueFast(data, vs); err != nil {
+			return data, nil
+		}
+	}
+}
+
+// cutIn cuts managedFields from the metadata object at data[vs].
+func (sc *scratch) cutIn(data []byte, vs int) ([]byte, error) {
+	meta, _, err := objectMembersInto(sc.meta[:0], data, vs, nil)
+	if err != nil {
+		return data, nil
+	}
+	sc.meta = meta
+	for j, m := range meta {
+		if string(data[m.KeyStart:m.KeyEnd]) != "managedFields" {
+			continue
+		}
+		from, to := m.Start, m.End
+		switch {
+		case j > 0:
+			from = meta[j-1].End // with the comma before it
+		case len(meta) > 1:
+			to = meta[1].Start // with the comma after it
+		}
+		sc.cut = append(append(sc.cut[:0], data[:from]...), data[to:]...)
+		return sc.cut, nil
+	}
+	return data, nil
+}

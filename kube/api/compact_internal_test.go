@@ -1,0 +1,135 @@
+package api
+
+import (
+	"reflect"
+	"strconv"
+	"testing"
+	"unsafe"
+
+	"github.com/kcmlab/kcm/internal/podgen"
+	"github.com/kcmlab/kcm/kube/internal/jsonx"
+)
+
+// TestFastPathTakesTheApiserversJSON: the pods the apiserver writes (as
+// podgen makes them, managedFields cut or not, with unmodelled members
+// and nulls) decode on the fast path; the slow path is for the unusual.
+func TestFastPathTakesTheApiserversJSON(t *testing.T) {
+	ct := compactTypeOf[Pod]()
+	inputs := map[string][]byte{
+		"unmodelled members": []byte(`{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p","uid":"u","labels":{"a":"b"}},` +
+			`"spec":{"affinity":{},"securityContext":{"runAsUser":1},"containers":[{"name":"c","image":"i","securityContext":{}}],"serviceAccount":"default"},` +
+			`"status":{"conditions":[{"type":"Ready","status":"True","lastProbeTime":null,"lastTransitionTime":"2024-01-02T03:04:05Z"}],"startTime":"2024-01-02T03:04:05Z"}}`),
+		"managedFields kept": podgen.Pod(11),
+	}
+	for i := range 8 {
+		inputs["podgen "+strconv.Itoa(i)] = must(StripManagedFields(podgen.PodVersion(i, i%3, "7")))
+	}
+	var hint unsafe.Pointer
+	for name, in := range inputs {
+		p := new(Pod)
+		fd := fastDec{remScan: remScan{d: in}}
+		if _, err := fd.object(ct.schema, unsafe.Pointer(p), hint); err != nil {
+			t.Errorf("%s: the fast path declined: %v", name, err)
+		}
+		hint = unsafe.Pointer(p)
+	}
+	for name, in := range map[string]string{
+		"a key twice":        `{"metadata":{"name":"a","name":"b"}}`,
+		"an escaped key":     `{"metadata":{"n\u0061me":"a"}}`,
+		"a number spelt 1.0": `{"spec":{"priority":1.0}}`,
+		"a []byte":           `{"kind":"ConfigMap"}`,
+	} {
+		if name == "a []byte" {
+			cm := compactTypeOf[ConfigMap]()
+			fd := fastDec{remScan: remScan{d: []byte(`{"binaryData":{"k":"AAEC"}}`)}}
+			if _, err := fd.object(cm.schema, unsafe.Pointer(new(ConfigMap)), nil); err == nil {
+				t.Errorf("%s: the fast path took it", name)
+			}
+			continue
+		}
+		fd := fastDec{remScan: remScan{d: []byte(in)}}
+		if _, err := fd.object(ct.schema, unsafe.Pointer(new(Pod)), nil); err == nil {
+			t.Errorf("%s: the fast path took %s", name, in)
+		}
+	}
+}
+
+func must(b []byte, err error) []byte {
+	if err != nil {
+		panic(err)
+	}
+	return b
+}
+
+// BenchmarkCompactParts times the parts of a compact decode of podgen
+// pods, one after another as a LIST brings them: the remainder's scan,
+// json-iterator's decode and the sharing walk.
+func BenchmarkCompactParts(b *testing.B) {
+	const n = 64
+	var pods [][]byte
+	for i := range n {
+		p, err := StripManagedFields(podgen.Pod(i))
+		if err != nil {
+			b.Fatal(err)
+		}
+		pods = append(pods, p)
+	}
+	t := compactTypeOf[Pod]()
+	b.Run("compact", func(b *testing.B) {
+		c := Compact[Pod]()
+		for i := range b.N {
+			if _, err := c.Decode(pods[i%n]); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("fast", func(b *testing.B) {
+		sc := &scratch{}
+		var last unsafe.Pointer
+		for i := range b.N {
+			p := new(Pod)
+			fd := fastDec{remScan: remScan{d: pods[i%n], out: sc.ops[:0]}}
+			if _, err := fd.object(t.schema, unsafe.Pointer(p), last); err != nil {
+				b.Fatal(err)
+			}
+			sc.ops = fd.out
+			last = unsafe.Pointer(p)
+		}
+	})
+	b.Run("remainder", func(b *testing.B) {
+		sc := &scratch{}
+		for i := range b.N {
+			if _, err := t.remainderOf(pods[i%n], sc); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("jsoniter", func(b *testing.B) {
+		for i := range b.N {
+			var p Pod
+			if err := jsonx.Unmarshal(pods[i%n], &p); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("share", func(b *testing.B) {
+		objs := make([]Pod, n)
+		for i := range objs {
+			if err := jsonx.Unmarshal(pods[i], &objs[i]); err != nil {
+				b.Fatal(err)
+			}
+		}
+		fresh := make([]Pod, n)
+		var last *Pod
+		b.ResetTimer()
+		for i := range b.N {
+			b.StopTimer()
+			fresh[i%n] = Pod{}
+			_ = jsonx.Unmarshal(pods[i%n], &fresh[i%n])
+			b.StartTimer()
+			shareObject(unsafe.Pointer(&fresh[i%n]), unsafe.Pointer(last), t.plan)
+			last = &fresh[i%n]
+		}
+		_ = reflect.TypeFor[Pod]
+	})
+}

@@ -1,0 +1,405 @@
+package api
+
+import (
+	"reflect"
+	"time"
+	"unsafe"
+
+	"github.com/kcmlab/kcm/kube/internal/jsonx"
+)
+
+// The fast path's values (see fastdecode.go): strings taken from the
+// hint or the table, integers and times parsed in place, pointers,
+// slices and maps decoded fresh and then replaced by the hint's or the
+// table's equal value.
+
+// stringInto decodes the string at d[vs] into p: the hint's when equal,
+// else the table's, else a new one.
+func (f *fastDec) stringInto(vs int, p, hint unsafe.Pointer, fl *jsField) (int, error) {
+	d := f.d
+	if d[vs] != '"' {
+		return 0, errSlowPath
+	}
+	j, escaped := vs+1, false
+	for ; j < len(d) && d[j] != '"'; j++ {
+		switch {
+		case d[j] == '\\':
+			escaped = true
+			j++
+		case d[j] < 0x20:
+			return 0, errSlowPath
+		}
+	}
+	if j >= len(d) {
+		return 0, errSlowPath
+	}
+	str := (*string)(p)
+	if escaped { // rare in objects: json-iterator unescapes
+		if err := jsonx.Unmarshal(d[vs:j+1], str); err != nil {
+			return 0, errSlowPath
+		}
+		*str = shareString(*str)
+		return j + 1, nil
+	}
+	b := d[vs+1 : j]
+	switch {
+	case len(b) == 0:
+	case hint != nil && *(*string)(hint) == string(b):
+		*str = *(*string)(hint)
+		if fl != nil {
+			noteRepeat(&fl.tries, &fl.hit)
+		}
+	case fl != nil:
+		*str = internCounted(b, &fl.tries, &fl.hit, "")
+	default:
+		*str, _ = shareBytes(b, "")
+	}
+	return j + 1, nil
+}
+
+// intInto decodes the integer at d[vs] into p (schema s): canonical
+// spellings within the type's range only.
+func intInto(d []byte, vs int, s *jsSchema, p unsafe.Pointer) (int, error) {
+	j := vs
+	neg := j < len(d) && d[j] == '-'
+	if neg {
+		j++
+	}
+	start := j
+	var u uint64
+	for ; j < len(d) && d[j] >= '0' && d[j] <= '9'; j++ {
+		u = u*10 + uint64(d[j]-'0')
+	}
+	if j == start || j-start > 18 || (j < len(d) && !isDelim(d[j])) || !canonicalInt(d[vs:j]) {
+		return 0, errSlowPath
+	}
+	if !s.signed {
+		if neg || (s.bits < 64 && u >= 1<<s.bits) {
+			return 0, errSlowPath
+		}
+		putInt(p, s.bits, u)
+		return j, nil
+	}
+	limit := uint64(1) << (s.bits - 1)
+	if (!neg && u >= limit) || (neg && u > limit) {
+		return 0, errSlowPath
+	}
+	v := int64(u)
+	if neg {
+		v = -v
+	}
+	putInt(p, s.bits, uint64(v))
+	return j, nil
+}
+
+// putInt stores the low bits of v at p.
+func putInt(p unsafe.Pointer, bits int, v uint64) {
+	switch bits {
+	case 8:
+		*(*uint8)(p) = uint8(v)
+	case 16:
+		*(*uint16)(p) = uint16(v)
+	case 32:
+		*(*uint32)(p) = uint32(v)
+	default:
+		*(*uint64)(p) = v
+	}
+}
+
+// timeInto decodes a Time (or MicroTime) at d[vs] into p. The canonical
+// spelling is parsed here; any other goes through the type's own
+// UnmarshalJSON and is kept in the remainder.
+func (f *fastDec) timeInto(nops *int, key []byte, idx, vs int, micro bool, p unsafe.Pointer) (int, error) {
+	d := f.d
+	if literal(d, vs, "null") {
+		return vs + 4, nil // zero, written as null
+	}
+	if d[vs] != '"' {
+		return 0, errSlowPath
+	}
+	ve, err := skipScalar(d, vs)
+	if err != nil {
+		return 0, errSlowPath
+	}
+	v := d[vs:ve]
+	kind := jsTime
+	if micro {
+		kind = jsMicroTime
+	}
+	if canonical(v, kind) {
+		layout := time.RFC3339
+		if micro {
+			layout = time.RFC3339Nano
+		}
+		t, err := time.Parse(layout, unsafe.String(&v[1], len(v)-2))
+		if err != nil {
+			return 0, errSlowPath
+		}
+		*(*time.Time)(p) = t.Local()
+		return ve, nil
+	}
+	var u interface{ UnmarshalJSON([]byte) error } = (*Time)(p)
+	if micro {
+		u = (*MicroTime)(p)
+	}
+	if err := u.UnmarshalJSON(v); err != nil {
+		return 0, errSlowPath
+	}
+	f.setAt(nops, key, idx, v)
+	return ve, nil
+}
+
+// intOrStringInto decodes an IntOrString at d[vs] into p.
+func (f *fastDec) intOrStringInto(nops *int, key []byte, idx, vs int, p unsafe.Pointer) (int, error) {
+	ve, err := skipScalar(f.d, vs)
+	if err != nil || ve <= vs {
+		return 0, errSlowPath
+	}
+	v := f.d[vs:ve]
+	if v[0] != '"' && !literal(v, 0, "null") && !canonicalInt(v) {
+		return 0, errSlowPath
+	}
+	ios := (*IntOrString)(p)
+	if err := ios.UnmarshalJSON(v); err != nil {
+		return 0, errSlowPath
+	}
+	if ios.str != "" {
+		ios.str = shareString(ios.str)
+	}
+	if !canonical(v, jsIntOrString) {
+		f.setAt(nops, key, idx, v)
+	}
+	return ve, nil
+}
+
+// ptrInto decodes the value at d[vs] into a new target for the pointer
+// at p, then shares it: the hint's target when equal, else the table's.
+func (f *fastDec) ptrInto(nops *int, key []byte, idx, vs int, s *jsSchema, p, hint unsafe.Pointer, fl *jsField) (int, error) {
+	target := reflect.New(s.elem.typ).UnsafePointer()
+	var ht unsafe.Pointer
+	if hint != nil {
+		ht = *(*unsafe.Pointer)(hint)
+	}
+	end, err := f.valueInto(nops, key, idx, vs, s.elem, target, ht, fl)
+	if err != nil {
+		return 0, err
+	}
+	plan := s.elem.share
+	switch {
+	case ht != nil && plan.equal(target, ht):
+		target = ht
+		if fl != nil {
+			noteRepeat(&fl.tries, &fl.hit)
+		}
+	case !plan.own:
+		target = fl.shareValue(plan, target, plan.size, 0)
+	}
+	*(*unsafe.Pointer)(p) = target
+	return end, nil
+}
+
+// sliceInto decodes the array at d[vs] into a slice of exactly its
+// length at p, then shares it like ptrInto.
+func (f *fastDec) sliceInto(nops *int, key []byte, idx, vs int, s *jsSchema, p, hint unsafe.Pointer, fl *jsField) (int, error) {
+	d := f.d
+	if d[vs] != '[' {
+		return 0, errSlowPath
+	}
+	n, err := countElements(d, vs)
+	if err != nil {
+		return 0, err
+	}
+	h := (*sliceHeader)(p)
+	if n == 0 {
+		emptyInto(s, p)
+		return jsonx.SkipValueFast(d, vs)
+	}
+	h.data, h.len, h.cap = reflect.MakeSlice(s.typ, n, n).UnsafePointer(), n, n
+	var hh *sliceHeader
+	if hint != nil {
+		hh = (*sliceHeader)(hint)
+	}
+	size := s.elem.typ.Size()
+	start := f.open(nops, key, idx)
+	inner, i := 0, vs+1
+	for k := range n {
+		if i = jsonx.SkipWS(d, i); k > 0 {
+			if d[i] != ',' {
+				return 0, errSlowPath
+			}
+			i = jsonx.SkipWS(d, i+1)
+		}
+		var eh unsafe.Pointer
+		if hh != nil && k < hh.len {
+			eh = unsafe.Add(hh.data, uintptr(k)*size)
+		}
+		if i, err = f.valueInto(&inner, nil, k, i, s.elem, unsafe.Add(h.data, uintptr(k)*size), eh, nil); err != nil {
+			return 0, err
+		}
+	}
+	f.close(nops, start, inner)
+	if i = jsonx.SkipWS(d, i); i >= len(d) || d[i] != ']' {
+		return 0, errSlowPath
+	}
+	plan := s.share
+	switch {
+	case hh != nil && hh.len == n && (hh.data == h.data || plan.elementsEqual(h.data, hh.data, n)):
+		h.data = hh.data
+		if fl != nil {
+			noteRepeat(&fl.tries, &fl.hit)
+		}
+	case !plan.elem.own:
+		h.data = fl.shareValue(plan, h.data, uintptr(n)*size, n)
+	}
+	return i + 1, nil
+}
+
+// countElements returns how many values the array at d[i] == '[' holds.
+func countElements(d []byte, i int) (int, error) {
+	n := 0
+	for i++; ; n++ {
+		if i = jsonx.SkipWS(d, i); i >= len(d) {
+			return 0, errSlowPath
+		}
+		if d[i] == ']' {
+			return n, nil
+		}
+		if n > 0 {
+			if d[i] != ',' {
+				return 0, errSlowPath
+			}
+			i++
+		}
+		end, err := jsonx.SkipValueFast(d, i)
+		if err != nil || end <= i {
+			return 0, errSlowPath
+		}
+		i = end
+	}
+}
+
+// stringMapInto decodes the object at d[vs] into the map[string]string
+// at p: the hint's map when it holds exactly these members, else a new
+// one of shared strings, then the table's when equal.
+func (f *fastDec) stringMapInto(vs int, s *jsSchema, p, hint unsafe.Pointer) (int, error) {
+	d := f.d
+	if d[vs] != '{' {
+		return 0, errSlowPath
+	}
+	pairs, escaped := f.pairs[:0], false
+	i := vs + 1
+	for n := 0; ; n++ {
+		if i = jsonx.SkipWS(d, i); i >= len(d) {
+			return 0, errSlowPath
+		}
+		if d[i] == '}' {
+			break
+		}
+		if n > 0 {
+			if d[i] != ',' {
+				return 0, errSlowPath
+			}
+			if i = jsonx.SkipWS(d, i+1); i >= len(d) {
+				return 0, errSlowPath
+			}
+		}
+		ks, ke, vstart, err := f.plainKey(i)
+		if err != nil {
+			return 0, err
+		}
+		if d[vstart] != '"' {
+			return 0, errSlowPath // null and non-strings: json-iterator's rules
+		}
+		ve, err := skipScalar(d, vstart)
+		if err != nil {
+			return 0, errSlowPath
+		}
+		for _, c := range d[vstart+1 : ve-1] {
+			if c < 0x20 {
+				return 0, errSlowPath
+			}
+			escaped = escaped || c == '\\'
+		}
+		pairs = append(pairs, span{uintptr(ks + 1), uintptr(ke - 1)}, span{uintptr(vstart + 1), uintptr(ve - 1)})
+		i = ve
+	}
+	f.pairs = pairs
+	end := i + 1
+	if escaped {
+		m := map[string]string{}
+		if err := jsonx.Unmarshal(d[vs:end], &m); err != nil {
+			return 0, errSlowPath
+		}
+		for k, v := range m {
+			m[shareString(k)] = shareString(v)
+		}
+		*(*map[string]string)(p) = shareMapValue(m)
+		return end, nil
+	}
+	str := func(sp span) string { return unsafe.String(&d[sp.off], int(sp.n-sp.off)) }
+	if hint != nil && distinctKeys(d, pairs) {
+		if hm := *(*map[string]string)(hint); hm != nil && len(hm) == len(pairs)/2 {
+			same := true
+			for k := 0; k < len(pairs) && same; k += 2 {
+				v, ok := hm[str(pairs[k])]
+				same = ok && v == str(pairs[k+1])
+			}
+			if same {
+				*(*map[string]string)(p) = hm
+				return end, nil
+			}
+		}
+	}
+	m := make(map[string]string, len(pairs)/2)
+	for k := 0; k < len(pairs); k += 2 {
+		key, _ := shareBytes(d[pairs[k].off:pairs[k].n], "")
+		val := ""
+		if v := d[pairs[k+1].off:pairs[k+1].n]; len(v) > 0 {
+			val, _ = shareBytes(v, "")
+		}
+		m[key] = val
+	}
+	if len(m) > 0 {
+		m = shareMapValue(m)
+	}
+	*(*map[string]string)(p) = m
+	return end, nil
+}
+
+// distinctKeys reports whether the keys of a map's pairs (key and value
+// spans, alternating) are all different. Maps are small.
+func distinctKeys(d []byte, pairs []span) bool {
+	for a := 0; a < len(pairs); a += 2 {
+		ka := d[pairs[a].off:pairs[a].n]
+		for b := 0; b < a; b += 2 {
+			if string(d[pairs[b].off:pairs[b].n]) == string(ka) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// shareValue is the package's shareValue for the values of field fl (nil:
+// not a field), skipping the table, as internCounted does, for a field
+// whose values are almost never in it (a pod's conditions, whose times
+// are its own).
+func (fl *jsField) shareValue(plan *sharePlan, ptr unsafe.Pointer, n uintptr, length int) unsafe.Pointer {
+	if fl == nil {
+		return shareValue(plan, ptr, n, length, nil)
+	}
+	tries := fl.tries.Add(1)
+	hit := fl.hit.Load()
+	if tries >= minTries && hit*uniqueRatio < tries && tries%sampleEvery != 0 {
+		return ptr
+	}
+	out := shareValue(plan, ptr, n, length, nil)
+	if out != ptr {
+		hit = fl.hit.Add(1)
+	}
+	if tries >= decayAt {
+		fl.tries.Store(tries / 2)
+		fl.hit.Store(hit / 2)
+	}
+	return out
+}
