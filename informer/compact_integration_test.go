@@ -9,6 +9,7 @@ import (
 	"github.com/kcmlab/kcm/kube/api"
 	"github.com/kcmlab/kcm/kube/rest"
 	"github.com/kcmlab/kcm/processor"
+	"github.com/kcmlab/kcm/reflector"
 )
 
 // TestTypedCacheReadModifyWriteKeepsUnknownFields, against the real
@@ -40,7 +41,7 @@ func TestTypedCacheReadModifyWriteKeepsUnknownFields(t *testing.T) {
 		t.Fatalf("create: %v", err)
 	}
 
-	f := startFactory(t, ctx, c, ns, fastReflector(false))
+	f := startFactory(t, ctx, c, ns, fastReflector(reflector.ListConsistent))
 	inf := informer.For[api.Pod](f, rest.Pods)
 	updated := make(chan *api.Pod, 16)
 	if _, err := inf.AddEventHandler(processor.HandlerFuncs[*api.Pod]{UpdateFunc: func(_, p *api.Pod) { updated <- p }},
