@@ -24,7 +24,7 @@ const (
 // Heap bytes after a collection do not depend on the machine's load, so
 // the check is deterministic (to a few bytes per pod). Measured here:
 // 0.42 synced and 0.46 after the updates, one-time costs such as the
-// decoders' caches included (0.37 synced at 10k pods in RESULTS.md).
+// decoders' caches included (0.35 synced at 10k pods in RESULTS.md).
 func TestHeapPerPod(t *testing.T) {
 	srv := server(heapPods, heapEvents)
 	type figures struct{ synced, updated float64 }

@@ -63,11 +63,7 @@ func (c compactCodec[S, P]) decode(data []byte, strip bool) (P, error) {
 	sc := scratchPool.Get().(*scratch)
 	defer scratchPool.Put(sc)
 	if strip {
-		cut, err := sc.cutManagedFields(data)
-		if err != nil {
-			return nil, err
-		}
-		data = cut
+		data = sc.cutManagedFields(data)
 	}
 	hint := unsafe.Pointer(c.last.Load())
 	p := P(new(S))
@@ -169,10 +165,10 @@ var scratchPool = sync.Pool{New: func() any { return &scratch{} }}
 // scratch buffer when something was cut (data itself otherwise). It reads
 // the top-level members only up to metadata, which the apiserver writes
 // first, and leaves malformed bytes to the decoder to report.
-func (sc *scratch) cutManagedFields(data []byte) ([]byte, error) {
+func (sc *scratch) cutManagedFields(data []byte) []byte {
 	i := jsonx.SkipWS(data, 0)
 	if i >= len(data) || data[i] != '{' {
-		return data, nil
+		return data
 	}
 	for i++; ; {
 		i = jsonx.SkipWS(data, i)
@@ -180,32 +176,32 @@ func (sc *scratch) cutManagedFields(data []byte) ([]byte, error) {
 			i = jsonx.SkipWS(data, i+1)
 		}
 		if i >= len(data) || data[i] != '"' {
-			return data, nil // the end of the object, or bytes the decoder rejects
+			return data // the end of the object, or bytes the decoder rejects
 		}
 		ke, err := jsonx.SkipStringFast(data, i)
 		if err != nil {
-			return data, nil
+			return data
 		}
 		key := data[i+1 : ke-1]
 		j := jsonx.SkipWS(data, ke)
 		if j >= len(data) || data[j] != ':' {
-			return data, nil
+			return data
 		}
 		vs := jsonx.SkipWS(data, j+1)
 		if vs < len(data) && data[vs] == '{' && string(key) == "metadata" {
 			return sc.cutIn(data, vs)
 		}
 		if i, err = jsonx.SkipValueFast(data, vs); err != nil {
-			return data, nil
+			return data
 		}
 	}
 }
 
 // cutIn cuts managedFields from the metadata object at data[vs].
-func (sc *scratch) cutIn(data []byte, vs int) ([]byte, error) {
+func (sc *scratch) cutIn(data []byte, vs int) []byte {
 	meta, _, err := objectMembersInto(sc.meta[:0], data, vs, nil)
 	if err != nil {
-		return data, nil
+		return data
 	}
 	sc.meta = meta
 	for j, m := range meta {
@@ -220,7 +216,7 @@ func (sc *scratch) cutIn(data []byte, vs int) ([]byte, error) {
 			to = meta[1].Start // with the comma after it
 		}
 		sc.cut = append(append(sc.cut[:0], data[:from]...), data[to:]...)
-		return sc.cut, nil
+		return sc.cut
 	}
-	return data, nil
+	return data
 }
