@@ -129,8 +129,18 @@ func (c *Collector) attemptToDeleteItem(ctx context.Context, it Item) error {
 		// foreground too, so its dependents go first. If one of them is
 		// itself deleting its dependents, there may be a cycle: unblock
 		// this item's references first, so its owner need not wait.
+		//
+		// A dependent counts as deleting its dependents when the graph
+		// says so or when it is one of the waiting owners just read live:
+		// the graph may not have seen that owner's foreground deletion
+		// yet, and without the unblock both would wait for each other
+		// forever (kube-controller-manager reads the graph only).
+		waitingUIDs := make(map[string]bool, len(waiting))
+		for _, w := range waiting {
+			waitingUIDs[w.UID] = true
+		}
 		for _, d := range it.Dependents {
-			if d.DeletingDependents {
+			if d.DeletingDependents || waitingUIDs[d.Identity.UID] {
 				log.Debug().Stringer("dependent", d.Identity).Msg("owner and dependent both delete their dependents; unblocking the item's references to prevent a cycle")
 				if err := c.patch(ctx, id, unblockOwnerRefsSMP(it), c.unblockOwnerRefsJMP(it)); err != nil {
 					return err

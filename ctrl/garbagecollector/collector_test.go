@@ -338,6 +338,25 @@ func TestCycleUnblocks(t *testing.T) {
 		"delete configmaps ns/b uid=b1 rv=2 policy=Foreground")
 }
 
+// TestCycleUnblocksBeforeTheGraphSeesTheOwnerWait: the same cycle when the
+// graph still holds the owner as it was before its foreground deletion
+// (its informer lags the live read): the owner read live is waiting and is
+// also the item's dependent, so the references are unblocked all the same;
+// otherwise both would wait for each other forever.
+func TestCycleUnblocksBeforeTheGraphSeesTheOwnerWait(t *testing.T) {
+	a := withFinalizers(obj("v1", "ConfigMap", "ns", "a", "a1", "1", ownerRef("v1", "ConfigMap", "b", "b1", true)), FinalizerDeleteDependents)
+	aBefore := obj("v1", "ConfigMap", "ns", "a", "a1", "1", ownerRef("v1", "ConfigMap", "b", "b1", true))
+	b := obj("v1", "ConfigMap", "ns", "b", "b1", "2", ownerRef("v1", "ConfigMap", "a", "a1", true))
+	f := newFixture(t, a, b)
+	f.observe(aBefore, b)
+	if _, err := syncItem(t, f, "b1"); err != nil {
+		t.Fatal(err)
+	}
+	wantActions(t, f, "get configmaps ns/b", "get configmaps ns/a",
+		`patch configmaps ns/b strategic {"metadata":{"uid":"b1","ownerReferences":[{"apiVersion":"v1","kind":"ConfigMap","name":"a","uid":"a1","controller":true,"blockOwnerDeletion":false}]}}`,
+		"delete configmaps ns/b uid=b1 rv=2 policy=Foreground")
+}
+
 // TestAttemptToOrphan: an owner deleted with the orphan finalizer has its
 // reference removed from each dependent — patches, never updates — then
 // loses the finalizer; a dependent already gone is no failure, another

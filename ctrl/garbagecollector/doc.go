@@ -123,5 +123,9 @@
 // the namespace a dependent guessed for it; a virtual node whose object
 // has an owner it cannot have is still requeued until its informer shows
 // it; and a dependent that loses one of several ownerReferences is checked
-// again, since the reference that went may have been what kept it.
+// again, since the reference that went may have been what kept it. A
+// fourth came from the real apiserver under load: an item whose waiting
+// owner is also its own dependent has its references unblocked even when
+// the graph has not yet seen that owner's foreground deletion (the live
+// read shows it), or the two would wait for each other forever.
 package garbagecollector
