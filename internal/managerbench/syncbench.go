@@ -41,13 +41,7 @@ type SyncResult struct {
 func (b *bench) runSync(ctx context.Context, m Manager, run int) (SyncResult, error) {
 	r := SyncResult{Manager: m.Label, Run: run}
 	ns := fmt.Sprintf("probe-sync-%d-%s", run, slug(m.Label))
-	if err := b.c.createNamespace(ctx, ns); err != nil {
-		return r, err
-	}
-	if _, err := b.c.deployments.InNamespace(ns).Create(ctx, newDeployment(ns, "probe", 1)); err != nil {
-		return r, fmt.Errorf("managerbench: create the probe Deployment: %w", err)
-	}
-	rv, err := b.c.currentRV(ctx)
+	rv, err := b.c.probeNamespace(ctx, ns)
 	if err != nil {
 		return r, err
 	}

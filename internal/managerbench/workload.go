@@ -159,3 +159,17 @@ func (c *cluster) currentRV(ctx context.Context) (string, error) {
 	}
 	return l.ResourceVersion, nil
 }
+
+// probeNamespace creates namespace ns holding the probe: a 1-replica
+// Deployment whose pod appears once a manager started after it has synced
+// its caches and run its controllers. It returns the resourceVersion to
+// watch from, taken after the probe was written.
+func (c *cluster) probeNamespace(ctx context.Context, ns string) (string, error) {
+	if err := c.createNamespace(ctx, ns); err != nil {
+		return "", err
+	}
+	if _, err := c.deployments.InNamespace(ns).Create(ctx, newDeployment(ns, "probe", 1)); err != nil {
+		return "", fmt.Errorf("managerbench: create the probe Deployment: %w", err)
+	}
+	return c.currentRV(ctx)
+}
