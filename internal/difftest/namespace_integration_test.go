@@ -30,24 +30,12 @@ var namespaceAllowances []Allowance
 // messages, while a custom resource's finalizer holds content and after —
 // and the same namespaces at the end.
 func TestNamespaceMatchesKCM(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
-	defer cancel()
 	sc := NamespaceScenario()
-	kcm := &InProcess{Descriptors: func() []*ctrl.ControllerDescriptor {
-		return []*ctrl.ControllerDescriptor{namespace.Descriptor(), serviceaccount.Descriptor()}
-	}}
-	ref := &KubeControllerManager{Controllers: []string{kcmNamespace, kcmServiceAccount}}
-	ra := record(ctx, t, kcm, sc)
-	rb := record(ctx, t, ref, sc)
+	kcm, ref, ra, rb := recordNamespaceScenario(t, 4*time.Minute, sc)
 	for side, r := range map[string]*Recording{"kcm": ra[sc.Name], "kube-controller-manager": rb[sc.Name]} {
-		var states []string
-		for _, s := range r.Timeline.States {
-			states = append(states, "["+s.Phase+"] "+s.State)
-		}
-		t.Logf("%s, namespace states:\n  %s", side, strings.Join(states, "\n  "))
 		// The comparison must have something to compare: the content
 		// held by the finalizer, shown in the conditions, then gone.
-		all := strings.Join(states, "\n")
+		all := loggedStates(t, side, r)
 		for _, want := range []string{
 			`NamespaceContentRemaining=True SomeResourcesRemain "Some resources are remaining: widgets.difftest.example.com has 1 resource instances"`,
 			`NamespaceFinalizersRemaining=True SomeFinalizersRemain "Some content in the namespace has finalizers remaining: difftest.example.com/hold in 1 resource instances"`,
@@ -75,26 +63,41 @@ func TestNamespaceMatchesKCM(t *testing.T) {
 // version, whose own error text differs deliberately: see
 // GroupErrorPlaceholder) until the APIService is deleted.
 func TestNamespaceDiscoveryFailureMatchesKCM(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)
-	defer cancel()
 	sc := NamespaceDiscoveryScenario()
-	kcm := &InProcess{Descriptors: func() []*ctrl.ControllerDescriptor {
-		return []*ctrl.ControllerDescriptor{namespace.Descriptor(), serviceaccount.Descriptor()}
-	}}
-	ref := &KubeControllerManager{Controllers: []string{kcmNamespace, kcmServiceAccount}}
-	ra := record(ctx, t, kcm, sc)
-	rb := record(ctx, t, ref, sc)
+	kcm, ref, ra, rb := recordNamespaceScenario(t, 6*time.Minute, sc)
 	for side, r := range map[string]*Recording{"kcm": ra[sc.Name], "kube-controller-manager": rb[sc.Name]} {
-		var states []string
-		for _, s := range r.Timeline.States {
-			states = append(states, "["+s.Phase+"] "+s.State)
-		}
-		t.Logf("%s, namespace states:\n  %s", side, strings.Join(states, "\n  "))
+		all := loggedStates(t, side, r)
 		want := `NamespaceDeletionDiscoveryFailure=True DiscoveryFailed "Discovery failed for some groups, 1 failing: ` +
 			`unable to retrieve the complete list of server APIs: ` + brokenGroup + `/v1: ` + GroupErrorPlaceholder + `"`
-		if all := strings.Join(states, "\n"); !strings.Contains(all, want) || !strings.Contains(all, "[APIService deleted] gone") {
+		if !strings.Contains(all, want) || !strings.Contains(all, "[APIService deleted] gone") {
 			t.Errorf("%s: no state with %s, or the namespace never went", side, want)
 		}
 	}
 	compare(t, kcm, ref, ra, rb, namespaceAllowances, sc)
+}
+
+// recordNamespaceScenario records sc under kcm's namespace and
+// serviceaccount controllers and under kube-controller-manager's, each on
+// a fresh cluster, within d.
+func recordNamespaceScenario(t *testing.T, d time.Duration, sc Scenario) (kcm *InProcess, ref *KubeControllerManager, ra, rb map[string]*Recording) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	defer cancel()
+	kcm = &InProcess{Descriptors: func() []*ctrl.ControllerDescriptor {
+		return []*ctrl.ControllerDescriptor{namespace.Descriptor(), serviceaccount.Descriptor()}
+	}}
+	ref = &KubeControllerManager{Controllers: []string{kcmNamespace, kcmServiceAccount}}
+	return kcm, ref, record(ctx, t, kcm, sc), record(ctx, t, ref, sc)
+}
+
+// loggedStates logs one side's recorded namespace states and returns them,
+// one per line, for the assertions.
+func loggedStates(t *testing.T, side string, r *Recording) string {
+	t.Helper()
+	var states []string
+	for _, s := range r.Timeline.States {
+		states = append(states, "["+s.Phase+"] "+s.State)
+	}
+	t.Logf("%s, namespace states:\n  %s", side, strings.Join(states, "\n  "))
+	return strings.Join(states, "\n")
 }
