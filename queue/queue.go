@@ -180,7 +180,7 @@ func (q *Queue[K]) addedOpLocked(k K, counted bool, op string) string {
 	switch {
 	case !counted:
 		return op + " (deduplicated)"
-	case q.s.items[k]&processing != 0:
+	case q.s.flagsOf(k)&processing != 0:
 		return op + " (held: ready after Done)"
 	}
 	return op

@@ -63,8 +63,8 @@ func TestQueueAddGetDone(t *testing.T) {
 	q.Done("a")
 	q.Done("b")
 	q.Done("c")
-	if q.Len() != 0 || q.s.inFlight != 0 || len(q.s.items) != 0 {
-		t.Fatalf("state not empty: ready %d inFlight %d items %d", q.Len(), q.s.inFlight, len(q.s.items))
+	if q.Len() != 0 || q.s.inFlight != 0 || q.s.tracked() != 0 {
+		t.Fatalf("state not empty: ready %d inFlight %d items %d", q.Len(), q.s.inFlight, q.s.tracked())
 	}
 }
 

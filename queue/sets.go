@@ -17,37 +17,68 @@ const (
 	low
 )
 
+// node is one tracked key: the key and its flags. Nodes live in one slice
+// and never move, so the lanes hold node numbers and get reaches a key's
+// state without hashing it.
+type node[K comparable] struct {
+	key   K
+	flags flags
+	// staleLow counts the copies of this node's number that lowLane still
+	// holds from promotions (see sets.promote). Such copies are older than
+	// any live copy of the same number, so get skips the first staleLow
+	// copies it meets. The count outlives the key: a node freed and reused
+	// for another key keeps it until lowLane has dropped those copies.
+	staleLow uint32
+}
+
 // sets is the queue's pure state: the FIFO lanes, the dirty set and the
 // processing set, with no locking, goroutines or time. Queue drives it under
 // its mutex; tests drive it directly.
 //
-// The dirty and processing sets share one map (a key's flags), so that each
-// of add, get and done costs a single map lookup and at most one write.
+// Every dirty or processing key has a node. The index finds a key's node
+// (one hash per add and per done); the lanes hold node numbers, so get does
+// not hash at all. A node whose key is neither dirty nor processing goes
+// back to the free list.
 type sets[K comparable] struct {
-	// normal and lowLane hold the keys ready to be handed to a worker, in
-	// arrival order. get serves lowLane only when normal is empty.
-	// Invariant: a key in normal has flags dirty, not processing, not low.
-	normal ring.Ring[K]
-	// lowLane may also hold stale copies of keys promoted to normal while
-	// they waited here (see staleLow). Every other key in lowLane has flags
-	// dirty|low and is not processing.
-	lowLane ring.Ring[K]
-	// items maps every dirty or processing key to its flags; a key with
-	// neither flag is absent.
-	items map[K]flags
-	// staleLow counts, per key, the copies in lowLane that were left behind
-	// when the key was promoted to normal. Such copies are always older than
-	// any live copy of the same key, so get skips a key's first staleLow
-	// copies. Allocated on first promotion.
-	staleLow map[K]int
-	// ready is the number of live (non-stale) keys in the two lanes.
+	// normal and lowLane hold the numbers of the nodes whose keys are
+	// ready to be handed to a worker, in arrival order. get serves lowLane
+	// only when normal is empty.
+	// Invariant: a node in normal has flags dirty, not processing, not low.
+	normal ring.Ring[uint32]
+	// lowLane may also hold stale copies (see node.staleLow). Every other
+	// node in lowLane has flags dirty|low and is not processing.
+	lowLane ring.Ring[uint32]
+	// index maps every dirty or processing key to its node.
+	index keyIndex[K]
+	// nodes holds the tracked keys; free lists the unused positions.
+	nodes []node[K]
+	free  []uint32
+	// ready is the number of live (non-stale) node numbers in the lanes.
 	ready int
 	// inFlight is the number of keys with the processing flag.
 	inFlight int
+	// stale is the number of stale copies in lowLane.
+	stale int
 }
 
+// nodesKeep is the node slice capacity kept when the queue drains
+// completely; a larger slice (left by a flood) is given back.
+const nodesKeep = 1024
+
 func newSets[K comparable]() sets[K] {
-	return sets[K]{items: make(map[K]flags)}
+	return sets[K]{index: newKeyIndex[K]()}
+}
+
+// tracked is the number of keys that are dirty or processing.
+func (s *sets[K]) tracked() int { return s.index.used }
+
+// flagsOf returns k's flags, 0 when k is not tracked.
+func (s *sets[K]) flagsOf(k K) flags {
+	i, ok := s.index.find(k, s.index.hash(k), s.nodes)
+	if !ok {
+		return 0
+	}
+	return s.nodes[s.index.cells[i].node-1].flags
 }
 
 // add marks k dirty and, unless a worker holds it, puts it at the back of
@@ -55,44 +86,86 @@ func newSets[K comparable]() sets[K] {
 // except that a normal add of a key waiting in the low lane promotes it.
 // add reports whether k became dirty, i.e. whether this add counts.
 func (s *sets[K]) add(k K, lowPriority bool) bool {
-	f := s.items[k]
-	if f&dirty != 0 {
-		if !lowPriority && f&low != 0 {
-			s.promote(k, f)
-		}
-		return false
-	}
-	f |= dirty
+	h := s.index.hash(k)
+	s.index.reserve()
+	i, found := s.index.find(k, h, s.nodes)
+	f := dirty
 	if lowPriority {
 		f |= low
 	}
-	s.items[k] = f
-	if f&processing == 0 {
-		s.enqueue(k, f)
+	if !found {
+		n := s.alloc(k, f)
+		s.index.insertAt(i, h, n+1)
+		s.enqueue(n, f)
+		return true
 	}
+	n := s.index.cells[i].node - 1
+	nd := &s.nodes[n]
+	if nd.flags&dirty != 0 {
+		if !lowPriority && nd.flags&low != 0 {
+			s.promote(n, nd)
+		}
+		return false
+	}
+	// Tracked but not dirty: a worker holds it; done will enqueue it.
+	nd.flags |= f
 	return true
 }
 
-// promote moves a dirty low-priority key to the normal lane. If it is
-// waiting in lowLane, that copy becomes stale and a copy joins normal; if a
-// worker holds it, only the flag changes and done puts it into normal.
-func (s *sets[K]) promote(k K, f flags) {
-	s.items[k] = f &^ low
-	if f&processing != 0 {
-		return
+// alloc takes a node for k.
+func (s *sets[K]) alloc(k K, f flags) uint32 {
+	if last := len(s.free) - 1; last >= 0 {
+		n := s.free[last]
+		s.free = s.free[:last]
+		nd := &s.nodes[n]
+		nd.key, nd.flags = k, f
+		return n
 	}
-	if s.staleLow == nil {
-		s.staleLow = make(map[K]int)
-	}
-	s.staleLow[k]++
-	s.normal.Push(k)
+	s.nodes = append(s.nodes, node[K]{key: k, flags: f})
+	return uint32(len(s.nodes) - 1)
 }
 
-func (s *sets[K]) enqueue(k K, f flags) {
+// release frees node n (its index cell is already gone).
+func (s *sets[K]) release(n uint32) {
+	nd := &s.nodes[n]
+	var zero K
+	nd.key, nd.flags = zero, 0 // let the key be collected
+	s.free = append(s.free, n)
+	s.tidy()
+}
+
+// tidy gives the nodes back once nothing is tracked and no node number is
+// left in the lanes: a flood that drained must not keep its nodes.
+func (s *sets[K]) tidy() {
+	if s.index.used != 0 || s.lowLane.Len() != 0 || s.normal.Len() != 0 {
+		return
+	}
+	if cap(s.nodes) > nodesKeep {
+		s.nodes, s.free = nil, nil
+		return
+	}
+	clear(s.nodes) // every staleLow is 0: lowLane is empty
+	s.nodes, s.free = s.nodes[:0], s.free[:0]
+}
+
+// promote moves the dirty low-priority key of node n to the normal lane. If
+// it is waiting in lowLane, that copy becomes stale and a copy joins normal;
+// if a worker holds it, only the flag changes and done puts it into normal.
+func (s *sets[K]) promote(n uint32, nd *node[K]) {
+	nd.flags &^= low
+	if nd.flags&processing != 0 {
+		return
+	}
+	nd.staleLow++
+	s.stale++
+	s.normal.Push(n)
+}
+
+func (s *sets[K]) enqueue(n uint32, f flags) {
 	if f&low != 0 {
-		s.lowLane.Push(k)
+		s.lowLane.Push(n)
 	} else {
-		s.normal.Push(k)
+		s.normal.Push(n)
 	}
 	s.ready++
 }
@@ -100,51 +173,48 @@ func (s *sets[K]) enqueue(k K, f flags) {
 // get hands out the oldest ready key, normal lane first, and moves it from
 // dirty to processing. It reports false when no key is ready.
 func (s *sets[K]) get() (K, bool) {
-	k, ok := s.normal.Pop()
+	n, ok := s.normal.Pop()
 	for !ok && s.lowLane.Len() > 0 {
-		k, _ = s.lowLane.Pop()
-		ok = !s.dropStale(k)
+		n, _ = s.lowLane.Pop()
+		if nd := &s.nodes[n]; nd.staleLow > 0 {
+			nd.staleLow--
+			s.stale--
+			continue
+		}
+		ok = true
 	}
 	if !ok {
+		s.tidy()
 		var zero K
 		return zero, false
 	}
-	s.items[k] = processing
+	nd := &s.nodes[n]
+	nd.flags = processing
 	s.ready--
 	s.inFlight++
-	return k, true
-}
-
-// dropStale reports whether k, just popped from lowLane, is a stale copy,
-// and if so forgets one stale copy of k.
-func (s *sets[K]) dropStale(k K) bool {
-	n := s.staleLow[k]
-	if n == 0 {
-		return false
-	}
-	if n == 1 {
-		delete(s.staleLow, k)
-	} else {
-		s.staleLow[k] = n - 1
-	}
-	return true
+	return nd.key, true
 }
 
 // done ends a worker's hold on k. If k was added while it was processing,
 // it goes to the back of its lane. done reports whether k was processing
 // (a done for a key not handed out is ignored) and whether it was requeued.
 func (s *sets[K]) done(k K) (wasProcessing, requeued bool) {
-	f := s.items[k]
-	if f&processing == 0 {
+	i, found := s.index.find(k, s.index.hash(k), s.nodes)
+	if !found {
+		return false, false
+	}
+	n := s.index.cells[i].node - 1
+	nd := &s.nodes[n]
+	if nd.flags&processing == 0 {
 		return false, false
 	}
 	s.inFlight--
-	if f&dirty == 0 {
-		delete(s.items, k)
+	if nd.flags&dirty == 0 {
+		s.index.deleteAt(i)
+		s.release(n)
 		return true, false
 	}
-	f &^= processing
-	s.items[k] = f
-	s.enqueue(k, f)
+	nd.flags &^= processing
+	s.enqueue(n, nd.flags)
 	return true, true
 }

@@ -108,8 +108,8 @@ func stressRound(t *testing.T, seed uint64) {
 	}
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	if q.s.ready != 0 || q.s.inFlight != 0 || len(q.s.items) != 0 || len(q.s.staleLow) != 0 {
+	if q.s.ready != 0 || q.s.inFlight != 0 || q.s.tracked() != 0 || q.s.stale != 0 {
 		t.Fatalf("round %d: state not empty at the end: ready %d inFlight %d items %d stale %d",
-			seed, q.s.ready, q.s.inFlight, len(q.s.items), len(q.s.staleLow))
+			seed, q.s.ready, q.s.inFlight, q.s.tracked(), q.s.stale)
 	}
 }
