@@ -13,8 +13,8 @@ type slot struct {
 }
 
 // Sizes of keyIndex's table. The table is at most half full (linear probing
-// stays short), grows by doubling and, once larger than indexKeep cells,
-// shrinks to a quarter full when a delete leaves it a sixteenth full.
+// stays short) and grows by doubling; sets.tidy drops a table larger than
+// indexKeep cells once floods are over.
 const (
 	indexStart = 16
 	indexKeep  = 1024
@@ -105,9 +105,6 @@ func (x *keyIndex[K]) deleteAt(i int) {
 	}
 	x.cells[hole] = slot{}
 	x.used--
-	if len(x.cells) > indexKeep && 16*x.used < len(x.cells) {
-		x.rebuild(max(indexKeep, ceilPow2(4*x.used)))
-	}
 }
 
 // rebuild moves every cell into a new table of size cells.
@@ -125,13 +122,4 @@ func (x *keyIndex[K]) rebuild(size int) {
 		}
 		x.cells[i] = c
 	}
-}
-
-// ceilPow2 is the smallest power of two ≥ n (n ≥ 1).
-func ceilPow2(n int) int {
-	p := 1
-	for p < n {
-		p <<= 1
-	}
-	return p
 }

@@ -59,11 +59,18 @@ type sets[K comparable] struct {
 	inFlight int
 	// stale is the number of stale copies in lowLane.
 	stale int
+	// peak is the most keys tracked at once since the queue was last
+	// empty; smallDrains counts the drains in a row whose peak used under
+	// a quarter of the memory held (see tidy).
+	peak, smallDrains int
 }
 
-// nodesKeep is the node slice capacity kept when the queue drains
-// completely; a larger slice (left by a flood) is given back.
-const nodesKeep = 1024
+// nodesKeep is the node capacity a queue keeps however it drains; a larger
+// one (left by a flood) is given back after drainsToShrink small drains.
+const (
+	nodesKeep      = 1024
+	drainsToShrink = 8
+)
 
 func newSets[K comparable]() sets[K] {
 	return sets[K]{index: newKeyIndex[K]()}
@@ -96,6 +103,7 @@ func (s *sets[K]) add(k K, lowPriority bool) bool {
 	if !found {
 		n := s.alloc(k, f)
 		s.index.insertAt(i, h, n+1)
+		s.peak = max(s.peak, s.index.used)
 		s.enqueue(n, f)
 		return true
 	}
@@ -134,18 +142,30 @@ func (s *sets[K]) release(n uint32) {
 	s.tidy()
 }
 
-// tidy gives the nodes back once nothing is tracked and no node number is
-// left in the lanes: a flood that drained must not keep its nodes.
+// tidy runs whenever nothing is tracked and no node number is left in the
+// lanes. Every node is then free, so the slice restarts at length 0 (new
+// keys take nodes in order again). Memory left by a flood is given back
+// with hysteresis: once drainsToShrink drains in a row have peaked at under
+// a quarter of the capacity, the nodes and the index are released. A queue
+// that fills and drains to the same size again and again (a busy
+// controller) keeps them instead of rebuilding them every time.
 func (s *sets[K]) tidy() {
 	if s.index.used != 0 || s.lowLane.Len() != 0 || s.normal.Len() != 0 {
 		return
 	}
-	if cap(s.nodes) > nodesKeep {
-		s.nodes, s.free = nil, nil
-		return
-	}
-	clear(s.nodes) // every staleLow is 0: lowLane is empty
 	s.nodes, s.free = s.nodes[:0], s.free[:0]
+	if cap(s.nodes) > nodesKeep || len(s.index.cells) > indexKeep {
+		if 4*s.peak <= max(cap(s.nodes), len(s.index.cells)/2) {
+			s.smallDrains++
+		} else {
+			s.smallDrains = 0
+		}
+		if s.smallDrains >= drainsToShrink {
+			s.nodes, s.free, s.index.cells = nil, nil, nil
+			s.smallDrains = 0
+		}
+	}
+	s.peak = 0
 }
 
 // promote moves the dirty low-priority key of node n to the normal lane. If
