@@ -16,6 +16,10 @@ type Queue interface {
 	Get() (string, bool)
 	Done(k string)
 	AddAfter(k string, d time.Duration)
+	// AddRateLimited re-adds k after its rate limiter's delay (a retry).
+	AddRateLimited(k string)
+	// Forget resets k's retry backoff after a success.
+	Forget(k string)
 	ShutDown()
 }
 
@@ -34,6 +38,8 @@ func (k kcmQueue) Get() (string, bool) {
 func (k kcmQueue) Done(key string)                      { k.q.Done(key) }
 func (k kcmQueue) AddAfter(key string, d time.Duration) { k.q.AddAfter(key, d) }
 func (k kcmQueue) ShutDown()                            { k.q.ShutDown() }
+func (k kcmQueue) AddRateLimited(key string)            { k.q.AddRateLimited(key) }
+func (k kcmQueue) Forget(key string)                    { k.q.Forget(key) }
 
 // clientGoQueue is what a client-go controller builds: a
 // TypedRateLimitingQueue (which is a TypedDelayingQueue over a Typed
@@ -57,6 +63,8 @@ func (c clientGoQueue) Get() (string, bool) {
 func (c clientGoQueue) Done(key string)                      { c.q.Done(key) }
 func (c clientGoQueue) AddAfter(key string, d time.Duration) { c.q.AddAfter(key, d) }
 func (c clientGoQueue) ShutDown()                            { c.q.ShutDown() }
+func (c clientGoQueue) AddRateLimited(key string)            { c.q.AddRateLimited(key) }
+func (c clientGoQueue) Forget(key string)                    { c.q.Forget(key) }
 
 // Queues returns a constructor for each queue, by engine name.
 func Queues() map[string]func() Queue {
