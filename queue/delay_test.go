@@ -13,12 +13,17 @@ func ms(n int) time.Time { return t0.Add(time.Duration(n) * time.Millisecond) }
 // checkHeap verifies the heap order and the key → position index.
 func checkHeap[K comparable](t *testing.T, h *delayHeap[K]) {
 	t.Helper()
-	if len(h.pos) != len(h.items) {
-		t.Fatalf("index has %d keys, heap %d", len(h.pos), len(h.items))
+	if h.index.used != len(h.items) {
+		t.Fatalf("index has %d keys, heap %d", h.index.used, len(h.items))
 	}
-	for i, w := range h.items {
-		if h.pos[w.key] != i {
-			t.Fatalf("pos[%v] = %d, want %d", w.key, h.pos[w.key], i)
+	for i, it := range h.items {
+		w := h.waiters[it.waiter]
+		if w.slot != i {
+			t.Fatalf("waiter of %v records slot %d, want %d", w.key, w.slot, i)
+		}
+		c, ok := h.index.find(w.key, h.index.hash(w.key), h.waiters)
+		if !ok || h.index.cells[c].node != it.waiter+1 {
+			t.Fatalf("index finds %v at %v (ok %v), want waiter %d", w.key, h.index.cells[c].node, ok, it.waiter+1)
 		}
 		if i > 0 && h.less(i, (i-1)/2) {
 			t.Fatalf("item %d is before its parent", i)

@@ -31,6 +31,8 @@ type node[K comparable] struct {
 	staleLow uint32
 }
 
+func (n node[K]) keyOf() K { return n.key }
+
 // sets is the queue's pure state: the FIFO lanes, the dirty set and the
 // processing set, with no locking, goroutines or time. Queue drives it under
 // its mutex; tests drive it directly.
@@ -49,7 +51,7 @@ type sets[K comparable] struct {
 	// node in lowLane has flags dirty|low and is not processing.
 	lowLane ring.Ring[uint32]
 	// index maps every dirty or processing key to its node.
-	index keyIndex[K]
+	index keyIndex[K, node[K]]
 	// nodes holds the tracked keys; free lists the unused positions.
 	nodes []node[K]
 	free  []uint32
@@ -73,7 +75,7 @@ const (
 )
 
 func newSets[K comparable]() sets[K] {
-	return sets[K]{index: newKeyIndex[K]()}
+	return sets[K]{index: newKeyIndex[K, node[K]]()}
 }
 
 // tracked is the number of keys that are dirty or processing.
