@@ -155,12 +155,13 @@ func (q *Queue[K]) Add(k K) { q.AddWithPriority(k, PriorityNormal) }
 // AddWithPriority is Add into the given lane. A normal add of a key pending
 // in the low lane moves it to the normal lane; a low add never demotes.
 func (q *Queue[K]) AddWithPriority(k K, p Priority) {
+	h := q.s.hash(k) // outside the lock: the lock is held for less
 	q.mu.Lock()
 	if q.shuttingDown {
 		q.mu.Unlock()
 		return
 	}
-	counted := q.addLocked(k, p == PriorityLow)
+	counted := q.addHashedLocked(k, h, p == PriorityLow)
 	if !q.tap.On() || !q.tap.Want("", keyString(k)) {
 		q.mu.Unlock()
 		return
@@ -177,7 +178,12 @@ func (q *Queue[K]) AddWithPriority(k K, p Priority) {
 
 // addLocked adds k and reports whether it became pending (see sets.add).
 func (q *Queue[K]) addLocked(k K, lowPriority bool) bool {
-	counted := q.s.add(k, lowPriority)
+	return q.addHashedLocked(k, q.s.hash(k), lowPriority)
+}
+
+// addHashedLocked is addLocked with k's hash already computed.
+func (q *Queue[K]) addHashedLocked(k K, h uint32, lowPriority bool) bool {
+	counted := q.s.addHashed(k, h, lowPriority)
 	if counted && q.m != nil {
 		q.m.addedLocked(k)
 	}
@@ -316,9 +322,10 @@ func (q *Queue[K]) spinForKey() {
 // Done tells the queue the worker has finished with k. If k was added while
 // it was held, it is ready again now. Done of a key not held does nothing.
 func (q *Queue[K]) Done(k K) {
+	h := q.s.hash(k)
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	held, _ := q.s.done(k)
+	held, _ := q.s.doneHashed(k, h)
 	if !held {
 		return
 	}

@@ -95,7 +95,15 @@ func (s *sets[K]) flagsOf(k K) flags {
 // except that a normal add of a key waiting in the low lane promotes it.
 // add reports whether k became dirty, i.e. whether this add counts.
 func (s *sets[K]) add(k K, lowPriority bool) bool {
-	h := s.index.hash(k)
+	return s.addHashed(k, s.index.hash(k), lowPriority)
+}
+
+// hash is k's index hash. It reads only the index's seed, which never
+// changes, so Queue computes it before taking its lock.
+func (s *sets[K]) hash(k K) uint32 { return s.index.hash(k) }
+
+// addHashed is add with k's hash already computed.
+func (s *sets[K]) addHashed(k K, h uint32, lowPriority bool) bool {
 	s.index.reserve()
 	i, found := s.index.find(k, h, s.nodes)
 	f := dirty
@@ -221,7 +229,12 @@ func (s *sets[K]) get() (K, bool) {
 // it goes to the back of its lane. done reports whether k was processing
 // (a done for a key not handed out is ignored) and whether it was requeued.
 func (s *sets[K]) done(k K) (wasProcessing, requeued bool) {
-	i, found := s.index.find(k, s.index.hash(k), s.nodes)
+	return s.doneHashed(k, s.index.hash(k))
+}
+
+// doneHashed is done with k's hash already computed.
+func (s *sets[K]) doneHashed(k K, h uint32) (wasProcessing, requeued bool) {
+	i, found := s.index.find(k, h, s.nodes)
 	if !found {
 		return false, false
 	}
