@@ -156,6 +156,9 @@ func (q *Queue[K]) Add(k K) { q.AddWithPriority(k, PriorityNormal) }
 // in the low lane moves it to the normal lane; a low add never demotes.
 func (q *Queue[K]) AddWithPriority(k K, p Priority) {
 	h := q.s.hash(k) // outside the lock: the lock is held for less
+	if q.s.fast.pending(k, h, p == PriorityLow) && !q.tap.On() {
+		return // already waiting in its lane: a no-op, without the lock
+	}
 	q.mu.Lock()
 	if q.shuttingDown {
 		q.mu.Unlock()

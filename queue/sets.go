@@ -29,6 +29,9 @@ type node[K comparable] struct {
 	// copies it meets. The count outlives the key: a node freed and reused
 	// for another key keeps it until lowLane has dropped those copies.
 	staleLow uint32
+	// box, while set, announces to lock-free adds that the key waits in
+	// a lane (see fastDedup); nil for most keys.
+	box *pendingBox[K]
 }
 
 func (n node[K]) keyOf() K { return n.key }
@@ -61,6 +64,8 @@ type sets[K comparable] struct {
 	inFlight int
 	// stale is the number of stale copies in lowLane.
 	stale int
+	// fast lets adds of waiting keys skip the queue's lock.
+	fast fastDedup[K]
 	// peak is the most keys tracked at once since the queue was last
 	// empty; smallDrains counts the drains in a row whose peak used under
 	// a quarter of the memory held (see tidy).
@@ -123,6 +128,11 @@ func (s *sets[K]) addHashed(k K, h uint32, lowPriority bool) bool {
 		if !lowPriority && nd.flags&low != 0 {
 			s.promote(n, nd)
 		}
+		if nd.box == nil && nd.flags&processing == 0 {
+			// Added again while waiting: likely to be added again, so
+			// let such adds skip the lock.
+			nd.box = s.fast.publish(nd.key, h, laneState(nd.flags))
+		}
 		return false
 	}
 	// Tracked but not dirty: a worker holds it; done will enqueue it.
@@ -164,6 +174,7 @@ func (s *sets[K]) tidy() {
 		return
 	}
 	s.nodes, s.free = s.nodes[:0], s.free[:0]
+	s.fast.reset()
 	if cap(s.nodes) > nodesKeep || len(s.index.cells) > indexKeep {
 		if 4*s.peak <= max(cap(s.nodes), len(s.index.cells)/2) {
 			s.smallDrains++
@@ -186,9 +197,20 @@ func (s *sets[K]) promote(n uint32, nd *node[K]) {
 	if nd.flags&processing != 0 {
 		return
 	}
+	if nd.box != nil {
+		nd.box.state.Store(boxNormal)
+	}
 	nd.staleLow++
 	s.stale++
 	s.normal.Push(n)
+}
+
+// laneState is the pendingBox state of a waiting key with flags f.
+func laneState(f flags) uint32 {
+	if f&low != 0 {
+		return boxLow
+	}
+	return boxNormal
 }
 
 func (s *sets[K]) enqueue(n uint32, f flags) {
@@ -220,6 +242,10 @@ func (s *sets[K]) get() (K, bool) {
 	}
 	nd := &s.nodes[n]
 	nd.flags = processing
+	if nd.box != nil {
+		s.fast.retire(nd.box)
+		nd.box = nil
+	}
 	s.ready--
 	s.inFlight++
 	return nd.key, true
