@@ -126,3 +126,36 @@ func TestFastDedupNeverWrong(t *testing.T) {
 		t.Fatalf("only %d of 5000 waiting, duplicated keys can skip the lock", hits)
 	}
 }
+
+// Through the Queue: once a key has been added twice while waiting (so its
+// adds may skip the lock), an add while a worker holds it must still make
+// Done requeue it — the rule "added while processing is processed again".
+func TestQueueAddWhileHeldAfterDuplicates(t *testing.T) {
+	q, _ := newFakeQueue(t, hooks{})
+	for range 3 {
+		q.Add("a") // the second add publishes a box, the third skips the lock
+	}
+	q.Add("b")
+	q.Add("b")
+	if got := mustGet(t, q); got != "a" {
+		t.Fatalf("Get = %q, want a", got)
+	}
+	q.Add("a") // held: must not be taken for a waiting key
+	q.Add("a")
+	if got := mustGet(t, q); got != "b" {
+		t.Fatalf("Get = %q, want b", got)
+	}
+	if q.Len() != 0 {
+		t.Fatalf("Len = %d while a is held and b taken, want 0", q.Len())
+	}
+	q.Done("a")
+	if got := mustGet(t, q); got != "a" {
+		t.Fatalf("after Done, Get = %q, want a (the add while held was lost)", got)
+	}
+	q.Done("a")
+	q.Done("b")
+	q.Add("b") // b is free again: a fresh add counts
+	if q.Len() != 1 {
+		t.Fatalf("Len = %d after adding b again, want 1", q.Len())
+	}
+}
