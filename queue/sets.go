@@ -17,33 +17,46 @@ const (
 	low
 )
 
-// node is one tracked key: the key and its flags. Nodes live in one slice
+// node is one known key: the key and its flags. Nodes live in one slice
 // and never move, so the lanes hold node numbers and get reaches a key's
 // state without hashing it.
 type node[K comparable] struct {
-	key   K
-	flags flags
+	key K
+	// box, while set, announces to lock-free adds that the key waits in
+	// a lane (see fastDedup); nil for most keys.
+	box *pendingBox[K]
 	// staleLow counts the copies of this node's number that lowLane still
 	// holds from promotions (see sets.promote). Such copies are older than
 	// any live copy of the same number, so get skips the first staleLow
 	// copies it meets. The count outlives the key: a node freed and reused
 	// for another key keeps it until lowLane has dropped those copies.
 	staleLow uint32
-	// box, while set, announces to lock-free adds that the key waits in
-	// a lane (see fastDedup); nil for most keys.
-	box *pendingBox[K]
+	// held is the node's position in sets.held while a worker holds it.
+	held int32
+	// hash is the key's index hash.
+	hash  uint32
+	flags flags
 }
 
 func (n node[K]) keyOf() K { return n.key }
+
+// heldKey is one entry of sets.held: a node a worker holds, with its
+// key's hash so that done compares hashes before keys.
+type heldKey struct {
+	hash uint32
+	node uint32
+}
 
 // sets is the queue's pure state: the FIFO lanes, the dirty set and the
 // processing set, with no locking, goroutines or time. Queue drives it under
 // its mutex; tests drive it directly.
 //
-// Every dirty or processing key has a node. The index finds a key's node
-// (one hash per add and per done); the lanes hold node numbers, so get does
-// not hash at all. A node whose key is neither dirty nor processing goes
-// back to the free list.
+// A key has a node while it is dirty or processing, and keeps it, idle,
+// after its Done until the index needs the room: a key added again soon (a
+// controller's objects change again and again) finds its node and pays no
+// insert, and Done pays no delete. The index finds a key's node on add;
+// the lanes hold node numbers, so get does not hash; the held list (as
+// long as the number of busy workers) finds the node on done.
 type sets[K comparable] struct {
 	// normal and lowLane hold the numbers of the nodes whose keys are
 	// ready to be handed to a worker, in arrival order. get serves lowLane
@@ -53,11 +66,16 @@ type sets[K comparable] struct {
 	// lowLane may also hold stale copies (see node.staleLow). Every other
 	// node in lowLane has flags dirty|low and is not processing.
 	lowLane ring.Ring[uint32]
-	// index maps every dirty or processing key to its node.
+	// index maps every key with a node (dirty, processing or idle) to it.
 	index keyIndex[K, node[K]]
-	// nodes holds the tracked keys; free lists the unused positions.
+	// nodes holds the keys; free lists the positions not in the index.
 	nodes []node[K]
 	free  []uint32
+	// held lists the nodes workers hold. Invariant: for every i,
+	// nodes[held[i].node].held == i and that node has flag processing.
+	held []heldKey
+	// idle is the number of nodes in the index with no flag.
+	idle int
 	// ready is the number of live (non-stale) node numbers in the lanes.
 	ready int
 	// inFlight is the number of keys with the processing flag.
@@ -74,9 +92,12 @@ type sets[K comparable] struct {
 
 // nodesKeep is the node capacity a queue keeps however it drains; a larger
 // one (left by a flood) is given back after drainsToShrink small drains.
+// heldScan is the largest held list done searches by scanning; beyond it
+// done uses the index.
 const (
 	nodesKeep      = 1024
 	drainsToShrink = 8
+	heldScan       = 32
 )
 
 func newSets[K comparable]() sets[K] {
@@ -84,7 +105,7 @@ func newSets[K comparable]() sets[K] {
 }
 
 // tracked is the number of keys that are dirty or processing.
-func (s *sets[K]) tracked() int { return s.index.used }
+func (s *sets[K]) tracked() int { return s.index.used - s.idle }
 
 // flagsOf returns k's flags, 0 when k is not tracked.
 func (s *sets[K]) flagsOf(k K) flags {
@@ -109,22 +130,31 @@ func (s *sets[K]) hash(k K) uint32 { return s.index.hash(k) }
 
 // addHashed is add with k's hash already computed.
 func (s *sets[K]) addHashed(k K, h uint32, lowPriority bool) bool {
-	s.index.reserve()
+	if 2*(s.index.used+1) > len(s.index.cells) {
+		s.rebuild()
+	}
 	i, found := s.index.find(k, h, s.nodes)
 	f := dirty
 	if lowPriority {
 		f |= low
 	}
 	if !found {
-		n := s.alloc(k, f)
+		n := s.alloc(k, h, f)
 		s.index.insertAt(i, h, n+1)
-		s.peak = max(s.peak, s.index.used)
+		s.peak = max(s.peak, s.tracked())
 		s.enqueue(n, f)
 		return true
 	}
 	n := s.index.cells[i].node - 1
 	nd := &s.nodes[n]
-	if nd.flags&dirty != 0 {
+	switch {
+	case nd.flags == 0: // idle: it comes back
+		s.idle--
+		nd.flags = f
+		s.peak = max(s.peak, s.tracked())
+		s.enqueue(n, f)
+		return true
+	case nd.flags&dirty != 0:
 		if !lowPriority && nd.flags&low != 0 {
 			s.promote(n, nd)
 		}
@@ -135,58 +165,103 @@ func (s *sets[K]) addHashed(k K, h uint32, lowPriority bool) bool {
 		}
 		return false
 	}
-	// Tracked but not dirty: a worker holds it; done will enqueue it.
+	// A worker holds it; done will enqueue it.
 	nd.flags |= f
 	return true
 }
 
+// rebuild makes room in the index for one more key: idle nodes leave it
+// (their nodes are freed) and the table is sized for the keys left, a
+// quarter full, never smaller than it was unless idle nodes left.
+func (s *sets[K]) rebuild() {
+	live := s.tracked()
+	size := max(indexStart, ceilPow2(4*(live+1)))
+	if s.idle == 0 {
+		size = max(size, 2*len(s.index.cells))
+	}
+	old := s.index.cells
+	s.index.cells = make([]slot, size)
+	s.index.used = 0
+	mask := uint32(size - 1)
+	for _, c := range old {
+		if c.node == 0 {
+			continue
+		}
+		if s.nodes[c.node-1].flags == 0 {
+			s.release(c.node - 1)
+			continue
+		}
+		j := c.hash & mask
+		for s.index.cells[j].node != 0 {
+			j = (j + 1) & mask
+		}
+		s.index.cells[j] = c
+		s.index.used++
+	}
+	s.idle = 0
+}
+
+// ceilPow2 is the smallest power of two ≥ n (n ≥ 1).
+func ceilPow2(n int) int {
+	p := 1
+	for p < n {
+		p <<= 1
+	}
+	return p
+}
+
 // alloc takes a node for k.
-func (s *sets[K]) alloc(k K, f flags) uint32 {
+func (s *sets[K]) alloc(k K, h uint32, f flags) uint32 {
 	if last := len(s.free) - 1; last >= 0 {
 		n := s.free[last]
 		s.free = s.free[:last]
 		nd := &s.nodes[n]
-		nd.key, nd.flags = k, f
+		nd.key, nd.hash, nd.flags = k, h, f
 		return n
 	}
-	s.nodes = append(s.nodes, node[K]{key: k, flags: f})
+	s.nodes = append(s.nodes, node[K]{key: k, hash: h, flags: f})
 	return uint32(len(s.nodes) - 1)
 }
 
-// release frees node n (its index cell is already gone).
+// release frees node n, which has left the index.
 func (s *sets[K]) release(n uint32) {
-	nd := &s.nodes[n]
 	var zero K
-	nd.key, nd.flags = zero, 0 // let the key be collected
+	s.nodes[n].key = zero // let the key be collected
 	s.free = append(s.free, n)
-	s.tidy()
 }
 
 // tidy runs whenever nothing is tracked and no node number is left in the
-// lanes. Every node is then free, so the slice restarts at length 0 (new
-// keys take nodes in order again). Memory left by a flood is given back
-// with hysteresis: once drainsToShrink drains in a row have peaked at under
-// a quarter of the capacity, the nodes and the index are released. A queue
-// that fills and drains to the same size again and again (a busy
-// controller) keeps them instead of rebuilding them every time.
+// lanes. Up to nodesKeep idle nodes are kept for keys that come back; more
+// (a flood that drained) are dropped at once, and the node slice restarts
+// at length 0 so that new keys take nodes in order again. The memory a
+// flood left is given back with hysteresis: once drainsToShrink drains in
+// a row have peaked at under a quarter of the capacity, the nodes and the
+// index are released. A queue that fills and drains to the same size again
+// and again (a busy controller) keeps them instead of rebuilding them.
 func (s *sets[K]) tidy() {
-	if s.index.used != 0 || s.lowLane.Len() != 0 || s.normal.Len() != 0 {
+	if s.tracked() != 0 || s.lowLane.Len() != 0 || s.normal.Len() != 0 {
 		return
 	}
-	s.nodes, s.free = s.nodes[:0], s.free[:0]
-	s.fast.reset()
-	if cap(s.nodes) > nodesKeep || len(s.index.cells) > indexKeep {
-		if 4*s.peak <= max(cap(s.nodes), len(s.index.cells)/2) {
-			s.smallDrains++
-		} else {
-			s.smallDrains = 0
-		}
-		if s.smallDrains >= drainsToShrink {
-			s.nodes, s.free, s.index.cells = nil, nil, nil
-			s.smallDrains = 0
-		}
+	big := cap(s.nodes) > nodesKeep || len(s.index.cells) > indexKeep
+	if big && 4*s.peak <= max(cap(s.nodes), len(s.index.cells)/2) {
+		s.smallDrains++
+	} else {
+		s.smallDrains = 0
 	}
 	s.peak = 0
+	shrink := big && s.smallDrains >= drainsToShrink
+	if s.idle <= nodesKeep && !shrink {
+		return
+	}
+	clear(s.index.cells)
+	s.index.used, s.idle = 0, 0
+	clear(s.nodes) // every staleLow is 0 and every box nil: the lanes are empty
+	s.nodes, s.free = s.nodes[:0], s.free[:0]
+	s.fast.reset()
+	if shrink {
+		s.nodes, s.free, s.index.cells = nil, nil, nil
+		s.smallDrains = 0
+	}
 }
 
 // promote moves the dirty low-priority key of node n to the normal lane. If
@@ -246,6 +321,8 @@ func (s *sets[K]) get() (K, bool) {
 		s.fast.retire(nd.box)
 		nd.box = nil
 	}
+	nd.held = int32(len(s.held))
+	s.held = append(s.held, heldKey{hash: nd.hash, node: n})
 	s.ready--
 	s.inFlight++
 	return nd.key, true
@@ -260,22 +337,49 @@ func (s *sets[K]) done(k K) (wasProcessing, requeued bool) {
 
 // doneHashed is done with k's hash already computed.
 func (s *sets[K]) doneHashed(k K, h uint32) (wasProcessing, requeued bool) {
-	i, found := s.index.find(k, h, s.nodes)
-	if !found {
+	n, ok := s.heldNode(k, h)
+	if !ok {
 		return false, false
 	}
-	n := s.index.cells[i].node - 1
 	nd := &s.nodes[n]
-	if nd.flags&processing == 0 {
-		return false, false
+	last := len(s.held) - 1
+	if pos := nd.held; int(pos) != last {
+		moved := s.held[last]
+		s.held[pos] = moved
+		s.nodes[moved.node].held = pos
 	}
+	s.held = s.held[:last]
 	s.inFlight--
 	if nd.flags&dirty == 0 {
-		s.index.deleteAt(i)
-		s.release(n)
+		nd.flags = 0 // idle: stays in the index until it needs the room
+		s.idle++
+		s.tidy()
 		return true, false
 	}
 	nd.flags &^= processing
 	s.enqueue(n, nd.flags)
 	return true, true
+}
+
+// heldNode finds the node of k among the held keys: by scanning the held
+// list while it is short (it is as long as the number of busy workers, and
+// its entries are hot), by the index otherwise.
+func (s *sets[K]) heldNode(k K, h uint32) (uint32, bool) {
+	if len(s.held) <= heldScan {
+		for _, e := range s.held {
+			if e.hash == h && s.nodes[e.node].key == k {
+				return e.node, true
+			}
+		}
+		return 0, false
+	}
+	i, found := s.index.find(k, h, s.nodes)
+	if !found {
+		return 0, false
+	}
+	n := s.index.cells[i].node - 1
+	if s.nodes[n].flags&processing == 0 {
+		return 0, false
+	}
+	return n, true
 }

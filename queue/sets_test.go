@@ -239,3 +239,58 @@ func TestSetsGiveMemoryBackAfterFlood(t *testing.T) {
 			c, l, peakNormal, peakLow, ring.KeepCap)
 	}
 }
+
+// TestSetsManyHeld holds more keys than done scans (heldScan), so done
+// finds them through the index, and finishes them in random order: each
+// key re-added while held comes back exactly once, the others become idle
+// and come back on their next add.
+func TestSetsManyHeld(t *testing.T) {
+	for _, n := range []int{heldScan / 2, heldScan * 4} {
+		rng := rand.New(rand.NewPCG(uint64(n), 5))
+		s := newSets[int]()
+		for k := range n {
+			s.add(k, false)
+		}
+		for k := range n {
+			if got, ok := s.get(); !ok || got != k {
+				t.Fatalf("n=%d: get = %d, %v; want %d", n, got, ok, k)
+			}
+		}
+		readded := map[int]bool{}
+		for k := range n {
+			if k%3 == 0 {
+				s.add(k, false)
+				readded[k] = true
+			}
+		}
+		if wp, _ := s.done(n + 1); wp {
+			t.Fatalf("n=%d: done of a key never handed out was accepted", n)
+		}
+		for _, k := range rng.Perm(n) {
+			wp, rq := s.done(k)
+			if !wp || rq != readded[k] {
+				t.Fatalf("n=%d: done(%d) = %v, %v; want true, %v", n, k, wp, rq, readded[k])
+			}
+			if wp, _ := s.done(k); wp {
+				t.Fatalf("n=%d: a second done(%d) was accepted", n, k)
+			}
+		}
+		if s.inFlight != 0 || len(s.held) != 0 || s.ready != len(readded) {
+			t.Fatalf("n=%d: inFlight %d held %d ready %d, want 0 0 %d", n, s.inFlight, len(s.held), s.ready, len(readded))
+		}
+		for len(readded) > 0 {
+			k, _ := s.get()
+			if !readded[k] {
+				t.Fatalf("n=%d: got %d, which was not re-added", n, k)
+			}
+			delete(readded, k)
+			s.done(k)
+		}
+		if !s.add(1, false) { // idle since its done: it counts and comes back
+			t.Fatalf("n=%d: add of an idle key did not count", n)
+		}
+		if k, ok := s.get(); !ok || k != 1 {
+			t.Fatalf("n=%d: get = %d, %v; want 1", n, k, ok)
+		}
+	}
+}
