@@ -172,6 +172,7 @@ func Rows(s *Set) []Row {
 	}
 	rows = append(rows, storeRows(s)...)
 	rows = append(rows, queueRows(s)...)
+	rows = append(rows, queueShapeRows(s)...)
 	out := rows[:0]
 	for _, r := range rows {
 		if hasKCM(r) {
@@ -258,6 +259,39 @@ func queueRows(s *Set) []Row {
 				row(s, fmt.Sprintf("AddAfter (%s keys), %d procs", mode, p), "ns/op", KCM, metric(b, p, "ns/op", nil), none),
 				row(s, fmt.Sprintf("AddAfter (%s keys) allocs, %d procs", mode, p), "allocs/op", KCM,
 					metric(b, p, "allocs/op", nil), kcmAtMost(1, "kcm ≤ 1 (design: 0 amortised)")))
+		}
+	}
+	return rows
+}
+
+// queueShapeTarget: the controller-shaped queue benchmarks (Controller,
+// Retry) are held to ≥ 2× client-go at 1 and at 2 procs, in adds per second,
+// and to ≤ 0.5× its CPU time per add.
+func queueShapeTarget(procs int, cpu bool) target {
+	if procs > 2 {
+		return none
+	}
+	if cpu {
+		return ratioAtMost(0.5)
+	}
+	return ratioAtLeast(2)
+}
+
+// queueShapeRows are the rows of the controller-shaped queue benchmarks:
+// 4 handler goroutines re-adding keys of 10 000 objects, 4 workers, and
+// (Retry) every 8th key retried with AddRateLimited.
+func queueShapeRows(s *Set) []Row {
+	var rows []Row
+	for _, shape := range []struct{ bench, figure string }{
+		{"Queue/Controller", "queue, 4 handlers over 10k keys, 4 workers"},
+		{"Queue/Retry", "queue with retries (1 in 8 AddRateLimited), 4 handlers, 4 workers"},
+	} {
+		for _, p := range s.Procs(shape.bench + "/") {
+			rows = append(rows,
+				row(s, fmt.Sprintf("%s, %d procs", shape.figure, p), "adds/s", KCM,
+					metric(shape.bench, p, "ns/op", perSecond), queueShapeTarget(p, false)),
+				row(s, fmt.Sprintf("%s: CPU per add, %d procs", shape.figure, p), "ns", KCM,
+					metric(shape.bench, p, "cpu-ns/op", nil), queueShapeTarget(p, true)))
 		}
 	}
 	return rows
