@@ -49,27 +49,29 @@
 // so that each key costs two hashes (one in Add, one in Done) and the hot
 // path touches few cache lines:
 //
-//		Add(k) ─hash─▶ keyIndex ──▶ node{key, flags, …}  ◀── lanes: [n3 n7 n1 …]
-//		                 (open addressing,   ▲                    Get pops a number:
-//		                  8-byte cells)      │                    no hashing
-//		Done(k) ─hash─▶ held list ───────────┘ (the keys workers hold now:
-//		                                        a few entries, scanned)
+//	Add(k) ─hash─▶ keyIndex ──▶ node{key, flags, …}  ◀── lanes: [n3 n7 n1 …]
+//	                 (open addressing,   ▲                    Get pops a number:
+//	                  8-byte cells)      │                    no hashing
+//	Done(k) ─hash─▶ held list ───────────┘ (the keys workers hold now:
+//	                                        a few entries, scanned)
 //
-//	  - keyIndex is an open-addressing table with linear probing and
-//	    backward-shift deletion: no tombstones. A Go map was measured first:
-//	    the queue inserts and deletes distinct keys in FIFO order, a swiss
-//	    table keeps a tombstone per delete until it rehashes, and 40 % of
-//	    the CPU of the Add/Get/Done benchmark went to scanning control words.
-//	  - Done does not delete: the node stays in the index, idle, so a key
-//	    added again (objects change again and again) finds it and pays no
-//	    insert. Idle nodes leave when the index needs room (it is rebuilt
-//	    without them) or when the queue drains with more than 1024 of them.
-//	  - Done finds the node in the held list (hash, then key); past 32 held
-//	    keys it uses the index.
-//	  - Memory a flood left (nodes, index, lanes) is given back: the lanes
-//	    by internal/ring's rule, the nodes and index after eight drains in a
-//	    row that peaked under a quarter of the capacity, so a controller
-//	    that refills to the same size keeps them.
+// In detail:
+//
+//   - keyIndex is an open-addressing table with linear probing and
+//     backward-shift deletion: no tombstones. A Go map was measured first:
+//     the queue inserts and deletes distinct keys in FIFO order, a swiss
+//     table keeps a tombstone per delete until it rehashes, and 40 % of
+//     the CPU of the Add/Get/Done benchmark went to scanning control words.
+//   - Done does not delete: the node stays in the index, idle, so a key
+//     added again (objects change again and again) finds it and pays no
+//     insert. Idle nodes leave when the index needs room (it is rebuilt
+//     without them) or when the queue drains with more than 1024 of them.
+//   - Done finds the node in the held list (hash, then key); past 32 held
+//     keys it uses the index.
+//   - Memory a flood left (nodes, index, lanes) is given back: the lanes
+//     by internal/ring's rule, the nodes and index after eight drains in a
+//     row that peaked under a quarter of the capacity, so a controller
+//     that refills to the same size keeps them.
 //
 // All of this is pure state (sets, keyIndex, delayHeap: no locks, no
 // goroutines) and is tested step by step and against naive models.
