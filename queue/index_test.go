@@ -162,22 +162,22 @@ func TestSetsReleaseAfterSmallDrains(t *testing.T) {
 		}
 	}
 	cycle(10_000)
-	bigNodes, bigCells := cap(s.nodes), len(s.index.cells)
+	bigNodes, bigCells := s.nodes.capacity(), len(s.index.cells)
 	if bigNodes < 10_000 || bigCells < 20_000 {
 		t.Fatalf("after a flood of 10000: %d nodes, %d cells", bigNodes, bigCells)
 	}
 	cycle(10_000) // the same size again: nothing is rebuilt
-	if cap(s.nodes) != bigNodes || len(s.index.cells) != bigCells {
-		t.Fatalf("a repeated flood reallocated: %d nodes, %d cells", cap(s.nodes), len(s.index.cells))
+	if s.nodes.capacity() != bigNodes || len(s.index.cells) != bigCells {
+		t.Fatalf("a repeated flood reallocated: %d nodes, %d cells", s.nodes.capacity(), len(s.index.cells))
 	}
 	for i := range drainsToShrink {
-		if cap(s.nodes) != bigNodes {
+		if s.nodes.capacity() != bigNodes {
 			t.Fatalf("released after %d small drains, want %d", i, drainsToShrink)
 		}
 		cycle(10)
 	}
-	if cap(s.nodes) > nodesKeep || len(s.index.cells) > indexKeep {
-		t.Fatalf("after %d small drains still %d nodes, %d cells", drainsToShrink, cap(s.nodes), len(s.index.cells))
+	if s.nodes.capacity() > nodesKeep || len(s.index.cells) > indexKeep {
+		t.Fatalf("after %d small drains still %d nodes, %d cells", drainsToShrink, s.nodes.capacity(), len(s.index.cells))
 	}
 	cycle(10) // still works after the release
 	if s.tracked() != 0 || s.ready != 0 || s.inFlight != 0 {
@@ -202,5 +202,32 @@ func TestDelayHeapReleaseAfterBurst(t *testing.T) {
 	h.push(1, ms(1))
 	if k, ok := h.popDue(ms(1)); !ok || k != 1 {
 		t.Fatalf("after release popDue = %d, %v", k, ok)
+	}
+}
+
+// nodeStore hands out positions in order across chunk boundaries, keeps
+// every node in place while it grows, and reset zeroes what was used.
+func TestNodeStore(t *testing.T) {
+	var st nodeStore[int]
+	first := st.at(st.push(node[int]{key: -1}))
+	for i := range 3*chunkSize + 5 {
+		if got := st.push(node[int]{key: i}); got != uint32(i+1) {
+			t.Fatalf("push %d returned position %d", i, got)
+		}
+	}
+	if first != st.at(0) || first.key != -1 {
+		t.Fatal("node 0 moved or changed while the store grew")
+	}
+	for i := range 3*chunkSize + 5 {
+		if k := st.at(uint32(i + 1)).key; k != i {
+			t.Fatalf("at(%d).key = %d, want %d", i+1, k, i)
+		}
+	}
+	if c := st.capacity(); c != 4*chunkSize {
+		t.Fatalf("capacity = %d, want %d", c, 4*chunkSize)
+	}
+	st.reset()
+	if st.n != 0 || st.capacity() != 4*chunkSize || st.chunks[3][4].key != 0 || st.chunks[0][0].key != 0 {
+		t.Fatalf("after reset: n %d capacity %d, nodes not zeroed", st.n, st.capacity())
 	}
 }

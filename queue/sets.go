@@ -69,7 +69,7 @@ type sets[K comparable] struct {
 	// index maps every key with a node (dirty, processing or idle) to it.
 	index keyIndex[K, node[K]]
 	// nodes holds the keys; free lists the positions not in the index.
-	nodes []node[K]
+	nodes nodeStore[K]
 	free  []uint32
 	// held lists the nodes workers hold. Invariant: for every i,
 	// nodes[held[i].node].held == i and that node has flag processing.
@@ -109,11 +109,11 @@ func (s *sets[K]) tracked() int { return s.index.used - s.idle }
 
 // flagsOf returns k's flags, 0 when k is not tracked.
 func (s *sets[K]) flagsOf(k K) flags {
-	i, ok := s.index.find(k, s.index.hash(k), s.nodes)
+	i, ok := s.find(k, s.index.hash(k))
 	if !ok {
 		return 0
 	}
-	return s.nodes[s.index.cells[i].node-1].flags
+	return s.nodes.at(s.index.cells[i].node - 1).flags
 }
 
 // add marks k dirty and, unless a worker holds it, puts it at the back of
@@ -133,7 +133,7 @@ func (s *sets[K]) addHashed(k K, h uint32, lowPriority bool) bool {
 	if 2*(s.index.used+1) > len(s.index.cells) {
 		s.rebuild()
 	}
-	i, found := s.index.find(k, h, s.nodes)
+	i, found := s.find(k, h)
 	f := dirty
 	if lowPriority {
 		f |= low
@@ -146,7 +146,7 @@ func (s *sets[K]) addHashed(k K, h uint32, lowPriority bool) bool {
 		return true
 	}
 	n := s.index.cells[i].node - 1
-	nd := &s.nodes[n]
+	nd := s.nodes.at(n)
 	switch {
 	case nd.flags == 0: // idle: it comes back
 		s.idle--
@@ -170,6 +170,25 @@ func (s *sets[K]) addHashed(k K, h uint32, lowPriority bool) bool {
 	return true
 }
 
+// find is keyIndex.find over the chunked nodes: the cell holding k and
+// true, or the empty cell where k would go and false.
+func (s *sets[K]) find(k K, h uint32) (int, bool) {
+	cells := s.index.cells
+	if len(cells) == 0 {
+		return -1, false
+	}
+	mask := uint32(len(cells) - 1)
+	for i := h & mask; ; i = (i + 1) & mask {
+		c := cells[i]
+		if c.node == 0 {
+			return int(i), false
+		}
+		if c.hash == h && s.nodes.at(c.node-1).key == k {
+			return int(i), true
+		}
+	}
+}
+
 // rebuild makes room in the index for one more key: idle nodes leave it
 // (their nodes are freed) and the table is sized for the keys left, a
 // quarter full, never smaller than it was unless idle nodes left.
@@ -187,7 +206,7 @@ func (s *sets[K]) rebuild() {
 		if c.node == 0 {
 			continue
 		}
-		if s.nodes[c.node-1].flags == 0 {
+		if s.nodes.at(c.node-1).flags == 0 {
 			s.release(c.node - 1)
 			continue
 		}
@@ -215,18 +234,17 @@ func (s *sets[K]) alloc(k K, h uint32, f flags) uint32 {
 	if last := len(s.free) - 1; last >= 0 {
 		n := s.free[last]
 		s.free = s.free[:last]
-		nd := &s.nodes[n]
+		nd := s.nodes.at(n)
 		nd.key, nd.hash, nd.flags = k, h, f
 		return n
 	}
-	s.nodes = append(s.nodes, node[K]{key: k, hash: h, flags: f})
-	return uint32(len(s.nodes) - 1)
+	return s.nodes.push(node[K]{key: k, hash: h, flags: f})
 }
 
 // release frees node n, which has left the index.
 func (s *sets[K]) release(n uint32) {
 	var zero K
-	s.nodes[n].key = zero // let the key be collected
+	s.nodes.at(n).key = zero // let the key be collected
 	s.free = append(s.free, n)
 }
 
@@ -242,8 +260,8 @@ func (s *sets[K]) tidy() {
 	if s.tracked() != 0 || s.lowLane.Len() != 0 || s.normal.Len() != 0 {
 		return
 	}
-	big := cap(s.nodes) > nodesKeep || len(s.index.cells) > indexKeep
-	if big && 4*s.peak <= max(cap(s.nodes), len(s.index.cells)/2) {
+	big := s.nodes.capacity() > nodesKeep || len(s.index.cells) > indexKeep
+	if big && 4*s.peak <= max(s.nodes.capacity(), len(s.index.cells)/2) {
 		s.smallDrains++
 	} else {
 		s.smallDrains = 0
@@ -255,11 +273,12 @@ func (s *sets[K]) tidy() {
 	}
 	clear(s.index.cells)
 	s.index.used, s.idle = 0, 0
-	clear(s.nodes) // every staleLow is 0 and every box nil: the lanes are empty
-	s.nodes, s.free = s.nodes[:0], s.free[:0]
+	s.nodes.reset() // every staleLow is 0 and every box nil: the lanes are empty
+	s.free = s.free[:0]
 	s.fast.reset()
 	if shrink {
-		s.nodes, s.free, s.index.cells = nil, nil, nil
+		s.nodes.release()
+		s.free, s.index.cells = nil, nil
 		s.smallDrains = 0
 	}
 }
@@ -303,7 +322,7 @@ func (s *sets[K]) get() (K, bool) {
 	n, ok := s.normal.Pop()
 	for !ok && s.lowLane.Len() > 0 {
 		n, _ = s.lowLane.Pop()
-		if nd := &s.nodes[n]; nd.staleLow > 0 {
+		if nd := s.nodes.at(n); nd.staleLow > 0 {
 			nd.staleLow--
 			s.stale--
 			continue
@@ -315,7 +334,7 @@ func (s *sets[K]) get() (K, bool) {
 		var zero K
 		return zero, false
 	}
-	nd := &s.nodes[n]
+	nd := s.nodes.at(n)
 	nd.flags = processing
 	if nd.box != nil {
 		s.fast.retire(nd.box)
@@ -341,12 +360,12 @@ func (s *sets[K]) doneHashed(k K, h uint32) (wasProcessing, requeued bool) {
 	if !ok {
 		return false, false
 	}
-	nd := &s.nodes[n]
+	nd := s.nodes.at(n)
 	last := len(s.held) - 1
 	if pos := nd.held; int(pos) != last {
 		moved := s.held[last]
 		s.held[pos] = moved
-		s.nodes[moved.node].held = pos
+		s.nodes.at(moved.node).held = pos
 	}
 	s.held = s.held[:last]
 	s.inFlight--
@@ -367,18 +386,18 @@ func (s *sets[K]) doneHashed(k K, h uint32) (wasProcessing, requeued bool) {
 func (s *sets[K]) heldNode(k K, h uint32) (uint32, bool) {
 	if len(s.held) <= heldScan {
 		for _, e := range s.held {
-			if e.hash == h && s.nodes[e.node].key == k {
+			if e.hash == h && s.nodes.at(e.node).key == k {
 				return e.node, true
 			}
 		}
 		return 0, false
 	}
-	i, found := s.index.find(k, h, s.nodes)
+	i, found := s.find(k, h)
 	if !found {
 		return 0, false
 	}
 	n := s.index.cells[i].node - 1
-	if s.nodes[n].flags&processing == 0 {
+	if s.nodes.at(n).flags&processing == 0 {
 		return 0, false
 	}
 	return n, true
