@@ -231,3 +231,43 @@ func TestNodeStore(t *testing.T) {
 		t.Fatalf("after reset: n %d capacity %d, nodes not zeroed", st.n, st.capacity())
 	}
 }
+
+// dropIdle removes idle nodes in place, including from runs that wrap
+// around the end of the table, and leaves every other key findable from
+// its home cell. Hashes are chosen so that runs collide and wrap.
+func TestDropIdle(t *testing.T) {
+	for seed := uint64(1); seed <= 50; seed++ {
+		rng := rand.New(rand.NewPCG(seed, 9))
+		s := newSets[int]()
+		hashOf := map[int]uint32{}
+		for k := range 7 { // 7 keys in 16 cells: no growth
+			h := uint32(12 + rng.IntN(8)) // homes 12..15 and 0..3 (wrap)
+			hashOf[k] = h
+			s.addHashed(k, h, false)
+		}
+		idle := map[int]bool{}
+		for range 7 {
+			k, _ := s.get()
+			if rng.IntN(2) == 0 {
+				s.doneHashed(k, hashOf[k])
+				idle[k] = true
+			} else {
+				s.addHashed(k, hashOf[k], false) // held and dirty: stays
+				s.doneHashed(k, hashOf[k])
+			}
+		}
+		if s.idle != len(idle) {
+			t.Fatalf("seed %d: idle = %d, want %d", seed, s.idle, len(idle))
+		}
+		s.dropIdle()
+		if s.idle != 0 || s.index.used != 7-len(idle) {
+			t.Fatalf("seed %d: after dropIdle idle %d used %d, want 0 and %d", seed, s.idle, s.index.used, 7-len(idle))
+		}
+		for k, h := range hashOf {
+			_, found := s.find(k, h)
+			if found == idle[k] {
+				t.Fatalf("seed %d: key %d (home %d, idle %v) found = %v after dropIdle", seed, k, h&15, idle[k], found)
+			}
+		}
+	}
+}

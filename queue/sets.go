@@ -131,7 +131,7 @@ func (s *sets[K]) hash(k K) uint32 { return s.index.hash(k) }
 // addHashed is add with k's hash already computed.
 func (s *sets[K]) addHashed(k K, h uint32, lowPriority bool) bool {
 	if 2*(s.index.used+1) > len(s.index.cells) {
-		s.rebuild()
+		s.makeRoom()
 	}
 	i, found := s.find(k, h)
 	f := dirty
@@ -189,33 +189,35 @@ func (s *sets[K]) find(k K, h uint32) (int, bool) {
 	}
 }
 
-// rebuild makes room in the index for one more key: idle nodes leave it
-// (their nodes are freed) and the table is sized for the keys left, a
-// quarter full, never smaller than it was unless idle nodes left.
-func (s *sets[K]) rebuild() {
-	live := s.tracked()
-	size := max(indexStart, ceilPow2(4*(live+1)))
-	if s.idle == 0 {
-		size = max(size, 2*len(s.index.cells))
+// makeRoom runs when the index is half full: idle nodes leave it (in
+// place, no allocation) and, if the keys left would still fill it beyond a
+// quarter, it doubles. Either way the next makeRoom is at least a quarter
+// of the table's inserts away, so its cost per insert is bounded.
+func (s *sets[K]) makeRoom() {
+	if s.idle > 0 {
+		s.dropIdle()
 	}
-	old := s.index.cells
-	s.index.cells = make([]slot, size)
-	s.index.used = 0
-	mask := uint32(size - 1)
-	for _, c := range old {
-		if c.node == 0 {
-			continue
-		}
-		if s.nodes.at(c.node-1).flags == 0 {
+	if 4*(s.index.used+1) > len(s.index.cells) {
+		s.index.rebuild(max(indexStart, 2*len(s.index.cells)))
+	}
+}
+
+// dropIdle deletes every idle node from the index and frees it, in place.
+// deleteAt fills the hole at i from later in the run, so i is looked at
+// again; cells only move back into the hole, which is at or after the scan
+// position, or — when a run wraps past the table's end — into cells already
+// scanned, which hold no idle node any more.
+func (s *sets[K]) dropIdle() {
+	cells := s.index.cells
+	for i := range cells {
+		for {
+			c := cells[i]
+			if c.node == 0 || s.nodes.at(c.node-1).flags != 0 {
+				break
+			}
+			s.index.deleteAt(i)
 			s.release(c.node - 1)
-			continue
 		}
-		j := c.hash & mask
-		for s.index.cells[j].node != 0 {
-			j = (j + 1) & mask
-		}
-		s.index.cells[j] = c
-		s.index.used++
 	}
 	s.idle = 0
 }
