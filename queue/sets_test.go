@@ -183,9 +183,12 @@ func (m *model) done(k int) {
 // TestSetsAgainstModel drives sets and the naive model with the same random
 // operations and requires identical answers after every step.
 func TestSetsAgainstModel(t *testing.T) {
-	for seed := uint64(1); seed <= 20; seed++ {
+	for seed := uint64(1); seed <= 40; seed++ {
 		rng := rand.New(rand.NewPCG(seed, 7))
 		s := newSets[int]()
+		if seed%2 == 0 {
+			s.eagerCells = 0 // finished keys stay idle: revive and dropIdle run
+		}
 		m := &model{dirty: map[int]bool{}, held: map[int]bool{}, lowKey: map[int]bool{}}
 		for step := range 3000 {
 			k := rng.IntN(12)
@@ -245,9 +248,11 @@ func TestSetsGiveMemoryBackAfterFlood(t *testing.T) {
 // key re-added while held comes back exactly once, the others become idle
 // and come back on their next add.
 func TestSetsManyHeld(t *testing.T) {
-	for _, n := range []int{heldScan / 2, heldScan * 4} {
+	for _, c := range []struct{ n, eager int }{{heldScan / 2, eagerCells}, {heldScan * 4, eagerCells}, {heldScan * 4, 0}} {
+		n := c.n
 		rng := rand.New(rand.NewPCG(uint64(n), 5))
 		s := newSets[int]()
+		s.eagerCells = c.eager
 		for k := range n {
 			s.add(k, false)
 		}
