@@ -19,9 +19,10 @@ const (
 type pendingBox[K comparable] struct {
 	key   K
 	state atomic.Uint32
-	// hash and slot are the box's index hash and its slot in the table;
-	// both are used under the lock only.
+	// hash is the key's index hash; like key, it never changes after
+	// publication, and readers compare it before the key.
 	hash uint32
+	// slot is the box's position in the current table; under the lock.
 	slot int
 }
 
@@ -69,7 +70,7 @@ func (f *fastDedup[K]) pending(k K, h uint32, lowOK bool) bool {
 	mask := uint32(len(t.slots) - 1)
 	for i := range uint32(fastProbe) {
 		b := t.slots[(h+i)&mask].Load()
-		if b == nil || b.key != k {
+		if b == nil || b.hash != h || b.key != k {
 			continue
 		}
 		s := b.state.Load()
