@@ -16,10 +16,12 @@ import (
 // while queries walk fewer nodes as nodes grow.
 const btreeDegree = 16
 
-// cell is the slot of one stored key. Index entries and the shard map point
-// at the same cell, so a reader walking an index reaches the object's
-// current version without taking a shard lock.
+// cell is the place of one stored key. Index entries and the item table
+// point at the same cell, so a reader walking an index reaches the object's
+// current version without looking the key up.
 type cell[T api.Object] struct {
+	// key is the stored key (the string KeyFunc returned).
+	key string
 	// p is the current version; nil once the key is deleted (a deleted
 	// cell is never reused: a key added again gets a new cell).
 	p atomic.Pointer[version[T]]
@@ -186,17 +188,20 @@ func (w *windex[T]) update(sc *scratch, key string, c *cell[T], old, new T) {
 	n := len(sc.ks)
 	sc.ks = w.def.keys(sc.ks, new)
 	olds, news := sc.ks[:n], sc.ks[n:]
-	forMissing(olds, news, func(k internKey) { w.delete(w.in.release(k), key) })
+	forMissing(olds, news, func(k internKey) {
+		v := w.in.release(k)
+		// A pair the object keeps can spell the same value (labels
+		// {"a": "b=c", "a=b": "c"} both give "a=b=c"): the key stays.
+		if !w.in.spelledBy(v, news) {
+			w.delete(v, key)
+		}
+	})
 	forMissing(news, olds, func(k internKey) { w.insert(w.in.acquire(k), key, c) })
 }
 
 // bulkLoad indexes every item of t (into an empty windex).
 func (w *windex[T]) bulkLoad(sc *scratch, t *table[T]) {
-	for i := range t.shards {
-		for key, c := range t.shards[i].m {
-			w.add(sc, key, c, c.p.Load().obj)
-		}
-	}
+	t.forLive(func(c *cell[T], v *version[T]) { w.add(sc, c.key, c, v.obj) })
 }
 
 // publish stores the writer's changed key sets into their holders and

@@ -9,17 +9,6 @@ import (
 	"unsafe"
 )
 
-func TestNewShards(t *testing.T) {
-	for _, tc := range []struct{ in, want int }{
-		{0, DefaultShards}, {-3, DefaultShards}, {1, 1}, {2, 2}, {3, 4}, {64, 64}, {65, 128},
-	} {
-		s := New(Options[*tobj]{Shards: tc.in})
-		if got := len(s.tab.Load().shards); got != tc.want {
-			t.Errorf("Shards %d: got %d shards, want %d", tc.in, got, tc.want)
-		}
-	}
-}
-
 func TestNewPanicsOnNilUserIndexFunc(t *testing.T) {
 	defer func() {
 		r := recover()
@@ -403,31 +392,35 @@ func TestGetAllocatesNothing(t *testing.T) {
 	}
 }
 
-// An update of an existing key takes no shard lock, so readers holding
-// read locks (here: all of them, held for the whole test) never delay it;
-// if it waited, this test would deadlock.
-func TestUpdateTakesNoShardLock(t *testing.T) {
+// An update of an existing key does not touch the item table: it swaps the
+// cell's version only, so readers probing the table never see a slot change
+// under them and the table is never rebuilt by updates.
+func TestUpdateLeavesItemTableAlone(t *testing.T) {
 	s := fixture()
 	tab := s.tab.Load()
-	for i := range tab.shards {
-		tab.shards[i].mu.RLock()
+	it := tab.items.Load()
+	before := make([]*cell[*tobj], len(it.slots))
+	for i := range it.slots {
+		before[i] = it.slots[i].c.Load()
 	}
-	defer func() {
-		for i := range tab.shards {
-			tab.shards[i].mu.RUnlock()
-		}
-	}()
 	s.Set(mk("default", "web-1", labels("app", "moved"), node("n9")))
 	s.Apply([]Op[*tobj]{{Obj: mk("default", "db-0", labels("app", "db"), rev(2))}})
+	if tab.items.Load() != it {
+		t.Fatal("an update rebuilt the item table")
+	}
+	for i := range it.slots {
+		if c := it.slots[i].c.Load(); c != before[i] {
+			t.Fatalf("an update changed slot %d", i)
+		}
+	}
 	if keys, _ := s.IndexKeys(IndexLabel, "app=moved"); !slices.Equal(keys, []string{"default/web-1"}) {
 		t.Fatalf("IndexKeys(app=moved) = %v", keys)
 	}
 }
 
-// Each shard's lock must sit on its own cache lines, or readers of
-// neighbouring shards slow each other down.
-func TestShardIsPadded(t *testing.T) {
-	if n := unsafe.Sizeof(shard[*tobj]{}); n != 128 {
-		t.Fatalf("shard is %d bytes, want 128", n)
+// A slot is two words, so that a probe reads four per cache line.
+func TestSlotIsTwoWords(t *testing.T) {
+	if n := unsafe.Sizeof(slot[*tobj]{}); n != 16 {
+		t.Fatalf("slot is %d bytes, want 16", n)
 	}
 }

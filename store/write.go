@@ -95,7 +95,7 @@ func (s *Store[T]) Replace(items []T) {
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
 	old := s.tab.Load()
-	t := newTable[T](s.nshards, len(items))
+	t := newTable[T](len(items))
 	t.w = make([]*windex[T], len(old.w))
 	for i, w := range old.w {
 		t.w[i] = newWindex(w.def)
@@ -103,15 +103,15 @@ func (s *Store[T]) Replace(items []T) {
 	gen := s.gen + 1
 	for _, obj := range items {
 		key := s.keyFunc(obj)
-		sh := s.shardFor(t, key)
+		h := s.hash(key)
 		v := &version[T]{obj: obj, gen: gen}
-		if c := sh.m[key]; c != nil {
+		if c := t.getCell(h, key); c != nil {
 			c.p.Store(v) // a key given twice keeps its last object
 			continue
 		}
-		c := new(cell[T])
+		c := &cell[T]{key: key}
 		c.p.Store(v)
-		sh.m[key] = c // t is not visible to readers yet: no lock needed
+		t.insertCell(h, c) // t is not visible to readers yet
 		t.n.Add(1)
 	}
 	for _, w := range t.w {
@@ -161,18 +161,16 @@ func (s *Store[T]) AddIndexers(indexers Indexers[T]) error {
 // (or that is new) is stamped gen; changed reports whether any index tree
 // changed, in which case the caller must publish generation gen.
 func (s *Store[T]) setLocked(t *table[T], key string, obj T, gen uint64) (old T, existed, changed bool) {
-	sh := s.shardFor(t, key)
-	c := sh.m[key]
+	h := s.hash(key)
+	c := t.getCell(h, key)
 	if c == nil {
-		c = new(cell[T])
+		c = &cell[T]{key: key}
 		v := &version[T]{obj: obj}
 		if len(t.w) > 0 {
 			v.gen = gen // a new key changes every index (0: none to change)
 		}
 		c.p.Store(v)
-		sh.mu.Lock()
-		sh.m[key] = c
-		sh.mu.Unlock()
+		t.insertCell(h, c)
 		t.n.Add(1)
 		for _, w := range t.w {
 			w.add(&s.sc, key, c, obj)
@@ -207,20 +205,18 @@ func (s *Store[T]) setLocked(t *table[T], key string, obj T, gen uint64) (old T,
 
 // deleteLocked removes key from t.
 func (s *Store[T]) deleteLocked(t *table[T], key string) (old T, existed bool) {
-	sh := s.shardFor(t, key)
-	c := sh.m[key]
+	c := t.getCell(s.hash(key), key)
 	if c == nil {
 		return old, false
 	}
 	prev := c.p.Load()
-	sh.mu.Lock()
-	delete(sh.m, key)
-	sh.mu.Unlock()
-	t.n.Add(-1)
+	// The emptied cell stays in its slot until the table is rebuilt.
 	c.p.Store(nil)
+	t.n.Add(-1)
 	for _, w := range t.w {
 		w.remove(&s.sc, key, prev.obj)
 	}
+	t.shrinkAfterDelete()
 	return prev.obj, true
 }
 
