@@ -331,6 +331,9 @@ func checkIndex(t *testing.T, g gen, s *Store[*tobj], o *oracle, index string) {
 		if keys, err := s.IndexKeys(index, v); err != nil || !slices.Equal(keys, want) {
 			t.Errorf("%s: IndexKeys(%q) = %v, want %v", index, v, keys, want)
 		}
+		if n, err := s.IndexLen(index, v); err != nil || n != len(want) {
+			t.Errorf("%s: IndexLen(%q) = %d, %v; want %d", index, v, n, err, len(want))
+		}
 		if vi%3 != 0 {
 			continue // pages for a third of the values keep the test quick
 		}

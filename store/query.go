@@ -88,6 +88,20 @@ func (s *Store[T]) AppendByIndex(dst []T, index, value string) ([]T, error) {
 	return dst, nil
 }
 
+// IndexLen returns the number of keys indexed under value as last
+// published (0 if none), without walking them: what a reader weighs before
+// choosing which index to query. Unknown index: ErrNoIndex.
+func (s *Store[T]) IndexLen(index, value string) (int, error) {
+	sn, i, err := s.indexIn(index)
+	if err != nil {
+		return 0, err
+	}
+	if set := sn.keys(i, value); set != nil {
+		return set.Len(), nil
+	}
+	return 0, nil
+}
+
 // IndexKeys returns the keys indexed under value, ordered (nil if none):
 // the value's key set as last published, a point in time no older than
 // the latest write that had returned when the call began.
