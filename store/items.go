@@ -23,7 +23,7 @@ import (
 // meets each key at most once. Rebuilds (growth, and dropping the slots of
 // deleted keys) build a new table aside and swap it in with one atomic
 // store; the old one is never written again, so readers still walking it
-// see a frozen set of cells whose versions stay live.
+// see a frozen set of cells, whose objects stay current.
 
 // Load factors of the item table, in eighths: a table is rebuilt when an
 // insert would fill more than maxLoad8/8 of its buckets with live or dead
@@ -91,7 +91,7 @@ func (it *itemTable[T]) find(h uint64, key string) (int, *cell[T]) {
 
 // put stores c under a key the table does not hold (not even dead), or
 // reports false when the table is full or the probe would run off its
-// end. Writer-only; the cell must be complete (key and version) first.
+// end. Writer-only; the cell must be complete (key, gen, object) first.
 func (it *itemTable[T]) put(h uint64, c *cell[T]) bool {
 	if (it.used+1)*8 > it.buckets()*maxLoad8 {
 		return false
@@ -116,7 +116,7 @@ func (it *itemTable[T]) rebuilt(n int) *itemTable[T] {
 		ok := true
 		for i := range it.slots {
 			sl := &it.slots[i]
-			if c := sl.c.Load(); c != nil && c.p.Load() != nil {
+			if c := sl.c.Load(); c != nil && c.live() {
 				if !nt.put(sl.hash, c) {
 					ok = false
 					break
@@ -135,7 +135,7 @@ func (it *itemTable[T]) rebuilt(n int) *itemTable[T] {
 // getCell returns key's live cell, or nil.
 func (t *table[T]) getCell(h uint64, key string) *cell[T] {
 	_, c := t.items.Load().find(h, key)
-	if c == nil || c.p.Load() == nil {
+	if c == nil || !c.live() {
 		return nil
 	}
 	return c
@@ -172,13 +172,13 @@ func (t *table[T]) shrinkAfterDelete() {
 }
 
 // forLive calls f for every live cell of the table read once, in slot
-// order, with the version loaded.
-func (t *table[T]) forLive(f func(c *cell[T], v *version[T])) {
+// order, with its object.
+func (t *table[T]) forLive(f func(c *cell[T], obj T)) {
 	it := t.items.Load()
 	for i := range it.slots {
 		if c := it.slots[i].c.Load(); c != nil {
-			if v := c.p.Load(); v != nil {
-				f(c, v)
+			if obj, ok := c.load(); ok {
+				f(c, obj)
 			}
 		}
 	}

@@ -27,7 +27,7 @@ func checkItemTable(t *testing.T, s *Store[*tobj], tab *table[*tobj]) {
 			continue
 		}
 		used++
-		if c.p.Load() != nil {
+		if c.live() {
 			live++
 		}
 		if h := s.hash(c.key); it.slots[i].hash != h {
@@ -126,7 +126,7 @@ func TestItemTableGrowsAndShrinks(t *testing.T) {
 		t.Fatalf("List has %d objects, want 10", got)
 	}
 	// The frozen table still leads to the live cells of the keys it held.
-	if _, c := grown.find(s.hash(fmt.Sprint("ns/p", n-1)), fmt.Sprint("ns/p", n-1)); c == nil || c.p.Load() == nil {
+	if _, c := grown.find(s.hash(fmt.Sprint("ns/p", n-1)), fmt.Sprint("ns/p", n-1)); c == nil || !c.live() {
 		t.Fatal("the old table lost a live key")
 	}
 }
@@ -142,13 +142,13 @@ func TestProbeNeverWraps(t *testing.T) {
 	n := 0
 	for ; n < tail; n++ {
 		c := &cell[*tobj]{key: fmt.Sprint("k", n)}
-		c.p.Store(&version[*tobj]{obj: mk("", c.key)})
+		c.store(mk("", c.key))
 		if !it.put(h, c) {
 			break
 		}
 	}
 	c := &cell[*tobj]{key: "one-more"}
-	c.p.Store(&version[*tobj]{obj: mk("", c.key)})
+	c.store(mk("", c.key))
 	if it.put(h, c) {
 		t.Fatalf("put past the end succeeded after %d keys (%d slots)", n, len(it.slots))
 	}

@@ -402,10 +402,10 @@ func checkInternals(t *testing.T, s *Store[*tobj], o *oracle) {
 	sn := tab.snap.Load()
 	cells := map[string]*cell[*tobj]{}
 	checkItemTable(t, s, tab)
-	tab.forLive(func(c *cell[*tobj], v *version[*tobj]) {
+	tab.forLive(func(c *cell[*tobj], _ *tobj) {
 		cells[c.key] = c
-		if v.gen > sn.gen {
-			t.Errorf("%s: version %v newer than snapshot %d", c.key, v, sn.gen)
+		if g := c.gen.Load(); g > sn.gen {
+			t.Errorf("%s: cell gen %d newer than snapshot %d", c.key, g, sn.gen)
 		}
 	})
 	for i, w := range tab.w {

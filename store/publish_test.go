@@ -35,14 +35,14 @@ func TestUnindexedWritesPublishNothing(t *testing.T) {
 		}
 	}
 	c := cellOf(s, "ns/c")
-	if v := c.p.Load(); v.gen != 0 {
-		t.Fatalf("version in an unindexed store has gen %d, want 0", v.gen)
+	if g := c.gen.Load(); g != 0 {
+		t.Fatalf("cell in an unindexed store has gen %d, want 0", g)
 	}
 	if err := s.AddIndexers(BuiltinIndexers[*tobj]()); err != nil {
 		t.Fatal(err)
 	}
-	if v, sn := c.p.Load(), s.tab.Load().snap.Load(); v.gen > sn.gen {
-		t.Fatalf("after AddIndexers a version has gen %d, newer than the snapshot's %d", v.gen, sn.gen)
+	if g, sn := c.gen.Load(), s.tab.Load().snap.Load(); g > sn.gen {
+		t.Fatalf("after AddIndexers a cell has gen %d, newer than the snapshot's %d", g, sn.gen)
 	}
 }
 
@@ -54,9 +54,9 @@ func TestAddStampsGeneration(t *testing.T) {
 	before := s.tab.Load().snap.Load().gen
 	s.Set(mk("ns", "b"))
 	sn := s.tab.Load().snap.Load()
-	v := cellOf(s, "ns/b").p.Load()
-	if sn.gen != before+1 || v.gen != sn.gen {
-		t.Fatalf("add: snapshot gen %d (was %d), version gen %d; want both %d", sn.gen, before, v.gen, before+1)
+	g := cellOf(s, "ns/b").gen.Load()
+	if sn.gen != before+1 || g != sn.gen {
+		t.Fatalf("add: snapshot gen %d (was %d), cell gen %d; want both %d", sn.gen, before, g, before+1)
 	}
 }
 

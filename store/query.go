@@ -24,12 +24,13 @@ func (s *Store[T]) indexIn(index string) (*snapshot[T], int, error) {
 // to, or false when the key was deleted or its index values changed after
 // sn away from value (see the package documentation).
 func (sn *snapshot[T]) resolve(i int, value string, e kentry[T]) (T, bool) {
-	v := e.c.p.Load()
-	if v == nil || (v.gen > sn.gen && !sn.defs[i].has(v.obj, value)) {
+	// Object first, then its generation: see cell.
+	obj, ok := e.c.load()
+	if !ok || (e.c.gen.Load() > sn.gen && !sn.defs[i].has(obj, value)) {
 		var zero T
 		return zero, false
 	}
-	return v.obj, true
+	return obj, true
 }
 
 // walkKeys calls f for the keys of set after `after` ("" = from the

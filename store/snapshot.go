@@ -16,26 +16,6 @@ import (
 // while queries walk fewer nodes as nodes grow.
 const btreeDegree = 16
 
-// cell is the place of one stored key. Index entries and the item table
-// point at the same cell, so a reader walking an index reaches the object's
-// current version without looking the key up.
-type cell[T api.Object] struct {
-	// key is the stored key (the string KeyFunc returned).
-	key string
-	// p is the current version; nil once the key is deleted (a deleted
-	// cell is never reused: a key added again gets a new cell).
-	p atomic.Pointer[version[T]]
-}
-
-// version is one immutable stored state of a key.
-type version[T api.Object] struct {
-	obj T
-	// gen is the generation of the last write that changed this key's
-	// index values (or added the key). A snapshot with gen >= version.gen
-	// indexes the key exactly as obj's values say.
-	gen uint64
-}
-
 // kentry is one key indexed under a value, with the key's cell.
 type kentry[T api.Object] struct {
 	key string
@@ -172,7 +152,7 @@ func (w *windex[T]) add(sc *scratch, key string, c *cell[T], obj T) {
 	}
 }
 
-// remove drops a key's entries; obj is the version that was indexed.
+// remove drops a key's entries; obj is the object that was indexed.
 func (w *windex[T]) remove(sc *scratch, key string, obj T) {
 	sc.ks = w.def.keys(sc.ks[:0], obj)
 	for _, k := range sc.ks {
@@ -201,7 +181,7 @@ func (w *windex[T]) update(sc *scratch, key string, c *cell[T], old, new T) {
 
 // bulkLoad indexes every item of t (into an empty windex).
 func (w *windex[T]) bulkLoad(sc *scratch, t *table[T]) {
-	t.forLive(func(c *cell[T], v *version[T]) { w.add(sc, c.key, c, v.obj) })
+	t.forLive(func(c *cell[T], obj T) { w.add(sc, c.key, c, obj) })
 }
 
 // publish stores the writer's changed key sets into their holders and

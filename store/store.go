@@ -65,8 +65,10 @@ type table[T api.Object] struct {
 }
 
 // New returns an empty store. It panics if opts.Indexers is invalid (a nil
-// func under a name that is not built in), which is a programming error.
+// func under a name that is not built in) or T is not a pointer type
+// (*api.Pod, *api.RawObject, ...), which are programming errors.
 func New[T api.Object](opts Options[T]) *Store[T] {
+	mustBePointer[T]()
 	kf := opts.KeyFunc
 	if kf == nil {
 		kf = func(obj T) string { return obj.GetObjectMeta().Key() }
@@ -106,10 +108,7 @@ func (s *Store[T]) Get(key string) (T, bool) {
 		}
 		if sl.hash == h && c.key == key {
 			// A deleted key's cell is empty.
-			if v := c.p.Load(); v != nil {
-				return v.obj, true
-			}
-			break
+			return c.load()
 		}
 	}
 	var zero T
@@ -129,8 +128,8 @@ func (s *Store[T]) List() []T {
 	out := make([]T, 0, t.n.Load())
 	for i := range it.slots {
 		if c := it.slots[i].c.Load(); c != nil {
-			if v := c.p.Load(); v != nil {
-				out = append(out, v.obj)
+			if p := c.ptr(); p != nil {
+				out = append(out, objOf[T](p))
 			}
 		}
 	}
@@ -142,6 +141,6 @@ func (s *Store[T]) List() []T {
 func (s *Store[T]) ListKeys() []string {
 	t := s.tab.Load()
 	out := make([]string, 0, t.n.Load())
-	t.forLive(func(c *cell[T], _ *version[T]) { out = append(out, c.key) })
+	t.forLive(func(c *cell[T], _ T) { out = append(out, c.key) })
 	return out
 }

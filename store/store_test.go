@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"unsafe"
+
+	"github.com/kcmlab/kcm/kube/api"
 )
 
 func TestNewPanicsOnNilUserIndexFunc(t *testing.T) {
@@ -379,16 +381,16 @@ func TestGetAllocatesNothing(t *testing.T) {
 	if n := testing.AllocsPerRun(100, func() { buf, _ = s.AppendByIndex(buf[:0], IndexNamespace, "default") }); n != 0 {
 		t.Errorf("AppendByIndex into a large enough buffer allocates %v times", n)
 	}
-	// An update that keeps its index values allocates its key and its
-	// version only: no tree copy, no label strings.
+	// An update that keeps its index values allocates its key only (the
+	// KeyFunc's string): no version record, no tree copy, no label strings.
 	b := New(Options[*tobj]{Indexers: BuiltinIndexers[*tobj]()})
 	objs := []*tobj{
 		mk("default", "web-1", labels("app", "web", "tier", "fe"), owners("rs1"), rev(1)),
 		mk("default", "web-1", labels("app", "web", "tier", "fe"), owners("rs1"), rev(2)),
 	}
 	i := 0
-	if n := testing.AllocsPerRun(100, func() { b.Set(objs[i%2]); i++ }); n != 2 {
-		t.Errorf("Set of an update with unchanged index values allocates %v times, want 2", n)
+	if n := testing.AllocsPerRun(100, func() { b.Set(objs[i%2]); i++ }); n != 1 {
+		t.Errorf("Set of an update with unchanged index values allocates %v times, want 1", n)
 	}
 }
 
@@ -423,4 +425,15 @@ func TestSlotIsTwoWords(t *testing.T) {
 	if n := unsafe.Sizeof(slot[*tobj]{}); n != 16 {
 		t.Fatalf("slot is %d bytes, want 16", n)
 	}
+}
+
+// A cell holds its object as one atomic pointer word, so the object type
+// must be a pointer type; New says so at once instead of storing garbage.
+func TestNewPanicsOnNonPointerType(t *testing.T) {
+	defer func() {
+		if r := recover(); r == nil || !strings.Contains(fmt.Sprint(r), "not a pointer type") {
+			t.Fatalf("recover() = %v, want a panic naming the non-pointer type", r)
+		}
+	}()
+	New(Options[api.Object]{})
 }

@@ -104,13 +104,13 @@ func (s *Store[T]) Replace(items []T) {
 	for _, obj := range items {
 		key := s.keyFunc(obj)
 		h := s.hash(key)
-		v := &version[T]{obj: obj, gen: gen}
 		if c := t.getCell(h, key); c != nil {
-			c.p.Store(v) // a key given twice keeps its last object
+			c.store(obj) // a key given twice keeps its last object
 			continue
 		}
 		c := &cell[T]{key: key}
-		c.p.Store(v)
+		c.gen.Store(gen)
+		c.store(obj)
 		t.insertCell(h, c) // t is not visible to readers yet
 		t.n.Add(1)
 	}
@@ -157,7 +157,7 @@ func (s *Store[T]) AddIndexers(indexers Indexers[T]) error {
 	return nil
 }
 
-// setLocked stores obj under key in t. A version whose index values changed
+// setLocked stores obj under key in t. A key whose index values changed
 // (or that is new) is stamped gen; changed reports whether any index tree
 // changed, in which case the caller must publish generation gen.
 func (s *Store[T]) setLocked(t *table[T], key string, obj T, gen uint64) (old T, existed, changed bool) {
@@ -165,11 +165,10 @@ func (s *Store[T]) setLocked(t *table[T], key string, obj T, gen uint64) (old T,
 	c := t.getCell(h, key)
 	if c == nil {
 		c = &cell[T]{key: key}
-		v := &version[T]{obj: obj}
 		if len(t.w) > 0 {
-			v.gen = gen // a new key changes every index (0: none to change)
+			c.gen.Store(gen) // a new key changes every index (0: none to change)
 		}
-		c.p.Store(v)
+		c.store(obj)
 		t.insertCell(h, c)
 		t.n.Add(1)
 		for _, w := range t.w {
@@ -177,30 +176,29 @@ func (s *Store[T]) setLocked(t *table[T], key string, obj T, gen uint64) (old T,
 		}
 		return old, false, len(t.w) > 0
 	}
-	prev := c.p.Load()
+	prev, _ := c.load()
 	// First decide which indexes change (a bit per index; a store with
-	// more than 64 indexes rechecks them all), then publish the version,
-	// then move entries: the version must carry its new gen before any
-	// snapshot shows its new entries.
+	// more than 64 indexes rechecks them all), then store the object,
+	// then move entries: the cell must carry its new gen before any
+	// snapshot shows its new entries, and before the object (see cell).
 	var moved uint64
 	for i, w := range t.w {
 		var same bool
-		s.sc.ks, same = w.def.same(prev.obj, obj, s.sc.ks)
+		s.sc.ks, same = w.def.same(prev, obj, s.sc.ks)
 		if !same {
 			moved |= 1 << min(i, 63)
 		}
 	}
-	v := &version[T]{obj: obj, gen: prev.gen}
 	if moved != 0 {
-		v.gen = gen
+		c.gen.Store(gen)
 	}
-	c.p.Store(v)
+	c.store(obj)
 	for i, w := range t.w {
 		if moved&(1<<min(i, 63)) != 0 {
-			w.update(&s.sc, key, c, prev.obj, obj)
+			w.update(&s.sc, key, c, prev, obj)
 		}
 	}
-	return prev.obj, true, moved != 0
+	return prev, true, moved != 0
 }
 
 // deleteLocked removes key from t.
@@ -209,15 +207,15 @@ func (s *Store[T]) deleteLocked(t *table[T], key string) (old T, existed bool) {
 	if c == nil {
 		return old, false
 	}
-	prev := c.p.Load()
+	prev, _ := c.load()
 	// The emptied cell stays in its slot until the table is rebuilt.
-	c.p.Store(nil)
+	c.empty()
 	t.n.Add(-1)
 	for _, w := range t.w {
-		w.remove(&s.sc, key, prev.obj)
+		w.remove(&s.sc, key, prev)
 	}
 	t.shrinkAfterDelete()
-	return prev.obj, true
+	return prev, true
 }
 
 // publishLocked makes the writer's changes visible: each index stores its
