@@ -47,8 +47,9 @@
 // two loads; it writes no shared memory and allocates nothing, so point
 // reads scale with cores (client-go takes its store's one RWMutex, a
 // shared counter every reader writes, and the writer blocks them all).
-// An update of an existing key swaps the cell's object pointer (no
-// allocation, no slot change). Growth, and dropping deleted keys' slots,
+// An update of an existing key swaps the object pointer in the cell and in
+// the slot (no allocation; the slot repeats it so that List scans the
+// slots without visiting the cells). Growth, and dropping deleted keys' slots,
 // build a new table aside and swap it in with one atomic store; the old
 // one stays frozen for the readers still probing it (items.go).
 //
@@ -146,9 +147,9 @@
 //   - List and ListKeys walk the item table's slots once, without locks:
 //     each key comes at most once (a key holds one slot per table, even
 //     across deletes and re-adds), every key stored before the call began
-//     and not deleted during it is returned, with the object it has when
-//     its slot is read; a key added or deleted during the call may or may
-//     not be. List is not a snapshot: two keys written one after the
+//     and not deleted during it is returned, with an object it had during
+//     the call (its latest write completed before the call, or a racing
+//     one); a key added or deleted during the call may or may not be. List is not a snapshot: two keys written one after the
 //     other during the call can show the second write and not the first.
 //   - After any write returns, every index agrees exactly with the items:
 //     no stale entry, no missing one (the property test checks this against

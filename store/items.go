@@ -2,6 +2,7 @@ package store
 
 import (
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/kcmlab/kcm/kube/api"
 )
@@ -50,9 +51,18 @@ type itemTable[T api.Object] struct {
 // slot is one bucket. hash is written before c is first stored and never
 // changes while the table lives, so a reader that loaded a non-nil c may
 // read it without synchronisation.
+//
+// obj repeats the pointer of c's object (nil once deleted) so that List
+// walks the slots without visiting the cells, which lie scattered in the
+// heap: one sequential scan instead of a cache miss per object. The writer
+// keeps it equal to c's object in the current table; a table replaced by
+// a rebuild keeps the objects its keys had at the swap, which only a
+// reader that loaded it before the swap (a call racing the later writes)
+// can see.
 type slot[T api.Object] struct {
 	c    atomic.Pointer[cell[T]]
 	hash uint64
+	obj  unsafe.Pointer // atomic
 }
 
 // bucketsFor returns the number of buckets a table for n live keys gets.
@@ -100,6 +110,7 @@ func (it *itemTable[T]) put(h uint64, c *cell[T]) bool {
 		sl := &it.slots[i]
 		if sl.c.Load() == nil {
 			sl.hash = h
+			atomic.StorePointer(&sl.obj, c.ptr())
 			sl.c.Store(c)
 			it.used++
 			return true
@@ -132,13 +143,28 @@ func (it *itemTable[T]) rebuilt(n int) *itemTable[T] {
 	}
 }
 
-// getCell returns key's live cell, or nil.
-func (t *table[T]) getCell(h uint64, key string) *cell[T] {
-	_, c := t.items.Load().find(h, key)
+// getCell returns key's slot in the current table and its live cell, or
+// nils.
+func (t *table[T]) getCell(h uint64, key string) (*slot[T], *cell[T]) {
+	it := t.items.Load()
+	i, c := it.find(h, key)
 	if c == nil || !c.live() {
-		return nil
+		return nil, nil
 	}
-	return c
+	return &it.slots[i], c
+}
+
+// setObj makes obj the object of key's live cell c in slot sl (both from
+// getCell). Writer-only.
+func setObj[T api.Object](sl *slot[T], c *cell[T], obj T) {
+	c.store(obj)
+	atomic.StorePointer(&sl.obj, c.ptr())
+}
+
+// deleteObj empties key's live cell c in slot sl. Writer-only.
+func deleteObj[T api.Object](sl *slot[T], c *cell[T]) {
+	c.empty()
+	atomic.StorePointer(&sl.obj, nil)
 }
 
 // insertCell stores a new cell for key, which t holds no live cell for.
@@ -147,6 +173,7 @@ func (t *table[T]) getCell(h uint64, key string) *cell[T] {
 func (t *table[T]) insertCell(h uint64, c *cell[T]) {
 	it := t.items.Load()
 	if i, _ := it.find(h, c.key); i >= 0 {
+		atomic.StorePointer(&it.slots[i].obj, c.ptr())
 		it.slots[i].c.Store(c)
 		return
 	}

@@ -9,11 +9,12 @@ import (
 
 // cellOf returns the live cell of key in s's current table, or nil.
 func cellOf(s *Store[*tobj], key string) *cell[*tobj] {
-	return s.tab.Load().getCell(s.hash(key), key)
+	_, c := s.tab.Load().getCell(s.hash(key), key)
+	return c
 }
 
 // checkItemTable checks the item table's invariants: every slot holding a
-// cell has its key's hash, no key holds two slots, every key is found by
+// cell has its key's hash and its cell's object, no key holds two slots, every key is found by
 // a probe from its hash, used counts the occupied slots, n the live ones,
 // and the load stays under the maximum.
 func checkItemTable(t *testing.T, s *Store[*tobj], tab *table[*tobj]) {
@@ -29,6 +30,9 @@ func checkItemTable(t *testing.T, s *Store[*tobj], tab *table[*tobj]) {
 		used++
 		if c.live() {
 			live++
+		}
+		if p := it.slots[i].obj; p != c.ptr() {
+			t.Errorf("slot %d: key %q: slot's object %p, cell's %p", i, c.key, p, c.ptr())
 		}
 		if h := s.hash(c.key); it.slots[i].hash != h {
 			t.Errorf("slot %d: key %q with hash %x, want %x", i, c.key, it.slots[i].hash, h)

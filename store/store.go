@@ -127,10 +127,8 @@ func (s *Store[T]) List() []T {
 	it := t.items.Load()
 	out := make([]T, 0, t.n.Load())
 	for i := range it.slots {
-		if c := it.slots[i].c.Load(); c != nil {
-			if p := c.ptr(); p != nil {
-				out = append(out, objOf[T](p))
-			}
+		if p := atomic.LoadPointer(&it.slots[i].obj); p != nil {
+			out = append(out, objOf[T](p))
 		}
 	}
 	return out

@@ -394,9 +394,9 @@ func TestGetAllocatesNothing(t *testing.T) {
 	}
 }
 
-// An update of an existing key does not touch the item table: it swaps the
-// cell's version only, so readers probing the table never see a slot change
-// under them and the table is never rebuilt by updates.
+// An update of an existing key leaves the item table's shape alone: it
+// swaps object pointers (in the cell and its slot) but no slot gets another
+// cell and the table is never rebuilt by updates.
 func TestUpdateLeavesItemTableAlone(t *testing.T) {
 	s := fixture()
 	tab := s.tab.Load()
@@ -420,10 +420,11 @@ func TestUpdateLeavesItemTableAlone(t *testing.T) {
 	}
 }
 
-// A slot is two words, so that a probe reads four per cache line.
-func TestSlotIsTwoWords(t *testing.T) {
-	if n := unsafe.Sizeof(slot[*tobj]{}); n != 16 {
-		t.Fatalf("slot is %d bytes, want 16", n)
+// A slot is three words (cell, hash, object), so that a probe or List's
+// scan reads more than two per cache line.
+func TestSlotIsThreeWords(t *testing.T) {
+	if n := unsafe.Sizeof(slot[*tobj]{}); n != 24 {
+		t.Fatalf("slot is %d bytes, want 24", n)
 	}
 }
 

@@ -104,8 +104,8 @@ func (s *Store[T]) Replace(items []T) {
 	for _, obj := range items {
 		key := s.keyFunc(obj)
 		h := s.hash(key)
-		if c := t.getCell(h, key); c != nil {
-			c.store(obj) // a key given twice keeps its last object
+		if sl, c := t.getCell(h, key); c != nil {
+			setObj(sl, c, obj) // a key given twice keeps its last object
 			continue
 		}
 		c := &cell[T]{key: key}
@@ -162,7 +162,7 @@ func (s *Store[T]) AddIndexers(indexers Indexers[T]) error {
 // changed, in which case the caller must publish generation gen.
 func (s *Store[T]) setLocked(t *table[T], key string, obj T, gen uint64) (old T, existed, changed bool) {
 	h := s.hash(key)
-	c := t.getCell(h, key)
+	sl, c := t.getCell(h, key)
 	if c == nil {
 		c = &cell[T]{key: key}
 		if len(t.w) > 0 {
@@ -192,7 +192,7 @@ func (s *Store[T]) setLocked(t *table[T], key string, obj T, gen uint64) (old T,
 	if moved != 0 {
 		c.gen.Store(gen)
 	}
-	c.store(obj)
+	setObj(sl, c, obj)
 	for i, w := range t.w {
 		if moved&(1<<min(i, 63)) != 0 {
 			w.update(&s.sc, key, c, prev, obj)
@@ -203,13 +203,13 @@ func (s *Store[T]) setLocked(t *table[T], key string, obj T, gen uint64) (old T,
 
 // deleteLocked removes key from t.
 func (s *Store[T]) deleteLocked(t *table[T], key string) (old T, existed bool) {
-	c := t.getCell(s.hash(key), key)
+	sl, c := t.getCell(s.hash(key), key)
 	if c == nil {
 		return old, false
 	}
 	prev, _ := c.load()
 	// The emptied cell stays in its slot until the table is rebuilt.
-	c.empty()
+	deleteObj(sl, c)
 	t.n.Add(-1)
 	for _, w := range t.w {
 		w.remove(&s.sc, key, prev)
