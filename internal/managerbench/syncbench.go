@@ -27,6 +27,10 @@ type SyncResult struct {
 	// controllers have each acted once.
 	Probe   time.Duration
 	AtProbe Sample // memory and CPU at that moment
+	// Heap is kcm's heap profile (--profiling's /debug/pprof/heap), read
+	// right after the probe's sample; nil for kube-controller-manager,
+	// whose profiles need authentication.
+	Heap *HeapProfile
 	Settled Sample // after the settle period
 	// GoHeap holds GoHeapMetrics from kcm's /metrics after the settle
 	// period (kube-controller-manager serves /metrics only to
@@ -65,6 +69,13 @@ func (b *bench) runSync(ctx context.Context, m Manager, run int) (SyncResult, er
 		return r, err
 	}
 	r.Probe = at.Sub(proc.Started)
+	if m.Kind == KCM {
+		hp, err := fetchHeapProfile(ctx, proc.HeapURL, filepath.Join(b.dir, fmt.Sprintf("sync-%d-%s-heap.txt", run, slug(m.Label))))
+		if err != nil {
+			return r, err
+		}
+		r.Heap = &hp
+	}
 	if err := sleep(ctx, proc, b.cfg.Settle); err != nil {
 		return r, err
 	}
@@ -106,6 +117,7 @@ func (b *bench) start(m Manager, what string, qps, burst int) (*Proc, error) {
 		return nil, err
 	}
 	p.MetricsURL = fmt.Sprintf("https://127.0.0.1:%d/metrics", port)
+	p.HeapURL = fmt.Sprintf("https://127.0.0.1:%d/debug/pprof/heap?debug=1", port)
 	return p, nil
 }
 
