@@ -30,7 +30,7 @@ type SyncResult struct {
 	// Heap is kcm's heap profile (--profiling's /debug/pprof/heap), read
 	// right after the probe's sample; nil for kube-controller-manager,
 	// whose profiles need authentication.
-	Heap *HeapProfile
+	Heap    *HeapProfile
 	Settled Sample // after the settle period
 	// GoHeap holds GoHeapMetrics from kcm's /metrics after the settle
 	// period (kube-controller-manager serves /metrics only to
