@@ -147,9 +147,9 @@
 //   - List and ListKeys walk the item table's slots once, without locks:
 //     each key comes at most once (a key holds one slot per table, even
 //     across deletes and re-adds), every key stored before the call began
-//     and not deleted during it is returned, with an object it had during
-//     the call (its latest write completed before the call, or a racing
-//     one); a key added or deleted during the call may or may not be. List is not a snapshot: two keys written one after the
+//     and not deleted during it is returned, with the object it held when
+//     its slot was read; a key added or deleted during the call may or may
+//     not be. List is not a snapshot: two keys written one after the
 //     other during the call can show the second write and not the first.
 //   - After any write returns, every index agrees exactly with the items:
 //     no stale entry, no missing one (the property test checks this against

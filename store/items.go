@@ -55,10 +55,9 @@ type itemTable[T api.Object] struct {
 // obj repeats the pointer of c's object (nil once deleted) so that List
 // walks the slots without visiting the cells, which lie scattered in the
 // heap: one sequential scan instead of a cache miss per object. The writer
-// keeps it equal to c's object in the current table; a table replaced by
-// a rebuild keeps the objects its keys had at the swap, which only a
-// reader that loaded it before the swap (a call racing the later writes)
-// can see.
+// keeps it equal to c's object in the current table only; a table replaced
+// by a rebuild keeps the objects its keys had at the swap, so List, after
+// its walk, checks that the table it walked is still the current one.
 type slot[T api.Object] struct {
 	c    atomic.Pointer[cell[T]]
 	hash uint64

@@ -220,3 +220,42 @@ func TestListUnderChurn(t *testing.T) {
 	wg.Wait()
 	checkItemTable(t, s, s.tab.Load())
 }
+
+// A rebuild during List's walk leaves the walked table's slots behind the
+// writes that follow; List notices and walks again, so it returns each key
+// with the object it held when read (here: after the update), not the one
+// frozen in the old table. With two rebuilds in a row it reads the cells.
+func TestListWalksAgainAfterARebuild(t *testing.T) {
+	for _, rebuilds := range []int{1, 2, 3} {
+		s := New(Options[*tobj]{})
+		s.Set(mk("ns", "k", rev(1)))
+		fresh, calls := 0, 0
+		testHookListWalked = func() {
+			calls++
+			if calls > rebuilds {
+				return
+			}
+			// Grow the table (a rebuild), then update k in the new one.
+			it := s.tab.Load().items.Load()
+			for s.tab.Load().items.Load() == it {
+				s.Set(mk("fresh", fmt.Sprint("f", fresh)))
+				fresh++
+			}
+			s.Set(mk("ns", "k", rev(1+calls)))
+		}
+		got := s.List()
+		testHookListWalked = nil
+		var k *tobj
+		for _, o := range got {
+			if o.Key() == "ns/k" {
+				k = o
+			}
+		}
+		if want := 1 + min(rebuilds, 2); k == nil || k.Rev != want {
+			t.Errorf("%d rebuilds during List: ns/k = %+v, want rev %d", rebuilds, k, want)
+		}
+		if len(got) != s.Len() && rebuilds <= 2 {
+			t.Errorf("%d rebuilds during List: %d objects, store has %d", rebuilds, len(got), s.Len())
+		}
+	}
+}

@@ -118,19 +118,38 @@ func (s *Store[T]) Get(key string) (T, bool) {
 // Len returns the number of stored keys.
 func (s *Store[T]) Len() int { return int(s.tab.Load().n.Load()) }
 
+// testHookListWalked, when set (by tests only), runs after each of List's
+// walks of the slots, before it checks the table it walked is current.
+var testHookListWalked func()
+
 // List returns every stored object, in no particular order. It walks the
 // item table without locks: a write racing List may or may not be seen,
-// each key is returned at most once, and a Replace never shows (List reads
-// one table).
+// each key is returned at most once, with the object it held when its slot
+// was read, and a Replace never shows (List reads one table).
 func (s *Store[T]) List() []T {
 	t := s.tab.Load()
-	it := t.items.Load()
 	out := make([]T, 0, t.n.Load())
-	for i := range it.slots {
-		if p := atomic.LoadPointer(&it.slots[i].obj); p != nil {
-			out = append(out, objOf[T](p))
+	for range 2 {
+		it := t.items.Load()
+		for i := range it.slots {
+			if p := atomic.LoadPointer(&it.slots[i].obj); p != nil {
+				out = append(out, objOf[T](p))
+			}
 		}
+		if testHookListWalked != nil {
+			testHookListWalked()
+		}
+		// The slots' objects are kept current in the current table only:
+		// if a rebuild replaced it during the walk, walk again.
+		if t.items.Load() == it {
+			return out
+		}
+		clear(out)
+		out = out[:0]
 	}
+	// Rebuilt twice during two walks: read the cells, which stay current
+	// in every table.
+	t.forLive(func(_ *cell[T], obj T) { out = append(out, obj) })
 	return out
 }
 
