@@ -54,10 +54,10 @@ func checkItemTable(t *testing.T, s *Store[*tobj], tab *table[*tobj]) {
 }
 
 func TestBucketsFor(t *testing.T) {
-	// A rebuilt table holds its live keys at no more than 3/8 of its
+	// A rebuilt table holds its live keys at no more than half of its
 	// buckets, in a power of two of at least minBuckets.
 	for _, tc := range []struct{ n, want int }{
-		{0, 8}, {3, 8}, {4, 16}, {6, 16}, {7, 32}, {12, 32}, {13, 64}, {10000, 32768},
+		{0, 8}, {4, 8}, {5, 16}, {8, 16}, {9, 32}, {16, 32}, {17, 64}, {8192, 16384}, {10000, 32768},
 	} {
 		if got := bucketsFor(tc.n); got != tc.want {
 			t.Errorf("bucketsFor(%d) = %d, want %d", tc.n, got, tc.want)
@@ -69,7 +69,7 @@ func TestBucketsFor(t *testing.T) {
 // in one slot at most and List, walking the slots, cannot meet it twice.
 func TestReaddTakesTheSameSlot(t *testing.T) {
 	s := New(Options[*tobj]{})
-	for i := range 3 { // with p9 below: 4 keys, under the 8-bucket table's maximum
+	for i := range 3 { // with p9 below: 4 keys, under the 8-bucket table's maximum (6)
 		s.Set(mk("ns", fmt.Sprint("p", i)))
 	}
 	it := s.tab.Load().items.Load()

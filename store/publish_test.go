@@ -128,9 +128,9 @@ func TestReplacePresizesItems(t *testing.T) {
 	runtime.ReadMemStats(&before)
 	s.Replace(items)
 	runtime.ReadMemStats(&after)
-	// 2048 cells of 32 bytes, versions of 16 and a table of 16-byte slots
-	// sized for them: well under 1 MiB; growing by doubling would not
-	// exceed it either, so the table's size is checked too.
+	// 2048 cells of 32 bytes and a table of 24-byte slots sized for them:
+	// well under 1 MiB; growing by doubling would not exceed it either, so
+	// the table's size is checked too.
 	if got := after.TotalAlloc - before.TotalAlloc; got > 1<<20 {
 		t.Fatalf("Replace of %d items allocated %d bytes", len(items), got)
 	}
