@@ -190,22 +190,32 @@ func fetchHeapProfile(ctx context.Context, url, file string) (HeapProfile, error
 	return ParseHeapProfile(strings.NewReader(string(body)))
 }
 
-// heapMarkdown lists the top entries of each kcm heap profile taken at
-// the probe.
+// heapMarkdown lists the top entries of each kcm heap profile: at the
+// probe and after the settle period.
 func heapMarkdown(rs []SyncResult) string {
 	var b strings.Builder
 	for _, s := range rs {
-		if s.Heap == nil {
-			continue
+		for _, h := range []struct {
+			p            *HeapProfile
+			when, asOf   string
+			rss          int64
+			rssSampledAt string
+		}{
+			{s.Heap, "at the probe", "in-use space as of the last collection", s.AtProbe.RSS, "at the probe"},
+			{s.HeapSettled, "after the settle period", "live space after a forced collection (gc=1)", s.Settled.RSS, "settled"},
+		} {
+			if h.p == nil {
+				continue
+			}
+			fmt.Fprintf(&b, "\n%s's heap profile %s, run %d (/debug/pprof/heap, %s, sampled and scaled: %.1f MiB in all; "+
+				"RSS %s %.1f MiB). Top %d by flat, as `go tool pprof -top` orders them:\n\n",
+				s.Manager, h.when, s.Run, h.asOf, MiB(h.p.InUse), h.rssSampledAt, MiB(h.rss), HeapTopN)
+			t := Table{Columns: []string{"flat, MiB", "flat %", "cum, MiB", "function"}}
+			for _, e := range h.p.Top(HeapTopN) {
+				t.AddRow(f(MiB(e.Flat), 1), f(100*float64(e.Flat)/math.Max(1, float64(h.p.InUse)), 1), f(MiB(e.Cum), 1), e.Func)
+			}
+			b.WriteString(t.Markdown())
 		}
-		fmt.Fprintf(&b, "\n%s's heap profile at the probe, run %d (/debug/pprof/heap, in-use space as of the last GC, "+
-			"sampled and scaled: %.1f MiB in all; RSS at the probe %.1f MiB). Top %d by flat, as `go tool pprof -top` orders them:\n\n",
-			s.Manager, s.Run, MiB(s.Heap.InUse), MiB(s.AtProbe.RSS), HeapTopN)
-		t := Table{Columns: []string{"flat, MiB", "flat %", "cum, MiB", "function"}}
-		for _, e := range s.Heap.Top(HeapTopN) {
-			t.AddRow(f(MiB(e.Flat), 1), f(100*float64(e.Flat)/math.Max(1, float64(s.Heap.InUse)), 1), f(MiB(e.Cum), 1), e.Func)
-		}
-		b.WriteString(t.Markdown())
 	}
 	return b.String()
 }

@@ -98,3 +98,25 @@ func abs(x int64) int64 {
 	}
 	return x
 }
+
+// The report lists each kcm profile's top entries, the probe's and the
+// settled one's, and nothing for a run without a profile.
+func TestHeapMarkdown(t *testing.T) {
+	p, err := ParseHeapProfile(strings.NewReader(sampleHeap))
+	if err != nil {
+		t.Fatal(err)
+	}
+	md := heapMarkdown([]SyncResult{
+		{Manager: "kcm", Run: 1, Heap: &p, HeapSettled: &p},
+		{Manager: "kube-controller-manager", Run: 1},
+	})
+	for _, want := range []string{"kcm's heap profile at the probe, run 1", "kcm's heap profile after the settle period, run 1",
+		"forced collection", "| 4.0 ", "main.alloc"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("report lacks %q:\n%s", want, md)
+		}
+	}
+	if strings.Contains(md, "kube-controller-manager's heap") {
+		t.Errorf("a profile for a run without one:\n%s", md)
+	}
+}
