@@ -212,6 +212,9 @@ func heapMarkdown(rs []SyncResult) string {
 				s.Manager, h.when, s.Run, h.asOf, MiB(h.p.InUse), h.rssSampledAt, MiB(h.rss), HeapTopN)
 			t := Table{Columns: []string{"flat, MiB", "flat %", "cum, MiB", "function"}}
 			for _, e := range h.p.Top(HeapTopN) {
+				if e.Flat == 0 {
+					break // the rest hold memory only through their callees
+				}
 				t.AddRow(f(MiB(e.Flat), 1), f(100*float64(e.Flat)/math.Max(1, float64(h.p.InUse)), 1), f(MiB(e.Cum), 1), e.Func)
 			}
 			b.WriteString(t.Markdown())
