@@ -14,16 +14,12 @@ const ProfilingPath = "/debug/pprof/"
 // profile (heap, allocs, goroutine, ...) below it, a CPU profile at
 // profile, symbol lookup at symbol and an execution trace at trace, and a
 // redirect from the path without its slash. Like kube-controller-manager
-// it does not serve cmdline (the process's arguments).
+// it registers no cmdline handler: the process's arguments are not served.
 func installProfiling(mux *http.ServeMux) {
 	mux.Handle("/debug/pprof", http.RedirectHandler(ProfilingPath, http.StatusFound))
-	mux.HandleFunc(ProfilingPath, func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == ProfilingPath+"cmdline" {
-			http.NotFound(w, r)
-			return
-		}
-		pprof.Index(w, r)
-	})
+	// Index serves the runtime's named profiles below the path; a name
+	// that is none (cmdline among them) gets 404.
+	mux.HandleFunc(ProfilingPath, pprof.Index)
 	mux.HandleFunc(ProfilingPath+"profile", pprof.Profile)
 	mux.HandleFunc(ProfilingPath+"symbol", pprof.Symbol)
 	mux.HandleFunc(ProfilingPath+"trace", pprof.Trace)
