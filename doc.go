@@ -17,7 +17,7 @@
 //	 3. clock      — the injectable clock, so tests step time
 //	 4. reflector  — LIST + WATCH as an explicit state machine
 //	 5. deltafifo  — the arrival-ordered queue of changes
-//	 6. store      — the sharded cache with copy-on-write B-tree indexes
+//	 6. store      — the lock-free-read cache with copy-on-write B-tree indexes
 //	 7. processor  — fan-out to event handlers, one buffer each
 //	 8. informer   — the pieces assembled; the shared Factory; listers
 //	 9. queue      — the work queue: dedup, processing set, rate-limited retries

@@ -109,7 +109,8 @@ func startReaders(s bench.Store, d *bench.StoreData, r int) (stop func() int64) 
 
 // BenchmarkStoreRead: GOMAXPROCS readers (set it with -cpu) run one kind
 // of read while one writer updates pods at storeWriteRate. ns/op is wall
-// time per read across all readers; writes/s is what the writer achieved.
+// time per read across all readers; writes/s is what the writer achieved;
+// cpu-ns/op is the process's CPU time per read.
 func BenchmarkStoreRead(b *testing.B) {
 	for _, op := range readOps {
 		b.Run(op.name, func(b *testing.B) {
@@ -119,7 +120,7 @@ func BenchmarkStoreRead(b *testing.B) {
 					stop := startWriter(s)
 					var seq atomic.Int64
 					b.ResetTimer()
-					start := time.Now()
+					start, cpu := time.Now(), bench.CPUTime()
 					b.RunParallel(func(pb *testing.PB) {
 						i := int(seq.Add(1)) * 7919
 						for pb.Next() {
@@ -130,9 +131,12 @@ func BenchmarkStoreRead(b *testing.B) {
 							i++
 						}
 					})
-					took := time.Since(start)
+					took, cpu := time.Since(start), bench.CPUTime()-cpu
 					b.StopTimer()
 					b.ReportMetric(float64(stop())/took.Seconds(), "writes/s")
+					// CPU time (readers, writer, GC) per read: steadier than
+					// ns/op on a loaded machine, which stretches wall time.
+					b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N), "cpu-ns/op")
 				})
 			}
 		})

@@ -2,6 +2,8 @@ package informer
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/kcmlab/kcm/kube/api"
 	"github.com/kcmlab/kcm/kube/labels"
@@ -25,9 +27,19 @@ func NewLister[T api.Object](v store.View[T], resource string) Lister[T] {
 	return Lister[T]{s: v, res: resource}
 }
 
-// List returns the cached objects whose labels match sel.
+// List returns the cached objects whose labels match sel, in no
+// particular order. A selector with an exact requirement ("k=v",
+// "k in (...)") is answered from the label index when the store has one
+// (an informer's has): only the objects under the requirement's key=value
+// pairs are read and matched, instead of every cached object.
 func (l Lister[T]) List(sel labels.Selector) []T {
-	return filter(l.s.List(), sel)
+	if sel.IsNothing() {
+		return nil
+	}
+	if objs, ok := l.byLabel(sel, "", false, -1); ok {
+		return objs
+	}
+	return filterOwned(l.s.List(), sel, "", false)
 }
 
 // Get returns a cluster-scoped object by name. A missing object is a
@@ -61,30 +73,85 @@ type NamespaceLister[T api.Object] struct {
 // Get returns the object named name in the namespace.
 func (n NamespaceLister[T]) Get(name string) (T, error) { return n.l.get(n.ns, name) }
 
-// List returns the namespace's objects whose labels match sel, using the
-// namespace index when the store has one.
+// List returns the namespace's objects whose labels match sel, ordered by
+// key when the store has a namespace index. It reads whichever index holds fewer candidates: the namespace's
+// (when the store has a namespace index) or, for a selector with an exact
+// requirement, the label index's.
 func (n NamespaceLister[T]) List(sel labels.Selector) []T {
-	objs, err := n.l.s.ByIndex(store.IndexNamespace, n.ns)
-	if err != nil {
-		objs = nil
-		for _, o := range n.l.s.List() {
-			if o.GetObjectMeta().Namespace == n.ns {
-				objs = append(objs, o)
-			}
-		}
+	if sel.IsNothing() {
+		return nil
 	}
-	return filter(objs, sel)
-}
-
-func filter[T api.Object](objs []T, sel labels.Selector) []T {
-	if sel.Empty() {
+	inNS, err := n.l.s.IndexLen(store.IndexNamespace, n.ns)
+	if err != nil {
+		inNS = -1 // no namespace index
+	}
+	if objs, ok := n.l.byLabel(sel, n.ns, true, inNS); ok {
 		return objs
 	}
-	out := objs[:0:0]
+	if inNS < 0 {
+		return filterOwned(n.l.s.List(), sel, n.ns, true)
+	}
+	objs, _ := n.l.s.ByIndex(store.IndexNamespace, n.ns)
+	return filterOwned(objs, sel, "", false)
+}
+
+// byLabel answers sel from the label index: it picks the exact
+// requirement with the fewest indexed objects and matches those against
+// the whole selector (and namespace ns when inNS). It declines (false)
+// when sel has no exact requirement, the store has no label index, or
+// the best requirement has more candidates than limit (>= 0), the size of
+// the alternative.
+func (l Lister[T]) byLabel(sel labels.Selector, ns string, inNS bool, limit int) ([]T, bool) {
+	var best []string // the key=value pairs of the chosen requirement
+	cost := -1
+	for key, values := range sel.ExactRequirements() {
+		pairs := make([]string, len(values))
+		c := 0
+		for i, v := range values {
+			pairs[i] = key + "=" + v
+			k, err := l.s.IndexLen(store.IndexLabel, pairs[i])
+			if err != nil {
+				return nil, false // no label index
+			}
+			c += k
+		}
+		if cost < 0 || c < cost {
+			best, cost = pairs, c
+		}
+	}
+	if cost < 0 || (limit >= 0 && cost > limit) {
+		return nil, false
+	}
+	objs := make([]T, 0, cost)
+	for _, p := range best {
+		objs, _ = l.s.AppendByIndex(objs, store.IndexLabel, p)
+	}
+	out := filterOwned(objs, sel, ns, inNS)
+	if len(best) > 1 {
+		// Each value's objects come in key order; keep one order overall.
+		slices.SortFunc(out, func(a, b T) int { return strings.Compare(l.s.KeyOf(a), l.s.KeyOf(b)) })
+	}
+	return out, true
+}
+
+// filterOwned keeps the objects of objs (a slice the caller owns) that
+// match sel and, when inNS, are in namespace ns, filtering in place. A
+// result much shorter than objs is copied out, so that it does not pin
+// objs' whole array.
+func filterOwned[T api.Object](objs []T, sel labels.Selector, ns string, inNS bool) []T {
+	if sel.Empty() && !inNS {
+		return objs
+	}
+	out := objs[:0]
 	for _, o := range objs {
-		if sel.Matches(o.GetObjectMeta().Labels) {
+		m := o.GetObjectMeta()
+		if (!inNS || m.Namespace == ns) && sel.Matches(m.Labels) {
 			out = append(out, o)
 		}
+	}
+	clear(objs[len(out):]) // drop the references filtered out
+	if cap(out) > 4*len(out)+16 {
+		out = slices.Clone(out)
 	}
 	return out
 }

@@ -87,6 +87,9 @@ func (o *Options) Flags(d *ctrl.Descriptors) []FlagSection {
 		"Serve /debug/pipeline on the secure port: a live view of kcm's informers and controllers in the browser. "+
 			"Like /metrics it is unauthenticated: whoever reaches the port sees object names and activity (never object contents). "+
 			"kcm's own flag; kube-controller-manager has none.")
+	dbg.BoolVar(&o.Profiling, "profiling", o.Profiling,
+		"Enable profiling via web interface host:port/debug/pprof/. "+
+			"Unlike kube-controller-manager's, kcm's secure port has no authentication: whoever reaches it can read the profiles.")
 
 	return []FlagSection{
 		{SectionGeneric, gen}, {SectionLeaderElection, le}, {SectionServing, srv},

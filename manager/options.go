@@ -92,6 +92,9 @@ type Options struct {
 	// EnablePipelineView is --enable-pipeline-view (kcm's own flag): serve
 	// /debug/pipeline on the secure port.
 	EnablePipelineView bool
+	// Profiling is --profiling: serve Go's profiles under /debug/pprof/ on
+	// the secure port (kube-controller-manager's default: on).
+	Profiling bool
 }
 
 // NewOptions returns kube-controller-manager v1.34's defaults for the
@@ -113,6 +116,7 @@ func NewOptions(d *ctrl.Descriptors) *Options {
 		},
 		Serving:   ServingOptions{BindAddress: DefaultBindAddress, SecurePort: DefaultSecurePort},
 		LogFormat: LogFormatText,
+		Profiling: true,
 	}
 }
 

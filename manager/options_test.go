@@ -25,7 +25,7 @@ var kcmV134Defaults = map[string]string{
 	"leader-elect-retry-period": "2s", "leader-elect-resource-lock": "leases",
 	"leader-elect-resource-namespace": "kube-system", "leader-elect-resource-name": "kube-controller-manager",
 	"secure-port": "10257", "bind-address": "0.0.0.0", "cert-dir": "", "tls-cert-file": "", "tls-private-key-file": "",
-	"logging-format": "text", "v": "0", "version": "false",
+	"logging-format": "text", "v": "0", "version": "false", "profiling": "true",
 }
 
 // TestDefaultsAreKubeControllerManagers: every flag kcm shares with
@@ -98,7 +98,7 @@ func TestParseValues(t *testing.T) {
 		"--leader-elect-resource-namespace=kcm", "--leader-elect-resource-name=mine",
 		"--kube-api-qps=50", "--kube-api-burst=100", "--kube-api-content-type="+ContentTypeProtobuf,
 		"--secure-port=0", "--bind-address=127.0.0.1", "--cert-dir=/tmp/certs",
-		"--tls-cert-file=/c.pem", "--tls-private-key-file=/k.pem", "--logging-format=json", "-v=4")
+		"--tls-cert-file=/c.pem", "--tls-private-key-file=/k.pem", "--logging-format=json", "-v=4", "--profiling=false")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -144,6 +144,10 @@ func (m *manager) serve(elector *lease.Elector) (*server, error) {
 		return nil, err
 	}
 	mux := newMux(m.endpoints(elector), m.reg, m.log)
+	if m.o.Profiling {
+		installProfiling(mux)
+		m.log.Warn().Str("path", ProfilingPath).Msg("serving profiles (--profiling, on by default) without authentication, like /metrics")
+	}
 	if m.o.EnablePipelineView && m.hub != nil {
 		m.hub.Install(mux)
 		m.log.Warn().Str("path", pipeview.Path).Msg("serving the pipeline view (--enable-pipeline-view) without authentication, like /metrics")

@@ -132,7 +132,7 @@ func randomPod(r *rand.Rand, w int) *tobj {
 
 func TestConcurrentReadersAndWriters(t *testing.T) {
 	const writers, readers, writes = 2, 4, 1000
-	s := New(Options[*tobj]{Shards: 8, Indexers: allIndexers()})
+	s := New(Options[*tobj]{Indexers: allIndexers()})
 	oracles := make([]*oracle, writers)
 	hammer(t, readers, func(r *rand.Rand) error {
 		return checker{s: s, r: r}.readOnce()

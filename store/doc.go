@@ -12,8 +12,8 @@
 //	                                                  │ Set / Delete / Apply / Replace (one writer at a time)
 //	                                                  ▼
 //	              ┌───────────────────────── Store[T] ──────────────────────────┐
-//	              │ shards[hash(key)]: RWMutex + map key → cell ─────────────────┼──▶ Get, List, ListKeys
-//	              │ cell: atomic pointer → version {object, gen}                 │
+//	              │ item table (atomic pointer): slots[hash(key)] → cell ────────┼──▶ Get, List, ListKeys
+//	              │ cell: key, atomic object pointer, gen                        │
 //	              │ snapshot (atomic pointer): per index, a top tree of values;  │
 //	              │   each value → its own tree of (key, cell), ordered by key ──┼──▶ ByIndex, IndexKeys,
 //	              └──────────────────────────────────────────────────────────────┘    ByIndexPage/Range
@@ -36,14 +36,29 @@
 //
 // # Items
 //
-// Keys ("namespace/name", or "name" when cluster-scoped) are spread over a power-of-two number of shards
-// by a seeded maphash of the key. A shard is an RWMutex and a map from key
-// to cell; a cell holds an atomic pointer to the key's current version
-// (the object plus a generation number). Get takes one shard read lock and
-// allocates nothing. Only the writer changes the maps, and it takes a
-// shard's write lock just to insert or delete a key: an update of an
-// existing key swaps the cell's pointer and takes no shard lock at all, so
-// readers holding read locks never delay it.
+// Keys ("namespace/name", or "name" when cluster-scoped) live in one hash
+// table, open addressing with linear probing over a seeded maphash of the
+// key, whose slots point at cells; a cell holds the key, an atomic pointer
+// to the key's current object and the generation of its last
+// index-changing write. The writer is the only goroutine that changes the
+// table, and it changes a slot only from empty to a cell, or from a
+// deleted key's cell to the same key's new cell: so readers probe the
+// table with atomic loads and no lock at all. Get is a hash, a probe and
+// two loads; it writes no shared memory and allocates nothing, so point
+// reads scale with cores (client-go takes its store's one RWMutex, a
+// shared counter every reader writes, and the writer blocks them all).
+// An update of an existing key swaps the object pointer in the cell and in
+// the slot (no allocation; the slot repeats it so that List scans the
+// slots without visiting the cells). Growth, and dropping deleted keys' slots,
+// build a new table aside and swap it in with one atomic store; the old
+// one stays frozen for the readers still probing it (items.go).
+//
+// Why not RWMutex shards (kcm's first design) or sync.Map? A shard read
+// lock is two atomic writes to a cache line every reader of the shard
+// shares, and a Go map cannot be read while it is written at all; sync.Map
+// reads without locks too, but walks several trie levels per lookup and
+// holds keys and values as interfaces. A single writer makes a lock-free
+// table simple: no compare-and-swap, no helping.
 //
 // # Indexes
 //
@@ -94,21 +109,21 @@
 // readers behind it; with sixteen readers that is most of the time
 // (BenchmarkWrite's readers=16 cases show it on naiveStore, a single-lock
 // yardstick). Why entries point at cells rather than ByIndex looking keys
-// up in the shards: that would cost one shard lock (two atomic writes on a
-// shared cache line) per result, which is what stops read scaling.
+// up in the item table: that would cost a hash and a probe per result.
 //
 // # What a reader racing a writer can observe
 //
-// Generations number the index-changing writes. A version records the
+// Generations number the index-changing writes. A cell records the
 // generation of the last write that changed its key's index values; a
-// snapshot records the last generation it includes. The writer stores new
-// versions, then publishes key trees, then the snapshot, so a reader that
-// loaded snapshot S finds key trees at least as new as S. For an entry it
-// walks, it loads the cell: if the version's gen <= S, the object's index
-// values have not changed since S and the entry is right; if gen > S they
-// changed after S, and the reader rechecks the object against the index
-// (built-ins without allocating, user funcs by calling them). A deleted
-// key's cell is emptied, so readers skip it. Therefore:
+// snapshot records the last generation it includes. The writer stores the
+// generation, then the object, then publishes key trees, then the
+// snapshot, so a reader that loaded snapshot S finds key trees at least as
+// new as S. For an entry it walks, it loads the cell's object, then its
+// generation: if gen <= S, the object's index values have not changed
+// since S and the entry is right; if gen > S they changed after S, and the
+// reader rechecks the object against the index (built-ins without
+// allocating, user funcs by calling them). A deleted key's cell is
+// emptied, so readers skip it. Therefore:
 //
 //   - Get sees the latest write to its key that has completed, or a
 //     concurrent one.
@@ -126,16 +141,20 @@
 //     values that came or went or none. Objects are stored one by one, so
 //     Get, List and ByIndex, which read live objects, may see a prefix of
 //     an Apply batch, within the rules above.
-//   - Replace builds a whole new table (shards, trees, snapshot) aside and
+//   - Replace builds a whole new table (items, trees, snapshot) aside and
 //     swaps it in with one atomic store: a reader sees the old content or
 //     the new, never a mixture, whichever call it makes.
-//   - List and ListKeys read one table shard by shard: a write racing them
-//     may be seen in one shard and not yet in another.
+//   - List and ListKeys walk the item table's slots once, without locks:
+//     each key comes at most once (a key holds one slot per table, even
+//     across deletes and re-adds), every key stored before the call began
+//     and not deleted during it is returned, with the object it held when
+//     its slot was read; a key added or deleted during the call may or may
+//     not be. List is not a snapshot: two keys written one after the
+//     other during the call can show the second write and not the first.
 //   - After any write returns, every index agrees exactly with the items:
 //     no stale entry, no missing one (the property test checks this against
 //     a plain map and a linear scan after every step).
 //
-// Writers are serialised by one mutex and never wait for readers except for
-// the short shard write lock on insert and delete. Stored objects are
+// Writers are serialised by one mutex and never wait for readers. Stored objects are
 // shared with every reader: nobody may modify an object after Set.
 package store

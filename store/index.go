@@ -262,6 +262,19 @@ func (in *interner) release(k internKey) string {
 	return r.s
 }
 
+// spelledBy reports whether one of ks gives the value v.
+func (in *interner) spelledBy(v string, ks []internKey) bool {
+	if !in.join {
+		return false // a value is a single part: ks hold it iff k == v
+	}
+	for _, k := range ks {
+		if len(k.a)+1+len(k.b) == len(v) && v[len(k.a)] == '=' && v[:len(k.a)] == k.a && v[len(k.a)+1:] == k.b {
+			return true
+		}
+	}
+	return false
+}
+
 // canonical returns k spelled with substrings of its shared string s.
 func (in *interner) canonical(k internKey, s string) internKey {
 	if in.join {

@@ -76,3 +76,32 @@ func TestKeysSortedWithoutDuplicates(t *testing.T) {
 		}
 	}
 }
+
+// TestUpdateKeepsValueSpelledTwice: LabelIndexFunc yields one value for
+// each label as key+"="+value, so labels {"a": "b=c", "a=b": "c"} put an
+// object under "a=b=c" twice. An update that drops one of the two pairs
+// leaves the object under "a=b=c" (the other pair still spells it), and
+// one that drops both removes it. (Valid label keys never hold '=', but
+// the index must agree with its IndexFunc whatever they hold.)
+func TestUpdateKeepsValueSpelledTwice(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		old, new []string // label pairs
+		want     []string // keys under "a=b=c"
+	}{
+		{"drop the key with '='", []string{"a", "b=c", "a=b", "c"}, []string{"a", "b=c"}, []string{"ns/p"}},
+		{"drop the value with '='", []string{"a", "b=c", "a=b", "c"}, []string{"a=b", "c"}, []string{"ns/p"}},
+		{"swap one spelling for the other", []string{"a", "b=c"}, []string{"a=b", "c"}, []string{"ns/p"}},
+		{"drop both", []string{"a", "b=c", "a=b", "c"}, []string{"x", "y"}, nil},
+	} {
+		s := New(Options[*tobj]{Indexers: BuiltinIndexers[*tobj](IndexLabel)})
+		s.Set(mk("ns", "p", labels(tc.old...)))
+		s.Set(mk("ns", "p", labels(tc.new...)))
+		if got, _ := s.IndexKeys(IndexLabel, "a=b=c"); !slices.Equal(got, tc.want) {
+			t.Errorf("%s: IndexKeys(a=b=c) = %v, want %v", tc.name, got, tc.want)
+		}
+		if got, _ := s.ByIndex(IndexLabel, "a=b=c"); len(got) != len(tc.want) {
+			t.Errorf("%s: ByIndex(a=b=c) has %d objects, want %d", tc.name, len(got), len(tc.want))
+		}
+	}
+}

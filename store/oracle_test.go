@@ -154,7 +154,7 @@ func runProperty(t *testing.T, seed uint64, steps int) {
 			initial = append(initial, n)
 		}
 	}
-	s := New(Options[*tobj]{Shards: 1 << g.r.IntN(4), Indexers: storeIndexers(initial...)})
+	s := New(Options[*tobj]{Indexers: storeIndexers(initial...)})
 	o := &oracle{items: map[string]*tobj{}, indexes: map[string]bool{}}
 	for _, n := range initial {
 		o.indexes[n] = true
@@ -331,6 +331,9 @@ func checkIndex(t *testing.T, g gen, s *Store[*tobj], o *oracle, index string) {
 		if keys, err := s.IndexKeys(index, v); err != nil || !slices.Equal(keys, want) {
 			t.Errorf("%s: IndexKeys(%q) = %v, want %v", index, v, keys, want)
 		}
+		if n, err := s.IndexLen(index, v); err != nil || n != len(want) {
+			t.Errorf("%s: IndexLen(%q) = %d, %v; want %d", index, v, n, err, len(want))
+		}
 		if vi%3 != 0 {
 			continue // pages for a third of the values keep the test quick
 		}
@@ -398,14 +401,13 @@ func checkInternals(t *testing.T, s *Store[*tobj], o *oracle) {
 	tab := s.tab.Load()
 	sn := tab.snap.Load()
 	cells := map[string]*cell[*tobj]{}
-	for i := range tab.shards {
-		for k, c := range tab.shards[i].m {
-			cells[k] = c
-			if v := c.p.Load(); v == nil || v.gen > sn.gen {
-				t.Errorf("%s: version %v newer than snapshot %d", k, v, sn.gen)
-			}
+	checkItemTable(t, s, tab)
+	tab.forLive(func(c *cell[*tobj], _ *tobj) {
+		cells[c.key] = c
+		if g := c.gen.Load(); g > sn.gen {
+			t.Errorf("%s: cell gen %d newer than snapshot %d", c.key, g, sn.gen)
 		}
-	}
+	})
 	for i, w := range tab.w {
 		if len(w.dirty) != 0 || w.topDirty {
 			t.Errorf("%s: writer changes not published", w.def.name)

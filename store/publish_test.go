@@ -34,15 +34,15 @@ func TestUnindexedWritesPublishNothing(t *testing.T) {
 			t.Fatalf("%s: published a snapshot (gen %d) without indexes", w.name, s.gen)
 		}
 	}
-	c := s.shardFor(s.tab.Load(), "ns/c").m["ns/c"]
-	if v := c.p.Load(); v.gen != 0 {
-		t.Fatalf("version in an unindexed store has gen %d, want 0", v.gen)
+	c := cellOf(s, "ns/c")
+	if g := c.gen.Load(); g != 0 {
+		t.Fatalf("cell in an unindexed store has gen %d, want 0", g)
 	}
 	if err := s.AddIndexers(BuiltinIndexers[*tobj]()); err != nil {
 		t.Fatal(err)
 	}
-	if v, sn := c.p.Load(), s.tab.Load().snap.Load(); v.gen > sn.gen {
-		t.Fatalf("after AddIndexers a version has gen %d, newer than the snapshot's %d", v.gen, sn.gen)
+	if g, sn := c.gen.Load(), s.tab.Load().snap.Load(); g > sn.gen {
+		t.Fatalf("after AddIndexers a cell has gen %d, newer than the snapshot's %d", g, sn.gen)
 	}
 }
 
@@ -54,9 +54,9 @@ func TestAddStampsGeneration(t *testing.T) {
 	before := s.tab.Load().snap.Load().gen
 	s.Set(mk("ns", "b"))
 	sn := s.tab.Load().snap.Load()
-	v := s.shardFor(s.tab.Load(), "ns/b").m["ns/b"].p.Load()
-	if sn.gen != before+1 || v.gen != sn.gen {
-		t.Fatalf("add: snapshot gen %d (was %d), version gen %d; want both %d", sn.gen, before, v.gen, before+1)
+	g := cellOf(s, "ns/b").gen.Load()
+	if sn.gen != before+1 || g != sn.gen {
+		t.Fatalf("add: snapshot gen %d (was %d), cell gen %d; want both %d", sn.gen, before, g, before+1)
 	}
 }
 
@@ -116,23 +116,26 @@ func TestQueriesRecheckOnlyChangedObjects(t *testing.T) {
 	}
 }
 
-// TestReplacePresizesShards: Replace sizes each shard's map for its share
-// of the items, not for all of them in every shard (which would allocate
-// nshards times the table).
-func TestReplacePresizesShards(t *testing.T) {
+// TestReplacePresizesItems: Replace sizes the item table for the items
+// once, instead of growing it step by step (each rebuild copies the table).
+func TestReplacePresizesItems(t *testing.T) {
 	items := make([]*tobj, 2048)
 	for i := range items {
 		items[i] = mk("ns", string(rune('a'+i%26))+string(rune('a'+i/26%26))+string(rune('a'+i/676)))
 	}
-	s := New(Options[*tobj]{Shards: 64})
+	s := New(Options[*tobj]{})
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
 	s.Replace(items)
 	runtime.ReadMemStats(&after)
-	// The maps hold 2048 entries of 24 bytes; 64 maps presized for 2048
-	// each would take several MiB.
+	// 2048 cells of 32 bytes and a table of 24-byte slots sized for them:
+	// well under 1 MiB; growing by doubling would not exceed it either, so
+	// the table's size is checked too.
 	if got := after.TotalAlloc - before.TotalAlloc; got > 1<<20 {
 		t.Fatalf("Replace of %d items allocated %d bytes", len(items), got)
+	}
+	if got, want := s.tab.Load().items.Load().buckets(), bucketsFor(len(items)); got != want {
+		t.Fatalf("item table has %d buckets, want %d (presized)", got, want)
 	}
 	if s.Len() != len(items) {
 		t.Fatalf("Len = %d", s.Len())

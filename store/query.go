@@ -24,12 +24,13 @@ func (s *Store[T]) indexIn(index string) (*snapshot[T], int, error) {
 // to, or false when the key was deleted or its index values changed after
 // sn away from value (see the package documentation).
 func (sn *snapshot[T]) resolve(i int, value string, e kentry[T]) (T, bool) {
-	v := e.c.p.Load()
-	if v == nil || (v.gen > sn.gen && !sn.defs[i].has(v.obj, value)) {
+	// Object first, then its generation: see cell.
+	obj, ok := e.c.load()
+	if !ok || (e.c.gen.Load() > sn.gen && !sn.defs[i].has(obj, value)) {
 		var zero T
 		return zero, false
 	}
-	return v.obj, true
+	return obj, true
 }
 
 // walkKeys calls f for the keys of set after `after` ("" = from the
@@ -86,6 +87,20 @@ func (s *Store[T]) AppendByIndex(dst []T, index, value string) ([]T, error) {
 		return true
 	})
 	return dst, nil
+}
+
+// IndexLen returns the number of keys indexed under value as last
+// published (0 if none), without walking them: what a reader weighs before
+// choosing which index to query. Unknown index: ErrNoIndex.
+func (s *Store[T]) IndexLen(index, value string) (int, error) {
+	sn, i, err := s.indexIn(index)
+	if err != nil {
+		return 0, err
+	}
+	if set := sn.keys(i, value); set != nil {
+		return set.Len(), nil
+	}
+	return 0, nil
 }
 
 // IndexKeys returns the keys indexed under value, ordered (nil if none):

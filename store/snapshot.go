@@ -16,24 +16,6 @@ import (
 // while queries walk fewer nodes as nodes grow.
 const btreeDegree = 16
 
-// cell is the slot of one stored key. Index entries and the shard map point
-// at the same cell, so a reader walking an index reaches the object's
-// current version without taking a shard lock.
-type cell[T api.Object] struct {
-	// p is the current version; nil once the key is deleted (a deleted
-	// cell is never reused: a key added again gets a new cell).
-	p atomic.Pointer[version[T]]
-}
-
-// version is one immutable stored state of a key.
-type version[T api.Object] struct {
-	obj T
-	// gen is the generation of the last write that changed this key's
-	// index values (or added the key). A snapshot with gen >= version.gen
-	// indexes the key exactly as obj's values say.
-	gen uint64
-}
-
 // kentry is one key indexed under a value, with the key's cell.
 type kentry[T api.Object] struct {
 	key string
@@ -170,7 +152,7 @@ func (w *windex[T]) add(sc *scratch, key string, c *cell[T], obj T) {
 	}
 }
 
-// remove drops a key's entries; obj is the version that was indexed.
+// remove drops a key's entries; obj is the object that was indexed.
 func (w *windex[T]) remove(sc *scratch, key string, obj T) {
 	sc.ks = w.def.keys(sc.ks[:0], obj)
 	for _, k := range sc.ks {
@@ -186,17 +168,20 @@ func (w *windex[T]) update(sc *scratch, key string, c *cell[T], old, new T) {
 	n := len(sc.ks)
 	sc.ks = w.def.keys(sc.ks, new)
 	olds, news := sc.ks[:n], sc.ks[n:]
-	forMissing(olds, news, func(k internKey) { w.delete(w.in.release(k), key) })
+	forMissing(olds, news, func(k internKey) {
+		v := w.in.release(k)
+		// A pair the object keeps can spell the same value (labels
+		// {"a": "b=c", "a=b": "c"} both give "a=b=c"): the key stays.
+		if !w.in.spelledBy(v, news) {
+			w.delete(v, key)
+		}
+	})
 	forMissing(news, olds, func(k internKey) { w.insert(w.in.acquire(k), key, c) })
 }
 
 // bulkLoad indexes every item of t (into an empty windex).
 func (w *windex[T]) bulkLoad(sc *scratch, t *table[T]) {
-	for i := range t.shards {
-		for key, c := range t.shards[i].m {
-			w.add(sc, key, c, c.p.Load().obj)
-		}
-	}
+	t.forLive(func(c *cell[T], obj T) { w.add(sc, c.key, c, obj) })
 }
 
 // publish stores the writer's changed key sets into their holders and

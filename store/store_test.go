@@ -7,18 +7,9 @@ import (
 	"strings"
 	"testing"
 	"unsafe"
-)
 
-func TestNewShards(t *testing.T) {
-	for _, tc := range []struct{ in, want int }{
-		{0, DefaultShards}, {-3, DefaultShards}, {1, 1}, {2, 2}, {3, 4}, {64, 64}, {65, 128},
-	} {
-		s := New(Options[*tobj]{Shards: tc.in})
-		if got := len(s.tab.Load().shards); got != tc.want {
-			t.Errorf("Shards %d: got %d shards, want %d", tc.in, got, tc.want)
-		}
-	}
-}
+	"github.com/kcmlab/kcm/kube/api"
+)
 
 func TestNewPanicsOnNilUserIndexFunc(t *testing.T) {
 	defer func() {
@@ -390,44 +381,60 @@ func TestGetAllocatesNothing(t *testing.T) {
 	if n := testing.AllocsPerRun(100, func() { buf, _ = s.AppendByIndex(buf[:0], IndexNamespace, "default") }); n != 0 {
 		t.Errorf("AppendByIndex into a large enough buffer allocates %v times", n)
 	}
-	// An update that keeps its index values allocates its key and its
-	// version only: no tree copy, no label strings.
+	// An update that keeps its index values allocates its key only (the
+	// KeyFunc's string): no version record, no tree copy, no label strings.
 	b := New(Options[*tobj]{Indexers: BuiltinIndexers[*tobj]()})
 	objs := []*tobj{
 		mk("default", "web-1", labels("app", "web", "tier", "fe"), owners("rs1"), rev(1)),
 		mk("default", "web-1", labels("app", "web", "tier", "fe"), owners("rs1"), rev(2)),
 	}
 	i := 0
-	if n := testing.AllocsPerRun(100, func() { b.Set(objs[i%2]); i++ }); n != 2 {
-		t.Errorf("Set of an update with unchanged index values allocates %v times, want 2", n)
+	if n := testing.AllocsPerRun(100, func() { b.Set(objs[i%2]); i++ }); n != 1 {
+		t.Errorf("Set of an update with unchanged index values allocates %v times, want 1", n)
 	}
 }
 
-// An update of an existing key takes no shard lock, so readers holding
-// read locks (here: all of them, held for the whole test) never delay it;
-// if it waited, this test would deadlock.
-func TestUpdateTakesNoShardLock(t *testing.T) {
+// An update of an existing key leaves the item table's shape alone: it
+// swaps object pointers (in the cell and its slot) but no slot gets another
+// cell and the table is never rebuilt by updates.
+func TestUpdateLeavesItemTableAlone(t *testing.T) {
 	s := fixture()
 	tab := s.tab.Load()
-	for i := range tab.shards {
-		tab.shards[i].mu.RLock()
+	it := tab.items.Load()
+	before := make([]*cell[*tobj], len(it.slots))
+	for i := range it.slots {
+		before[i] = it.slots[i].c.Load()
 	}
-	defer func() {
-		for i := range tab.shards {
-			tab.shards[i].mu.RUnlock()
-		}
-	}()
 	s.Set(mk("default", "web-1", labels("app", "moved"), node("n9")))
 	s.Apply([]Op[*tobj]{{Obj: mk("default", "db-0", labels("app", "db"), rev(2))}})
+	if tab.items.Load() != it {
+		t.Fatal("an update rebuilt the item table")
+	}
+	for i := range it.slots {
+		if c := it.slots[i].c.Load(); c != before[i] {
+			t.Fatalf("an update changed slot %d", i)
+		}
+	}
 	if keys, _ := s.IndexKeys(IndexLabel, "app=moved"); !slices.Equal(keys, []string{"default/web-1"}) {
 		t.Fatalf("IndexKeys(app=moved) = %v", keys)
 	}
 }
 
-// Each shard's lock must sit on its own cache lines, or readers of
-// neighbouring shards slow each other down.
-func TestShardIsPadded(t *testing.T) {
-	if n := unsafe.Sizeof(shard[*tobj]{}); n != 128 {
-		t.Fatalf("shard is %d bytes, want 128", n)
+// A slot is three words (cell, hash, object), so that a probe or List's
+// scan reads more than two per cache line.
+func TestSlotIsThreeWords(t *testing.T) {
+	if n := unsafe.Sizeof(slot[*tobj]{}); n != 24 {
+		t.Fatalf("slot is %d bytes, want 24", n)
 	}
+}
+
+// A cell holds its object as one atomic pointer word, so the object type
+// must be a pointer type; New says so at once instead of storing garbage.
+func TestNewPanicsOnNonPointerType(t *testing.T) {
+	defer func() {
+		if r := recover(); r == nil || !strings.Contains(fmt.Sprint(r), "not a pointer type") {
+			t.Fatalf("recover() = %v, want a panic naming the non-pointer type", r)
+		}
+	}()
+	New(Options[api.Object]{})
 }

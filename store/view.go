@@ -47,6 +47,9 @@ func (v View[T]) AppendByIndex(dst []T, index, value string) ([]T, error) {
 	return v.s.AppendByIndex(dst, index, value)
 }
 
+// IndexLen returns the number of keys indexed under value.
+func (v View[T]) IndexLen(index, value string) (int, error) { return v.s.IndexLen(index, value) }
+
 // IndexKeys returns the keys indexed under value, ordered.
 func (v View[T]) IndexKeys(index, value string) ([]string, error) { return v.s.IndexKeys(index, value) }
 

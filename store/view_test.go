@@ -9,7 +9,7 @@ import (
 // readMethods is View's whole method set. A method added to View must be
 // added here, after checking it cannot write.
 var readMethods = []string{
-	"AppendByIndex", "ByIndex", "ByIndexPage", "ByIndexRange", "Get", "IndexKeys",
+	"AppendByIndex", "ByIndex", "ByIndexPage", "ByIndexRange", "Get", "IndexKeys", "IndexLen",
 	"KeyOf", "Len", "List", "ListIndexValues", "ListKeys",
 }
 

@@ -95,7 +95,7 @@ func (s *Store[T]) Replace(items []T) {
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
 	old := s.tab.Load()
-	t := newTable[T](s.nshards, len(items))
+	t := newTable[T](len(items))
 	t.w = make([]*windex[T], len(old.w))
 	for i, w := range old.w {
 		t.w[i] = newWindex(w.def)
@@ -103,15 +103,15 @@ func (s *Store[T]) Replace(items []T) {
 	gen := s.gen + 1
 	for _, obj := range items {
 		key := s.keyFunc(obj)
-		sh := s.shardFor(t, key)
-		v := &version[T]{obj: obj, gen: gen}
-		if c := sh.m[key]; c != nil {
-			c.p.Store(v) // a key given twice keeps its last object
+		h := s.hash(key)
+		if sl, c := t.getCell(h, key); c != nil {
+			setObj(sl, c, obj) // a key given twice keeps its last object
 			continue
 		}
-		c := new(cell[T])
-		c.p.Store(v)
-		sh.m[key] = c // t is not visible to readers yet: no lock needed
+		c := &cell[T]{key: key}
+		c.gen.Store(gen)
+		c.store(obj)
+		t.insertCell(h, c) // t is not visible to readers yet
 		t.n.Add(1)
 	}
 	for _, w := range t.w {
@@ -157,71 +157,65 @@ func (s *Store[T]) AddIndexers(indexers Indexers[T]) error {
 	return nil
 }
 
-// setLocked stores obj under key in t. A version whose index values changed
+// setLocked stores obj under key in t. A key whose index values changed
 // (or that is new) is stamped gen; changed reports whether any index tree
 // changed, in which case the caller must publish generation gen.
 func (s *Store[T]) setLocked(t *table[T], key string, obj T, gen uint64) (old T, existed, changed bool) {
-	sh := s.shardFor(t, key)
-	c := sh.m[key]
+	h := s.hash(key)
+	sl, c := t.getCell(h, key)
 	if c == nil {
-		c = new(cell[T])
-		v := &version[T]{obj: obj}
+		c = &cell[T]{key: key}
 		if len(t.w) > 0 {
-			v.gen = gen // a new key changes every index (0: none to change)
+			c.gen.Store(gen) // a new key changes every index (0: none to change)
 		}
-		c.p.Store(v)
-		sh.mu.Lock()
-		sh.m[key] = c
-		sh.mu.Unlock()
+		c.store(obj)
+		t.insertCell(h, c)
 		t.n.Add(1)
 		for _, w := range t.w {
 			w.add(&s.sc, key, c, obj)
 		}
 		return old, false, len(t.w) > 0
 	}
-	prev := c.p.Load()
+	prev, _ := c.load()
 	// First decide which indexes change (a bit per index; a store with
-	// more than 64 indexes rechecks them all), then publish the version,
-	// then move entries: the version must carry its new gen before any
-	// snapshot shows its new entries.
+	// more than 64 indexes rechecks them all), then store the object,
+	// then move entries: the cell must carry its new gen before any
+	// snapshot shows its new entries, and before the object (see cell).
 	var moved uint64
 	for i, w := range t.w {
 		var same bool
-		s.sc.ks, same = w.def.same(prev.obj, obj, s.sc.ks)
+		s.sc.ks, same = w.def.same(prev, obj, s.sc.ks)
 		if !same {
 			moved |= 1 << min(i, 63)
 		}
 	}
-	v := &version[T]{obj: obj, gen: prev.gen}
 	if moved != 0 {
-		v.gen = gen
+		c.gen.Store(gen)
 	}
-	c.p.Store(v)
+	setObj(sl, c, obj)
 	for i, w := range t.w {
 		if moved&(1<<min(i, 63)) != 0 {
-			w.update(&s.sc, key, c, prev.obj, obj)
+			w.update(&s.sc, key, c, prev, obj)
 		}
 	}
-	return prev.obj, true, moved != 0
+	return prev, true, moved != 0
 }
 
 // deleteLocked removes key from t.
 func (s *Store[T]) deleteLocked(t *table[T], key string) (old T, existed bool) {
-	sh := s.shardFor(t, key)
-	c := sh.m[key]
+	sl, c := t.getCell(s.hash(key), key)
 	if c == nil {
 		return old, false
 	}
-	prev := c.p.Load()
-	sh.mu.Lock()
-	delete(sh.m, key)
-	sh.mu.Unlock()
+	prev, _ := c.load()
+	// The emptied cell stays in its slot until the table is rebuilt.
+	deleteObj(sl, c)
 	t.n.Add(-1)
-	c.p.Store(nil)
 	for _, w := range t.w {
-		w.remove(&s.sc, key, prev.obj)
+		w.remove(&s.sc, key, prev)
 	}
-	return prev.obj, true
+	t.shrinkAfterDelete()
+	return prev, true
 }
 
 // publishLocked makes the writer's changes visible: each index stores its

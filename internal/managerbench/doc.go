@@ -39,6 +39,12 @@
 // events on the populated objects while the manager runs: a manager that
 // agrees with what it finds writes nothing, so a non-zero count shows
 // work the numbers include.
+// For kcm it also reads the heap profile (--profiling's
+// /debug/pprof/heap?debug=1, the text form) right after the probe's
+// sample, and again after the settle period's sample with a collection
+// forced first, and lists each one's top entries (ParseHeapProfile);
+// kube-controller-manager serves its profiles to authenticated clients
+// only.
 //
 // # The same criterion for "synced"
 //

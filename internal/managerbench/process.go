@@ -25,8 +25,10 @@ type Proc struct {
 	Started time.Time
 	Log     *LineWatcher
 	LogPath string
-	// MetricsURL is the manager's /metrics, set by whoever chose its port.
+	// MetricsURL is the manager's /metrics, set by whoever chose its port;
+	// HeapURL its text heap profile (kcm's --profiling, on by default).
 	MetricsURL string
+	HeapURL    string
 
 	cmd     *exec.Cmd
 	logFile *os.File

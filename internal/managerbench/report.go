@@ -178,6 +178,7 @@ func (r *Report) syncMarkdown() string {
 	}
 	b.WriteString("\nEvery run, in the order run:\n\n" + raw.Markdown())
 	b.WriteString(goHeapMarkdown(r.Sync))
+	b.WriteString(heapMarkdown(r.Sync))
 	return b.String()
 }
 

@@ -27,7 +27,14 @@ type SyncResult struct {
 	// controllers have each acted once.
 	Probe   time.Duration
 	AtProbe Sample // memory and CPU at that moment
-	Settled Sample // after the settle period
+	// Heap is kcm's heap profile (--profiling's /debug/pprof/heap), read
+	// right after the probe's sample, as of the last collection then;
+	// HeapSettled is read after the settle period's sample, with a
+	// collection forced first (gc=1): the exact live heap. Both are nil
+	// for kube-controller-manager, whose profiles need authentication.
+	Heap        *HeapProfile
+	HeapSettled *HeapProfile
+	Settled     Sample // after the settle period
 	// GoHeap holds GoHeapMetrics from kcm's /metrics after the settle
 	// period (kube-controller-manager serves /metrics only to
 	// authenticated clients, which it cannot check here: none for it).
@@ -65,6 +72,13 @@ func (b *bench) runSync(ctx context.Context, m Manager, run int) (SyncResult, er
 		return r, err
 	}
 	r.Probe = at.Sub(proc.Started)
+	if m.Kind == KCM {
+		hp, err := fetchHeapProfile(ctx, proc.HeapURL, filepath.Join(b.dir, fmt.Sprintf("sync-%d-%s-heap.txt", run, slug(m.Label))))
+		if err != nil {
+			return r, err
+		}
+		r.Heap = &hp
+	}
 	if err := sleep(ctx, proc, b.cfg.Settle); err != nil {
 		return r, err
 	}
@@ -75,6 +89,12 @@ func (b *bench) runSync(ctx context.Context, m Manager, run int) (SyncResult, er
 		if r.GoHeap, err = scrapeGoHeap(ctx, proc.MetricsURL); err != nil {
 			return r, err
 		}
+		hp, err := fetchHeapProfile(ctx, proc.HeapURL+"&gc=1",
+			filepath.Join(b.dir, fmt.Sprintf("sync-%d-%s-heap-settled.txt", run, slug(m.Label))))
+		if err != nil {
+			return r, err
+		}
+		r.HeapSettled = &hp
 	}
 	if lm := proc.Log.Marks(m.SyncedLine()); lm.Count > 0 {
 		r.LogSynced, r.LogSyncedSeen = lm.Last.Sub(proc.Started), lm.Count
@@ -106,6 +126,7 @@ func (b *bench) start(m Manager, what string, qps, burst int) (*Proc, error) {
 		return nil, err
 	}
 	p.MetricsURL = fmt.Sprintf("https://127.0.0.1:%d/metrics", port)
+	p.HeapURL = fmt.Sprintf("https://127.0.0.1:%d/debug/pprof/heap?debug=1", port)
 	return p, nil
 }
 

@@ -3,6 +3,7 @@ package labels
 import (
 	"errors"
 	"fmt"
+	"iter"
 	"slices"
 	"strings"
 
@@ -366,6 +367,25 @@ func (s Selector) RequiresExactMatch(key string) (value string, ok bool) {
 		}
 	}
 	return "", false
+}
+
+// ExactRequirements yields, for each requirement of the form "key=v" or
+// "key in (v1,...)", its key and its sorted, distinct values: every label
+// set the selector matches has key set to one of them, so a reader with a
+// key=value index can collect the candidates from the index instead of
+// scanning everything (and must still apply Matches to them). The values
+// are the selector's own: read-only. Nothing yields nothing.
+func (s Selector) ExactRequirements() iter.Seq2[string, []string] {
+	return func(yield func(string, []string) bool) {
+		for i := range s.reqs {
+			r := &s.reqs[i]
+			if r.op == SelectorOpEquals || r.op == SelectorOpIn {
+				if !yield(r.key, r.values) {
+					return
+				}
+			}
+		}
+	}
 }
 
 // String returns the canonical string form, the one kube-apiserver accepts
