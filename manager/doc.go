@@ -93,6 +93,9 @@
 //	/debug/pipeline  only with --enable-pipeline-view (kcm's own flag, off by
 //	           default): the live view of the pipeline (package pipeview), a
 //	           page and its WebSocket at /debug/pipeline/ws
+//	/debug/pprof/  only with --profiling (kube-controller-manager's flag;
+//	           off by default here, on there, because this port authenticates
+//	           nobody): Go's profiles, as kube-controller-manager serves them
 //
 // ?verbose lists "[+]name ok" / "[-]name failed: reason" lines and
 // ?exclude=name skips a check, as on Kubernetes components; /healthz/<name>

@@ -89,7 +89,8 @@ func (o *Options) Flags(d *ctrl.Descriptors) []FlagSection {
 			"kcm's own flag; kube-controller-manager has none.")
 	dbg.BoolVar(&o.Profiling, "profiling", o.Profiling,
 		"Enable profiling via web interface host:port/debug/pprof/. "+
-			"Unlike kube-controller-manager's, kcm's secure port has no authentication: whoever reaches it can read the profiles.")
+			"Off by default, unlike kube-controller-manager's: kcm's secure port has no authentication, so whoever reaches it "+
+			"could read the profiles and spend the process's CPU on them.")
 
 	return []FlagSection{
 		{SectionGeneric, gen}, {SectionLeaderElection, le}, {SectionServing, srv},

@@ -93,7 +93,11 @@ type Options struct {
 	// /debug/pipeline on the secure port.
 	EnablePipelineView bool
 	// Profiling is --profiling: serve Go's profiles under /debug/pprof/ on
-	// the secure port (kube-controller-manager's default: on).
+	// the secure port. Off by default, unlike kube-controller-manager's
+	// (on): kube-controller-manager authorizes /debug/pprof through the
+	// apiserver, kcm's port authenticates nobody, and a profile request
+	// costs the process CPU (profile, trace) that anyone reaching the port
+	// could spend.
 	Profiling bool
 }
 
@@ -116,7 +120,6 @@ func NewOptions(d *ctrl.Descriptors) *Options {
 		},
 		Serving:   ServingOptions{BindAddress: DefaultBindAddress, SecurePort: DefaultSecurePort},
 		LogFormat: LogFormatText,
-		Profiling: true,
 	}
 }
 

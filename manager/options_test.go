@@ -25,7 +25,7 @@ var kcmV134Defaults = map[string]string{
 	"leader-elect-retry-period": "2s", "leader-elect-resource-lock": "leases",
 	"leader-elect-resource-namespace": "kube-system", "leader-elect-resource-name": "kube-controller-manager",
 	"secure-port": "10257", "bind-address": "0.0.0.0", "cert-dir": "", "tls-cert-file": "", "tls-private-key-file": "",
-	"logging-format": "text", "v": "0", "version": "false", "profiling": "true",
+	"logging-format": "text", "v": "0", "version": "false", "profiling": "true", // kcm: false, see below
 }
 
 // TestDefaultsAreKubeControllerManagers: every flag kcm shares with
@@ -38,6 +38,12 @@ func TestDefaultsAreKubeControllerManagers(t *testing.T) {
 	cmd.all.VisitAll(func(f *pflag.Flag) {
 		seen[f.Name] = true
 		if f.Name == "log-format" || f.Name == "kube-api-content-type" || f.Name == "enable-pipeline-view" {
+			return
+		}
+		if f.Name == "profiling" { // deliberate: kcm's port authenticates nobody (Options.Profiling)
+			if f.DefValue != "false" {
+				t.Errorf("--profiling default %q, want false: kcm serves it without authentication", f.DefValue)
+			}
 			return
 		}
 		if !IsKubeControllerManagerFlag(f.Name) {

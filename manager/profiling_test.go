@@ -5,12 +5,13 @@ import (
 	"testing"
 )
 
-// --profiling (kube-controller-manager's flag, on by default) serves the
-// pprof index and named profiles under /debug/pprof/ on the secure port,
-// as kube-controller-manager does; cmdline is not served (neither does
-// kube-controller-manager), and --profiling=false serves nothing there.
+// --profiling (kube-controller-manager's flag; off by default in kcm, whose
+// port authenticates nobody) serves the pprof index and named profiles
+// under /debug/pprof/ on the secure port, as kube-controller-manager does;
+// cmdline is not served (neither does kube-controller-manager), and
+// without --profiling nothing is served there.
 func TestProfiling(t *testing.T) {
-	url, stop := runIdle(t, func(*Options) {}, nil)
+	url, stop := runIdle(t, func(o *Options) { o.Profiling = true }, nil)
 	for _, tc := range []struct {
 		path, want string
 		code       int
@@ -28,9 +29,9 @@ func TestProfiling(t *testing.T) {
 	if err := stop(); err != nil {
 		t.Fatal(err)
 	}
-	url, stop = runIdle(t, func(o *Options) { o.Profiling = false }, nil)
+	url, stop = runIdle(t, func(*Options) {}, nil) // the default
 	if resp, _ := tlsGet(t, url+"/debug/pprof/"); resp.StatusCode != 404 {
-		t.Errorf("GET /debug/pprof/ with --profiling=false: %d, want 404", resp.StatusCode)
+		t.Errorf("GET /debug/pprof/ by default: %d, want 404", resp.StatusCode)
 	}
 	if err := stop(); err != nil {
 		t.Fatal(err)
@@ -43,7 +44,7 @@ func TestProfilingFlag(t *testing.T) {
 		args []string
 		want bool
 	}{
-		{nil, true}, {[]string{"--profiling=false"}, false}, {[]string{"--profiling"}, true},
+		{nil, false}, {[]string{"--profiling=false"}, false}, {[]string{"--profiling"}, true},
 	} {
 		o, err := parse(t, tc.args...)
 		if err != nil || o.Profiling != tc.want {

@@ -146,7 +146,7 @@ func (m *manager) serve(elector *lease.Elector) (*server, error) {
 	mux := newMux(m.endpoints(elector), m.reg, m.log)
 	if m.o.Profiling {
 		installProfiling(mux)
-		m.log.Warn().Str("path", ProfilingPath).Msg("serving profiles (--profiling, on by default) without authentication, like /metrics")
+		m.log.Warn().Str("path", ProfilingPath).Msg("serving profiles (--profiling) without authentication, like /metrics: bind the port to a trusted network")
 	}
 	if m.o.EnablePipelineView && m.hub != nil {
 		m.hub.Install(mux)

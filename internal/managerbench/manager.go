@@ -71,6 +71,8 @@ func (m Manager) Args(kubeconfig string, port int, certDir string, qps, burst in
 	}
 	if m.Kind == Kube {
 		args = append(args, "--use-service-account-credentials=false")
+	} else {
+		args = append(args, "--profiling") // kcm's is off by default; the report reads its heap profile
 	}
 	return append(args, m.ExtraArgs...)
 }

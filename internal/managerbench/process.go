@@ -26,7 +26,7 @@ type Proc struct {
 	Log     *LineWatcher
 	LogPath string
 	// MetricsURL is the manager's /metrics, set by whoever chose its port;
-	// HeapURL its text heap profile (kcm's --profiling, on by default).
+	// HeapURL its text heap profile (kcm runs with --profiling).
 	MetricsURL string
 	HeapURL    string
 
