@@ -81,12 +81,10 @@ func (f *fastDec) structInto(i int, s *jsSchema, p, hint unsafe.Pointer) (end, n
 				return 0, 0, errSlowPath
 			}
 		}
-		ks, ke, vs, err := f.plainKey(i)
+		ks, ke, vs, fl, err := f.memberKey(i, s, prev)
 		if err != nil {
 			return 0, 0, err
 		}
-		key := d[ks+1 : ke-1]
-		fl := s.guess(prev, key)
 		if fl == nil {
 			ve, err := validValue(d, vs)
 			if err != nil {
@@ -126,6 +124,42 @@ func (f *fastDec) structInto(i int, s *jsSchema, p, hint unsafe.Pointer) (end, n
 		}
 	}
 	return end, nops, nil
+}
+
+// memberKey reads the key of the member at d[i] of an object of struct
+// schema s, whose previous member was field prev (nil: none): its span
+// with quotes [ks, ke), where the value starts, and the field it names
+// (nil: one the struct does not model). The key the guess expects is
+// compared in place, without scanning it byte by byte first.
+func (f *fastDec) memberKey(i int, s *jsSchema, prev *jsField) (ks, ke, vs int, fl *jsField, err error) {
+	d := f.d
+	next := &s.first
+	if prev != nil {
+		next = &prev.next
+	}
+	if g := next.Load(); g != nil && g.bare && d[i] == '"' {
+		if j := i + 1 + len(g.key); j < len(d) && d[j] == '"' && string(d[i+1:j]) == g.key {
+			c := j + 1
+			if c < len(d) && d[c] == ':' {
+				c++
+			} else if c = jsonx.SkipWS(d, c); c >= len(d) || d[c] != ':' {
+				return 0, 0, 0, nil, errSlowPath
+			} else {
+				c++
+			}
+			if vs = c; vs < len(d) && d[vs] > ' ' {
+				return i, j + 1, vs, g, nil
+			}
+			if vs = jsonx.SkipWS(d, vs); vs >= len(d) {
+				return 0, 0, 0, nil, errSlowPath
+			}
+			return i, j + 1, vs, g, nil
+		}
+	}
+	if ks, ke, vs, err = f.plainKey(i); err != nil {
+		return 0, 0, 0, nil, err
+	}
+	return ks, ke, vs, s.guess(prev, d[ks+1:ke-1]), nil
 }
 
 // guess returns the field of key: the one that followed prev last time

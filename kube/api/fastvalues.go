@@ -199,59 +199,96 @@ func (f *fastDec) ptrInto(nops *int, key []byte, idx, vs int, s *jsSchema, p, hi
 }
 
 // sliceInto decodes the array at d[vs] into a slice of exactly its
-// length at p, then shares it like ptrInto.
+// length at p, then shares it like ptrInto. The backing array is sized
+// from the hint's length, which is usually the array's (the previous
+// object's containers, conditions, ports), so the array is read once;
+// without a hint its elements are counted first. A wrong guess costs a
+// copy: the array grows by doubling and is trimmed to its length.
 func (f *fastDec) sliceInto(nops *int, key []byte, idx, vs int, s *jsSchema, p, hint unsafe.Pointer, fl *jsField) (int, error) {
 	d := f.d
 	if d[vs] != '[' {
 		return 0, errSlowPath
 	}
-	n, err := countElements(d, vs)
-	if err != nil {
-		return 0, err
+	i := jsonx.SkipWS(d, vs+1)
+	if i >= len(d) {
+		return 0, errSlowPath
 	}
 	h := (*sliceHeader)(p)
-	if n == 0 {
+	if d[i] == ']' {
 		emptyInto(s, p)
-		return jsonx.SkipValueFast(d, vs)
+		return i + 1, nil
 	}
-	h.data, h.len, h.cap = reflect.MakeSlice(s.typ, n, n).UnsafePointer(), n, n
 	var hh *sliceHeader
 	if hint != nil {
 		hh = (*sliceHeader)(hint)
 	}
 	size := s.elem.typ.Size()
+	var n int
+	if hh != nil && hh.len > 0 {
+		n = hh.len
+	} else {
+		var err error
+		if n, err = countElements(d, vs); err != nil {
+			return 0, err
+		}
+	}
+	h.data, h.len, h.cap = reflect.MakeSlice(s.typ, n, n).UnsafePointer(), 0, n
 	start := f.open(nops, key, idx)
-	inner, i := 0, vs+1
-	for k := range n {
-		if i = jsonx.SkipWS(d, i); k > 0 {
+	inner := 0
+	for k := 0; ; k++ {
+		if k > 0 {
+			if i = jsonx.SkipWS(d, i); i >= len(d) {
+				return 0, errSlowPath
+			}
+			if d[i] == ']' {
+				break
+			}
 			if d[i] != ',' {
 				return 0, errSlowPath
 			}
 			i = jsonx.SkipWS(d, i+1)
+			if i >= len(d) {
+				return 0, errSlowPath
+			}
 		}
+		if k == h.cap {
+			s.grow(h)
+		}
+		h.len = k + 1
 		var eh unsafe.Pointer
 		if hh != nil && k < hh.len {
 			eh = unsafe.Add(hh.data, uintptr(k)*size)
 		}
+		var err error
 		if i, err = f.valueInto(&inner, nil, k, i, s.elem, unsafe.Add(h.data, uintptr(k)*size), eh, nil); err != nil {
 			return 0, err
 		}
 	}
 	f.close(nops, start, inner)
-	if i = jsonx.SkipWS(d, i); i >= len(d) || d[i] != ']' {
-		return 0, errSlowPath
-	}
+	n = h.len
 	plan := s.share
 	switch {
 	case hh != nil && hh.len == n && (hh.data == h.data || plan.elementsEqual(h.data, hh.data, n)):
-		h.data = hh.data
+		h.data, h.cap = hh.data, n
 		if fl != nil {
 			noteRepeat(&fl.tries, &fl.hit)
 		}
-	case !plan.elem.own:
+		return i + 1, nil
+	case h.cap != n:
+		plan.trim(p)
+	}
+	if !plan.elem.own {
 		h.data = fl.shareValue(plan, h.data, uintptr(n)*size, n)
 	}
 	return i + 1, nil
+}
+
+// grow doubles the backing array of the slice h (of schema s), keeping
+// its elements.
+func (s *jsSchema) grow(h *sliceHeader) {
+	bigger := reflect.MakeSlice(s.typ, h.len, 2*h.cap)
+	reflect.Copy(bigger, reflect.NewAt(s.typ, unsafe.Pointer(h)).Elem())
+	h.data, h.cap = bigger.UnsafePointer(), bigger.Cap()
 }
 
 // countElements returns how many values the array at d[i] == '[' holds.

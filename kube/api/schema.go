@@ -60,6 +60,7 @@ type jsField struct {
 	omitZero bool    // the marshaller leaves the field out when it is zero
 	idx      int     // position among the struct's fields (duplicate detection)
 	off      uintptr // offset in the struct (inlined fields included)
+	bare     bool    // the key is written without escapes: it can be compared in place
 	// next guesses the key after this one (the one that followed it
 	// last): objects of a type spell their keys in the same order, so
 	// one comparison usually replaces a map lookup.
@@ -185,7 +186,8 @@ func addFields(s *jsSchema, t reflect.Type, base uintptr) {
 		if _, dup := s.fields[name]; dup {
 			continue // the shallower field wins, as in encoding/json
 		}
-		s.fields[name] = &jsField{key: name, s: buildSchema(f.Type), idx: len(s.fields), off: base + f.Offset}
+		s.fields[name] = &jsField{key: name, s: buildSchema(f.Type), idx: len(s.fields), off: base + f.Offset,
+			bare: !strings.ContainsFunc(name, func(r rune) bool { return r == '"' || r == '\\' || r < ' ' })}
 	}
 }
 
