@@ -234,12 +234,15 @@ func isDelim(c byte) bool {
 	return c == ',' || c == '}' || c == ']' || c == ' ' || c == '\t' || c == '\n' || c == '\r'
 }
 
+// emptyArray backs the empty, non-nil slices the decoder makes.
+var emptyArray [0]uint64
+
 // emptyInto sets the slice or map at p to an empty, non-nil one, as
 // json-iterator decodes [] and {}.
 func emptyInto(s *jsSchema, p unsafe.Pointer) {
 	switch s.kind {
 	case jsSlice:
-		reflect.NewAt(s.typ, p).Elem().Set(reflect.MakeSlice(s.typ, 0, 0))
+		*(*sliceHeader)(p) = sliceHeader{data: unsafe.Pointer(&emptyArray)}
 	case jsMap:
 		reflect.NewAt(s.typ, p).Elem().Set(reflect.MakeMap(s.typ))
 	}

@@ -232,7 +232,7 @@ func (f *fastDec) sliceInto(nops *int, key []byte, idx, vs int, s *jsSchema, p, 
 			return 0, err
 		}
 	}
-	h.data, h.len, h.cap = reflect.MakeSlice(s.typ, n, n).UnsafePointer(), 0, n
+	h.data, h.len, h.cap = s.newArray(n), 0, n
 	start := f.open(nops, key, idx)
 	inner := 0
 	for k := 0; ; k++ {
@@ -281,6 +281,23 @@ func (f *fastDec) sliceInto(nops *int, key []byte, idx, vs int, s *jsSchema, p, 
 		h.data = fl.shareValue(plan, h.data, uintptr(n)*size, n)
 	}
 	return i + 1, nil
+}
+
+// newArray returns a zeroed backing array of n elements for a slice of
+// schema s. Arrays of up to len(s.arrays) elements — nearly all of an
+// object's — are allocated as an array type made once: one allocation,
+// where reflect.MakeSlice makes two (the array and a slice header).
+func (s *jsSchema) newArray(n int) unsafe.Pointer {
+	if n >= len(s.arrays) {
+		return reflect.MakeSlice(s.typ, n, n).UnsafePointer()
+	}
+	t := s.arrays[n].Load()
+	if t == nil {
+		at := reflect.ArrayOf(n, s.elem.typ)
+		t = &at
+		s.arrays[n].Store(t)
+	}
+	return reflect.New(*t).UnsafePointer()
 }
 
 // grow doubles the backing array of the slice h (of schema s), keeping

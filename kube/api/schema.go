@@ -51,6 +51,9 @@ type jsSchema struct {
 	share  *sharePlan
 	bits   int
 	signed bool
+	// arrays are the array types of short backing arrays of a slice
+	// schema, made when first needed (see newArray).
+	arrays [9]atomic.Pointer[reflect.Type]
 }
 
 // jsField is one field of a struct schema.
