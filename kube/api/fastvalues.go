@@ -47,10 +47,10 @@ func (f *fastDec) stringInto(vs int, p, hint unsafe.Pointer, fl *jsField) (int, 
 	case hint != nil && *(*string)(hint) == string(b):
 		*str = *(*string)(hint)
 		if fl != nil {
-			noteRepeat(&fl.tries, &fl.hit)
+			noteRepeat(&fl.count)
 		}
 	case fl != nil:
-		*str = internCounted(b, &fl.tries, &fl.hit, "")
+		*str = internCounted(b, &fl.count, "")
 	default:
 		*str, _ = shareBytes(b, "")
 	}
@@ -189,7 +189,7 @@ func (f *fastDec) ptrInto(nops *int, key []byte, idx, vs int, s *jsSchema, p, hi
 	case ht != nil && plan.equal(target, ht):
 		target = ht
 		if fl != nil {
-			noteRepeat(&fl.tries, &fl.hit)
+			noteRepeat(&fl.count)
 		}
 	case !plan.own:
 		target = fl.shareValue(plan, target, plan.size, 0)
@@ -271,7 +271,7 @@ func (f *fastDec) sliceInto(nops *int, key []byte, idx, vs int, s *jsSchema, p, 
 	case hh != nil && hh.len == n && (hh.data == h.data || plan.elementsEqual(h.data, hh.data, n)):
 		h.data, h.cap = hh.data, n
 		if fl != nil {
-			noteRepeat(&fl.tries, &fl.hit)
+			noteRepeat(&fl.count)
 		}
 		return i + 1, nil
 	case h.cap != n:
@@ -442,18 +442,12 @@ func (fl *jsField) shareValue(plan *sharePlan, ptr unsafe.Pointer, n uintptr, le
 	if fl == nil {
 		return shareValue(plan, ptr, n, length, nil)
 	}
-	tries := fl.tries.Add(1)
-	hit := fl.hit.Load()
-	if tries >= minTries && hit*uniqueRatio < tries && tries%sampleEvery != 0 {
+	if skip(fl.count.add(1, 0)) {
 		return ptr
 	}
 	out := shareValue(plan, ptr, n, length, nil)
 	if out != ptr {
-		hit = fl.hit.Add(1)
-	}
-	if tries >= decayAt {
-		fl.tries.Store(tries / 2)
-		fl.hit.Store(hit / 2)
+		fl.count.add(0, 1)
 	}
 	return out
 }

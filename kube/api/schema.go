@@ -68,9 +68,9 @@ type jsField struct {
 	// last): objects of a type spell their keys in the same order, so
 	// one comparison usually replaces a map lookup.
 	next atomic.Pointer[jsField]
-	// tries and hit count the table lookups of a string field's values:
-	// see shareField.lookup.
-	tries, hit atomic.Uint32
+	// count counts the table lookups of a string field's values: see
+	// shareField.lookup.
+	count useCount
 }
 
 // maxSchemaFields bounds a struct's fields (the remainder's duplicate-key
