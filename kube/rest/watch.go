@@ -122,7 +122,8 @@ func decodeEvent[T api.Object](frame []byte, codec api.Codec[T], path string) (e
 // splitEvent finds the type and the object of an event envelope
 // {"type":"...","object":{...}} by scanning, without decoding the object.
 func splitEvent(frame []byte) (EventType, []byte, error) {
-	ms, err := jsonx.Members(frame, 0)
+	var buf [4]jsonx.Member // an envelope has two members: no allocation
+	ms, err := jsonx.MembersInto(buf[:0], frame, 0)
 	if err != nil {
 		return "", nil, fmt.Errorf("%w: watch event: %w", api.ErrDecode, err)
 	}
