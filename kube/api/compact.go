@@ -39,11 +39,39 @@ func Compact[S any, P TypedPtr[S]]() Codec[P] {
 	return compactCodec[S, P]{t: compactTypeOf[S](), last: new(atomic.Pointer[S])}
 }
 
+// CompactCached is Compact for a cache of the objects it decodes, e.g.
+// an informer's: once the decoder has read an object's metadata, it
+// compares the rest of it (spec, status) with the cached object of the
+// same namespace and name, which find returns (false: none), rather
+// than with the object decoded before. A watch event's object is a new
+// version of a cached one, differing in a few fields: nearly every part
+// is then taken from the cached version as it is, where the object
+// decoded before — another pod, of another workload — would have
+// matched little and the parts would have been looked up in the tables
+// or kept as new. find is called from the decoding goroutine and must
+// be safe beside the cache's writer; what it returns is only read.
+func CompactCached[S any, P TypedPtr[S]](find func(namespace, name string) (P, bool)) Codec[P] {
+	c := compactCodec[S, P]{t: compactTypeOf[S](), last: new(atomic.Pointer[S])}
+	c.rehint = func(obj unsafe.Pointer) unsafe.Pointer {
+		m := P((*S)(obj)).GetObjectMeta()
+		if m.Name == "" {
+			return nil
+		}
+		if cached, ok := find(m.Namespace, m.Name); ok && cached != nil {
+			return unsafe.Pointer(cached)
+		}
+		return nil
+	}
+	return c
+}
+
 // compactCodec decodes into compact *S. last is the object it decoded
-// before, the hint of the next one's sharing.
+// before, the hint of the next one's sharing; rehint, when set, returns
+// the hint for the members after the metadata (see CompactCached).
 type compactCodec[S any, P TypedPtr[S]] struct {
-	t    *compactType
-	last *atomic.Pointer[S]
+	t      *compactType
+	last   *atomic.Pointer[S]
+	rehint func(obj unsafe.Pointer) unsafe.Pointer
 }
 
 // Decode implements Codec. data is not kept.
@@ -68,6 +96,9 @@ func (c compactCodec[S, P]) decode(data []byte, strip bool) (P, error) {
 	hint := unsafe.Pointer(c.last.Load())
 	p := P(new(S))
 	fd := fastDec{remScan: remScan{d: data, out: sc.ops[:0]}, pairs: sc.pairs[:0]}
+	if c.rehint != nil {
+		fd.meta, fd.rehint = c.t.meta, c.rehint
+	}
 	n, err := fd.object(c.t.schema, unsafe.Pointer(p), hint)
 	sc.ops, sc.pairs = fd.out, fd.pairs
 	if err == nil {
@@ -100,6 +131,7 @@ func (c compactCodec[S, P]) decode(data []byte, strip bool) (P, error) {
 type compactType struct {
 	name    string
 	schema  *jsSchema
+	meta    *jsField // the metadata member of the type's objects (nil: none)
 	plan    *sharePlan
 	marshal func(unsafe.Pointer) ([]byte, error)
 	empty   *remainder // shared by every object with nothing left over
@@ -120,6 +152,7 @@ func compactTypeOf[S any]() *compactType {
 	t := &compactType{name: rt.Name(), schema: schemaOf(rt), plan: planOf(rt),
 		marshal: func(p unsafe.Pointer) ([]byte, error) { return jsonx.Marshal((*S)(p)) }}
 	t.empty = &remainder{t: t}
+	t.meta = t.schema.fields["metadata"]
 	actual, _ := compactTypes.LoadOrStore(rt, t)
 	return actual.(*compactType)
 }

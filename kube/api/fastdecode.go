@@ -34,6 +34,11 @@ var errSlowPath = errors.New("left to the slow path")
 type fastDec struct {
 	remScan
 	pairs []span // a map's members: key and value spans
+	// rehint, when set, gives the hint of the top-level object's members
+	// after meta, its metadata field, from the decoded object (see
+	// CompactCached).
+	meta   *jsField
+	rehint func(obj unsafe.Pointer) unsafe.Pointer
 }
 
 // object decodes d into p, a zeroed value of struct schema s, sharing
@@ -116,6 +121,11 @@ func (f *fastDec) structInto(i int, s *jsSchema, p, hint unsafe.Pointer) (end, n
 		}
 		if i, err = f.valueInto(&nops, d[ks:ke], -1, vs, fl.s, fp, fh, fl); err != nil {
 			return 0, 0, err
+		}
+		if fl == f.meta && f.rehint != nil {
+			if h := f.rehint(p); h != nil {
+				hint = h
+			}
 		}
 	}
 	for _, fl := range s.emitted {

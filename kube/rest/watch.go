@@ -119,6 +119,11 @@ func decodeEvent[T api.Object](frame []byte, codec api.Codec[T], path string) (e
 	return ev, fmt.Errorf("%w: unknown watch event type %q", api.ErrDecode, typ)
 }
 
+// knownEventTypes are the event types by their quoted spelling.
+var knownEventTypes = map[string]EventType{
+	`"ADDED"`: Added, `"MODIFIED"`: Modified, `"DELETED"`: Deleted, `"BOOKMARK"`: Bookmark, `"ERROR"`: Error,
+}
+
 // splitEvent finds the type and the object of an event envelope
 // {"type":"...","object":{...}} by scanning, without decoding the object.
 func splitEvent(frame []byte) (EventType, []byte, error) {
@@ -133,6 +138,10 @@ func splitEvent(frame []byte) (EventType, []byte, error) {
 		v := frame[m.ValStart:m.End]
 		switch string(frame[m.KeyStart:m.KeyEnd]) {
 		case "type":
+			if t, ok := knownEventTypes[string(v)]; ok {
+				typ = t // the common types without allocating
+				continue
+			}
 			s, ok := jsonx.Unquote(v)
 			if !ok {
 				return "", nil, fmt.Errorf("%w: watch event type %.40q is not a string", api.ErrDecode, v)
