@@ -1,7 +1,6 @@
 package jsonx
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 )
@@ -129,11 +128,11 @@ func MembersInto(out []Member, d []byte, i int) ([]Member, error) {
 }
 
 // SkipStringFast is SkipString for long strings: it jumps from quote to
-// quote with bytes.IndexByte, and a quote ends the string when an even
+// quote with quoteIndex, and a quote ends the string when an even
 // number of backslashes precede it.
 func SkipStringFast(d []byte, i int) (int, error) {
 	for j := i + 1; ; {
-		k := bytes.IndexByte(d[j:], '"')
+		k := quoteIndex(d[j:])
 		if k < 0 {
 			return 0, ErrIncomplete
 		}

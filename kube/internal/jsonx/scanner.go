@@ -1,7 +1,5 @@
 package jsonx
 
-import "bytes"
-
 // Scanner finds where one JSON value ends in bytes that arrive in pieces,
 // with the same shallow rules as SkipValue (containers matched by depth,
 // strings skipped with their escapes, scalars ended by a delimiter). It
@@ -62,7 +60,7 @@ func (s *Scanner) Scan(v []byte) (int, error) {
 	i := s.pos
 	for i < len(v) {
 		if s.inString {
-			k := bytes.IndexByte(v[i:], '"')
+			k := quoteIndex(v[i:])
 			if k < 0 {
 				s.pos = len(v)
 				return 0, ErrIncomplete
