@@ -95,7 +95,7 @@ func (c compactCodec[S, P]) decode(data []byte, strip bool) (P, error) {
 	}
 	hint := unsafe.Pointer(c.last.Load())
 	p := P(new(S))
-	fd := fastDec{remScan: remScan{d: data, out: sc.ops[:0]}, pairs: sc.pairs[:0]}
+	fd := fastDec{remScan: remScan{d: data, out: sc.ops[:0]}, pairs: sc.pairs[:0], word: &sc.word}
 	if c.rehint != nil {
 		fd.meta, fd.rehint = c.t.meta, c.rehint
 	}
@@ -190,6 +190,7 @@ type scratch struct {
 	cut, ops []byte
 	meta     []jsonx.Member
 	pairs    []span
+	word     uint64
 }
 
 var scratchPool = sync.Pool{New: func() any { return &scratch{} }}

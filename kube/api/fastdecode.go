@@ -39,6 +39,10 @@ type fastDec struct {
 	// CompactCached).
 	meta   *jsField
 	rehint func(obj unsafe.Pointer) unsafe.Pointer
+	// word is where a pointed-to integer or bool is decoded before it is
+	// known to need a target of its own (see ptrInto): the scratch's, so
+	// that taking its address does not move the decoder to the heap.
+	word *uint64
 }
 
 // object decodes d into p, a zeroed value of struct schema s, sharing

@@ -174,12 +174,19 @@ func (f *fastDec) intOrStringInto(nops *int, key []byte, idx, vs int, p unsafe.P
 
 // ptrInto decodes the value at d[vs] into a new target for the pointer
 // at p, then shares it: the hint's target when equal, else the table's.
+//
+// A pointer to an integer or a bool (a grace period, a port, a flag) is
+// decoded into the decoder's scratch word first, and a target is only
+// allocated when the hint's is not equal.
 func (f *fastDec) ptrInto(nops *int, key []byte, idx, vs int, s *jsSchema, p, hint unsafe.Pointer, fl *jsField) (int, error) {
-	target := reflect.New(s.elem.typ).UnsafePointer()
 	var ht unsafe.Pointer
 	if hint != nil {
 		ht = *(*unsafe.Pointer)(hint)
 	}
+	if k := s.elem.kind; k == jsInt || k == jsBool {
+		return f.scalarPtrInto(nops, key, idx, vs, s, p, ht, fl)
+	}
+	target := reflect.New(s.elem.typ).UnsafePointer()
 	end, err := f.valueInto(nops, key, idx, vs, s.elem, target, ht, fl)
 	if err != nil {
 		return 0, err
@@ -195,6 +202,33 @@ func (f *fastDec) ptrInto(nops *int, key []byte, idx, vs int, s *jsSchema, p, hi
 		target = fl.shareValue(plan, target, plan.size, 0)
 	}
 	*(*unsafe.Pointer)(p) = target
+	return end, nil
+}
+
+// scalarPtrInto is ptrInto for a pointer to an integer or a bool, whose
+// hint's target is ht.
+func (f *fastDec) scalarPtrInto(nops *int, key []byte, idx, vs int, s *jsSchema, p, ht unsafe.Pointer, fl *jsField) (int, error) {
+	if f.word == nil {
+		f.word = new(uint64)
+	}
+	*f.word = 0
+	word := unsafe.Pointer(f.word)
+	end, err := f.valueInto(nops, key, idx, vs, s.elem, word, ht, fl)
+	if err != nil {
+		return 0, err
+	}
+	size := s.elem.typ.Size()
+	plan := s.elem.share
+	if ht != nil && plan.equal(word, ht) {
+		*(*unsafe.Pointer)(p) = ht
+		if fl != nil {
+			noteRepeat(&fl.count)
+		}
+		return end, nil
+	}
+	target := reflect.New(s.elem.typ).UnsafePointer()
+	copy(unsafe.Slice((*byte)(target), size), unsafe.Slice((*byte)(word), size))
+	*(*unsafe.Pointer)(p) = fl.shareValue(plan, target, plan.size, 0)
 	return end, nil
 }
 
