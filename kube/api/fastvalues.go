@@ -233,11 +233,16 @@ func (f *fastDec) scalarPtrInto(nops *int, key []byte, idx, vs int, s *jsSchema,
 }
 
 // sliceInto decodes the array at d[vs] into a slice of exactly its
-// length at p, then shares it like ptrInto. The backing array is sized
-// from the hint's length, which is usually the array's (the previous
-// object's containers, conditions, ports), so the array is read once;
-// without a hint its elements are counted first. A wrong guess costs a
-// copy: the array grows by doubling and is trimmed to its length.
+// length at p, then shares it like ptrInto.
+//
+// The elements are decoded into the schema's scratch array first (see
+// takeArray): when they equal the hint's — the previous object's
+// conditions, ports, tolerations, or the cached version's everything —
+// the hint's array is taken and nothing is allocated; otherwise they are
+// copied into an array of exactly their length. The scratch is sized
+// from the hint's length, which is usually the array's, so the array is
+// read once; without a hint its elements are counted first. A wrong
+// guess costs a copy: the scratch grows by doubling.
 func (f *fastDec) sliceInto(nops *int, key []byte, idx, vs int, s *jsSchema, p, hint unsafe.Pointer, fl *jsField) (int, error) {
 	d := f.d
 	if d[vs] != '[' {
@@ -247,7 +252,6 @@ func (f *fastDec) sliceInto(nops *int, key []byte, idx, vs int, s *jsSchema, p, 
 	if i >= len(d) {
 		return 0, errSlowPath
 	}
-	h := (*sliceHeader)(p)
 	if d[i] == ']' {
 		emptyInto(s, p)
 		return i + 1, nil
@@ -266,7 +270,8 @@ func (f *fastDec) sliceInto(nops *int, key []byte, idx, vs int, s *jsSchema, p, 
 			return 0, err
 		}
 	}
-	h.data, h.len, h.cap = s.newArray(n), 0, n
+	buf := s.takeArray(n)
+	h := &buf.h // on an error buf is dropped, never reused half-filled
 	start := f.open(nops, key, idx)
 	inner := 0
 	for k := 0; ; k++ {
@@ -301,21 +306,54 @@ func (f *fastDec) sliceInto(nops *int, key []byte, idx, vs int, s *jsSchema, p, 
 	f.close(nops, start, inner)
 	n = h.len
 	plan := s.share
-	switch {
-	case hh != nil && hh.len == n && (hh.data == h.data || plan.elementsEqual(h.data, hh.data, n)):
-		h.data, h.cap = hh.data, n
+	if hh != nil && hh.len == n && plan.elementsEqual(h.data, hh.data, n) {
+		*(*sliceHeader)(p) = sliceHeader{data: hh.data, len: n, cap: n}
+		s.putArray(buf)
 		if fl != nil {
 			noteRepeat(&fl.count)
 		}
 		return i + 1, nil
-	case h.cap != n:
-		plan.trim(p)
 	}
+	*(*sliceHeader)(p) = sliceHeader{data: s.newArray(n), len: n, cap: n}
+	reflect.Copy(reflect.NewAt(s.typ, p).Elem(), reflect.NewAt(s.typ, unsafe.Pointer(h)).Elem())
+	s.putArray(buf)
 	if !plan.elem.own {
-		h.data = fl.shareValue(plan, h.data, uintptr(n)*size, n)
+		dst := (*sliceHeader)(p)
+		dst.data = fl.shareValue(plan, dst.data, uintptr(n)*size, n)
 	}
 	return i + 1, nil
 }
+
+// scratchArray is a slice schema's scratch: a backing array elements are
+// decoded into before it is known whether they need one of their own.
+type scratchArray struct{ h sliceHeader }
+
+// takeArray returns the schema's scratch array, zeroed, with room for at
+// least n elements, or a new one when another decode holds it (another
+// goroutine, or an array of the same type nested in this one).
+func (s *jsSchema) takeArray(n int) *scratchArray {
+	if b := s.spare.Swap(nil); b != nil && b.h.cap >= n {
+		return b
+	}
+	b := &scratchArray{}
+	b.h.data, b.h.cap = reflect.MakeSlice(s.typ, 0, max(n, 4)).UnsafePointer(), max(n, 4)
+	return b
+}
+
+// putArray zeroes the elements b holds (so that it keeps nothing alive
+// and decodes into zeroed values next time) and makes it the schema's
+// scratch again.
+func (s *jsSchema) putArray(b *scratchArray) {
+	reflect.NewAt(s.typ, unsafe.Pointer(&b.h)).Elem().Clear()
+	b.h.len = 0
+	if b.h.cap <= maxScratchElems {
+		s.spare.Store(b)
+	}
+}
+
+// maxScratchElems bounds the scratch array a schema keeps between
+// decodes: a rare long array does not stay pinned.
+const maxScratchElems = 64
 
 // newArray returns a zeroed backing array of n elements for a slice of
 // schema s. Arrays of up to len(s.arrays) elements — nearly all of an

@@ -54,6 +54,8 @@ type jsSchema struct {
 	// arrays are the array types of short backing arrays of a slice
 	// schema, made when first needed (see newArray).
 	arrays [9]atomic.Pointer[reflect.Type]
+	// spare is a slice schema's scratch array (see takeArray).
+	spare atomic.Pointer[scratchArray]
 }
 
 // jsField is one field of a struct schema.
