@@ -1,6 +1,7 @@
 package api
 
 import (
+	"bytes"
 	"fmt"
 	"hash/maphash"
 	"reflect"
@@ -52,25 +53,32 @@ func Compact[S any, P TypedPtr[S]]() Codec[P] {
 // be safe beside the cache's writer; what it returns is only read.
 func CompactCached[S any, P TypedPtr[S]](find func(namespace, name string) (P, bool)) Codec[P] {
 	c := compactCodec[S, P]{t: compactTypeOf[S](), last: new(atomic.Pointer[S])}
+	c.find = func(namespace, name string) unsafe.Pointer {
+		if cached, ok := find(namespace, name); ok && cached != nil {
+			return unsafe.Pointer(cached)
+		}
+		return nil
+	}
 	c.rehint = func(obj unsafe.Pointer) unsafe.Pointer {
 		m := P((*S)(obj)).GetObjectMeta()
 		if m.Name == "" {
 			return nil
 		}
-		if cached, ok := find(m.Namespace, m.Name); ok && cached != nil {
-			return unsafe.Pointer(cached)
-		}
-		return nil
+		return c.find(m.Namespace, m.Name)
 	}
 	return c
 }
 
 // compactCodec decodes into compact *S. last is the object it decoded
-// before, the hint of the next one's sharing; rehint, when set, returns
-// the hint for the members after the metadata (see CompactCached).
+// before, the hint of the next one's sharing. With CompactCached, find
+// returns the cached object of a namespace and name (nil: none), the
+// hint of the whole object when the managedFields cut has read its name
+// already, and rehint the hint of the members after the metadata
+// otherwise.
 type compactCodec[S any, P TypedPtr[S]] struct {
 	t      *compactType
 	last   *atomic.Pointer[S]
+	find   func(namespace, name string) unsafe.Pointer
 	rehint func(obj unsafe.Pointer) unsafe.Pointer
 }
 
@@ -94,10 +102,17 @@ func (c compactCodec[S, P]) decode(data []byte, strip bool) (P, error) {
 		data = sc.cutManagedFields(data)
 	}
 	hint := unsafe.Pointer(c.last.Load())
+	rehint := c.rehint
+	if c.find != nil && sc.named {
+		if h := c.find(unsafe.String(unsafe.SliceData(sc.ns), len(sc.ns)), unsafe.String(unsafe.SliceData(sc.name), len(sc.name))); h != nil {
+			hint, rehint = h, nil // the cached version is the hint of all of it
+		}
+	}
+	sc.named, sc.ns, sc.name = false, nil, nil // they point into data: keep nothing of it
 	p := P(new(S))
 	fd := fastDec{remScan: remScan{d: data, out: sc.ops[:0]}, pairs: sc.pairs[:0], word: &sc.word}
-	if c.rehint != nil {
-		fd.meta, fd.rehint = c.t.meta, c.rehint
+	if rehint != nil {
+		fd.meta, fd.rehint = c.t.meta, rehint
 	}
 	n, err := fd.object(c.t.schema, unsafe.Pointer(p), hint)
 	sc.ops, sc.pairs = fd.out, fd.pairs
@@ -191,6 +206,11 @@ type scratch struct {
 	meta     []jsonx.Member
 	pairs    []span
 	word     uint64
+	// The object's name and namespace as the managedFields cut found
+	// them in its metadata (named: a plain string name was found; no
+	// namespace member leaves ns empty); they point into the input.
+	named    bool
+	ns, name []byte
 }
 
 var scratchPool = sync.Pool{New: func() any { return &scratch{} }}
@@ -200,6 +220,7 @@ var scratchPool = sync.Pool{New: func() any { return &scratch{} }}
 // the top-level members only up to metadata, which the apiserver writes
 // first, and leaves malformed bytes to the decoder to report.
 func (sc *scratch) cutManagedFields(data []byte) []byte {
+	sc.named, sc.ns, sc.name = false, nil, nil
 	i := jsonx.SkipWS(data, 0)
 	if i >= len(data) || data[i] != '{' {
 		return data
@@ -238,6 +259,19 @@ func (sc *scratch) cutIn(data []byte, vs int) []byte {
 		return data
 	}
 	sc.meta = meta
+	sc.named, sc.ns, sc.name = false, nil, nil
+	for _, m := range meta {
+		v := data[m.ValStart:m.End]
+		if len(v) < 2 || v[0] != '"' || v[len(v)-1] != '"' || bytes.IndexByte(v, '\\') >= 0 {
+			continue
+		}
+		switch string(data[m.KeyStart:m.KeyEnd]) {
+		case "name":
+			sc.named, sc.name = len(v) > 2, v[1:len(v)-1]
+		case "namespace":
+			sc.ns = v[1 : len(v)-1]
+		}
+	}
 	for j, m := range meta {
 		if string(data[m.KeyStart:m.KeyEnd]) != "managedFields" {
 			continue

@@ -263,9 +263,11 @@ func TestCompactDecodesLikeTypedWhenStripping(t *testing.T) {
 // TestCompactCachedSharesWithTheVersionItReplaces: a new version of a
 // cached pod (a watch event's), decoded right after another workload's
 // pod, takes the parts it did not change from the cached version — even
-// those that are that pod's alone (its IP, its token volume), which the
+// those that are that pod's alone (its uid, IP, token volume), which the
 // object decoded before cannot give and the tables do not keep — and is
-// otherwise the same object Typed decodes, its JSON rebuilt as read.
+// otherwise the same object Typed decodes, its JSON rebuilt as read. The
+// uid is read before the name is decoded: only the managedFields cut,
+// which finds the name first, can give its hint.
 func TestCompactCachedSharesWithTheVersionItReplaces(t *testing.T) {
 	cache := map[string]*api.Pod{}
 	c := api.StrippingManagedFields(api.CompactCached[api.Pod](func(namespace, name string) (*api.Pod, bool) {
@@ -298,6 +300,7 @@ func TestCompactCachedSharesWithTheVersionItReplaces(t *testing.T) {
 			t.Errorf("%s not taken from the cached version", what)
 		}
 	}
+	same("uid", unsafe.Pointer(unsafe.StringData(v1.UID)), unsafe.Pointer(unsafe.StringData(v2.UID)))
 	same("pod IP", unsafe.Pointer(unsafe.StringData(v1.Status.PodIP)), unsafe.Pointer(unsafe.StringData(v2.Status.PodIP)))
 	same("token volume", unsafe.Pointer(&v1.Spec.Volumes[0]), unsafe.Pointer(&v2.Spec.Volumes[0]))
 	same("containers", unsafe.Pointer(&v1.Spec.Containers[0]), unsafe.Pointer(&v2.Spec.Containers[0]))
