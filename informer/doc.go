@@ -59,7 +59,10 @@
 //     rest's Update still keeps every field kcm does not model (tested
 //     against a real kube-apiserver). A Transform on a typed informer must
 //     assign new values to fields, not change the maps and slices it
-//     finds: those may be other cached objects' too.
+//     finds: those may be other cached objects' too. The decoder compares
+//     each object with the cached version it replaces
+//     (api.CompactCached), so an update costs little more memory than
+//     the fields it changed.
 //   - Run stops every goroutine it started before it returns, and returns
 //     the failures it met (joined, wrapped with the informer's name): the
 //     processor's ErrShutdownTimeout when handlers outlived

@@ -4,6 +4,7 @@ import (
 	"context"
 	"reflect"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -82,8 +83,21 @@ func NewFactory(client *rest.Client, o FactoryOptions) *Factory {
 // instead of their JSON, only the members their struct does not model —
 // read-only like every cached object, and still written back whole after
 // api.DeepCopy.
+//
+// The decoder compares each object with the cached version it replaces
+// (api.CompactCached), so a watch event's object shares nearly all of
+// its parts with that version.
 func For[S any, P api.TypedPtr[S]](f *Factory, res rest.Resource) *Informer[P] {
-	return get(f, res, reflect.TypeFor[P]().String(), api.Compact[S, P](), false)
+	var made atomic.Pointer[Informer[P]] // set once get returns; the decoder may run before
+	codec := api.CompactCached[S, P](func(namespace, name string) (P, bool) {
+		if inf := made.Load(); inf != nil {
+			return inf.cached(namespace, name)
+		}
+		return nil, false
+	})
+	inf := get(f, res, reflect.TypeFor[P]().String(), codec, false)
+	made.Store(inf)
+	return inf
 }
 
 // ForRaw returns the shared informer for res caching RawObjects (any

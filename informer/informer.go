@@ -8,6 +8,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unsafe"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/rs/zerolog"
@@ -179,6 +180,18 @@ func (i *Informer[T]) Name() string { return i.name }
 // Store returns a read-only view of the cache (client-go's GetIndexer,
 // without its writes): only the informer's apply loop writes the cache.
 func (i *Informer[T]) Store() store.View[T] { return i.store.View() }
+
+// cached returns the cached object named name in namespace, as the
+// default key function keys it ("namespace/name", or "name"), without
+// allocating the key.
+func (i *Informer[T]) cached(namespace, name string) (T, bool) {
+	if namespace == "" {
+		return i.store.Get(name)
+	}
+	var buf [128]byte
+	k := append(append(append(buf[:0], namespace...), '/'), name...)
+	return i.store.Get(unsafe.String(unsafe.SliceData(k), len(k)))
+}
 
 // Lister returns a lister over the cache.
 func (i *Informer[T]) Lister() Lister[T] { return NewLister(i.store.View(), i.name) }

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"bytes"
 	"fmt"
 	"hash/maphash"
 	"reflect"
@@ -39,11 +40,46 @@ func Compact[S any, P TypedPtr[S]]() Codec[P] {
 	return compactCodec[S, P]{t: compactTypeOf[S](), last: new(atomic.Pointer[S])}
 }
 
+// CompactCached is Compact for a cache of the objects it decodes, e.g.
+// an informer's: once the decoder has read an object's metadata, it
+// compares the rest of it (spec, status) with the cached object of the
+// same namespace and name, which find returns (false: none), rather
+// than with the object decoded before. A watch event's object is a new
+// version of a cached one, differing in a few fields: nearly every part
+// is then taken from the cached version as it is, where the object
+// decoded before — another pod, of another workload — would have
+// matched little and the parts would have been looked up in the tables
+// or kept as new. find is called from the decoding goroutine and must
+// be safe beside the cache's writer; what it returns is only read.
+func CompactCached[S any, P TypedPtr[S]](find func(namespace, name string) (P, bool)) Codec[P] {
+	c := compactCodec[S, P]{t: compactTypeOf[S](), last: new(atomic.Pointer[S])}
+	c.find = func(namespace, name string) unsafe.Pointer {
+		if cached, ok := find(namespace, name); ok && cached != nil {
+			return unsafe.Pointer(cached)
+		}
+		return nil
+	}
+	c.rehint = func(obj unsafe.Pointer) unsafe.Pointer {
+		m := P((*S)(obj)).GetObjectMeta()
+		if m.Name == "" {
+			return nil
+		}
+		return c.find(m.Namespace, m.Name)
+	}
+	return c
+}
+
 // compactCodec decodes into compact *S. last is the object it decoded
-// before, the hint of the next one's sharing.
+// before, the hint of the next one's sharing. With CompactCached, find
+// returns the cached object of a namespace and name (nil: none), the
+// hint of the whole object when the managedFields cut has read its name
+// already, and rehint the hint of the members after the metadata
+// otherwise.
 type compactCodec[S any, P TypedPtr[S]] struct {
-	t    *compactType
-	last *atomic.Pointer[S]
+	t      *compactType
+	last   *atomic.Pointer[S]
+	find   func(namespace, name string) unsafe.Pointer
+	rehint func(obj unsafe.Pointer) unsafe.Pointer
 }
 
 // Decode implements Codec. data is not kept.
@@ -66,8 +102,18 @@ func (c compactCodec[S, P]) decode(data []byte, strip bool) (P, error) {
 		data = sc.cutManagedFields(data)
 	}
 	hint := unsafe.Pointer(c.last.Load())
+	rehint := c.rehint
+	if c.find != nil && sc.named {
+		if h := c.find(unsafe.String(unsafe.SliceData(sc.ns), len(sc.ns)), unsafe.String(unsafe.SliceData(sc.name), len(sc.name))); h != nil {
+			hint, rehint = h, nil // the cached version is the hint of all of it
+		}
+	}
+	sc.named, sc.ns, sc.name = false, nil, nil // they point into data: keep nothing of it
 	p := P(new(S))
-	fd := fastDec{remScan: remScan{d: data, out: sc.ops[:0]}, pairs: sc.pairs[:0]}
+	fd := fastDec{remScan: remScan{d: data, out: sc.ops[:0]}, pairs: sc.pairs[:0], word: &sc.word}
+	if rehint != nil {
+		fd.meta, fd.rehint = c.t.meta, rehint
+	}
 	n, err := fd.object(c.t.schema, unsafe.Pointer(p), hint)
 	sc.ops, sc.pairs = fd.out, fd.pairs
 	if err == nil {
@@ -100,6 +146,7 @@ func (c compactCodec[S, P]) decode(data []byte, strip bool) (P, error) {
 type compactType struct {
 	name    string
 	schema  *jsSchema
+	meta    *jsField // the metadata member of the type's objects (nil: none)
 	plan    *sharePlan
 	marshal func(unsafe.Pointer) ([]byte, error)
 	empty   *remainder // shared by every object with nothing left over
@@ -120,6 +167,7 @@ func compactTypeOf[S any]() *compactType {
 	t := &compactType{name: rt.Name(), schema: schemaOf(rt), plan: planOf(rt),
 		marshal: func(p unsafe.Pointer) ([]byte, error) { return jsonx.Marshal((*S)(p)) }}
 	t.empty = &remainder{t: t}
+	t.meta = t.schema.fields["metadata"]
 	actual, _ := compactTypes.LoadOrStore(rt, t)
 	return actual.(*compactType)
 }
@@ -157,6 +205,12 @@ type scratch struct {
 	cut, ops []byte
 	meta     []jsonx.Member
 	pairs    []span
+	word     uint64
+	// The object's name and namespace as the managedFields cut found
+	// them in its metadata (named: a plain string name was found; no
+	// namespace member leaves ns empty); they point into the input.
+	named    bool
+	ns, name []byte
 }
 
 var scratchPool = sync.Pool{New: func() any { return &scratch{} }}
@@ -166,6 +220,7 @@ var scratchPool = sync.Pool{New: func() any { return &scratch{} }}
 // the top-level members only up to metadata, which the apiserver writes
 // first, and leaves malformed bytes to the decoder to report.
 func (sc *scratch) cutManagedFields(data []byte) []byte {
+	sc.named, sc.ns, sc.name = false, nil, nil
 	i := jsonx.SkipWS(data, 0)
 	if i >= len(data) || data[i] != '{' {
 		return data
@@ -204,6 +259,19 @@ func (sc *scratch) cutIn(data []byte, vs int) []byte {
 		return data
 	}
 	sc.meta = meta
+	sc.named, sc.ns, sc.name = false, nil, nil
+	for _, m := range meta {
+		v := data[m.ValStart:m.End]
+		if len(v) < 2 || v[0] != '"' || v[len(v)-1] != '"' || bytes.IndexByte(v, '\\') >= 0 {
+			continue
+		}
+		switch string(data[m.KeyStart:m.KeyEnd]) {
+		case "name":
+			sc.named, sc.name = len(v) > 2, v[1:len(v)-1]
+		case "namespace":
+			sc.ns = v[1 : len(v)-1]
+		}
+	}
 	for j, m := range meta {
 		if string(data[m.KeyStart:m.KeyEnd]) != "managedFields" {
 			continue

@@ -259,3 +259,62 @@ func TestCompactDecodesLikeTypedWhenStripping(t *testing.T) {
 		t.Fatalf("without the strip the rebuilt JSON must keep managedFields: %v", err)
 	}
 }
+
+// TestCompactCachedSharesWithTheVersionItReplaces: a new version of a
+// cached pod (a watch event's), decoded right after another workload's
+// pod, takes the parts it did not change from the cached version — even
+// those that are that pod's alone (its uid, IP, token volume), which the
+// object decoded before cannot give and the tables do not keep — and is
+// otherwise the same object Typed decodes, its JSON rebuilt as read. The
+// uid is read before the name is decoded: only the managedFields cut,
+// which finds the name first, can give its hint.
+func TestCompactCachedSharesWithTheVersionItReplaces(t *testing.T) {
+	cache := map[string]*api.Pod{}
+	c := api.StrippingManagedFields(api.CompactCached[api.Pod](func(namespace, name string) (*api.Pod, bool) {
+		p, ok := cache[namespace+"/"+name]
+		return p, ok
+	}))
+	decode := func(in []byte) *api.Pod {
+		t.Helper()
+		p, err := c.Decode(bytes.Clone(in))
+		if err != nil {
+			t.Fatal(err)
+		}
+		cache[p.Key()] = p
+		return p
+	}
+	for i := range 300 { // the tables learn which fields are unique per pod
+		decode(podgen.Pod(i))
+	}
+	const target = 100
+	v1 := cache[decode(podgen.Pod(target)).Key()]
+	decode(podgen.Pod(1000)) // another workload's pod: the object decoded before
+	in := podgen.PodVersion(target, 1, "999999")
+	v2 := decode(in)
+	if v2 == v1 || v2.ResourceVersion != "999999" {
+		t.Fatalf("the new version was not decoded: rv %q", v2.ResourceVersion)
+	}
+	same := func(what string, x, y unsafe.Pointer) {
+		t.Helper()
+		if x != y {
+			t.Errorf("%s not taken from the cached version", what)
+		}
+	}
+	same("uid", unsafe.Pointer(unsafe.StringData(v1.UID)), unsafe.Pointer(unsafe.StringData(v2.UID)))
+	same("pod IP", unsafe.Pointer(unsafe.StringData(v1.Status.PodIP)), unsafe.Pointer(unsafe.StringData(v2.Status.PodIP)))
+	same("token volume", unsafe.Pointer(&v1.Spec.Volumes[0]), unsafe.Pointer(&v2.Spec.Volumes[0]))
+	same("containers", unsafe.Pointer(&v1.Spec.Containers[0]), unsafe.Pointer(&v2.Spec.Containers[0]))
+	if v1.Status.ContainerStatuses[0].RestartCount == v2.Status.ContainerStatuses[0].RestartCount {
+		t.Error("podgen's new version is expected to restart its container")
+	}
+	typed, err := api.StrippingManagedFields(api.Typed[api.Pod]()).Decode(bytes.Clone(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a, b := mustMarshal(t, v2), mustMarshal(t, typed); !bytes.Equal(a, b) {
+		t.Errorf("typed fields differ from Typed's:\n got %s\nwant %s", a, b)
+	}
+	if !sameJSON(t, v2.Raw(), mustStrip(in)) {
+		t.Errorf("rebuilt JSON differs from the input:\n got %s\nwant %s", v2.Raw(), mustStrip(in))
+	}
+}

@@ -50,7 +50,13 @@
 //     value equal to the one at the same place in the object decoded
 //     before, or to one in small tables of recent values, is that one.
 //     Strings and values of fields that never repeat (names, uids, IPs,
-//     a pod's conditions) skip the tables.
+//     a pod's conditions) skip the tables. CompactCached, what informers
+//     use, compares with the cached version of the same object instead
+//     (found by the name the managedFields cut reads): a watch event's
+//     object then shares every part it did not change, its own ones too.
+//   - the decoder allocates only what is new: an array, or a pointed-to
+//     integer or bool, is decoded into scratch memory and copied out
+//     only when it differs from the hint's.
 //   - one pass over the bytes decodes, shares and writes the remainder
 //     (fastdecode.go); json-iterator decodes what that pass declines
 //     (duplicate keys, escaped keys, numbers spelt oddly, []byte fields),

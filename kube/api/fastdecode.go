@@ -34,6 +34,15 @@ var errSlowPath = errors.New("left to the slow path")
 type fastDec struct {
 	remScan
 	pairs []span // a map's members: key and value spans
+	// rehint, when set, gives the hint of the top-level object's members
+	// after meta, its metadata field, from the decoded object (see
+	// CompactCached).
+	meta   *jsField
+	rehint func(obj unsafe.Pointer) unsafe.Pointer
+	// word is where a pointed-to integer or bool is decoded before it is
+	// known to need a target of its own (see ptrInto): the scratch's, so
+	// that taking its address does not move the decoder to the heap.
+	word *uint64
 }
 
 // object decodes d into p, a zeroed value of struct schema s, sharing
@@ -81,12 +90,10 @@ func (f *fastDec) structInto(i int, s *jsSchema, p, hint unsafe.Pointer) (end, n
 				return 0, 0, errSlowPath
 			}
 		}
-		ks, ke, vs, err := f.plainKey(i)
+		ks, ke, vs, fl, err := f.memberKey(i, s, prev)
 		if err != nil {
 			return 0, 0, err
 		}
-		key := d[ks+1 : ke-1]
-		fl := s.guess(prev, key)
 		if fl == nil {
 			ve, err := validValue(d, vs)
 			if err != nil {
@@ -119,6 +126,11 @@ func (f *fastDec) structInto(i int, s *jsSchema, p, hint unsafe.Pointer) (end, n
 		if i, err = f.valueInto(&nops, d[ks:ke], -1, vs, fl.s, fp, fh, fl); err != nil {
 			return 0, 0, err
 		}
+		if fl == f.meta && f.rehint != nil {
+			if h := f.rehint(p); h != nil {
+				hint = h
+			}
+		}
 	}
 	for _, fl := range s.emitted {
 		if seen[fl.idx/64]&(1<<(fl.idx%64)) == 0 {
@@ -126,6 +138,42 @@ func (f *fastDec) structInto(i int, s *jsSchema, p, hint unsafe.Pointer) (end, n
 		}
 	}
 	return end, nops, nil
+}
+
+// memberKey reads the key of the member at d[i] of an object of struct
+// schema s, whose previous member was field prev (nil: none): its span
+// with quotes [ks, ke), where the value starts, and the field it names
+// (nil: one the struct does not model). The key the guess expects is
+// compared in place, without scanning it byte by byte first.
+func (f *fastDec) memberKey(i int, s *jsSchema, prev *jsField) (ks, ke, vs int, fl *jsField, err error) {
+	d := f.d
+	next := &s.first
+	if prev != nil {
+		next = &prev.next
+	}
+	if g := next.Load(); g != nil && g.bare && d[i] == '"' {
+		if j := i + 1 + len(g.key); j < len(d) && d[j] == '"' && string(d[i+1:j]) == g.key {
+			c := j + 1
+			if c < len(d) && d[c] == ':' {
+				c++
+			} else if c = jsonx.SkipWS(d, c); c >= len(d) || d[c] != ':' {
+				return 0, 0, 0, nil, errSlowPath
+			} else {
+				c++
+			}
+			if vs = c; vs < len(d) && d[vs] > ' ' {
+				return i, j + 1, vs, g, nil
+			}
+			if vs = jsonx.SkipWS(d, vs); vs >= len(d) {
+				return 0, 0, 0, nil, errSlowPath
+			}
+			return i, j + 1, vs, g, nil
+		}
+	}
+	if ks, ke, vs, err = f.plainKey(i); err != nil {
+		return 0, 0, 0, nil, err
+	}
+	return ks, ke, vs, s.guess(prev, d[ks+1:ke-1]), nil
 }
 
 // guess returns the field of key: the one that followed prev last time
@@ -200,12 +248,15 @@ func isDelim(c byte) bool {
 	return c == ',' || c == '}' || c == ']' || c == ' ' || c == '\t' || c == '\n' || c == '\r'
 }
 
+// emptyArray backs the empty, non-nil slices the decoder makes.
+var emptyArray [0]uint64
+
 // emptyInto sets the slice or map at p to an empty, non-nil one, as
 // json-iterator decodes [] and {}.
 func emptyInto(s *jsSchema, p unsafe.Pointer) {
 	switch s.kind {
 	case jsSlice:
-		reflect.NewAt(s.typ, p).Elem().Set(reflect.MakeSlice(s.typ, 0, 0))
+		*(*sliceHeader)(p) = sliceHeader{data: unsafe.Pointer(&emptyArray)}
 	case jsMap:
 		reflect.NewAt(s.typ, p).Elem().Set(reflect.MakeMap(s.typ))
 	}

@@ -47,10 +47,10 @@ func (f *fastDec) stringInto(vs int, p, hint unsafe.Pointer, fl *jsField) (int, 
 	case hint != nil && *(*string)(hint) == string(b):
 		*str = *(*string)(hint)
 		if fl != nil {
-			noteRepeat(&fl.tries, &fl.hit)
+			noteRepeat(&fl.count)
 		}
 	case fl != nil:
-		*str = internCounted(b, &fl.tries, &fl.hit, "")
+		*str = internCounted(b, &fl.count, "")
 	default:
 		*str, _ = shareBytes(b, "")
 	}
@@ -174,12 +174,19 @@ func (f *fastDec) intOrStringInto(nops *int, key []byte, idx, vs int, p unsafe.P
 
 // ptrInto decodes the value at d[vs] into a new target for the pointer
 // at p, then shares it: the hint's target when equal, else the table's.
+//
+// A pointer to an integer or a bool (a grace period, a port, a flag) is
+// decoded into the decoder's scratch word first, and a target is only
+// allocated when the hint's is not equal.
 func (f *fastDec) ptrInto(nops *int, key []byte, idx, vs int, s *jsSchema, p, hint unsafe.Pointer, fl *jsField) (int, error) {
-	target := reflect.New(s.elem.typ).UnsafePointer()
 	var ht unsafe.Pointer
 	if hint != nil {
 		ht = *(*unsafe.Pointer)(hint)
 	}
+	if k := s.elem.kind; k == jsInt || k == jsBool {
+		return f.scalarPtrInto(nops, key, idx, vs, s, p, ht, fl)
+	}
+	target := reflect.New(s.elem.typ).UnsafePointer()
 	end, err := f.valueInto(nops, key, idx, vs, s.elem, target, ht, fl)
 	if err != nil {
 		return 0, err
@@ -189,7 +196,7 @@ func (f *fastDec) ptrInto(nops *int, key []byte, idx, vs int, s *jsSchema, p, hi
 	case ht != nil && plan.equal(target, ht):
 		target = ht
 		if fl != nil {
-			noteRepeat(&fl.tries, &fl.hit)
+			noteRepeat(&fl.count)
 		}
 	case !plan.own:
 		target = fl.shareValue(plan, target, plan.size, 0)
@@ -198,84 +205,31 @@ func (f *fastDec) ptrInto(nops *int, key []byte, idx, vs int, s *jsSchema, p, hi
 	return end, nil
 }
 
-// sliceInto decodes the array at d[vs] into a slice of exactly its
-// length at p, then shares it like ptrInto.
-func (f *fastDec) sliceInto(nops *int, key []byte, idx, vs int, s *jsSchema, p, hint unsafe.Pointer, fl *jsField) (int, error) {
-	d := f.d
-	if d[vs] != '[' {
-		return 0, errSlowPath
+// scalarPtrInto is ptrInto for a pointer to an integer or a bool, whose
+// hint's target is ht.
+func (f *fastDec) scalarPtrInto(nops *int, key []byte, idx, vs int, s *jsSchema, p, ht unsafe.Pointer, fl *jsField) (int, error) {
+	if f.word == nil {
+		f.word = new(uint64)
 	}
-	n, err := countElements(d, vs)
+	*f.word = 0
+	word := unsafe.Pointer(f.word)
+	end, err := f.valueInto(nops, key, idx, vs, s.elem, word, ht, fl)
 	if err != nil {
 		return 0, err
 	}
-	h := (*sliceHeader)(p)
-	if n == 0 {
-		emptyInto(s, p)
-		return jsonx.SkipValueFast(d, vs)
-	}
-	h.data, h.len, h.cap = reflect.MakeSlice(s.typ, n, n).UnsafePointer(), n, n
-	var hh *sliceHeader
-	if hint != nil {
-		hh = (*sliceHeader)(hint)
-	}
 	size := s.elem.typ.Size()
-	start := f.open(nops, key, idx)
-	inner, i := 0, vs+1
-	for k := range n {
-		if i = jsonx.SkipWS(d, i); k > 0 {
-			if d[i] != ',' {
-				return 0, errSlowPath
-			}
-			i = jsonx.SkipWS(d, i+1)
-		}
-		var eh unsafe.Pointer
-		if hh != nil && k < hh.len {
-			eh = unsafe.Add(hh.data, uintptr(k)*size)
-		}
-		if i, err = f.valueInto(&inner, nil, k, i, s.elem, unsafe.Add(h.data, uintptr(k)*size), eh, nil); err != nil {
-			return 0, err
-		}
-	}
-	f.close(nops, start, inner)
-	if i = jsonx.SkipWS(d, i); i >= len(d) || d[i] != ']' {
-		return 0, errSlowPath
-	}
-	plan := s.share
-	switch {
-	case hh != nil && hh.len == n && (hh.data == h.data || plan.elementsEqual(h.data, hh.data, n)):
-		h.data = hh.data
+	plan := s.elem.share
+	if ht != nil && plan.equal(word, ht) {
+		*(*unsafe.Pointer)(p) = ht
 		if fl != nil {
-			noteRepeat(&fl.tries, &fl.hit)
+			noteRepeat(&fl.count)
 		}
-	case !plan.elem.own:
-		h.data = fl.shareValue(plan, h.data, uintptr(n)*size, n)
+		return end, nil
 	}
-	return i + 1, nil
-}
-
-// countElements returns how many values the array at d[i] == '[' holds.
-func countElements(d []byte, i int) (int, error) {
-	n := 0
-	for i++; ; n++ {
-		if i = jsonx.SkipWS(d, i); i >= len(d) {
-			return 0, errSlowPath
-		}
-		if d[i] == ']' {
-			return n, nil
-		}
-		if n > 0 {
-			if d[i] != ',' {
-				return 0, errSlowPath
-			}
-			i++
-		}
-		end, err := jsonx.SkipValueFast(d, i)
-		if err != nil || end <= i {
-			return 0, errSlowPath
-		}
-		i = end
-	}
+	target := reflect.New(s.elem.typ).UnsafePointer()
+	copy(unsafe.Slice((*byte)(target), size), unsafe.Slice((*byte)(word), size))
+	*(*unsafe.Pointer)(p) = fl.shareValue(plan, target, plan.size, 0)
+	return end, nil
 }
 
 // stringMapInto decodes the object at d[vs] into the map[string]string
@@ -388,18 +342,12 @@ func (fl *jsField) shareValue(plan *sharePlan, ptr unsafe.Pointer, n uintptr, le
 	if fl == nil {
 		return shareValue(plan, ptr, n, length, nil)
 	}
-	tries := fl.tries.Add(1)
-	hit := fl.hit.Load()
-	if tries >= minTries && hit*uniqueRatio < tries && tries%sampleEvery != 0 {
+	if skip(fl.count.add(1, 0)) {
 		return ptr
 	}
 	out := shareValue(plan, ptr, n, length, nil)
 	if out != ptr {
-		hit = fl.hit.Add(1)
-	}
-	if tries >= decayAt {
-		fl.tries.Store(tries / 2)
-		fl.hit.Store(hit / 2)
+		fl.count.add(0, 1)
 	}
 	return out
 }

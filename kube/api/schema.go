@@ -51,6 +51,11 @@ type jsSchema struct {
 	share  *sharePlan
 	bits   int
 	signed bool
+	// arrays are the array types of short backing arrays of a slice
+	// schema, made when first needed (see newArray).
+	arrays [9]atomic.Pointer[reflect.Type]
+	// spare is a slice schema's scratch array (see takeArray).
+	spare atomic.Pointer[scratchArray]
 }
 
 // jsField is one field of a struct schema.
@@ -60,13 +65,14 @@ type jsField struct {
 	omitZero bool    // the marshaller leaves the field out when it is zero
 	idx      int     // position among the struct's fields (duplicate detection)
 	off      uintptr // offset in the struct (inlined fields included)
+	bare     bool    // the key is written without escapes: it can be compared in place
 	// next guesses the key after this one (the one that followed it
 	// last): objects of a type spell their keys in the same order, so
 	// one comparison usually replaces a map lookup.
 	next atomic.Pointer[jsField]
-	// tries and hit count the table lookups of a string field's values:
-	// see shareField.lookup.
-	tries, hit atomic.Uint32
+	// count counts the table lookups of a string field's values: see
+	// shareField.lookup.
+	count useCount
 }
 
 // maxSchemaFields bounds a struct's fields (the remainder's duplicate-key
@@ -185,7 +191,8 @@ func addFields(s *jsSchema, t reflect.Type, base uintptr) {
 		if _, dup := s.fields[name]; dup {
 			continue // the shallower field wins, as in encoding/json
 		}
-		s.fields[name] = &jsField{key: name, s: buildSchema(f.Type), idx: len(s.fields), off: base + f.Offset}
+		s.fields[name] = &jsField{key: name, s: buildSchema(f.Type), idx: len(s.fields), off: base + f.Offset,
+			bare: !strings.ContainsFunc(name, func(r rune) bool { return r == '"' || r == '\\' || r < ' ' })}
 	}
 }
 

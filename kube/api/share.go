@@ -72,9 +72,9 @@ type span struct{ off, n uintptr }
 // shareField is one field of a struct to walk: its offset and plan, and
 // for a string field how often its values were found in the table.
 type shareField struct {
-	off        uintptr
-	plan       *sharePlan
-	tries, hit atomic.Uint32
+	off   uintptr
+	plan  *sharePlan
+	count useCount
 }
 
 // Looking up a string field's values stops when, over at least
@@ -300,32 +300,44 @@ func (f *shareField) lookup(s string) string {
 	if f == nil {
 		return shareString(s)
 	}
-	return internCounted(unsafe.Slice(unsafe.StringData(s), len(s)), &f.tries, &f.hit, s)
+	return internCounted(unsafe.Slice(unsafe.StringData(s), len(s)), &f.count, s)
 }
 
-// noteRepeat counts a value of a field (tries, hit) found equal to the
-// previous object's: the field's values repeat, so they are worth the
-// table when the hint misses. Without it a field whose values repeat in
-// runs (a ReplicaSet's name in its pods' owner references) would be
-// judged by its table lookups alone, which happen where a run starts —
-// all misses.
-func noteRepeat(tries, hit *atomic.Uint32) {
-	n, h := tries.Add(1), hit.Add(1)
+// noteRepeat counts a value of a field (c) found equal to the previous
+// object's: the field's values repeat, so they are worth the table when
+// the hint misses. Without it a field whose values repeat in runs (a
+// ReplicaSet's name in its pods' owner references) would be judged by
+// its table lookups alone, which happen where a run starts — all misses.
+func noteRepeat(c *useCount) { c.add(1, 1) }
+
+// useCount counts the values of a field looked up (tries, the high 32
+// bits) and those found (hit, the low 32 bits), in one word so that a
+// count is one atomic operation. Counts halve past decayAt.
+type useCount struct{ v atomic.Uint64 }
+
+// add adds tries and hits and returns the counts.
+func (c *useCount) add(tries, hits uint64) (n, h uint32) {
+	v := c.v.Add(tries<<32 | hits)
+	n, h = uint32(v>>32), uint32(v)
 	if n >= decayAt {
-		tries.Store(n / 2)
-		hit.Store(h / 2)
+		c.v.Store(uint64(n/2)<<32 | uint64(h/2))
 	}
+	return n, h
+}
+
+// skip reports whether a field whose counts are n tries and h hits is
+// judged unique, and this try is not a sample: its values skip the table.
+func skip(n, h uint32) bool {
+	return n >= minTries && h*uniqueRatio < n && n%sampleEvery != 0
 }
 
 // internCounted returns the string in the table whose bytes are b, or
 // a string of b (own, when it is not empty, else a new one), which takes
-// the table's slot — unless tries and hit, the counts of the field b is
-// a value of, say the field's values are unique: then the table is
-// skipped but for one sample in sampleEvery.
-func internCounted(b []byte, tries, hit *atomic.Uint32, own string) string {
-	n := tries.Add(1)
-	h := hit.Load()
-	if n >= minTries && h*uniqueRatio < n && n%sampleEvery != 0 {
+// the table's slot — unless c, the counts of the field b is a value of,
+// say the field's values are unique: then the table is skipped but for
+// one sample in sampleEvery.
+func internCounted(b []byte, c *useCount, own string) string {
+	if skip(c.add(1, 0)) {
 		if own == "" {
 			own = string(b)
 		}
@@ -333,11 +345,7 @@ func internCounted(b []byte, tries, hit *atomic.Uint32, own string) string {
 	}
 	out, found := shareBytes(b, own)
 	if found {
-		h = hit.Add(1)
-	}
-	if n >= decayAt {
-		tries.Store(n / 2)
-		hit.Store(h / 2)
+		c.add(0, 1)
 	}
 	return out
 }

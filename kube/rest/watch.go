@@ -1,6 +1,7 @@
 package rest
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -78,6 +79,12 @@ func (w *Watcher[T]) Next() (WatchEvent[T], error) {
 	if err != nil {
 		return WatchEvent[T]{}, err
 	}
+	if cs, ok := w.src.(*chunkedSource); ok {
+		// The scanner that cut the frame saw where its last member ends.
+		if start, end, ok := cs.fr.scan.LastChild(); ok {
+			return decodeEventAt(frame, start, end, w.codec, w.path)
+		}
+	}
 	return decodeEvent(frame, w.codec, w.path)
 }
 
@@ -89,6 +96,25 @@ func (w *Watcher[T]) Close() error {
 		err = w.src.close()
 	})
 	return err
+}
+
+// decodeEventAt is decodeEvent for a frame whose last container member
+// spans frame[start:end] (jsonx.Scanner.LastChild): an envelope of the
+// apiserver's shape whose object is that member is split without
+// reading the object again.
+func decodeEventAt[T api.Object](frame []byte, start, end int, codec api.Codec[T], path string) (ev WatchEvent[T], err error) {
+	typ, objStart, ok := quickSplit(frame)
+	if !ok || objStart != start || !closesAt(frame, end) {
+		return decodeEvent(frame, codec, path)
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("%w: watch event: %v", api.ErrDecode, p)
+		}
+	}()
+	ev.Type, ev.Size = typ, len(frame)
+	ev.Object, err = api.DecodeBorrowed(codec, frame[start:end])
+	return ev, err
 }
 
 // decodeEvent decodes one event frame. The frame may be a slice of a read
@@ -119,10 +145,47 @@ func decodeEvent[T api.Object](frame []byte, codec api.Codec[T], path string) (e
 	return ev, fmt.Errorf("%w: unknown watch event type %q", api.ErrDecode, typ)
 }
 
+// knownEventTypes are the event types by their quoted spelling.
+var knownEventTypes = map[string]EventType{
+	`"ADDED"`: Added, `"MODIFIED"`: Modified, `"DELETED"`: Deleted, `"BOOKMARK"`: Bookmark, `"ERROR"`: Error,
+}
+
+// quickSplit reads the start of an envelope of the shape the apiserver
+// writes, {"type":"T","object":{...}}, T an object event's type: it
+// returns T and where the object starts. Any other start — keys in
+// another order, spaces, an escape, an ERROR event — is left to
+// splitEvent (ok false).
+func quickSplit(frame []byte) (typ EventType, objStart int, ok bool) {
+	const prefix, objectKey = `{"type":"`, `,"object":{`
+	if !bytes.HasPrefix(frame, []byte(prefix)) {
+		return "", 0, false
+	}
+	q := bytes.IndexByte(frame[len(prefix):], '"')
+	if q < 0 {
+		return "", 0, false
+	}
+	typEnd := len(prefix) + q + 1
+	if typ, ok = knownEventTypes[string(frame[len(prefix)-1:typEnd])]; !ok || typ == Error {
+		return "", 0, false
+	}
+	if !bytes.HasPrefix(frame[typEnd:], []byte(objectKey)) {
+		return "", 0, false
+	}
+	return typ, typEnd + len(objectKey) - 1, true
+}
+
+// closesAt reports whether only whitespace and the envelope's closing
+// brace follow frame[:end]: the member ending there is the last.
+func closesAt(frame []byte, end int) bool {
+	i := jsonx.SkipWS(frame, end)
+	return i < len(frame) && frame[i] == '}' && jsonx.SkipWS(frame, i+1) == len(frame)
+}
+
 // splitEvent finds the type and the object of an event envelope
 // {"type":"...","object":{...}} by scanning, without decoding the object.
 func splitEvent(frame []byte) (EventType, []byte, error) {
-	ms, err := jsonx.Members(frame, 0)
+	var buf [4]jsonx.Member // an envelope has two members: no allocation
+	ms, err := jsonx.MembersInto(buf[:0], frame, 0)
 	if err != nil {
 		return "", nil, fmt.Errorf("%w: watch event: %w", api.ErrDecode, err)
 	}
@@ -132,6 +195,10 @@ func splitEvent(frame []byte) (EventType, []byte, error) {
 		v := frame[m.ValStart:m.End]
 		switch string(frame[m.KeyStart:m.KeyEnd]) {
 		case "type":
+			if t, ok := knownEventTypes[string(v)]; ok {
+				typ = t // the common types without allocating
+				continue
+			}
 			s, ok := jsonx.Unquote(v)
 			if !ok {
 				return "", nil, fmt.Errorf("%w: watch event type %.40q is not a string", api.ErrDecode, v)

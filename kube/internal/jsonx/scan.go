@@ -1,7 +1,6 @@
 package jsonx
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 )
@@ -83,12 +82,16 @@ type Member struct {
 
 // Members lists the members of the object starting at d[i] == '{'
 // (after whitespace).
-func Members(d []byte, i int) ([]Member, error) {
+func Members(d []byte, i int) ([]Member, error) { return MembersInto(nil, d, i) }
+
+// MembersInto is Members appending to out (which may be a reused or
+// stack buffer). Keys and values are skipped with SkipStringFast and
+// SkipValueFast: the same shallow rules as SkipString and SkipValue.
+func MembersInto(out []Member, d []byte, i int) ([]Member, error) {
 	i = SkipWS(d, i)
 	if i >= len(d) || d[i] != '{' {
 		return nil, errors.New("expected an object")
 	}
-	var out []Member
 	i++
 	for {
 		i = SkipWS(d, i)
@@ -106,7 +109,7 @@ func Members(d []byte, i int) ([]Member, error) {
 			return nil, fmt.Errorf("expected a key at byte %d", i)
 		}
 		m := Member{Start: i, KeyStart: i + 1}
-		ke, err := SkipString(d, i)
+		ke, err := SkipStringFast(d, i)
 		if err != nil {
 			return nil, err
 		}
@@ -116,7 +119,7 @@ func Members(d []byte, i int) ([]Member, error) {
 			return nil, fmt.Errorf("expected ':' at byte %d", i)
 		}
 		m.ValStart = SkipWS(d, i+1)
-		if m.End, err = SkipValue(d, m.ValStart); err != nil {
+		if m.End, err = SkipValueFast(d, m.ValStart); err != nil {
 			return nil, err
 		}
 		out = append(out, m)
@@ -125,11 +128,11 @@ func Members(d []byte, i int) ([]Member, error) {
 }
 
 // SkipStringFast is SkipString for long strings: it jumps from quote to
-// quote with bytes.IndexByte, and a quote ends the string when an even
+// quote with quoteIndex, and a quote ends the string when an even
 // number of backslashes precede it.
 func SkipStringFast(d []byte, i int) (int, error) {
 	for j := i + 1; ; {
-		k := bytes.IndexByte(d[j:], '"')
+		k := quoteIndex(d[j:])
 		if k < 0 {
 			return 0, ErrIncomplete
 		}

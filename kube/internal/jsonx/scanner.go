@@ -1,7 +1,5 @@
 package jsonx
 
-import "bytes"
-
 // Scanner finds where one JSON value ends in bytes that arrive in pieces,
 // with the same shallow rules as SkipValue (containers matched by depth,
 // strings skipped with their escapes, scalars ended by a delimiter). It
@@ -16,6 +14,17 @@ type Scanner struct {
 	first    byte // the value's first byte; 0 before the first Scan
 	inString bool
 	strStart int // where the open string's quote is
+	// The last container directly inside the value (at depth 1): where
+	// it starts and ends; see LastChild.
+	childStart, childEnd int
+}
+
+// LastChild returns where the last object or array directly inside the
+// value starts and ends (end exclusive), once Scan has completed the
+// value: for a watch event {"type":"ADDED","object":{...}}, the object.
+// ok is false when the value holds no container.
+func (s *Scanner) LastChild() (start, end int, ok bool) {
+	return s.childStart, s.childEnd, s.childEnd > s.childStart
 }
 
 // Reset prepares s for a new value.
@@ -62,7 +71,7 @@ func (s *Scanner) Scan(v []byte) (int, error) {
 	i := s.pos
 	for i < len(v) {
 		if s.inString {
-			k := bytes.IndexByte(v[i:], '"')
+			k := quoteIndex(v[i:])
 			if k < 0 {
 				s.pos = len(v)
 				return 0, ErrIncomplete
@@ -89,9 +98,15 @@ func (s *Scanner) Scan(v []byte) (int, error) {
 		case 1:
 			s.inString, s.strStart = true, i
 		case 2:
+			if s.depth == 1 {
+				s.childStart = i
+			}
 			s.depth++
 		case 3:
 			s.depth--
+			if s.depth == 1 {
+				s.childEnd = i + 1
+			}
 			if s.depth == 0 {
 				s.pos = i + 1
 				return i + 1, nil

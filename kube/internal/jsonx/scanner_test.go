@@ -55,3 +55,37 @@ func TestScannerIncomplete(t *testing.T) {
 		t.Error("Reset must forget the last value")
 	}
 }
+
+// TestScannerLastChild: once a value is complete, LastChild spans the
+// last object or array directly inside it, however the value was cut
+// into pieces; a value with no container directly inside has none.
+func TestScannerLastChild(t *testing.T) {
+	tests := []struct {
+		value, child string // child "": none
+	}{
+		{`{"type":"ADDED","object":{"a":{"b":[1,"}"]}}}`, `{"a":{"b":[1,"}"]}}`},
+		{`{"a":{"b":1},"c":[2,{}],"d":3}`, `[2,{}]`},
+		{`[{"x":"]"},[]]`, `[]`},
+		{`{"a":1,"b":"{}"}`, ""},
+		{`"{[]}"`, ""},
+	}
+	for _, tc := range tests {
+		for cut := 1; cut <= len(tc.value); cut++ {
+			var s Scanner
+			end, err := s.Scan([]byte(tc.value[:cut]))
+			if err != nil {
+				end, err = s.Scan([]byte(tc.value))
+			}
+			if err != nil || end != len(tc.value) {
+				t.Fatalf("%s cut at %d: end %d, %v", tc.value, cut, end, err)
+			}
+			start, stop, ok := s.LastChild()
+			switch {
+			case tc.child == "" && ok:
+				t.Fatalf("%s: a last child %q where there is none", tc.value, tc.value[start:stop])
+			case tc.child != "" && (!ok || tc.value[start:stop] != tc.child):
+				t.Fatalf("%s cut at %d: last child [%d:%d] ok=%v, want %s", tc.value, cut, start, stop, ok, tc.child)
+			}
+		}
+	}
+}

@@ -1,0 +1,184 @@
+package api
+
+import (
+	"reflect"
+	"unsafe"
+
+	"github.com/kcmlab/kcm/kube/internal/jsonx"
+)
+
+// The fast path's arrays (see fastdecode.go): a slice is decoded into
+// its schema's scratch array and given an array of its own only when it
+// differs from the hint's.
+
+// sliceInto decodes the array at d[vs] into a slice of exactly its
+// length at p, then shares it like ptrInto.
+//
+// The elements are decoded into the schema's scratch array first (see
+// takeArray): when they equal the hint's — the previous object's
+// conditions, ports, tolerations, or the cached version's everything —
+// the hint's array is taken and nothing is allocated; otherwise they are
+// copied into an array of exactly their length. The scratch is sized
+// from the hint's length, which is usually the array's, so the array is
+// read once; without a hint its elements are counted first. A wrong
+// guess costs a copy: the scratch grows by doubling.
+func (f *fastDec) sliceInto(nops *int, key []byte, idx, vs int, s *jsSchema, p, hint unsafe.Pointer, fl *jsField) (int, error) {
+	d := f.d
+	if d[vs] != '[' {
+		return 0, errSlowPath
+	}
+	i := jsonx.SkipWS(d, vs+1)
+	if i >= len(d) {
+		return 0, errSlowPath
+	}
+	if d[i] == ']' {
+		emptyInto(s, p)
+		return i + 1, nil
+	}
+	var hh *sliceHeader
+	if hint != nil {
+		hh = (*sliceHeader)(hint)
+	}
+	size := s.elem.typ.Size()
+	var n int
+	if hh != nil && hh.len > 0 {
+		n = hh.len
+	} else {
+		var err error
+		if n, err = countElements(d, vs); err != nil {
+			return 0, err
+		}
+	}
+	buf := s.takeArray(n)
+	h := &buf.h // on an error buf is dropped, never reused half-filled
+	start := f.open(nops, key, idx)
+	inner := 0
+	for k := 0; ; k++ {
+		if k > 0 {
+			if i = jsonx.SkipWS(d, i); i >= len(d) {
+				return 0, errSlowPath
+			}
+			if d[i] == ']' {
+				break
+			}
+			if d[i] != ',' {
+				return 0, errSlowPath
+			}
+			i = jsonx.SkipWS(d, i+1)
+			if i >= len(d) {
+				return 0, errSlowPath
+			}
+		}
+		if k == h.cap {
+			s.grow(h)
+		}
+		h.len = k + 1
+		var eh unsafe.Pointer
+		if hh != nil && k < hh.len {
+			eh = unsafe.Add(hh.data, uintptr(k)*size)
+		}
+		var err error
+		if i, err = f.valueInto(&inner, nil, k, i, s.elem, unsafe.Add(h.data, uintptr(k)*size), eh, nil); err != nil {
+			return 0, err
+		}
+	}
+	f.close(nops, start, inner)
+	n = h.len
+	plan := s.share
+	if hh != nil && hh.len == n && plan.elementsEqual(h.data, hh.data, n) {
+		*(*sliceHeader)(p) = sliceHeader{data: hh.data, len: n, cap: n}
+		s.putArray(buf)
+		if fl != nil {
+			noteRepeat(&fl.count)
+		}
+		return i + 1, nil
+	}
+	*(*sliceHeader)(p) = sliceHeader{data: s.newArray(n), len: n, cap: n}
+	reflect.Copy(reflect.NewAt(s.typ, p).Elem(), reflect.NewAt(s.typ, unsafe.Pointer(h)).Elem())
+	s.putArray(buf)
+	if !plan.elem.own {
+		dst := (*sliceHeader)(p)
+		dst.data = fl.shareValue(plan, dst.data, uintptr(n)*size, n)
+	}
+	return i + 1, nil
+}
+
+// scratchArray is a slice schema's scratch: a backing array elements are
+// decoded into before it is known whether they need one of their own.
+type scratchArray struct{ h sliceHeader }
+
+// takeArray returns the schema's scratch array, zeroed, with room for at
+// least n elements, or a new one when another decode holds it (another
+// goroutine, or an array of the same type nested in this one).
+func (s *jsSchema) takeArray(n int) *scratchArray {
+	if b := s.spare.Swap(nil); b != nil && b.h.cap >= n {
+		return b
+	}
+	b := &scratchArray{}
+	b.h.data, b.h.cap = reflect.MakeSlice(s.typ, 0, max(n, 4)).UnsafePointer(), max(n, 4)
+	return b
+}
+
+// putArray zeroes the elements b holds (so that it keeps nothing alive
+// and decodes into zeroed values next time) and makes it the schema's
+// scratch again.
+func (s *jsSchema) putArray(b *scratchArray) {
+	reflect.NewAt(s.typ, unsafe.Pointer(&b.h)).Elem().Clear()
+	b.h.len = 0
+	if b.h.cap <= maxScratchElems {
+		s.spare.Store(b)
+	}
+}
+
+// maxScratchElems bounds the scratch array a schema keeps between
+// decodes: a rare long array does not stay pinned.
+const maxScratchElems = 64
+
+// newArray returns a zeroed backing array of n elements for a slice of
+// schema s. Arrays of up to len(s.arrays) elements — nearly all of an
+// object's — are allocated as an array type made once: one allocation,
+// where reflect.MakeSlice makes two (the array and a slice header).
+func (s *jsSchema) newArray(n int) unsafe.Pointer {
+	if n >= len(s.arrays) {
+		return reflect.MakeSlice(s.typ, n, n).UnsafePointer()
+	}
+	t := s.arrays[n].Load()
+	if t == nil {
+		at := reflect.ArrayOf(n, s.elem.typ)
+		t = &at
+		s.arrays[n].Store(t)
+	}
+	return reflect.New(*t).UnsafePointer()
+}
+
+// grow doubles the backing array of the slice h (of schema s), keeping
+// its elements.
+func (s *jsSchema) grow(h *sliceHeader) {
+	bigger := reflect.MakeSlice(s.typ, h.len, 2*h.cap)
+	reflect.Copy(bigger, reflect.NewAt(s.typ, unsafe.Pointer(h)).Elem())
+	h.data, h.cap = bigger.UnsafePointer(), bigger.Cap()
+}
+
+// countElements returns how many values the array at d[i] == '[' holds.
+func countElements(d []byte, i int) (int, error) {
+	n := 0
+	for i++; ; n++ {
+		if i = jsonx.SkipWS(d, i); i >= len(d) {
+			return 0, errSlowPath
+		}
+		if d[i] == ']' {
+			return n, nil
+		}
+		if n > 0 {
+			if d[i] != ',' {
+				return 0, errSlowPath
+			}
+			i++
+		}
+		end, err := jsonx.SkipValueFast(d, i)
+		if err != nil || end <= i {
+			return 0, errSlowPath
+		}
+		i = end
+	}
+}
