@@ -56,7 +56,12 @@ func decodeRaw(data []byte, strip bool) (*RawObject, error) {
 		return o, nil
 	}
 	m := top[meta]
-	metaJSON, raw, err := cutManagedFields(data, m.ValStart, m.End, metaMembers, strip)
+	var buf *[]byte
+	if strip {
+		buf = getScratch()
+		defer putScratch(buf)
+	}
+	metaJSON, raw, err := cutManagedFields(data, m.ValStart, m.End, metaMembers, strip, scratchOf(buf))
 	if err != nil {
 		return nil, err
 	}
@@ -65,7 +70,20 @@ func decodeRaw(data []byte, strip bool) (*RawObject, error) {
 	}
 	shareMaps(data, metaMembers, &o.ObjectMeta)
 	internMeta(&o.ObjectMeta)
-	o.SetRaw(raw)
+	cut := strip && len(raw) > 0 && &raw[0] != &data[0] // raw is the scratch buffer
+	if cut {
+		*buf = raw[:0] // keep what it grew to
+	}
+	switch {
+	case !strip:
+		o.SetRaw(raw)
+	case setFamilySource(&o.ObjectMeta, raw):
+		// Written against its family's base: raw is not kept.
+	case cut:
+		o.SetRaw(bytes.Clone(raw)) // the scratch buffer goes back to the pool
+	default:
+		o.SetRaw(raw) // nothing was cut: data itself
+	}
 	return o, nil
 }
 
@@ -86,7 +104,9 @@ func decodeRawSlow(data []byte, strip bool) (*RawObject, error) {
 // members are listed in members, without its managedFields member (for
 // decoding), and the object's raw JSON: data itself, or with strip a copy
 // of data without managedFields.
-func cutManagedFields(data []byte, from, to int, members []jsonx.Member, strip bool) (metaJSON, raw []byte, err error) {
+//
+// With strip, the copy is appended to buf[:0] when buf is not nil.
+func cutManagedFields(data []byte, from, to int, members []jsonx.Member, strip bool, buf []byte) (metaJSON, raw []byte, err error) {
 	if data[from] != '{' {
 		return data[from:to], data, nil // null, or a type error json-iterator reports
 	}
@@ -102,8 +122,10 @@ func cutManagedFields(data []byte, from, to int, members []jsonx.Member, strip b
 			cutTo = members[1].Start // with the comma after it
 		}
 		if strip {
-			raw = make([]byte, 0, len(data)-(cutTo-cutFrom))
-			raw = append(append(raw, data[:cutFrom]...), data[cutTo:]...)
+			if buf == nil {
+				buf = make([]byte, 0, len(data)-(cutTo-cutFrom))
+			}
+			raw = append(append(buf[:0], data[:cutFrom]...), data[cutTo:]...)
 			return raw[from : to-(cutTo-cutFrom)], raw, nil
 		}
 		metaJSON = make([]byte, 0, (to-from)-(cutTo-cutFrom))
