@@ -2,8 +2,11 @@ package api
 
 import (
 	"hash/maphash"
+	"maps"
 	"sync/atomic"
 	"unique"
+	"unsafe"
+	"weak"
 )
 
 // Interning: a cache of a hundred thousand pods holds the same few hundred
@@ -49,30 +52,68 @@ func internMap(m map[string]string) {
 
 // Sharing whole maps: the replicas of one workload carry identical labels
 // and annotations, and a map costs a few hundred bytes however small. A
-// RawObject is immutable once decoded, so RawObjects decoded from the same
-// labels (or annotations) JSON may share one map. recentMaps remembers
-// recently decoded maps by their JSON bytes in a fixed-size, lock-free
-// table: objects listed one after another (the replicas of a ReplicaSet
-// sort together) find their siblings' map there, memory stays bounded (the
-// table, not the cache, decides how many maps it keeps), and a collision
-// only costs a missed share. Typed objects never share: they are the ones
-// callers copy and edit.
-const recentMapSlots = 4096
+// RawObject is immutable once decoded, so RawObjects decoded with equal
+// labels (or annotations) may share one map. recentMaps remembers
+// recently decoded maps by the hash of their JSON in a fixed-size,
+// lock-free table: objects listed one after another (the replicas of a
+// ReplicaSet sort together) find their siblings' map there, and a
+// collision only costs a missed share. Typed objects never share: they
+// are the ones callers copy and edit.
+//
+// The table holds its maps weakly, so that a map goes away with the last
+// object using it: after every pod of a cluster was relabelled, the maps
+// of the old labels are garbage, not the table's. A map found in the table
+// is shared only when it equals the one just decoded, so neither a hash
+// collision nor a reused entry can give an object the wrong labels.
+//
+// The table is set-associative — a JSON hashes to a set of recentMapWays
+// entries, any of which may hold it — because updates arrive one object at
+// a time in no useful order: when every pod is relabelled, the old and the
+// new label sets of every ReplicaSet are in use at once, and in a table
+// with one entry per hash two sets that collide would evict each other at
+// every event, each eviction a private map.
+const (
+	recentMapSets = 2048
+	recentMapWays = 4
+)
 
 type recentMap struct {
-	json string // the JSON bytes the map was decoded from
-	m    map[string]string
+	hash uint64                   // of the JSON the map was decoded from
+	m    weak.Pointer[mapObject] // the map (see weakMap)
+}
+
+// mapObject stands for the runtime's object that a map value points to: a
+// Go map is one pointer (checked below), and a weak pointer to that object
+// lets the table hold a map without keeping it alive.
+type mapObject struct{}
+
+// A map value must be exactly one pointer for weakMap and strongMap.
+var _ [1]struct{} = [unsafe.Sizeof(map[string]string(nil)) / unsafe.Sizeof(unsafe.Pointer(nil))]struct{}{}
+
+func weakMap(m map[string]string) weak.Pointer[mapObject] {
+	return weak.Make(*(**mapObject)(unsafe.Pointer(&m)))
+}
+
+// strongMap returns the map w points to, nil once it is gone.
+func strongMap(w weak.Pointer[mapObject]) map[string]string {
+	p := w.Value()
+	if p == nil {
+		return nil
+	}
+	return *(*map[string]string)(unsafe.Pointer(&p))
 }
 
 var (
-	recentMaps    [recentMapSlots]atomic.Pointer[recentMap]
+	recentMaps    [recentMapSets * recentMapWays]atomic.Pointer[recentMap]
 	recentMapSeed = maphash.MakeSeed()
+	// recentMapTick picks the way a miss replaces when its set is full.
+	recentMapTick atomic.Uint32
 )
 
 // shareMap returns a map equal to m, which was decoded from js: a
-// previously decoded one when the table remembers js, else m itself, whose
-// strings are interned and which the table now remembers. js == nil: m
-// cannot be shared; only its strings are interned.
+// previously decoded one when the table remembers one, else m itself,
+// whose strings are interned and which the table now remembers. js ==
+// nil: m cannot be shared; only its strings are interned.
 func shareMap(js []byte, m map[string]string) map[string]string {
 	if len(m) == 0 {
 		return m
@@ -81,11 +122,26 @@ func shareMap(js []byte, m map[string]string) map[string]string {
 		internMap(m)
 		return m
 	}
-	slot := &recentMaps[maphash.Bytes(recentMapSeed, js)%recentMapSlots]
-	if e := slot.Load(); e != nil && e.json == string(js) {
-		return e.m
+	h := maphash.Bytes(recentMapSeed, js)
+	set := recentMaps[(h%recentMapSets)*recentMapWays:][:recentMapWays]
+	free := -1
+	for w := range set {
+		e := set[w].Load()
+		var old map[string]string
+		if e != nil {
+			old = strongMap(e.m)
+		}
+		switch {
+		case old == nil:
+			free = w // empty, or its map is gone
+		case e.hash == h && maps.Equal(old, m):
+			return old
+		}
+	}
+	if free < 0 {
+		free = int(recentMapTick.Add(1) % recentMapWays)
 	}
 	internMap(m)
-	slot.Store(&recentMap{json: string(js), m: m})
+	set[free].Store(&recentMap{hash: h, m: weakMap(m)})
 	return m
 }
