@@ -78,7 +78,7 @@ const (
 )
 
 type recentMap struct {
-	hash uint64                   // of the JSON the map was decoded from
+	hash uint64                  // of the JSON the map was decoded from
 	m    weak.Pointer[mapObject] // the map (see weakMap)
 }
 
