@@ -129,11 +129,11 @@ func (e *deltaEncoder) resync(ti, bi int) (int, int, bool) {
 				return 0, 0, false
 			}
 			e.budget -= minCopy
-			if commonPrefix(doc[te:], base[be:]) >= minCopy {
+			if agree(doc, te, base, be) {
 				e.budget -= (te - ti) + (be - bi)
 				return te, be, true
 			}
-			if doc[te] != base[min(be, len(base)-1)] {
+			if be >= len(base) || doc[te] != base[be] {
 				break // not the same token: step 2
 			}
 			te, be = te+1, min(be+1, len(base))
@@ -146,19 +146,24 @@ func (e *deltaEncoder) resync(ti, bi int) (int, int, bool) {
 		// 2. Inserted bytes: the base's next bytes a little further in
 		// doc; deleted bytes: doc's next bytes a little further in the
 		// base.
+		// Anchors start after the delimiter: bytes.Index looks for their
+		// first byte, and a delimiter is everywhere in JSON.
 		best, bestTi, bestBi := -1, 0, 0
-		if be+anchorLen <= len(base) {
-			w := doc[te:min(len(doc), te+searchWindow)]
+		if be+1+anchorLen <= len(base) {
+			w := doc[te+1 : min(len(doc), te+searchWindow)]
 			e.budget -= len(w)
-			if q := bytes.Index(w, base[be:be+anchorLen]); q >= 0 {
-				best, bestTi, bestBi = q, te+q, be
+			if q := bytes.Index(w, base[be+1:be+1+anchorLen]); q >= 0 {
+				best, bestTi, bestBi = q, te+1+q, be+1
 			}
 		}
-		if te+anchorLen <= len(doc) {
-			w := base[be:min(len(base), be+searchWindow)]
+		if te+1+anchorLen <= len(doc) && best != 0 {
+			w := base[be+1 : min(len(base), be+searchWindow)]
+			if best > 0 {
+				w = w[:min(len(w), best+anchorLen)] // only a nearer point would win
+			}
 			e.budget -= len(w)
-			if p := bytes.Index(w, doc[te:te+anchorLen]); p >= 0 && (best < 0 || p < best) {
-				best, bestTi, bestBi = p, te, be+p
+			if p := bytes.Index(w, doc[te+1:te+1+anchorLen]); p >= 0 && (best < 0 || p < best) {
+				best, bestTi, bestBi = p, te+1, be+1+p
 			}
 		}
 		if best >= 0 {
@@ -181,11 +186,22 @@ func nextDelim(b []byte, i int) int {
 	return len(b)
 }
 
+// agree reports whether a[i:] and b[j:] start with minCopy equal bytes.
+func agree(a []byte, i int, b []byte, j int) bool {
+	return i+minCopy <= len(a) && j+minCopy <= len(b) &&
+		binary.LittleEndian.Uint64(a[i:]) == binary.LittleEndian.Uint64(b[j:])
+}
+
 // commonPrefix returns how many leading bytes a and b share: 64 at a time
 // while they agree, then eight.
 func commonPrefix(a, b []byte) int {
 	n := min(len(a), len(b))
 	a, b = a[:n], b[:n]
+	if n >= 8 { // most calls end in the first word
+		if x := binary.LittleEndian.Uint64(a) ^ binary.LittleEndian.Uint64(b); x != 0 {
+			return bits.TrailingZeros64(x) / 8
+		}
+	}
 	i := 0
 	for i+64 <= n && string(a[i:i+64]) == string(b[i:i+64]) { // memequal: vector compares
 		i += 64
@@ -211,12 +227,12 @@ func (e errDelta) Error() string { return "api: corrupt delta encoding at byte "
 // rebuildDelta returns the document enc encodes against base, in a new
 // slice.
 func rebuildDelta(enc string, base []byte) ([]byte, error) {
-	b := []byte(nil)
 	n, k := uvarintString(enc, 0)
-	if k <= 0 {
+	// Each op takes two bytes or more and copies at most the whole base.
+	if k <= 0 || n > uint64(len(enc))*(uint64(len(base))+1) {
 		return nil, errDelta{0}
 	}
-	b = make([]byte, 0, n)
+	b := make([]byte, 0, n)
 	end := 0
 	for i := k; len(b) < int(n); {
 		l, k := uvarintString(enc, i)
