@@ -124,10 +124,17 @@ func (e *deltaEncoder) resync(ti, bi int) (int, int, bool) {
 		// few tokens (a timestamp differs in several places).
 		te, be := ti, bi
 		for range lockstepTokens {
-			te, be = nextDelim(doc, te), nextDelim(base, be)
+			te = nextDelim(doc, te)
 			if te >= len(doc) {
 				return 0, 0, false
 			}
+			// Most differing values are as long in both (uids, times,
+			// hashes): try the same offset in the base before scanning it.
+			if same := be + (te - ti); agree(doc, te, base, same) {
+				e.budget -= (te - ti) + minCopy
+				return te, same, true
+			}
+			be = nextDelim(base, be)
 			e.budget -= minCopy
 			if agree(doc, te, base, be) {
 				e.budget -= (te - ti) + (be - bi)

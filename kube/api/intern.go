@@ -2,7 +2,6 @@ package api
 
 import (
 	"hash/maphash"
-	"maps"
 	"sync/atomic"
 	"unique"
 	"unsafe"
@@ -52,19 +51,19 @@ func internMap(m map[string]string) {
 
 // Sharing whole maps: the replicas of one workload carry identical labels
 // and annotations, and a map costs a few hundred bytes however small. A
-// RawObject is immutable once decoded, so RawObjects decoded with equal
-// labels (or annotations) may share one map. recentMaps remembers
-// recently decoded maps by the hash of their JSON in a fixed-size,
-// lock-free table: objects listed one after another (the replicas of a
-// ReplicaSet sort together) find their siblings' map there, and a
-// collision only costs a missed share. Typed objects never share: they
-// are the ones callers copy and edit.
+// RawObject is immutable once decoded, so RawObjects decoded from the same
+// labels (or annotations) JSON may share one map. recentMaps remembers
+// recently decoded maps by their JSON bytes in a fixed-size, lock-free
+// table: objects listed one after another (the replicas of a ReplicaSet
+// sort together) find their siblings' map there, memory stays bounded (the
+// table, not the cache, decides how many entries it keeps), and a
+// collision only costs a missed share. Typed objects never share: they are
+// the ones callers copy and edit.
 //
 // The table holds its maps weakly, so that a map goes away with the last
 // object using it: after every pod of a cluster was relabelled, the maps
-// of the old labels are garbage, not the table's. A map found in the table
-// is shared only when it equals the one just decoded, so neither a hash
-// collision nor a reused entry can give an object the wrong labels.
+// of the old labels are garbage, not the table's (an entry keeps only the
+// JSON it was decoded from until it is reused).
 //
 // The table is set-associative — a JSON hashes to a set of recentMapWays
 // entries, any of which may hold it — because updates arrive one object at
@@ -78,7 +77,7 @@ const (
 )
 
 type recentMap struct {
-	hash uint64                  // of the JSON the map was decoded from
+	json string                  // the JSON bytes the map was decoded from
 	m    weak.Pointer[mapObject] // the map (see weakMap)
 }
 
@@ -111,7 +110,7 @@ var (
 )
 
 // shareMap returns a map equal to m, which was decoded from js: a
-// previously decoded one when the table remembers one, else m itself,
+// previously decoded one when the table remembers js, else m itself,
 // whose strings are interned and which the table now remembers. js ==
 // nil: m cannot be shared; only its strings are interned.
 func shareMap(js []byte, m map[string]string) map[string]string {
@@ -122,26 +121,26 @@ func shareMap(js []byte, m map[string]string) map[string]string {
 		internMap(m)
 		return m
 	}
-	h := maphash.Bytes(recentMapSeed, js)
-	set := recentMaps[(h%recentMapSets)*recentMapWays:][:recentMapWays]
+	set := recentMaps[(maphash.Bytes(recentMapSeed, js)%recentMapSets)*recentMapWays:][:recentMapWays]
+	for w := range set {
+		if e := set[w].Load(); e != nil && e.json == string(js) {
+			if old := strongMap(e.m); old != nil {
+				return old
+			}
+		}
+	}
+	// A miss: take an empty way, or one whose map is gone, else any.
 	free := -1
 	for w := range set {
-		e := set[w].Load()
-		var old map[string]string
-		if e != nil {
-			old = strongMap(e.m)
-		}
-		switch {
-		case old == nil:
-			free = w // empty, or its map is gone
-		case e.hash == h && maps.Equal(old, m):
-			return old
+		if e := set[w].Load(); e == nil || strongMap(e.m) == nil {
+			free = w
+			break
 		}
 	}
 	if free < 0 {
 		free = int(recentMapTick.Add(1) % recentMapWays)
 	}
 	internMap(m)
-	set[free].Store(&recentMap{hash: h, m: weakMap(m)})
+	set[free].Store(&recentMap{json: string(js), m: weakMap(m)})
 	return m
 }
