@@ -28,9 +28,9 @@ import (
 // agree again, cheapest guess first:
 //
 //  1. at the end of the differing value: the next JSON delimiter in each
-//     (a different name, uid, IP, of the same or another length), or the
-//     one after, for a few tokens walked in step (a timestamp differs
-//     between its colons);
+//     (a different name, uid, IP, timestamp, of the same or another
+//     length) — first at the same offset in the base, the common case —
+//     or the one after, for a few tokens walked in step;
 //  2. a little further in the document (bytes inserted: a container's
 //     lastState after a restart), or in the base (bytes deleted), found
 //     by searching the next bytes of one in the next KB of the other;
@@ -57,8 +57,10 @@ const (
 	searchWindow   = 1024
 )
 
-// isTokenEnd marks the bytes that end a JSON token.
-var isTokenEnd = [256]bool{'"': true, ',': true, ':': true, '{': true, '}': true, '[': true, ']': true}
+// isTokenEnd marks the bytes that end a JSON value or key. ':' is left
+// out: it only follows a key's closing quote, and inside a string (a
+// timestamp) it would split one differing value into several.
+var isTokenEnd = [256]bool{'"': true, ',': true, '{': true, '}': true, '[': true, ']': true}
 
 // appendDelta appends to dst the encoding of doc against base. It always
 // succeeds; when the documents are unlike, most of doc ends up literal
