@@ -6,6 +6,8 @@ import (
 	"sync"
 	"unsafe"
 	"weak"
+
+	"github.com/kcmlab/kcm/kube/internal/jsonx"
 )
 
 // Families: the objects a cache holds come in families — the pods of one
@@ -17,8 +19,10 @@ import (
 // the first member decoded, which that member keeps whole. Raw rebuilds
 // the JSON from the two on each call.
 //
-// The base of a family is found by the controller's uid in a table that
-// holds it weakly: the family's members hold it, the table does not, so a
+// The base of a family is found by the controller's uid and the object's
+// shape — the names of its top-level members, so that the Pods and the
+// ControllerRevisions one DaemonSet controls are two families, not one
+// whose base flips between kinds — in a table that holds it weakly: the family's members hold it, the table does not, so a
 // base goes away with the last object written against it and its entry
 // with it (runtime.AddCleanup) — the table never keeps a document alive.
 // When a member differs too much from its base (after a rollout of a new
@@ -58,30 +62,58 @@ func (d *familyDoc) json() ([]byte, error) {
 // by a little more.
 const maxDeltaShare = 3
 
-// families maps a controller's uid to its family's base, weakly.
+// familyID names a family: its controller's uid and the shape of its
+// members (see topShape).
+type familyID struct {
+	uid   string
+	shape uint64
+}
+
+// families maps a family to its base, weakly.
 var families = struct {
 	sync.RWMutex
-	m map[string]weak.Pointer[familyBase]
-}{m: map[string]weak.Pointer[familyBase]{}}
+	m map[familyID]weak.Pointer[familyBase]
+}{m: map[familyID]weak.Pointer[familyBase]{}}
 
 // familyKey identifies an entry of families for the cleanup that removes
 // it: the weak pointer tells the entry of a dead base from a newer one.
 type familyKey struct {
-	uid string
-	wp  weak.Pointer[familyBase]
+	id familyID
+	wp weak.Pointer[familyBase]
+}
+
+// topShape hashes the names of an object's top-level members, apiVersion
+// and kind left out (list items carry neither, watch events both): a pod
+// is metadata, spec and status; a ControllerRevision metadata, data and
+// revision. FNV-1a, with a separator after each name.
+func topShape(data []byte, top []jsonx.Member) uint64 {
+	h := uint64(14695981039346656037)
+	for _, m := range top {
+		k := data[m.KeyStart:m.KeyEnd]
+		if string(k) == "apiVersion" || string(k) == "kind" {
+			continue
+		}
+		for _, c := range k {
+			h = (h ^ uint64(c)) * 1099511628211
+		}
+		h = (h ^ '"') * 1099511628211
+	}
+	return h
 }
 
 // setFamilySource sets m's source to raw written against the base of its
 // family — raw itself becoming the base when there is none yet or raw is
 // too unlike it — and reports whether it did: false when m has no
-// controller. raw is not kept (it may be a scratch buffer).
-func setFamilySource(m *ObjectMeta, raw []byte) bool {
+// controller. raw is not kept (it may be a scratch buffer); shape is
+// topShape of raw.
+func setFamilySource(m *ObjectMeta, raw []byte, shape uint64) bool {
 	ref := m.ControllerRef()
 	if ref == nil || ref.UID == "" || len(raw) == 0 {
 		return false
 	}
+	id := familyID{ref.UID, shape}
 	families.RLock()
-	base := families.m[ref.UID].Value()
+	base := families.m[id].Value()
 	families.RUnlock()
 	if base != nil {
 		buf := getScratch()
@@ -98,9 +130,9 @@ func setFamilySource(m *ObjectMeta, raw []byte) bool {
 	base = &familyBase{doc: bytes.Clone(raw)}
 	wp := weak.Make(base)
 	families.Lock()
-	families.m[ref.UID] = wp
+	families.m[id] = wp
 	families.Unlock()
-	runtime.AddCleanup(base, forgetFamily, familyKey{ref.UID, wp})
+	runtime.AddCleanup(base, forgetFamily, familyKey{id, wp})
 	m.src = familySource(&familyDoc{base: base})
 	return true
 }
@@ -109,17 +141,10 @@ func setFamilySource(m *ObjectMeta, raw []byte) bool {
 // away (not a newer base of the same family).
 func forgetFamily(k familyKey) {
 	families.Lock()
-	if families.m[k.uid] == k.wp {
-		delete(families.m, k.uid)
+	if families.m[k.id] == k.wp {
+		delete(families.m, k.id)
 	}
 	families.Unlock()
-}
-
-// familyCount returns the number of families with an entry (for tests).
-func familyCount() int {
-	families.RLock()
-	defer families.RUnlock()
-	return len(families.m)
 }
 
 // familySource returns the family form of a source.

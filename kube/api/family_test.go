@@ -156,6 +156,35 @@ func TestFamilyRebase(t *testing.T) {
 	}
 }
 
+// TestFamiliesSplitByShape: objects of two kinds under one controller (a
+// DaemonSet's Pods and ControllerRevisions) form two families, each
+// written against its own kind, and neither displaces the other's base.
+func TestFamiliesSplitByShape(t *testing.T) {
+	uid := "shape-" + t.Name()
+	revision := func(name string) []byte {
+		return []byte(`{"apiVersion":"apps/v1","kind":"ControllerRevision","metadata":{"name":"` + name + `",` +
+			`"ownerReferences":[{"apiVersion":"apps/v1","kind":"DaemonSet","name":"ds","uid":"` + uid + `","controller":true}]},` +
+			`"data":{"spec":{"template":{"spec":{"containers":[{"name":"agent","image":"agent:1"}]}}}},"revision":1}`)
+	}
+	cm0 := decodeCached(t, member(uid, "m0", "x"))
+	rev0 := decodeCached(t, revision("r0"))
+	cm1 := decodeCached(t, member(uid, "m1", "y"))
+	rev1 := decodeCached(t, revision("r1"))
+	baseOf := func(o *RawObject) *familyBase { return (*familyDoc)(o.src.ptr).base }
+	if _, ok := deltaOf(rev0); ok {
+		t.Error("the first ControllerRevision was written against a ConfigMap")
+	}
+	if d, ok := deltaOf(cm1); !ok || d.base != baseOf(cm0) {
+		t.Error("the second member was not written against the first of its kind")
+	}
+	if d, ok := deltaOf(rev1); !ok || d.base != baseOf(rev0) {
+		t.Error("the second ControllerRevision was not written against the first")
+	}
+	if got, want := rev1.Raw(), revision("r1"); !bytes.Equal(got, want) {
+		t.Errorf("Raw = %s, want %s", got, want)
+	}
+}
+
 // waitGone collects garbage until cond holds, polling: cleanups run on
 // their own goroutine after a collection.
 func waitGone(t *testing.T, what string, cond func() bool) {
@@ -174,12 +203,16 @@ func waitGone(t *testing.T, what string, cond func() bool) {
 	}
 }
 
-// hasFamily reports whether the table has an entry for uid.
+// hasFamily reports whether the table has an entry for controller uid.
 func hasFamily(uid string) bool {
 	families.RLock()
 	defer families.RUnlock()
-	_, ok := families.m[uid]
-	return ok
+	for id := range families.m {
+		if id.uid == uid {
+			return true
+		}
+	}
+	return false
 }
 
 // TestFamilyBaseGoesAwayWithItsMembers: the table does not keep a base

@@ -77,7 +77,7 @@ func decodeRaw(data []byte, strip bool) (*RawObject, error) {
 	switch {
 	case !strip:
 		o.SetRaw(raw)
-	case setFamilySource(&o.ObjectMeta, raw):
+	case setFamilySource(&o.ObjectMeta, raw, topShape(data, top)):
 		// Written against its family's base: raw is not kept.
 	case cut:
 		o.SetRaw(bytes.Clone(raw)) // the scratch buffer goes back to the pool
