@@ -165,7 +165,7 @@ func (e *deltaEncoder) resync(ti, bi int) (int, int, bool) {
 				best, bestTi, bestBi = q, te+1+q, be+1
 			}
 		}
-		if te+1+anchorLen <= len(doc) && best != 0 {
+		if te+1+anchorLen <= len(doc) && be+1 < len(base) && best != 0 {
 			w := base[be+1 : min(len(base), be+searchWindow)]
 			if best > 0 {
 				w = w[:min(len(w), best+anchorLen)] // only a nearer point would win

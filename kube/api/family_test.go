@@ -330,8 +330,8 @@ func FuzzDelta(f *testing.F) {
 		if err != nil || !bytes.Equal(got, doc) {
 			t.Fatalf("rebuild = %q, %v; want %q", got, err, doc)
 		}
-		// A corrupt encoding is an error or some document, never a panic.
-		for cut := range enc {
+		// A cut encoding is an error or some document, never a panic.
+		for cut := 0; cut < len(enc); cut += 1 + len(enc)/16 {
 			_, _ = rebuildDelta(string(enc[:cut]), base)
 		}
 	})
