@@ -121,6 +121,11 @@ func cutManagedFields(data []byte, from, to int, members []jsonx.Member, strip b
 		case len(members) > 1:
 			cutTo = members[1].Start // with the comma after it
 		}
+		if cutFrom <= from || cutTo >= to {
+			// The shallow scans of the object and of its metadata disagree
+			// on where metadata ends: not JSON.
+			return nil, nil, fmt.Errorf("%w: metadata: managedFields outside the metadata object", ErrDecode)
+		}
 		if strip {
 			if buf == nil {
 				buf = make([]byte, 0, len(data)-(cutTo-cutFrom))
