@@ -56,8 +56,11 @@ func decodeRaw(data []byte, strip bool) (*RawObject, error) {
 		return o, nil
 	}
 	m := top[meta]
+	// An object that may have a controller is stripped into a scratch
+	// buffer, which the family form does not keep; any other gets its
+	// stripped copy allocated to size, as it keeps it.
 	var buf *[]byte
-	if strip {
+	if strip && hasMember(data, metaMembers, "ownerReferences") {
 		buf = getScratch()
 		defer putScratch(buf)
 	}
@@ -70,8 +73,8 @@ func decodeRaw(data []byte, strip bool) (*RawObject, error) {
 	}
 	shareMaps(data, metaMembers, &o.ObjectMeta)
 	internMeta(&o.ObjectMeta)
-	cut := strip && len(raw) > 0 && &raw[0] != &data[0] // raw is the scratch buffer
-	if cut {
+	inScratch := buf != nil && len(raw) > 0 && &raw[0] != &data[0]
+	if inScratch {
 		*buf = raw[:0] // keep what it grew to
 	}
 	switch {
@@ -79,10 +82,10 @@ func decodeRaw(data []byte, strip bool) (*RawObject, error) {
 		o.SetRaw(raw)
 	case setFamilySource(&o.ObjectMeta, raw, topShape(data, top)):
 		// Written against its family's base: raw is not kept.
-	case cut:
+	case inScratch:
 		o.SetRaw(bytes.Clone(raw)) // the scratch buffer goes back to the pool
 	default:
-		o.SetRaw(raw) // nothing was cut: data itself
+		o.SetRaw(raw) // a copy made to size, or data itself when nothing was cut
 	}
 	return o, nil
 }
@@ -205,6 +208,16 @@ func objectMembersInto(out []jsonx.Member, d []byte, i int, meta *[]jsonx.Member
 		out = append(out, m)
 		i = m.End
 	}
+}
+
+// hasMember reports whether members, listed in data, include key.
+func hasMember(data []byte, members []jsonx.Member, key string) bool {
+	for _, m := range members {
+		if string(data[m.KeyStart:m.KeyEnd]) == key {
+			return true
+		}
+	}
+	return false
 }
 
 // shareMaps swaps m's labels and annotations for equal maps decoded from
