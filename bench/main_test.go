@@ -54,7 +54,10 @@ type served struct {
 	gate chan struct{}
 }
 
-type shape struct{ pods, events int }
+type shape struct {
+	pods, events int
+	relabel      bool
+}
 
 var servers struct {
 	sync.Mutex
@@ -63,10 +66,18 @@ var servers struct {
 
 // server returns the shared server with pods pods and events events
 // (held at a gate until released when events > 0), starting it on first use.
-func server(pods, events int) *served {
+func server(pods, events int) *served { return serverOf(shape{pods: pods, events: events}) }
+
+// relabeledServer is server whose events relabel every pod on its second
+// change (podgen.ServerOptions.Relabel).
+func relabeledServer(pods, events int) *served {
+	return serverOf(shape{pods: pods, events: events, relabel: true})
+}
+
+func serverOf(k shape) *served {
+	pods, events := k.pods, k.events
 	servers.Lock()
 	defer servers.Unlock()
-	k := shape{pods, events}
 	if s, ok := servers.m[k]; ok {
 		return s
 	}
@@ -74,7 +85,7 @@ func server(pods, events int) *served {
 		servers.m = map[shape]*served{}
 	}
 	s := &served{}
-	o := podgen.ServerOptions{Pods: pods, Events: events}
+	o := podgen.ServerOptions{Pods: pods, Events: events, Relabel: k.relabel}
 	if events > 0 {
 		s.gate = make(chan struct{})
 		o.EventsGate = s.gate

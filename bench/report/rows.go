@@ -170,6 +170,7 @@ func Rows(s *Set) []Row {
 		rows = append(rows, row(s, fmt.Sprintf("peak/steady heap in use, %d pods", n), "×", KCM,
 			metric(b, p, "peak-inuse/steady", nil), none))
 	}
+	rows = append(rows, heapUpdatedRows(s)...)
 	rows = append(rows, storeRows(s)...)
 	rows = append(rows, queueRows(s)...)
 	rows = append(rows, queueShapeRows(s)...)
@@ -310,6 +311,28 @@ func queueShapeRows(s *Set) []Row {
 					metric(shape.bench, p, "ns/op", perSecond), queueShapeTarget(p, false)),
 				row(s, fmt.Sprintf("%s: CPU per add, %d procs", shape.figure, p), "ns", KCM,
 					metric(shape.bench, p, "cpu-ns/op", nil), queueShapeTarget(p, true)))
+		}
+	}
+	return rows
+}
+
+// heapUpdatedRows: the heap per pod after a burst of updates
+// (BenchmarkHeapUpdated), and once synced in the same run, held to the
+// targets of the heap rows: RawObject ≤ 0.4× client-go-strip, typed ≤ 0.5×.
+func heapUpdatedRows(s *Set) []Row {
+	var rows []Row
+	for _, n := range s.Params("HeapUpdated/", "pods") {
+		for _, ev := range s.Params(fmt.Sprintf("HeapUpdated/pods=%d/", n), "events") {
+			b := fmt.Sprintf("HeapUpdated/pods=%d/events=%d", n, ev)
+			p := procsOf(s, b)
+			for _, f := range []struct{ figure, unit string }{
+				{fmt.Sprintf("heap per pod, %d pods, after %d updates (every 2nd relabels)", n, ev), "B/pod"},
+				{fmt.Sprintf("heap per pod, %d pods, synced before those updates", n), "synced-B/pod"},
+			} {
+				rows = append(rows,
+					row(s, f.figure, "B", KCM, metric(b, p, f.unit, nil), stripRatioAtMost(0.4)),
+					row(s, f.figure+" (kcm-typed)", "B", KCMTyped, metric(b, p, f.unit, nil), stripRatioAtMost(0.5)))
+			}
 		}
 	}
 	return rows

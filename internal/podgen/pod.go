@@ -17,6 +17,22 @@ func Pod(i int) []byte { return PodVersion(i, 0, strconv.Itoa(BaseResourceVersio
 // start time and a fresh kubelet managedFields timestamp.
 func PodVersion(i, v int, rv string) []byte { return mustJSON(buildPod(i, v, rv, true)) }
 
+// RelabelKey is the label RelabeledPodVersion changes.
+const RelabelKey = "rollout.example.com/wave"
+
+// RelabeledPodVersion is PodVersion, and from the second change on the pod
+// also carries the label RelabelKey, whose value is "wave-" followed by
+// v/2: every second change relabels the pod, as an operator's
+// `kubectl label --overwrite` over a Deployment's pods does. Pods of one
+// ReplicaSet at the same version carry equal labels.
+func RelabeledPodVersion(i, v int, rv string) []byte {
+	p := buildPod(i, v, rv, true)
+	if v >= 2 {
+		p.Metadata.Labels[RelabelKey] = "wave-" + itoa(v/2)
+	}
+	return mustJSON(p)
+}
+
 // listItem returns pod i as a list response carries it: without apiVersion
 // and kind.
 func listItem(i int) []byte {

@@ -24,6 +24,10 @@ type ServerOptions struct {
 	// until a value arrives on it (one value releases one watch), so a
 	// benchmark can time the events apart from the initial sync.
 	EventsGate <-chan struct{}
+	// Relabel makes every second version of a pod change a label too
+	// (RelabeledPodVersion): with Events = 2×Pods, each pod is updated
+	// twice and the second update relabels it.
+	Relabel bool
 }
 
 // Stats counts the requests a Server answered.
@@ -74,8 +78,12 @@ func NewServer(o ServerOptions) *Server {
 	s := &Server{listRV: BaseResourceVersion + o.Pods, end: o.EndWatch, gate: o.EventsGate, done: make(chan struct{})}
 	items := Items(o.Pods)
 	events := make([][]byte, o.Events)
+	version := eventPod
+	if o.Relabel {
+		version = relabeledEventPod
+	}
 	for k := range events {
-		events[k] = Event("MODIFIED", eventPod(o.Pods, k, s.listRV))
+		events[k] = Event("MODIFIED", version(o.Pods, k, s.listRV))
 	}
 	size := 0
 	for _, b := range append(items[:len(items):len(items)], events...) {

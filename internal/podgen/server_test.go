@@ -204,3 +204,37 @@ func TestServerEventsGate(t *testing.T) {
 		t.Errorf("%d events after release, want 4", n)
 	}
 }
+
+// TestServerRelabel: with Relabel, a pod's first change keeps its labels
+// and its second change relabels it (RelabelKey), labels equal across the
+// pods of a ReplicaSet.
+func TestServerRelabel(t *testing.T) {
+	const n, m = 8, 16
+	_, pods := newPods(t, podgen.ServerOptions{Pods: n, Events: m, EndWatch: true, Relabel: true})
+	ctx := testContext(t)
+	rv := strconv.Itoa(podgen.BaseResourceVersion + n)
+	w, err := pods.Watch(ctx, rest.WatchOptions{ListOptions: rest.ListOptions{ResourceVersion: rv}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = w.Close() }()
+	waves := map[string]string{} // pod-template-hash -> wave label of the second change
+	for k := 0; k < m; k++ {
+		ev, err := w.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		wave, ok := ev.Object.Labels[podgen.RelabelKey]
+		switch first := k < n; {
+		case first && ok:
+			t.Errorf("event %d (first change of %s) carries %s=%q", k, ev.Object.Name, podgen.RelabelKey, wave)
+		case !first && wave != "wave-1":
+			t.Errorf("event %d (second change of %s): %s=%q, want wave-1", k, ev.Object.Name, podgen.RelabelKey, wave)
+		case !first:
+			waves[ev.Object.Labels["pod-template-hash"]] = wave
+		}
+	}
+	if len(waves) == 0 {
+		t.Error("no second change seen")
+	}
+}

@@ -80,6 +80,11 @@ func eventPod(n, k, startRV int) []byte {
 	return PodVersion(EventTarget(n, k), k/n+1, strconv.Itoa(startRV+1+k))
 }
 
+// relabeledEventPod is eventPod with RelabeledPodVersion.
+func relabeledEventPod(n, k, startRV int) []byte {
+	return RelabeledPodVersion(EventTarget(n, k), k/n+1, strconv.Itoa(startRV+1+k))
+}
+
 // EventTarget returns the index of the pod that event k of
 // WatchEvents(n, m, startRV) modifies.
 func EventTarget(n, k int) int { return int(uint64(k) * 7919 % uint64(n)) }

@@ -59,8 +59,8 @@ func (rawCodec) decodeStripped(data []byte, borrowed bool) (*RawObject, error) {
 	if err != nil || !borrowed {
 		return o, err
 	}
-	if r := o.Raw(); len(r) > 0 && &r[0] == &data[0] {
-		o.SetRaw(append([]byte(nil), r...)) // nothing was cut: keep a copy, not the buffer
+	if o.src.keeps(data) {
+		o.SetRaw(append([]byte(nil), o.Raw()...)) // nothing was cut: keep a copy, not the buffer
 	}
 	return o, nil
 }

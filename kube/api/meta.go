@@ -71,8 +71,10 @@ func (t *TypeMeta) GetTypeMeta() *TypeMeta { return t }
 
 // Raw returns the object's JSON as last read from the server, or nil for an
 // object built in code. The slice must not be modified. For an object
-// decoded by Compact the JSON is rebuilt on each call (see Original); the
-// rebuild cannot fail for kcm's types, and Raw returns nil if it ever did.
+// decoded by Compact, and for a cached RawObject kept as a delta against
+// its family's base (family.go), the JSON is rebuilt on each call (see
+// Original); the rebuild cannot fail for kcm's types, and Raw returns nil
+// if it ever did.
 func (m *ObjectMeta) Raw() []byte {
 	b, _ := m.src.json()
 	return b

@@ -11,7 +11,9 @@ import (
 // exact JSON plus its parsed apiVersion, kind and metadata. It is what the
 // informer cache holds by default: compact (one byte slice and a small
 // header), complete (every field is still there to read) and cheap to decode
-// (only metadata is parsed; spec and status are skipped).
+// (only metadata is parsed; spec and status are skipped). In an informer's
+// cache the JSON of an object with a controller is kept as a delta against
+// a sibling's (see family.go) and rebuilt, byte for byte, by Raw.
 //
 // A RawObject is immutable once decoded. To change one, Edit it into a new
 // RawObject and write that. Immutability is load-bearing: RawObjects

@@ -56,7 +56,15 @@ func decodeRaw(data []byte, strip bool) (*RawObject, error) {
 		return o, nil
 	}
 	m := top[meta]
-	metaJSON, raw, err := cutManagedFields(data, m.ValStart, m.End, metaMembers, strip)
+	// An object that may have a controller is stripped into a scratch
+	// buffer, which the family form does not keep; any other gets its
+	// stripped copy allocated to size, as it keeps it.
+	var buf *[]byte
+	if strip && hasMember(data, metaMembers, "ownerReferences") {
+		buf = getScratch()
+		defer putScratch(buf)
+	}
+	metaJSON, raw, err := cutManagedFields(data, m.ValStart, m.End, metaMembers, strip, scratchOf(buf))
 	if err != nil {
 		return nil, err
 	}
@@ -65,7 +73,20 @@ func decodeRaw(data []byte, strip bool) (*RawObject, error) {
 	}
 	shareMaps(data, metaMembers, &o.ObjectMeta)
 	internMeta(&o.ObjectMeta)
-	o.SetRaw(raw)
+	inScratch := buf != nil && len(raw) > 0 && &raw[0] != &data[0]
+	if inScratch {
+		*buf = raw[:0] // keep what it grew to
+	}
+	switch {
+	case !strip:
+		o.SetRaw(raw)
+	case setFamilySource(&o.ObjectMeta, raw, topShape(data, top)):
+		// Written against its family's base: raw is not kept.
+	case inScratch:
+		o.SetRaw(bytes.Clone(raw)) // the scratch buffer goes back to the pool
+	default:
+		o.SetRaw(raw) // a copy made to size, or data itself when nothing was cut
+	}
 	return o, nil
 }
 
@@ -86,7 +107,9 @@ func decodeRawSlow(data []byte, strip bool) (*RawObject, error) {
 // members are listed in members, without its managedFields member (for
 // decoding), and the object's raw JSON: data itself, or with strip a copy
 // of data without managedFields.
-func cutManagedFields(data []byte, from, to int, members []jsonx.Member, strip bool) (metaJSON, raw []byte, err error) {
+//
+// With strip, the copy is appended to buf[:0] when buf is not nil.
+func cutManagedFields(data []byte, from, to int, members []jsonx.Member, strip bool, buf []byte) (metaJSON, raw []byte, err error) {
 	if data[from] != '{' {
 		return data[from:to], data, nil // null, or a type error json-iterator reports
 	}
@@ -101,9 +124,16 @@ func cutManagedFields(data []byte, from, to int, members []jsonx.Member, strip b
 		case len(members) > 1:
 			cutTo = members[1].Start // with the comma after it
 		}
+		if cutFrom <= from || cutTo >= to {
+			// The shallow scans of the object and of its metadata disagree
+			// on where metadata ends: not JSON.
+			return nil, nil, fmt.Errorf("%w: metadata: managedFields outside the metadata object", ErrDecode)
+		}
 		if strip {
-			raw = make([]byte, 0, len(data)-(cutTo-cutFrom))
-			raw = append(append(raw, data[:cutFrom]...), data[cutTo:]...)
+			if buf == nil {
+				buf = make([]byte, 0, len(data)-(cutTo-cutFrom))
+			}
+			raw = append(append(buf[:0], data[:cutFrom]...), data[cutTo:]...)
 			return raw[from : to-(cutTo-cutFrom)], raw, nil
 		}
 		metaJSON = make([]byte, 0, (to-from)-(cutTo-cutFrom))
@@ -178,6 +208,16 @@ func objectMembersInto(out []jsonx.Member, d []byte, i int, meta *[]jsonx.Member
 		out = append(out, m)
 		i = m.End
 	}
+}
+
+// hasMember reports whether members, listed in data, include key.
+func hasMember(data []byte, members []jsonx.Member, key string) bool {
+	for _, m := range members {
+		if string(data[m.KeyStart:m.KeyEnd]) == key {
+			return true
+		}
+	}
+	return false
 }
 
 // shareMaps swaps m's labels and annotations for equal maps decoded from

@@ -12,6 +12,8 @@ import "unsafe"
 //     members of the JSON the struct does not hold (remainder.go). ptr is
 //     the object itself, which is immutable (it is the cached object), so
 //     a copy of it, shallow or deep, still rebuilds the JSON as read.
+//   - family: the object's JSON written against its family's base
+//     (family.go). ptr is a *familyDoc, n is familyForm.
 //   - none (all zero): an object built in code.
 //
 // It takes three words, the size of the []byte it replaced, so that no
@@ -23,6 +25,9 @@ type source struct {
 	rem *remainder // non-nil: the compact form
 	n   int        // the JSON form: its length
 }
+
+// familyForm is n in the family form: no JSON has a negative length.
+const familyForm = -1
 
 // emptyJSON is what ptr points to for an empty, non-nil JSON slice:
 // unsafe.SliceData does not promise a pointer into an allocation then.
@@ -53,8 +58,15 @@ func (s source) json() ([]byte, error) {
 		return s.rem.rebuild(s.ptr)
 	case s.ptr == nil:
 		return nil, nil
+	case s.n == familyForm:
+		return (*familyDoc)(s.ptr).json()
 	}
 	return unsafe.Slice((*byte)(s.ptr), s.n), nil
+}
+
+// keeps reports whether s is the JSON form holding b's bytes.
+func (s source) keeps(b []byte) bool {
+	return s.rem == nil && s.n > 0 && len(b) > 0 && s.ptr == unsafe.Pointer(unsafe.SliceData(b))
 }
 
 // compact reports whether s is the compact form.

@@ -22,7 +22,7 @@ func StripManagedFields(obj []byte) ([]byte, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%w: metadata: %w", ErrDecode, err)
 		}
-		_, raw, err := cutManagedFields(obj, t.ValStart, t.End, meta, true)
+		_, raw, err := cutManagedFields(obj, t.ValStart, t.End, meta, true, nil)
 		return raw, err
 	}
 	return obj, nil

@@ -5,7 +5,7 @@
 //	go run ./cmd/report -in bench.txt        # tabulate saved `go test -bench` output
 //	go test -bench . -benchmem | go run ./cmd/report -in -
 //
-// The informer benchmarks (Sync, Watch, Heap) run once at the machine's
+// The informer benchmarks (Sync, Watch, Heap, HeapUpdated) run once at the machine's
 // GOMAXPROCS; the store and queue benchmarks run at each -cpu value,
 // -count times, and the table shows medians. Progress goes to stderr, the
 // table to stdout (and to -raw, the raw output, when set).
@@ -94,7 +94,7 @@ func collect(ctx context.Context, o options) ([]byte, error) {
 	}
 	var all bytes.Buffer
 	passes := [][]string{
-		{"-bench", "^Benchmark(Sync|Watch|Heap)$", "-count", fmt.Sprint(o.informerCount)},
+		{"-bench", "^Benchmark(Sync|Watch|Heap|HeapUpdated)$", "-count", fmt.Sprint(o.informerCount)},
 		{"-bench", "^Benchmark(Store|Queue)", "-cpu", o.cpu, "-count", fmt.Sprint(o.count), "-benchtime", o.benchtime},
 	}
 	for _, p := range passes {
