@@ -132,6 +132,13 @@ type Machine struct {
 	// lastRV after a watch expired, so the new list is not older than what
 	// was already applied.
 	relistRV string
+	// partialRV is the newest resourceVersion of an object that a list (or
+	// a WatchList's initial events) handed the sink before it failed: the
+	// sink keeps such objects (a failed replace tombstones nothing but
+	// undoes nothing either), so the next list must not read an older
+	// state, or the cache would travel back in time for them. "" when no
+	// unfinished list handed anything over since the last complete one.
+	partialRV string
 	// watchListOff is set once the server refused WatchList.
 	watchListOff bool
 	// watchListPausedUntil: after a 403 on a WatchList, relists use
@@ -184,16 +191,16 @@ func (m *Machine) Next() Action {
 		if !m.unpaginated {
 			base.Limit = m.s.PageSize
 		}
-		base.ResourceVersion = m.relistRV
-		if m.relistRV != "" && m.relistRV != anyRV {
+		base.ResourceVersion = m.listRV()
+		if base.ResourceVersion != "" && base.ResourceVersion != anyRV {
 			base.ResourceVersionMatch = "NotOlderThan"
 		}
 		return Action{Kind: DoList, Options: base}
 	case WatchListing:
 		t := true
 		base.SendInitialEvents = &t
-		if m.relistRV != anyRV { // a WatchList starts at the newest state, not at "any"
-			base.ResourceVersion = m.relistRV
+		if rv := m.listRV(); rv != anyRV { // a WatchList starts at the newest state, not at "any"
+			base.ResourceVersion = rv
 		}
 		base.ResourceVersionMatch = "NotOlderThan"
 		base.AllowWatchBookmarks = true
@@ -208,6 +215,34 @@ func (m *Machine) Next() Action {
 	return Action{Kind: DoWait, Wait: m.wait}
 }
 
+// listRV is where the next list reads: relistRV, raised to partialRV when
+// a failed list already handed the sink objects newer than relistRV
+// promises ("0" promises nothing; "" is the newest state and needs no
+// raising).
+func (m *Machine) listRV() string {
+	if m.partialRV == "" || m.relistRV == "" {
+		return m.relistRV
+	}
+	if m.relistRV == anyRV || olderRV(m.relistRV, m.partialRV) {
+		return m.partialRV
+	}
+	return m.relistRV
+}
+
+// Listed reports that the list in progress (a LIST page or a WatchList's
+// initial events) handed the sink an object at resourceVersion rv.
+func (m *Machine) Listed(rv string) {
+	if rv == "" {
+		return
+	}
+	if _, err := strconv.ParseUint(rv, 10, 64); err != nil {
+		return // opaque: cannot be compared, so it cannot raise the floor
+	}
+	if m.partialRV == "" || olderRV(m.partialRV, rv) {
+		m.partialRV = rv
+	}
+}
+
 // WaitDone reports that a DoWait has elapsed.
 func (m *Machine) WaitDone() {
 	if m.phase == BackingOff {
@@ -218,6 +253,7 @@ func (m *Machine) WaitDone() {
 // ListDone reports a complete LIST at resourceVersion rv.
 func (m *Machine) ListDone(rv string) {
 	m.lastRV, m.relistRV, m.synced = rv, rv, true
+	m.partialRV = ""
 	m.unpaginated = false
 	m.phase = Watching
 }
@@ -310,6 +346,7 @@ func (m *Machine) Accepted(r Route, rv string) {
 	m.sawEvent = true
 	if r == ToReplaceFinish {
 		m.lastRV, m.relistRV, m.synced = rv, rv, true
+		m.partialRV = ""
 		m.refusals = 0
 		m.phase = Watching
 		return
@@ -317,6 +354,9 @@ func (m *Machine) Accepted(r Route, rv string) {
 	// Initial events, and bookmarks during them, do not move lastRV; nor
 	// does a bookmark older than it (a server's mistake: resuming from it
 	// would only replay what was applied).
+	if r == ToReplace {
+		m.Listed(rv)
+	}
 	if m.phase != WatchListing && rv != "" && !olderRV(rv, m.lastRV) {
 		m.lastRV = rv
 	}

@@ -194,7 +194,11 @@ func (r *Reflector[T]) list(ctx context.Context, opts rest.ListOptions) error {
 					r.report("LIST", m, 0)
 				}
 			}
-			return refused(rep.Add(obj))
+			if err := rep.Add(obj); err != nil {
+				return refused(err)
+			}
+			r.m.Listed(obj.GetObjectMeta().ResourceVersion)
+			return nil
 		})
 		total += n
 		if err != nil {

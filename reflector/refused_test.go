@@ -52,7 +52,8 @@ func TestRefusedEventIsDeliveredAgain(t *testing.T) {
 }
 
 // A refused list item or a refused end of the list aborts the replace;
-// after a backoff the same LIST runs again.
+// after a backoff the LIST runs again, no older than the items the aborted
+// replace already handed over (they stay in the sink).
 func TestRefusedListRelistsAfterBackoff(t *testing.T) {
 	for _, refused := range []string{"replace b@100", "finish 100"} {
 		t.Run(refused, func(t *testing.T) {
@@ -62,8 +63,10 @@ func TestRefusedListRelistsAfterBackoff(t *testing.T) {
 			first.List(rest.ListMeta{ResourceVersion: "100"}, pod("a", "100"), pod("b", "100"))
 			h.expectWait(800 * time.Millisecond)
 			again := h.lw.ExpectList()
-			if again.Options != first.Options {
-				t.Fatalf("relist %+v, want the same LIST %+v", again.Options, first.Options)
+			wantOpts := first.Options
+			wantOpts.ResourceVersion, wantOpts.ResourceVersionMatch = "100", "NotOlderThan"
+			if again.Options != wantOpts {
+				t.Fatalf("relist %+v, want %+v", again.Options, wantOpts)
 			}
 			again.List(rest.ListMeta{ResourceVersion: "100"}, pod("a", "100"), pod("b", "100"))
 			h.watchFrom("100")
