@@ -87,7 +87,11 @@
 // account: after a watch's 410 it relists not older than the last
 // resourceVersion it applied (never at "0"), and at the newest state when
 // that one is itself expired; a watch resumes exactly after the last
-// accepted event.
+// accepted event. A list that fails midway has handed its first items to
+// the sink already (the list streams; a failed replace undoes nothing), so
+// the next list reads not older than the newest of them, even when it
+// would otherwise ask for "0" (Machine.Listed; client-go, which applies
+// nothing of a failed list, needs no such rule).
 //
 // # Guarantees
 //
