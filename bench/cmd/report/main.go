@@ -95,7 +95,7 @@ func collect(ctx context.Context, o options) ([]byte, error) {
 	var all bytes.Buffer
 	passes := [][]string{
 		{"-bench", "^Benchmark(Sync|Watch|Heap|HeapUpdated)$", "-count", fmt.Sprint(o.informerCount)},
-		{"-bench", "^Benchmark(Store|Queue)", "-cpu", o.cpu, "-count", fmt.Sprint(o.count), "-benchtime", o.benchtime},
+		{"-bench", "^Benchmark(Store|Queue|Lister)", "-cpu", o.cpu, "-count", fmt.Sprint(o.count), "-benchtime", o.benchtime},
 	}
 	for _, p := range passes {
 		args := append([]string{"test", "-run", "^$", "-benchmem", "-timeout", "60m"}, p...)
