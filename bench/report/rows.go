@@ -173,7 +173,6 @@ func Rows(s *Set) []Row {
 	rows = append(rows, heapUpdatedRows(s)...)
 	rows = append(rows, storeRows(s)...)
 	rows = append(rows, queueRows(s)...)
-	rows = append(rows, queueShapeRows(s)...)
 	rows = append(rows, listerRows(s)...)
 	out := rows[:0]
 	for _, r := range rows {
@@ -239,8 +238,8 @@ func storeRows(s *Set) []Row {
 }
 
 // queueTarget: ≥ 2× client-go's throughput at 1, 2 and 16 cores (issue 13
-// asks 1 and 2, the design card 16); cpu selects the CPU-per-op form of the
-// same target, ≤ 0.5× client-go's.
+// asks 1 and 2, the design card 16); cpu selects the form for a time per op
+// (CPU, or AddAfter's ns/op): ≤ 0.5× client-go's.
 func queueTarget(procs int, cpu bool) target {
 	if procs > 2 && procs < 16 {
 		return none
@@ -251,66 +250,42 @@ func queueTarget(procs int, cpu bool) target {
 	return ratioAtLeast(2)
 }
 
+// queueShape is one queue benchmark of queueRows: its name, the figure's
+// words, the unit of its rate and what its CPU row is per.
+type queueShape struct{ bench, figure, unit, per string }
+
+// queueRows: for each GOMAXPROCS value, each queue shape's rate and CPU per
+// op (held to queueTarget), then AddAfter's time, CPU and allocations.
+// Controller: 4 handler goroutines re-adding keys of 10 000 objects while
+// 4 workers Get/Done them; Retry: the same with every 8th key retried with
+// AddRateLimited.
 func queueRows(s *Set) []Row {
 	var rows []Row
 	for _, p := range s.Procs("Queue/") {
-		shapes := []struct{ bench, figure, unit string }{}
+		var shapes []queueShape
 		for _, w := range s.Params("Queue/AddGetDone/", "workers") {
-			shapes = append(shapes, struct{ bench, figure, unit string }{
-				fmt.Sprintf("Queue/AddGetDone/workers=%d", w), fmt.Sprintf("queue Add/Get/Done, %d workers", w), "keys/s"})
+			shapes = append(shapes, queueShape{fmt.Sprintf("Queue/AddGetDone/workers=%d", w),
+				fmt.Sprintf("queue Add/Get/Done, %d workers", w), "keys/s", "op"})
 		}
-		shapes = append(shapes, struct{ bench, figure, unit string }{"Queue/Parallel", "queue Add+Get+Done per goroutine", "cycles/s"})
+		shapes = append(shapes,
+			queueShape{"Queue/Parallel", "queue Add+Get+Done per goroutine", "cycles/s", "op"},
+			queueShape{"Queue/Controller", "queue, 4 handlers over 10k keys, 4 workers", "adds/s", "add"},
+			queueShape{"Queue/Retry", "queue with retries (1 in 8 AddRateLimited), 4 handlers, 4 workers", "adds/s", "add"})
 		for _, sh := range shapes {
 			rows = append(rows,
 				row(s, fmt.Sprintf("%s, %d procs", sh.figure, p), sh.unit, KCM,
 					metric(sh.bench, p, "ns/op", perSecond), queueTarget(p, false)),
-				row(s, fmt.Sprintf("%s: CPU per op, %d procs", sh.figure, p), "ns", KCM,
+				row(s, fmt.Sprintf("%s: CPU per %s, %d procs", sh.figure, sh.per, p), "ns", KCM,
 					metric(sh.bench, p, "cpu-ns/op", nil), queueTarget(p, true)))
 		}
 		for _, mode := range []string{"new", "repeat"} {
 			b := "Queue/AddAfter/" + mode
 			rows = append(rows,
-				row(s, fmt.Sprintf("AddAfter (%s keys), %d procs", mode, p), "ns/op", KCM, metric(b, p, "ns/op", nil), queueNsTarget(p)),
+				row(s, fmt.Sprintf("AddAfter (%s keys), %d procs", mode, p), "ns/op", KCM, metric(b, p, "ns/op", nil), queueTarget(p, true)),
 				row(s, fmt.Sprintf("AddAfter (%s keys): CPU per op, %d procs", mode, p), "ns", KCM,
 					metric(b, p, "cpu-ns/op", nil), queueTarget(p, true)),
 				row(s, fmt.Sprintf("AddAfter (%s keys) allocs, %d procs", mode, p), "allocs/op", KCM,
 					metric(b, p, "allocs/op", nil), kcmAtMost(1, "kcm ≤ 1 (design: 0 amortised)")))
-		}
-	}
-	return rows
-}
-
-// queueNsTarget is queueTarget for a figure in ns/op (lower is better).
-func queueNsTarget(procs int) target { return queueTarget(procs, true) }
-
-// queueShapeTarget: the controller-shaped queue benchmarks (Controller,
-// Retry) are held to ≥ 2× client-go at 1 and at 2 procs, in adds per second,
-// and to ≤ 0.5× its CPU time per add.
-func queueShapeTarget(procs int, cpu bool) target {
-	if procs > 2 {
-		return none
-	}
-	if cpu {
-		return ratioAtMost(0.5)
-	}
-	return ratioAtLeast(2)
-}
-
-// queueShapeRows are the rows of the controller-shaped queue benchmarks:
-// 4 handler goroutines re-adding keys of 10 000 objects, 4 workers, and
-// (Retry) every 8th key retried with AddRateLimited.
-func queueShapeRows(s *Set) []Row {
-	var rows []Row
-	for _, shape := range []struct{ bench, figure string }{
-		{"Queue/Controller", "queue, 4 handlers over 10k keys, 4 workers"},
-		{"Queue/Retry", "queue with retries (1 in 8 AddRateLimited), 4 handlers, 4 workers"},
-	} {
-		for _, p := range s.Procs(shape.bench + "/") {
-			rows = append(rows,
-				row(s, fmt.Sprintf("%s, %d procs", shape.figure, p), "adds/s", KCM,
-					metric(shape.bench, p, "ns/op", perSecond), queueShapeTarget(p, false)),
-				row(s, fmt.Sprintf("%s: CPU per add, %d procs", shape.figure, p), "ns", KCM,
-					metric(shape.bench, p, "cpu-ns/op", nil), queueShapeTarget(p, true)))
 		}
 	}
 	return rows
