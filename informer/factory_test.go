@@ -1,7 +1,6 @@
 package informer_test
 
 import (
-	"bytes"
 	"context"
 	"strings"
 	"sync"
@@ -13,28 +12,11 @@ import (
 
 	"github.com/kcmlab/kcm/informer"
 	"github.com/kcmlab/kcm/internal/fakeapi"
+	"github.com/kcmlab/kcm/internal/syncbuf"
 	"github.com/kcmlab/kcm/kube/api"
 	"github.com/kcmlab/kcm/kube/rest"
 	"github.com/kcmlab/kcm/processor"
 )
-
-// lockedBuffer is a log sink safe for the informers' goroutines.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
 
 // TestFactoryLogsRunErrors: the factory runs its informers itself, so it
 // logs what their Run returns: here a handler still busy when the
@@ -52,7 +34,7 @@ func TestFactoryLogsRunErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.CloseIdleConnections()
-	var log lockedBuffer
+	var log syncbuf.Buffer
 	f := informer.NewFactory(c, informer.FactoryOptions{ShutdownTimeout: time.Millisecond, Logger: zerolog.New(&log)})
 	entered, release := make(chan struct{}), make(chan struct{})
 	var once sync.Once

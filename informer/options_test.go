@@ -15,30 +15,13 @@ import (
 	"github.com/kcmlab/kcm/informer"
 	"github.com/kcmlab/kcm/internal/fakeapi"
 	"github.com/kcmlab/kcm/internal/fakelw"
+	"github.com/kcmlab/kcm/internal/syncbuf"
 	"github.com/kcmlab/kcm/kube/api"
 	"github.com/kcmlab/kcm/kube/rest"
 	"github.com/kcmlab/kcm/reflector"
 )
 
 var t0 = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-
-// syncBuffer is a log sink safe for concurrent writers.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // appliedLog is an informer Observer that also records reflector phases.
 type appliedLog struct {
@@ -68,7 +51,7 @@ func awaitWaiters(t *testing.T, clk *clock.Fake, n int, what string) {
 // zero (it used to overwrite them all).
 func TestReflectorOptionsKeepWhatTheCallerSet(t *testing.T) {
 	reflClock, infClock := clock.NewFake(t0), clock.NewFake(t0)
-	var reflLog syncBuffer
+	var reflLog syncbuf.Buffer
 	reflObs := &phaseLog{}
 	infObs := &appliedLog{}
 	ls := runLockstep(t, informer.Options[raw]{Name: "pods", Clock: infClock, Observer: infObs,
@@ -91,7 +74,7 @@ func TestReflectorOptionsKeepWhatTheCallerSet(t *testing.T) {
 // observer.
 func TestReflectorOptionsFilledFromTheInformer(t *testing.T) {
 	infClock := clock.NewFake(t0)
-	var infLog syncBuffer
+	var infLog syncbuf.Buffer
 	infObs := &appliedLog{}
 	ls := runLockstep(t, informer.Options[raw]{Name: "pods", Clock: infClock, Observer: infObs,
 		Logger: zerolog.New(&infLog).Level(zerolog.DebugLevel)})

@@ -1,7 +1,6 @@
 package lease_test
 
 import (
-	"bytes"
 	"context"
 	"strings"
 	"sync"
@@ -13,6 +12,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/kcmlab/kcm/clock"
+	"github.com/kcmlab/kcm/internal/syncbuf"
 	"github.com/kcmlab/kcm/lease"
 )
 
@@ -40,27 +40,9 @@ type node struct {
 	hold chan struct{}
 
 	cancel context.CancelFunc
-	exit   chan struct{} // closed when Run returned
-	err    error         // Run's result, valid after exit
-	logs   syncBuffer    // the elector's log, one JSON line per event
-}
-
-// syncBuffer is a bytes.Buffer safe for one writer and concurrent readers.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
+	exit   chan struct{}  // closed when Run returned
+	err    error          // Run's result, valid after exit
+	logs   syncbuf.Buffer // the elector's log, one JSON line per event
 }
 
 // logged reports whether the node's log holds msg.

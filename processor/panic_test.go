@@ -1,37 +1,17 @@
 package processor
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/rs/zerolog"
 
+	"github.com/kcmlab/kcm/internal/syncbuf"
 	"github.com/kcmlab/kcm/kube/api"
 )
-
-// syncBuffer is a bytes.Buffer safe for the listener goroutine to write
-// while the test reads.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) lines() []string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return strings.Split(strings.TrimSpace(s.b.String()), "\n")
-}
 
 // TestPanickingHandlerIsIsolated: one handler panics on every notification.
 // The other handler receives all of them in order; the panicking one keeps
@@ -39,7 +19,7 @@ func (s *syncBuffer) lines() []string {
 // the key, the value and a stack, and counted in the metric and accessor.
 func TestPanickingHandlerIsIsolated(t *testing.T) {
 	const n = 50
-	logs := &syncBuffer{}
+	logs := &syncbuf.Buffer{}
 	reg := prometheus.NewRegistry()
 	p := mustNew(t, Options[*api.Pod]{Name: "pods", Logger: zerolog.New(logs), Registerer: reg})
 
@@ -98,7 +78,7 @@ func TestPanickingHandlerIsIsolated(t *testing.T) {
 	if v := counterValue(t, reg, "informer_handler_panics_total", map[string]string{"informer": "pods", "handler": "bad"}); v != n {
 		t.Fatalf("informer_handler_panics_total{handler=bad} = %v, want %d", v, n)
 	}
-	lines := logs.lines()
+	lines := logs.Lines()
 	if len(lines) != n {
 		t.Fatalf("%d log lines, want %d", len(lines), n)
 	}

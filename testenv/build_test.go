@@ -9,25 +9,9 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+
+	"github.com/kcmlab/kcm/internal/syncbuf"
 )
-
-// syncBuffer is a strings.Builder safe for concurrent writers.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // helloRecipe builds a tiny local program, offline, through the same
 // machinery as etcd and kube-apiserver. setups counts how often it ran.
@@ -58,7 +42,7 @@ func TestBuilderBuildsOnceAndCaches(t *testing.T) {
 	cache := t.TempDir()
 	var setups atomic.Int32
 	r := helloRecipe(&setups)
-	var progress syncBuffer
+	var progress syncbuf.Buffer
 
 	// Two builders at once, as two test binaries would be: the lock makes
 	// one build and the other find the result.
@@ -100,7 +84,7 @@ func TestBuilderBuildsOnceAndCaches(t *testing.T) {
 	}
 
 	// Cached: no setup, no output.
-	progress = syncBuffer{}
+	progress = syncbuf.Buffer{}
 	b := &builder{cacheDir: cache, progress: &progress}
 	if _, err := b.ensure(t.Context(), r); err != nil {
 		t.Fatal(err)
@@ -126,7 +110,7 @@ func TestBuilderFailureShowsOutputTail(t *testing.T) {
 	var setups atomic.Int32
 	r := helloRecipe(&setups)
 	r.pkg = "kcm.local/hello/missing" // no such package: go build fails offline
-	b := &builder{cacheDir: t.TempDir(), progress: &syncBuffer{}}
+	b := &builder{cacheDir: t.TempDir(), progress: &syncbuf.Buffer{}}
 	_, err := b.ensure(t.Context(), r)
 	if err == nil {
 		t.Fatal("build of a missing package succeeded")

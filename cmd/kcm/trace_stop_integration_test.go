@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kcmlab/kcm/internal/syncbuf"
 	"github.com/kcmlab/kcm/testenv"
 )
 
@@ -35,7 +36,7 @@ func TestTraceStopsOnRealClusterErrors(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 			defer cancel()
-			var stdout, stderr syncBuffer
+			var stdout, stderr syncbuf.Buffer
 			code := runTraceContext(ctx, append(tc.args, "--kubeconfig", tc.kubeconfig), &stdout, &stderr)
 			if ctx.Err() != nil {
 				t.Fatalf("still running after 60 s (exit %d); stderr:\n%s", code, lastLines(stderr.String(), 8))

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"crypto/tls"
 	"crypto/x509"
@@ -16,13 +15,13 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"go.uber.org/goleak"
 
+	"github.com/kcmlab/kcm/internal/syncbuf"
 	"github.com/kcmlab/kcm/kube/rest"
 )
 
@@ -86,7 +85,7 @@ func TestTraceStopsOnErrorsRetryingCannotFix(t *testing.T) {
 			kubeconfig := writeTraceKubeconfig(t, srv.URL, nil)
 			ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 			defer cancel()
-			var stdout, stderr syncBuffer
+			var stdout, stderr syncbuf.Buffer
 			args := append(append([]string{}, tc.args...), "--kubeconfig", kubeconfig, "-v")
 			code := runTraceContext(ctx, args, &stdout, &stderr)
 			if ctx.Err() != nil {
@@ -188,24 +187,6 @@ current-context: x
 		t.Fatal(err)
 	}
 	return path
-}
-
-// syncBuffer is a bytes.Buffer safe for the trace's goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 // lastLines returns the last n non-empty lines of s.
