@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/kcmlab/kcm/informer"
+	"github.com/kcmlab/kcm/internal/podgen"
 	"github.com/kcmlab/kcm/kube/api"
 	"github.com/kcmlab/kcm/kube/rest"
 	"github.com/kcmlab/kcm/processor"
@@ -22,18 +23,7 @@ func TestTypedCacheReadModifyWriteKeepsUnknownFields(t *testing.T) {
 	_, c, ns, ctx := setup(t)
 	raw := rest.NewResources(c, rest.Pods, api.Raw()).InNamespace(ns)
 	typed := rest.NewResources(c, rest.Pods, api.Typed[api.Pod]()).InNamespace(ns)
-	obj, err := api.NewRawObject(map[string]any{
-		"apiVersion": "v1", "kind": "Pod",
-		"metadata": map[string]any{"name": "rich"},
-		"spec": map[string]any{
-			"affinity": map[string]any{"nodeAffinity": map[string]any{"requiredDuringSchedulingIgnoredDuringExecution": map[string]any{
-				"nodeSelectorTerms": []any{map[string]any{"matchExpressions": []any{map[string]any{"key": "zone", "operator": "In", "values": []any{"a"}}}}}}}},
-			"securityContext": map[string]any{"runAsNonRoot": true, "runAsUser": 1000},
-			"dnsConfig":       map[string]any{"options": []any{map[string]any{"name": "ndots", "value": "2"}}},
-			"containers": []any{map[string]any{"name": "c", "image": "registry.k8s.io/pause:3.10",
-				"securityContext": map[string]any{"allowPrivilegeEscalation": false}}},
-		},
-	})
+	obj, err := api.NewRawObject(podgen.UnmodelledPod("rich"))
 	if err != nil {
 		t.Fatal(err)
 	}
