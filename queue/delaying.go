@@ -19,9 +19,9 @@ func (q *Queue[K]) AddAfter(k K, d time.Duration) { q.addAfter(k, d, "AddAfter")
 // addAfter is AddAfter, reported to the tap as op.
 func (q *Queue[K]) addAfter(k K, d time.Duration, op string) {
 	if d <= 0 {
-		q.mu.Lock()
+		q.lock()
 		if q.shuttingDown {
-			q.mu.Unlock()
+			q.unlock()
 			return
 		}
 		counted := q.addLocked(k, false)
@@ -29,13 +29,13 @@ func (q *Queue[K]) addAfter(k K, d time.Duration, op string) {
 			q.reportLocked(k, q.addedOpLocked(k, counted, op), d)
 			return
 		}
-		q.mu.Unlock()
+		q.unlock()
 		return
 	}
 	at := q.clock.Now().Add(d)
-	q.mu.Lock()
+	q.lock()
 	if q.shuttingDown {
-		q.mu.Unlock()
+		q.unlock()
 		return
 	}
 	pushed := q.delayed.push(k, at)
@@ -52,14 +52,14 @@ func (q *Queue[K]) addAfter(k K, d time.Duration, op string) {
 		q.reportLocked(k, op, d)
 		return
 	}
-	q.mu.Unlock()
+	q.unlock()
 }
 
 // reportLocked reports an add of k to the tap, under the lock like
 // AddWithPriority, and unlocks the queue.
 func (q *Queue[K]) reportLocked(k K, op string, d time.Duration) {
 	q.tap.Emit(tap.Event{Op: op, Key: keyString(k), Delay: d, Depth: q.s.ready, Retries: q.limiter.NumRequeues(k)})
-	q.mu.Unlock()
+	q.unlock()
 }
 
 // loop is the queue's goroutine: it moves delayed keys into the queue when
@@ -95,8 +95,8 @@ func (q *Queue[K]) loop(tick clock.Ticker) {
 // next deadline; ok is false when nothing waits.
 func (q *Queue[K]) flushDue() (next time.Time, ok bool) {
 	now := q.clock.Now()
-	q.mu.Lock()
-	defer q.mu.Unlock()
+	q.lock()
+	defer q.unlock()
 	if q.shuttingDown {
 		return time.Time{}, false
 	}
@@ -114,8 +114,8 @@ func (q *Queue[K]) flushDue() (next time.Time, ok bool) {
 }
 
 func (q *Queue[K]) refreshMetrics() {
-	q.mu.Lock()
-	defer q.mu.Unlock()
+	q.lock()
+	defer q.unlock()
 	q.m.refreshLocked()
 }
 

@@ -82,9 +82,17 @@
 //
 // # Locking and wake-ups
 //
-// One mutex guards the state. Three things keep it short and rare:
+// One mutex guards the state. Four things keep it short and rare:
 //
 //   - Keys are hashed before the lock is taken.
+//   - Add and Done never wait for a busy lock (flat combining,
+//     combine.go): they post their operation to a small lock-free ring and
+//     return, and the lock's holder applies what was posted before its own
+//     work and again after it lets go. Every lock acquisition applies the
+//     ring first, so a caller never sees the queue without an Add or Done
+//     that returned before its call began. Without it, a producer and
+//     workers on different cores spent half their CPU handing the mutex
+//     back and forth (parking and waking goroutines); only Get waits now.
 //   - Adds of a key that already waits in its lane — most adds under load,
 //     when handlers deliver update after update — do not take the lock.
 //     The first such duplicate (under the lock) publishes a small box

@@ -55,7 +55,11 @@ type Queue[K comparable] struct {
 	clock   clock.Clock
 	limiter RateLimiter[K]
 
+	// mu guards the fields below; take it with lock and release it with
+	// unlock, which apply the operations posted to ops (combine.go).
 	mu sync.Mutex
+	// ops holds the Adds and Dones posted while mu was busy.
+	ops *opRing[K]
 	// s is the lanes, dirty set and processing set.
 	s sets[K]
 	// delayed holds AddAfter keys until their deadlines.
@@ -126,6 +130,7 @@ func newWithHooks[K comparable](cfg Config[K], h hooks) *Queue[K] {
 		clock:    clk,
 		limiter:  limiter,
 		s:        newSets[K](),
+		ops:      newOpRing[K](),
 		delayed:  newDelayHeap[K](),
 		ready:    make(chan struct{}, 1),
 		stop:     make(chan struct{}),
@@ -136,8 +141,8 @@ func newWithHooks[K comparable](cfg Config[K], h hooks) *Queue[K] {
 		spin:     runtime.GOMAXPROCS(0) > 1,
 	}
 	q.tap.Gauge("ready", func() int64 { return int64(q.Len()) })
-	q.tap.Gauge("in flight", func() int64 { q.mu.Lock(); defer q.mu.Unlock(); return int64(q.s.inFlight) })
-	q.tap.Gauge("waiting", func() int64 { q.mu.Lock(); defer q.mu.Unlock(); return int64(q.delayed.len()) })
+	q.tap.Gauge("in flight", func() int64 { q.lock(); defer q.unlock(); return int64(q.s.inFlight) })
+	q.tap.Gauge("waiting", func() int64 { q.lock(); defer q.unlock(); return int64(q.delayed.len()) })
 	var tick clock.Ticker
 	if cfg.Metrics != nil && cfg.Name != "" {
 		q.m = newQueueMetrics[K](cfg.Metrics, cfg.Name, clk)
@@ -159,14 +164,24 @@ func (q *Queue[K]) AddWithPriority(k K, p Priority) {
 	if q.s.fast.pending(k, h, p == PriorityLow) && !q.tap.On() {
 		return // already waiting in its lane: a no-op, without the lock
 	}
-	q.mu.Lock()
+	if !q.tap.On() {
+		kind := opAdd
+		if p == PriorityLow {
+			kind = opAddLow
+		}
+		if !q.lockOrPost(k, h, kind) {
+			return // posted: the lock's holder applies it
+		}
+	} else {
+		q.lock() // the view must see the add under the lock
+	}
 	if q.shuttingDown {
-		q.mu.Unlock()
+		q.unlock()
 		return
 	}
 	counted := q.addHashedLocked(k, h, p == PriorityLow)
 	if !q.tap.On() || !q.tap.Want("", keyString(k)) {
-		q.mu.Unlock()
+		q.unlock()
 		return
 	}
 	op := q.addedOpLocked(k, counted, "Add")
@@ -176,7 +191,7 @@ func (q *Queue[K]) AddWithPriority(k K, p Priority) {
 	// Reported under the lock, so that the view sees the add before a
 	// worker's sync of k (the view takes no lock of the queue's).
 	q.tap.Emit(tap.Event{Op: op, Key: keyString(k), Depth: q.s.ready})
-	q.mu.Unlock()
+	q.unlock()
 }
 
 // addLocked adds k and reports whether it became pending (see sets.add).
@@ -240,7 +255,7 @@ func (q *Queue[K]) signalLocked() {
 // wrapped, if ctx ends first. A ready key is returned even if ctx is already
 // done; check ctx between keys to stop a worker early.
 func (q *Queue[K]) Get(ctx context.Context) (K, error) {
-	q.mu.Lock()
+	q.lock()
 	spun := false
 	for {
 		if k, ok := q.s.get(); ok {
@@ -248,11 +263,11 @@ func (q *Queue[K]) Get(ctx context.Context) (K, error) {
 				q.m.gotLocked(k)
 			}
 			q.signalLocked() // pass the wake-up on if more keys are ready
-			q.mu.Unlock()
+			q.unlock()
 			return k, nil
 		}
 		if q.shuttingDown {
-			q.mu.Unlock()
+			q.unlock()
 			var zero K
 			return zero, ErrShutDown
 		}
@@ -260,14 +275,14 @@ func (q *Queue[K]) Get(ctx context.Context) (K, error) {
 			spun = true
 			q.spinning = true
 			q.hint.Store(0)
-			q.mu.Unlock()
+			q.unlock()
 			q.spinForKey()
-			q.mu.Lock()
+			q.lock()
 			q.spinning = false
 			continue // look again, under the lock, before parking
 		}
 		q.getters++
-		q.mu.Unlock()
+		q.unlock()
 		if q.hooks.blocked != nil {
 			q.hooks.blocked()
 		}
@@ -280,13 +295,13 @@ func (q *Queue[K]) Get(ctx context.Context) (K, error) {
 		case <-ctx.Done():
 			err = ctx.Err()
 		}
-		q.mu.Lock()
+		q.lock()
 		q.getters--
 		if woken {
 			q.waking = false
 		}
 		if err != nil {
-			q.mu.Unlock()
+			q.unlock()
 			var zero K
 			return zero, fmt.Errorf("queue: get: %w", err)
 		}
@@ -326,8 +341,15 @@ func (q *Queue[K]) spinForKey() {
 // it was held, it is ready again now. Done of a key not held does nothing.
 func (q *Queue[K]) Done(k K) {
 	h := q.s.hash(k)
-	q.mu.Lock()
-	defer q.mu.Unlock()
+	if !q.lockOrPost(k, h, opDone) {
+		return // posted: the lock's holder applies it
+	}
+	q.doneHashedLocked(k, h)
+	q.unlock()
+}
+
+// doneHashedLocked is Done's work under the lock, k's hash computed.
+func (q *Queue[K]) doneHashedLocked(k K, h uint32) {
 	held, _ := q.s.doneHashed(k, h)
 	if !held {
 		return
@@ -346,15 +368,15 @@ func (q *Queue[K]) Done(k K) {
 // workers, pending again after their Done, or waiting in AddAfter are not
 // counted.
 func (q *Queue[K]) Len() int {
-	q.mu.Lock()
-	defer q.mu.Unlock()
+	q.lock()
+	defer q.unlock()
 	return q.s.ready
 }
 
 // ShuttingDown reports whether ShutDown has been called.
 func (q *Queue[K]) ShuttingDown() bool {
-	q.mu.Lock()
-	defer q.mu.Unlock()
+	q.lock()
+	defer q.unlock()
 	return q.shuttingDown
 }
 
@@ -363,9 +385,9 @@ func (q *Queue[K]) ShuttingDown() bool {
 // out the keys still ready and then returns ErrShutDown. It does not wait
 // for workers; see ShutDownWithDrain. Calling it again is harmless.
 func (q *Queue[K]) ShutDown() {
-	q.mu.Lock()
+	q.lock()
 	q.shutDownLocked()
-	q.mu.Unlock()
+	q.unlock()
 	<-q.loopDone
 }
 
@@ -381,7 +403,7 @@ func (q *Queue[K]) shutDownLocked() {
 // worker (every Get has had its Done). It returns nil once drained, or ctx's
 // error, wrapped, if ctx ends first; the queue is shut down either way.
 func (q *Queue[K]) ShutDownWithDrain(ctx context.Context) error {
-	q.mu.Lock()
+	q.lock()
 	q.shutDownLocked()
 	var drained chan struct{}
 	if q.s.inFlight > 0 {
@@ -390,7 +412,7 @@ func (q *Queue[K]) ShutDownWithDrain(ctx context.Context) error {
 		}
 		drained = q.drained
 	}
-	q.mu.Unlock()
+	q.unlock()
 	<-q.loopDone
 	if drained == nil {
 		return nil

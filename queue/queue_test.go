@@ -139,9 +139,9 @@ func TestGetHonoursContext(t *testing.T) {
 	if err := <-r; !errors.Is(err, context.Canceled) {
 		t.Fatalf("Get with cancelled ctx = %v, want context.Canceled", err)
 	}
-	q.mu.Lock()
+	q.lock()
 	getters := q.getters
-	q.mu.Unlock()
+	q.unlock()
 	if getters != 0 {
 		t.Fatalf("getters = %d after cancelled Get, want 0", getters)
 	}

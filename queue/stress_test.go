@@ -106,8 +106,8 @@ func stressRound(t *testing.T, seed uint64) {
 			t.Fatalf("round %d: key %d added up to %d but last processed at %d: an add was lost", seed, k, a, s)
 		}
 	}
-	q.mu.Lock()
-	defer q.mu.Unlock()
+	q.lock()
+	defer q.unlock()
 	if q.s.ready != 0 || q.s.inFlight != 0 || q.s.tracked() != 0 || q.s.stale != 0 {
 		t.Fatalf("round %d: state not empty at the end: ready %d inFlight %d items %d stale %d",
 			seed, q.s.ready, q.s.inFlight, q.s.tracked(), q.s.stale)

@@ -19,9 +19,9 @@ func TestNoLostWakeUp(t *testing.T) {
 		t.Run(map[bool]string{true: "spin", false: "park"}[spin], func(t *testing.T) {
 			const workers, keys = 4, 2000
 			q := New(Config[int]{})
-			q.mu.Lock()
+			q.lock()
 			q.spin = spin
-			q.mu.Unlock()
+			q.unlock()
 			// A generous bound: the test waits on processed keys, this only
 			// turns a hang into a failure.
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
