@@ -30,8 +30,8 @@ import (
 // insert would fill more than maxLoad8/8 of its buckets with live or dead
 // keys, and a rebuild sizes the new table so that the live keys fill at
 // most rebuildLoad8/8 of it (a power of two: between a quarter and a half).
-// With linear probing a hit at 3/4 load reads 2.5 slots on average (24
-// bytes each: one or two cache lines), and the table costs 32-96 bytes a
+// With linear probing a hit at 3/4 load reads 2.5 slots on average (16
+// bytes each: one cache line or two), and the table costs 32-96 bytes a
 // key; lower loads probe less and cost more memory.
 const (
 	maxLoad8     = 6
@@ -45,6 +45,14 @@ type itemTable[T api.Object] struct {
 	mask uint64
 	// slots are the buckets plus the probe tail.
 	slots []slot[T]
+	// objs[i] repeats the pointer of slots[i]'s object (nil once
+	// deleted), so that List reads one dense array of pointers — 8 bytes
+	// a slot, without the cells, which lie scattered in the heap — instead
+	// of the 16-byte slots. The writer keeps it equal to the cell's object
+	// in the current table only; a table replaced by a rebuild keeps the
+	// objects its keys had at the swap, so List, after its walk, checks
+	// that the table it walked is still the current one. Atomic.
+	objs []unsafe.Pointer
 	// used counts slots holding a cell, live or dead. Writer-only.
 	used int
 }
@@ -52,17 +60,9 @@ type itemTable[T api.Object] struct {
 // slot is one bucket. hash is written before c is first stored and never
 // changes while the table lives, so a reader that loaded a non-nil c may
 // read it without synchronisation.
-//
-// obj repeats the pointer of c's object (nil once deleted) so that List
-// walks the slots without visiting the cells, which lie scattered in the
-// heap: one sequential scan instead of a cache miss per object. The writer
-// keeps it equal to c's object in the current table only; a table replaced
-// by a rebuild keeps the objects its keys had at the swap, so List, after
-// its walk, checks that the table it walked is still the current one.
 type slot[T api.Object] struct {
 	c    atomic.Pointer[cell[T]]
 	hash uint64
-	obj  unsafe.Pointer // atomic
 }
 
 // bucketsFor returns the number of buckets a table for n live keys gets.
@@ -77,7 +77,8 @@ func bucketsFor(n int) int {
 // newItemTable returns an empty table sized for n keys.
 func newItemTable[T api.Object](n int) *itemTable[T] {
 	b := bucketsFor(n)
-	return &itemTable[T]{mask: uint64(b - 1), slots: make([]slot[T], b+b/8+8)}
+	n = b + b/8 + 8
+	return &itemTable[T]{mask: uint64(b - 1), slots: make([]slot[T], n), objs: make([]unsafe.Pointer, n)}
 }
 
 // buckets returns the number of buckets (without the probe tail).
@@ -110,7 +111,7 @@ func (it *itemTable[T]) put(h uint64, c *cell[T]) bool {
 		sl := &it.slots[i]
 		if sl.c.Load() == nil {
 			sl.hash = h
-			atomic.StorePointer(&sl.obj, c.ptr())
+			atomic.StorePointer(&it.objs[i], c.ptr())
 			sl.c.Store(c)
 			it.used++
 			return true
@@ -143,28 +144,29 @@ func (it *itemTable[T]) rebuilt(n int) *itemTable[T] {
 	}
 }
 
-// getCell returns key's slot in the current table and its live cell, or
-// nils.
-func (t *table[T]) getCell(h uint64, key string) (*slot[T], *cell[T]) {
+// getCell returns key's live cell in the current table and the table's
+// copy of its object pointer (see itemTable.objs), or nils.
+func (t *table[T]) getCell(h uint64, key string) (*unsafe.Pointer, *cell[T]) {
 	it := t.items.Load()
 	i, c := it.find(h, key)
 	if c == nil || !c.live() {
 		return nil, nil
 	}
-	return &it.slots[i], c
+	return &it.objs[i], c
 }
 
-// setObj makes obj the object of key's live cell c in slot sl (both from
-// getCell). Writer-only.
-func setObj[T api.Object](sl *slot[T], c *cell[T], obj T) {
+// setObj makes obj the object of key's live cell c, whose table copy is
+// ref (both from getCell). Writer-only.
+func setObj[T api.Object](ref *unsafe.Pointer, c *cell[T], obj T) {
 	c.store(obj)
-	atomic.StorePointer(&sl.obj, c.ptr())
+	atomic.StorePointer(ref, c.ptr())
 }
 
-// deleteObj empties key's live cell c in slot sl. Writer-only.
-func deleteObj[T api.Object](sl *slot[T], c *cell[T]) {
+// deleteObj empties key's live cell c, whose table copy is ref.
+// Writer-only.
+func deleteObj[T api.Object](ref *unsafe.Pointer, c *cell[T]) {
 	c.empty()
-	atomic.StorePointer(&sl.obj, nil)
+	atomic.StorePointer(ref, nil)
 }
 
 // insertCell stores a new cell for key, which t holds no live cell for.
@@ -173,7 +175,7 @@ func deleteObj[T api.Object](sl *slot[T], c *cell[T]) {
 func (t *table[T]) insertCell(h uint64, c *cell[T]) {
 	it := t.items.Load()
 	if i, _ := it.find(h, c.key); i >= 0 {
-		atomic.StorePointer(&it.slots[i].obj, c.ptr())
+		atomic.StorePointer(&it.objs[i], c.ptr())
 		it.slots[i].c.Store(c)
 		return
 	}

@@ -14,7 +14,7 @@ func cellOf(s *Store[*tobj], key string) *cell[*tobj] {
 }
 
 // checkItemTable checks the item table's invariants: every slot holding a
-// cell has its key's hash and its cell's object, no key holds two slots, every key is found by
+// cell has its key's hash and its cell's object in objs, no key holds two slots, every key is found by
 // a probe from its hash, used counts the occupied slots, n the live ones,
 // and the load stays under the maximum.
 func checkItemTable(t *testing.T, s *Store[*tobj], tab *table[*tobj]) {
@@ -22,16 +22,22 @@ func checkItemTable(t *testing.T, s *Store[*tobj], tab *table[*tobj]) {
 	it := tab.items.Load()
 	seen := map[string]int{}
 	used, live := 0, 0
+	if len(it.objs) != len(it.slots) {
+		t.Errorf("objs has %d entries for %d slots", len(it.objs), len(it.slots))
+	}
 	for i := range it.slots {
 		c := it.slots[i].c.Load()
 		if c == nil {
+			if it.objs[i] != nil {
+				t.Errorf("empty slot %d has an object", i)
+			}
 			continue
 		}
 		used++
 		if c.live() {
 			live++
 		}
-		if p := it.slots[i].obj; p != c.ptr() {
+		if p := it.objs[i]; p != c.ptr() {
 			t.Errorf("slot %d: key %q: slot's object %p, cell's %p", i, c.key, p, c.ptr())
 		}
 		if h := s.hash(c.key); it.slots[i].hash != h {

@@ -128,7 +128,7 @@ func TestReplacePresizesItems(t *testing.T) {
 	runtime.ReadMemStats(&before)
 	s.Replace(items)
 	runtime.ReadMemStats(&after)
-	// 2048 cells of 32 bytes and a table of 24-byte slots sized for them:
+	// 2048 cells of 32 bytes and a table of 24 bytes a slot (slot and object pointer) sized for them:
 	// well under 1 MiB; growing by doubling would not exceed it either, so
 	// the table's size is checked too.
 	if got := after.TotalAlloc - before.TotalAlloc; got > 1<<20 {

@@ -131,8 +131,8 @@ func (s *Store[T]) List() []T {
 	out := make([]T, 0, t.n.Load())
 	for range 2 {
 		it := t.items.Load()
-		for i := range it.slots {
-			if p := atomic.LoadPointer(&it.slots[i].obj); p != nil {
+		for i := range it.objs {
+			if p := atomic.LoadPointer(&it.objs[i]); p != nil {
 				out = append(out, objOf[T](p))
 			}
 		}
