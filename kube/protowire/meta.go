@@ -1,0 +1,342 @@
+package protowire
+
+import (
+	"fmt"
+	"time"
+	"unsafe"
+
+	"github.com/kcmlab/kcm/kube/api"
+)
+
+// The metadata scanner. Every Kubernetes object message has its
+// ObjectMeta as field 1 (core/v1 Pod: metadata = 1, spec = 2, status = 3;
+// the same for every kind), and ObjectMeta's field numbers are stable API
+// (k8s.io/apimachinery/pkg/apis/meta/v1/generated.proto):
+//
+//	name 1, generateName 2, namespace 3, selfLink 4, uid 5,
+//	resourceVersion 6, generation 7 (int64),
+//	creationTimestamp 8, deletionTimestamp 9 (Time {seconds 1, nanos 2}),
+//	deletionGracePeriodSeconds 10 (int64),
+//	labels 11, annotations 12 (map<string,string>: entries {key 1, value 2}),
+//	ownerReferences 13 (OwnerReference: kind 1, name 3, uid 4,
+//	    apiVersion 5, controller 6, blockOwnerDeletion 7),
+//	finalizers 14, managedFields 17
+//
+// The scanner reads these into kcm's api.ObjectMeta — what kcm's
+// RawObject exposes — and steps over everything else by length.
+
+// Metadata field numbers (meta/v1 ObjectMeta).
+const (
+	metaName                       = 1
+	metaGenerateName               = 2
+	metaNamespace                  = 3
+	metaUID                        = 5
+	metaResourceVersion            = 6
+	metaGeneration                 = 7
+	metaCreationTimestamp          = 8
+	metaDeletionTimestamp          = 9
+	metaDeletionGracePeriodSeconds = 10
+	metaLabels                     = 11
+	metaAnnotations                = 12
+	metaOwnerReferences            = 13
+	metaFinalizers                 = 14
+	metaManagedFields              = 17
+)
+
+// objectMetadata is the field number of every object's ObjectMeta.
+const objectMetadata = 1
+
+// str returns b as a string. With alias set the string shares b's memory,
+// which is only correct when b is never written again (an Object's kept
+// message); otherwise it is a copy.
+func str(b []byte, alias bool) string {
+	if !alias || len(b) == 0 {
+		return string(b)
+	}
+	return unsafe.String(&b[0], len(b))
+}
+
+// ScanMeta reads the ObjectMeta of an object's message msg (every field-1
+// occurrence, merged as protobuf merges a message seen twice) into m.
+// Strings are copies, so msg may be reused afterwards.
+func ScanMeta(msg []byte, m *api.ObjectMeta) error { return scanObjectMeta(msg, m, false) }
+
+func scanObjectMeta(msg []byte, m *api.ObjectMeta, alias bool) error {
+	r := NewReader(msg)
+	for !r.Done() {
+		f, err := r.Next()
+		if err != nil {
+			return fmt.Errorf("object: %w", err)
+		}
+		if f.Num != objectMetadata {
+			continue
+		}
+		b, err := f.Message()
+		if err != nil {
+			return fmt.Errorf("object: metadata: %w", err)
+		}
+		if err := readObjectMeta(b, m, alias); err != nil {
+			return fmt.Errorf("object: metadata: %w", err)
+		}
+	}
+	return nil
+}
+
+// counts is how many map entries, owner references and finalizers a
+// metadata message holds, so that each is allocated once, at size.
+type counts struct{ labels, annotations, owners, finalizers int }
+
+func countMeta(b []byte) (counts, error) {
+	var c counts
+	r := NewReader(b)
+	for !r.Done() {
+		f, err := r.Next()
+		if err != nil {
+			return c, err
+		}
+		switch f.Num {
+		case metaLabels:
+			c.labels++
+		case metaAnnotations:
+			c.annotations++
+		case metaOwnerReferences:
+			c.owners++
+		case metaFinalizers:
+			c.finalizers++
+		}
+	}
+	return c, nil
+}
+
+func readObjectMeta(b []byte, m *api.ObjectMeta, alias bool) error {
+	c, err := countMeta(b)
+	if err != nil {
+		return err
+	}
+	if c.labels > 0 && m.Labels == nil {
+		m.Labels = make(map[string]string, c.labels)
+	}
+	if c.annotations > 0 && m.Annotations == nil {
+		m.Annotations = make(map[string]string, c.annotations)
+	}
+	if c.owners > 0 {
+		m.OwnerReferences = growTo(m.OwnerReferences, c.owners)
+	}
+	if c.finalizers > 0 {
+		m.Finalizers = growTo(m.Finalizers, c.finalizers)
+	}
+	r := NewReader(b)
+	for !r.Done() {
+		f, err := r.Next()
+		if err != nil {
+			return err
+		}
+		if err := readMetaField(f, m, alias); err != nil {
+			return fmt.Errorf("field %d: %w", f.Num, err)
+		}
+	}
+	return nil
+}
+
+func readMetaField(f Field, m *api.ObjectMeta, alias bool) error {
+	switch f.Num {
+	case metaName, metaGenerateName, metaNamespace, metaUID, metaResourceVersion, metaFinalizers:
+		b, err := f.Message()
+		if err != nil {
+			return err
+		}
+		s := str(b, alias)
+		switch f.Num {
+		case metaName:
+			m.Name = s
+		case metaGenerateName:
+			m.GenerateName = s
+		case metaNamespace:
+			m.Namespace = s
+		case metaUID:
+			m.UID = s
+		case metaResourceVersion:
+			m.ResourceVersion = s
+		default:
+			m.Finalizers = append(m.Finalizers, s)
+		}
+	case metaGeneration:
+		v, err := f.Int64()
+		if err != nil {
+			return err
+		}
+		m.Generation = v
+	case metaDeletionGracePeriodSeconds:
+		v, err := f.Int64()
+		if err != nil {
+			return err
+		}
+		m.DeletionGracePeriodSeconds = &v
+	case metaCreationTimestamp, metaDeletionTimestamp:
+		b, err := f.Message()
+		if err != nil {
+			return err
+		}
+		t, err := readTime(b)
+		if err != nil {
+			return err
+		}
+		if f.Num == metaCreationTimestamp {
+			m.CreationTimestamp = t
+		} else {
+			m.DeletionTimestamp = &t
+		}
+	case metaLabels, metaAnnotations:
+		b, err := f.Message()
+		if err != nil {
+			return err
+		}
+		k, v, err := readMapEntry(b, alias)
+		if err != nil {
+			return err
+		}
+		if f.Num == metaLabels {
+			m.Labels[k] = v
+		} else {
+			m.Annotations[k] = v
+		}
+	case metaOwnerReferences:
+		b, err := f.Message()
+		if err != nil {
+			return err
+		}
+		ref, err := readOwnerReference(b, alias)
+		if err != nil {
+			return err
+		}
+		m.OwnerReferences = append(m.OwnerReferences, ref)
+	}
+	return nil
+}
+
+// readTime reads meta/v1 Time, which is written as Timestamp {seconds 1,
+// nanos 2}, and as an empty message for the zero time. Like
+// apimachinery's Time.Unmarshal it keeps seconds only: the JSON form has
+// no fractions, and the two encodings must read the same.
+func readTime(b []byte) (api.Time, error) {
+	if len(b) == 0 {
+		return api.Time{}, nil
+	}
+	var secs int64
+	r := NewReader(b)
+	for !r.Done() {
+		f, err := r.Next()
+		if err != nil {
+			return api.Time{}, err
+		}
+		switch f.Num {
+		case 1:
+			if secs, err = f.Int64(); err != nil {
+				return api.Time{}, err
+			}
+		case 2:
+			if _, err := f.Int32(); err != nil {
+				return api.Time{}, err
+			}
+		}
+	}
+	return api.Time{Time: time.Unix(secs, 0).Local()}, nil
+}
+
+// readMapEntry reads a map<string,string> entry {key 1, value 2}; a
+// missing key or value is the empty string, as protobuf's map rules say.
+func readMapEntry(b []byte, alias bool) (k, v string, err error) {
+	r := NewReader(b)
+	for !r.Done() {
+		f, err := r.Next()
+		if err != nil {
+			return "", "", err
+		}
+		if f.Num != 1 && f.Num != 2 {
+			continue
+		}
+		s, err := f.Message()
+		if err != nil {
+			return "", "", err
+		}
+		if f.Num == 1 {
+			k = str(s, alias)
+		} else {
+			v = str(s, alias)
+		}
+	}
+	return k, v, nil
+}
+
+// Owner reference field numbers (meta/v1 OwnerReference).
+const (
+	ownerKind               = 1
+	ownerName               = 3
+	ownerUID                = 4
+	ownerAPIVersion         = 5
+	ownerController         = 6
+	ownerBlockOwnerDeletion = 7
+)
+
+// The bools owner references point to. Decoded objects are immutable
+// (as kcm's RawObject), so every reference shares these two.
+var (
+	boolTrue  = true
+	boolFalse = false
+)
+
+func boolPtr(v bool) *bool {
+	if v {
+		return &boolTrue
+	}
+	return &boolFalse
+}
+
+func readOwnerReference(b []byte, alias bool) (api.OwnerReference, error) {
+	var ref api.OwnerReference
+	r := NewReader(b)
+	for !r.Done() {
+		f, err := r.Next()
+		if err != nil {
+			return ref, err
+		}
+		switch f.Num {
+		case ownerKind, ownerName, ownerUID, ownerAPIVersion:
+			s, err := f.Message()
+			if err != nil {
+				return ref, err
+			}
+			switch f.Num {
+			case ownerKind:
+				ref.Kind = str(s, alias)
+			case ownerName:
+				ref.Name = str(s, alias)
+			case ownerUID:
+				ref.UID = str(s, alias)
+			default:
+				ref.APIVersion = str(s, alias)
+			}
+		case ownerController, ownerBlockOwnerDeletion:
+			v, err := f.Bool()
+			if err != nil {
+				return ref, err
+			}
+			if f.Num == ownerController {
+				ref.Controller = boolPtr(v)
+			} else {
+				ref.BlockOwnerDeletion = boolPtr(v)
+			}
+		}
+	}
+	return ref, nil
+}
+
+// growTo returns s with room for n more elements.
+func growTo[E any](s []E, n int) []E {
+	if cap(s)-len(s) >= n {
+		return s
+	}
+	out := make([]E, len(s), len(s)+n)
+	copy(out, s)
+	return out
+}
