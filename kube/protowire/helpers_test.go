@@ -53,3 +53,8 @@ func rawMeta(t testing.TB, js []byte) *api.RawObject {
 	}
 	return o
 }
+
+// protowireTypeMeta is api.TypeMeta{apiVersion, kind}.
+func protowireTypeMeta(apiVersion, kind string) api.TypeMeta {
+	return api.TypeMeta{APIVersion: apiVersion, Kind: kind}
+}
