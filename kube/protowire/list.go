@@ -2,6 +2,8 @@ package protowire
 
 import (
 	"fmt"
+
+	"github.com/kcmlab/kcm/kube/api"
 )
 
 // A list (PodList, ReplicaSetList, ... in k8s.io/api's generated.proto)
@@ -126,4 +128,50 @@ func ItemKind(listKind string) string {
 		return listKind[:len(listKind)-4]
 	}
 	return listKind
+}
+
+// DecodeList reads a list body as kube-apiserver sends it (the envelope
+// around a ...List) and calls fn with each item decoded by DecodeMessage,
+// in order: items of kind ItemKind(list kind), in the list's apiVersion.
+func DecodeList(body []byte, opt Options, fn func(*Object) error) (ListMeta, error) {
+	u, err := Unwrap(body)
+	if err != nil {
+		return ListMeta{}, err
+	}
+	if err := u.Protobuf(); err != nil {
+		return ListMeta{}, err
+	}
+	tm := api.TypeMeta{APIVersion: typeString(u.APIVersion), Kind: typeString([]byte(ItemKind(string(u.Kind))))}
+	var lm ListMeta
+	r := NewReader(u.Raw)
+	for n := 0; !r.Done(); {
+		f, err := r.Next()
+		if err != nil {
+			return lm, fmt.Errorf("list: %w", err)
+		}
+		switch f.Num {
+		case 1:
+			m, err := f.Message()
+			if err != nil {
+				return lm, fmt.Errorf("list: metadata: %w", err)
+			}
+			if err := readListMeta(m, &lm); err != nil {
+				return lm, fmt.Errorf("list: metadata: %w", err)
+			}
+		case 2:
+			item, err := f.Message()
+			if err != nil {
+				return lm, fmt.Errorf("list: item %d: %w", n, err)
+			}
+			o, err := DecodeMessage(tm, item, opt)
+			if err != nil {
+				return lm, fmt.Errorf("list: item %d: %w", n, err)
+			}
+			if err := fn(o); err != nil {
+				return lm, err
+			}
+			n++
+		}
+	}
+	return lm, nil
 }

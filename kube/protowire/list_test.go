@@ -75,3 +75,29 @@ func TestItemKind(t *testing.T) {
 		}
 	}
 }
+
+// TestDecodeRealList: DecodeList gives each item of the real PodList as
+// an Object of kind Pod, with the list's metadata.
+func TestDecodeRealList(t *testing.T) {
+	var names []string
+	lm, err := protowire.DecodeList(golden(t, "podlist.pb"), protowire.Options{DropManagedFields: true}, func(o *protowire.Object) error {
+		if o.Kind != "Pod" || o.APIVersion != "v1" {
+			t.Errorf("item of type %s %s", o.APIVersion, o.Kind)
+		}
+		names = append(names, o.Name)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lm.ResourceVersion != "4242" || len(names) != 3 || names[2] != rawMeta(t, podgen.Pod(2)).Name {
+		t.Errorf("list at %q with items %v", lm.ResourceVersion, names)
+	}
+	stop := errors.New("stop")
+	if _, err := protowire.DecodeList(golden(t, "podlist.pb"), protowire.Options{}, func(*protowire.Object) error { return stop }); err != stop {
+		t.Errorf("fn's error: got %v", err)
+	}
+	if _, err := protowire.DecodeList([]byte(`{"kind":"PodList"}`), protowire.Options{}, nil); !errors.Is(err, protowire.ErrMagic) {
+		t.Errorf("JSON body: %v, want ErrMagic", err)
+	}
+}
