@@ -2,6 +2,7 @@ package protowire
 
 import (
 	"fmt"
+	"maps"
 	"time"
 	"unsafe"
 
@@ -82,13 +83,18 @@ func scanObjectMeta(msg []byte, m *api.ObjectMeta, alias bool) error {
 	return nil
 }
 
-// counts is how many map entries, owner references and finalizers a
-// metadata message holds, so that each is allocated once, at size.
-type counts struct{ labels, annotations, owners, finalizers int }
+// counts is where the map entries, owner references and finalizers of a
+// metadata message sit and how many there are, so that each is allocated
+// once, at size, or shared (see share.go).
+type counts struct {
+	labels, annotations, owners run
+	finalizers                  int
+}
 
 func countMeta(b []byte) (counts, error) {
 	var c counts
 	r := NewReader(b)
+	last := 0
 	for !r.Done() {
 		f, err := r.Next()
 		if err != nil {
@@ -96,31 +102,59 @@ func countMeta(b []byte) (counts, error) {
 		}
 		switch f.Num {
 		case metaLabels:
-			c.labels++
+			c.labels.add(f.Start, f.End, last)
 		case metaAnnotations:
-			c.annotations++
+			c.annotations.add(f.Start, f.End, last)
 		case metaOwnerReferences:
-			c.owners++
+			c.owners.add(f.Start, f.End, last)
 		case metaFinalizers:
 			c.finalizers++
 		}
+		last = f.End
 	}
 	return c, nil
 }
 
+// readObjectMeta reads one metadata message into m. With alias (an
+// Object's kept message) strings point into b, and labels, annotations
+// and owner references that arrive as one run of fields are shared with
+// other Objects holding the same run (share.go).
 func readObjectMeta(b []byte, m *api.ObjectMeta, alias bool) error {
 	c, err := countMeta(b)
 	if err != nil {
 		return err
 	}
-	if c.labels > 0 && m.Labels == nil {
-		m.Labels = make(map[string]string, c.labels)
+	// skip[num]: the run of field num was shared, not read field by field.
+	var skip [metaOwnerReferences + 1]bool
+	if alias && c.labels.shareable() && m.Labels == nil {
+		if m.Labels, err = sharedMap(metaLabels, b[c.labels.start:c.labels.end], c.labels.n); err != nil {
+			return err
+		}
+		skip[metaLabels] = true
 	}
-	if c.annotations > 0 && m.Annotations == nil {
-		m.Annotations = make(map[string]string, c.annotations)
+	if alias && c.annotations.shareable() && m.Annotations == nil {
+		if m.Annotations, err = sharedMap(metaAnnotations, b[c.annotations.start:c.annotations.end], c.annotations.n); err != nil {
+			return err
+		}
+		skip[metaAnnotations] = true
 	}
-	if c.owners > 0 {
-		m.OwnerReferences = growTo(m.OwnerReferences, c.owners)
+	if alias && c.owners.shareable() && m.OwnerReferences == nil {
+		if m.OwnerReferences, err = sharedOwners(b[c.owners.start:c.owners.end], c.owners.n); err != nil {
+			return err
+		}
+		skip[metaOwnerReferences] = true
+	}
+	// Maps read field by field get a private map: a new one, or — when
+	// metadata came twice and the first brought a map, maybe a shared
+	// one — a copy, never written in place.
+	if c.labels.n > 0 && !skip[metaLabels] {
+		m.Labels = privateMap(m.Labels, c.labels.n)
+	}
+	if c.annotations.n > 0 && !skip[metaAnnotations] {
+		m.Annotations = privateMap(m.Annotations, c.annotations.n)
+	}
+	if c.owners.n > 0 && !skip[metaOwnerReferences] {
+		m.OwnerReferences = growTo(m.OwnerReferences, c.owners.n)
 	}
 	if c.finalizers > 0 {
 		m.Finalizers = growTo(m.Finalizers, c.finalizers)
@@ -130,6 +164,9 @@ func readObjectMeta(b []byte, m *api.ObjectMeta, alias bool) error {
 		f, err := r.Next()
 		if err != nil {
 			return err
+		}
+		if int(f.Num) < len(skip) && skip[f.Num] {
+			continue
 		}
 		if err := readMetaField(f, m, alias); err != nil {
 			return fmt.Errorf("field %d: %w", f.Num, err)
@@ -331,7 +368,15 @@ func readOwnerReference(b []byte, alias bool) (api.OwnerReference, error) {
 	return ref, nil
 }
 
-// growTo returns s with room for n more elements.
+// privateMap returns a new map holding m's entries, with room for n more.
+func privateMap(m map[string]string, n int) map[string]string {
+	out := make(map[string]string, len(m)+n)
+	maps.Copy(out, m)
+	return out
+}
+
+// growTo returns s with room for n more elements: a new array when s has
+// no room (so a shared array is never appended to in place).
 func growTo[E any](s []E, n int) []E {
 	if cap(s)-len(s) >= n {
 		return s
@@ -339,4 +384,12 @@ func growTo[E any](s []E, n int) []E {
 	out := make([]E, len(s), len(s)+n)
 	copy(out, s)
 	return out
+}
+
+// stringBytes is s's bytes, shared; they must not be written.
+func stringBytes(s string) []byte {
+	if s == "" {
+		return nil
+	}
+	return unsafe.Slice(unsafe.StringData(s), len(s))
 }

@@ -218,10 +218,81 @@ func TestObjectStringsShareTheMessage(t *testing.T) {
 		t.Fatal(err)
 	}
 	msg := o.Message()
-	for _, s := range []string{o.Name, o.Namespace, o.UID, o.OwnerReferences[0].UID} {
+	for _, s := range []string{o.Name, o.Namespace, o.UID, o.ResourceVersion} {
 		i := bytes.Index(msg, []byte(s))
 		if i < 0 || unsafeData(s) != &msg[i] {
 			t.Errorf("%q is a copy, not a view of the kept message", s)
 		}
 	}
 }
+
+// TestSiblingsShare: two replicas of one ReplicaSet decoded one after the
+// other share their labels and annotations maps and their owner
+// references; ScanMeta, whose result the caller owns, shares nothing.
+func TestSiblingsShare(t *testing.T) {
+	l, err := protowire.SplitList(mustUnwrap(t, golden(t, "podlist.pb")).Raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := protowire.DecodeMessage(api.TypeMeta{}, l.Items[0], protowire.Options{DropManagedFields: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := protowire.DecodeMessage(api.TypeMeta{}, l.Items[1], protowire.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.OwnerReferences[0].UID != b.OwnerReferences[0].UID {
+		t.Fatal("podgen's pods 0 and 1 have different owners: the test checks nothing")
+	}
+	if mapAddr(a.Labels) != mapAddr(b.Labels) || mapAddr(a.Annotations) != mapAddr(b.Annotations) {
+		t.Errorf("siblings' maps are not shared")
+	}
+	if &a.OwnerReferences[0] != &b.OwnerReferences[0] {
+		t.Errorf("siblings' owner references are not shared")
+	}
+	var m api.ObjectMeta
+	if err := protowire.ScanMeta(l.Items[0], &m); err != nil {
+		t.Fatal(err)
+	}
+	if mapAddr(m.Labels) == mapAddr(a.Labels) || &m.OwnerReferences[0] == &a.OwnerReferences[0] {
+		t.Errorf("ScanMeta returned shared parts")
+	}
+}
+
+// TestSharedMapsAreNeverWritten: metadata that comes twice merges into a
+// copy of a shared map, never into the shared map itself, and a run
+// broken by another field gets a private map.
+func TestSharedMapsAreNeverWritten(t *testing.T) {
+	first := pw(nil).msg(11, pw(nil).str(1, "x").str(2, "1"))
+	merged := pw(nil).msg(1, first).msg(1, pw(nil).msg(11, pw(nil).str(1, "y").str(2, "2")))
+	if _, err := protowire.DecodeMessage(api.TypeMeta{}, merged, protowire.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	o, err := protowire.DecodeMessage(api.TypeMeta{}, object(first), protowire.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := map[string]string{"x": "1"}; !reflect.DeepEqual(o.Labels, want) {
+		t.Errorf("labels %v, want %v: a shared map was written by a merge", o.Labels, want)
+	}
+	broken := pw(nil).msg(11, pw(nil).str(1, "a").str(2, "1")).str(1, "n").msg(11, pw(nil).str(1, "b").str(2, "2"))
+	o, err = protowire.DecodeMessage(api.TypeMeta{}, object(broken), protowire.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := map[string]string{"a": "1", "b": "2"}; !reflect.DeepEqual(o.Labels, want) || o.Name != "n" {
+		t.Errorf("interleaved labels read %v, name %q", o.Labels, o.Name)
+	}
+}
+
+func mustUnwrap(t *testing.T, b []byte) protowire.Unknown {
+	t.Helper()
+	u, err := protowire.Unwrap(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u
+}
+
+func mapAddr(m map[string]string) uintptr { return reflect.ValueOf(m).Pointer() }
