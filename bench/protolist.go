@@ -20,8 +20,8 @@ import (
 
 	"github.com/kcmlab/kcm/internal/managerbench"
 	"github.com/kcmlab/kcm/kube/api"
-	kcmrest "github.com/kcmlab/kcm/kube/rest"
 	"github.com/kcmlab/kcm/kube/protowire"
+	kcmrest "github.com/kcmlab/kcm/kube/rest"
 )
 
 // The protobuf prototype against the real kube-apiserver (issue 13): one
