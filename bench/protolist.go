@@ -84,11 +84,54 @@ func NewProtoListClient(kubeconfig string) (*http.Client, string, error) {
 	return c, cfg.Host, nil
 }
 
+// Settling: kube-apiserver's CPU over a LIST includes the garbage
+// collection of the previous one (an 84 MiB JSON response leaves a lot),
+// which would be charged to whichever variant runs next. Before each
+// LIST the harness waits until the server's CPU over settleWindow is
+// below settleRate of a core, for at most settleMax.
+const (
+	settleWindow = 250 * time.Millisecond
+	settleRate   = 0.15
+	settleMax    = 10 * time.Second
+)
+
+// settle waits until pid is nearly idle (see above), or settleMax.
+func settle(ctx context.Context, pid int) error {
+	deadline := time.Now().Add(settleMax)
+	t := time.NewTicker(settleWindow)
+	defer t.Stop()
+	prev, err := managerbench.ReadSample(pid, time.Now())
+	if err != nil {
+		return err
+	}
+	for time.Now().Before(deadline) {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-t.C:
+		}
+		cur, err := managerbench.ReadSample(pid, time.Now())
+		if err != nil {
+			return err
+		}
+		if rate := (cur.CPU - prev.CPU).Seconds() / cur.At.Sub(prev.At).Seconds(); rate < settleRate {
+			return nil
+		}
+		prev = cur
+	}
+	return nil
+}
+
 // MeasureProtoList lists every pod once as v says and decodes the pages.
-// apiPID is kube-apiserver's process, for its CPU.
+// apiPID is kube-apiserver's process, for its CPU; the server is let
+// settle first (see settle).
 func MeasureProtoList(ctx context.Context, c *http.Client, host string, v ProtoListVariant, apiPID int) (ProtoListSample, error) {
 	s := ProtoListSample{Variant: v.Name}
 	var pages [][]byte
+	runtime.GC()
+	if err := settle(ctx, apiPID); err != nil {
+		return s, err
+	}
 	s0, err := managerbench.ReadSample(apiPID, time.Now())
 	if err != nil {
 		return s, err
