@@ -137,35 +137,14 @@ func MeasureProtoList(ctx context.Context, c *http.Client, host string, v ProtoL
 		return s, err
 	}
 	start := time.Now()
-	cont := ""
-	for {
-		q := url.Values{}
-		if v.Paged {
-			q.Set("limit", "500")
-			if cont != "" {
-				q.Set("continue", cont)
-			}
-		} else {
-			q.Set("resourceVersion", "0")
-		}
-		body, wire, err := getList(ctx, c, host+"/api/v1/pods?"+q.Encode(), v)
-		if err != nil {
-			return s, err
-		}
-		s.WireBytes += wire
-		s.Bytes += int64(len(body))
-		pages = append(pages, body)
-		if !v.Paged {
-			break
-		}
-		if cont, err = continueOf(body, v.Accept); err != nil {
-			return s, err
-		}
-		if cont == "" {
-			break
-		}
+	pages, s.WireBytes, err = ListPodPages(ctx, c, host, v)
+	if err != nil {
+		return s, err
 	}
 	s.Wall = time.Since(start)
+	for _, p := range pages {
+		s.Bytes += int64(len(p))
+	}
 	s1, err := managerbench.ReadSample(apiPID, time.Now())
 	if err != nil {
 		return s, err
@@ -183,6 +162,38 @@ func MeasureProtoList(ctx context.Context, c *http.Client, host string, v ProtoL
 	}
 	s.ClientGoCPU = cgCPU
 	return s, nil
+}
+
+// ListPodPages lists every pod as v says and returns the pages' bodies
+// (gunzipped) and the bytes that came over the wire.
+func ListPodPages(ctx context.Context, c *http.Client, host string, v ProtoListVariant) (pages [][]byte, wire int64, err error) {
+	cont := ""
+	for {
+		q := url.Values{}
+		if v.Paged {
+			q.Set("limit", "500")
+			if cont != "" {
+				q.Set("continue", cont)
+			}
+		} else {
+			q.Set("resourceVersion", "0")
+		}
+		body, n, err := getList(ctx, c, host+"/api/v1/pods?"+q.Encode(), v)
+		if err != nil {
+			return nil, 0, err
+		}
+		wire += n
+		pages = append(pages, body)
+		if !v.Paged {
+			return pages, wire, nil
+		}
+		if cont, err = continueOf(body, v.Accept); err != nil {
+			return nil, 0, err
+		}
+		if cont == "" {
+			return pages, wire, nil
+		}
+	}
 }
 
 // getList GETs one page and returns its bytes, gunzipped, and how many
