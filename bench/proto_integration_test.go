@@ -20,8 +20,8 @@ import (
 
 	"github.com/kcmlab/kcm/bench"
 	"github.com/kcmlab/kcm/kube/api"
-	kcmrest "github.com/kcmlab/kcm/kube/rest"
 	"github.com/kcmlab/kcm/kube/protowire"
+	kcmrest "github.com/kcmlab/kcm/kube/rest"
 	"github.com/kcmlab/kcm/testenv"
 )
 
