@@ -14,8 +14,10 @@
 // --kube-api-content-type defaults to application/vnd.kubernetes.protobuf
 // (client-go's generated clientsets for built-in types ask for it; custom
 // resources have no protobuf form and stay JSON). The protobuf form of a
-// pod is about half the size of its JSON, cheaper for kube-apiserver to
-// write, and — what this package exploits — cheap to step over: every
+// pod is two-thirds the size of its JSON as served and half of it once
+// managedFields are dropped (bench: 3.3 KB against 5.2 KB, 1.6 KB against
+// 3.3 KB), cheaper for kube-apiserver to write, and — what this package
+// exploits — cheap to step over: every
 // message is a run of fields that announce their length, so a reader that
 // wants only the metadata skips a pod's spec and status in one step
 // each, where a JSON reader must look at every byte to find where they
