@@ -80,6 +80,7 @@ func TestReaderRejectsMalformed(t *testing.T) {
 		{"varint of eleven bytes", []byte{0x08, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01}, protowire.ErrOverflow},
 		{"varint above 2^64-1 (tenth byte 2)", []byte{0x08, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x02}, protowire.ErrOverflow},
 		{"length beyond the input", []byte{0x12, 0x05, 'a'}, protowire.ErrTruncated},
+		{"length one past the input (counting the length's own byte)", []byte{0x12, 0x02, 'a'}, protowire.ErrTruncated},
 		{"length of 2^63 (no allocation)", []byte{0x12, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x01}, protowire.ErrTruncated},
 		{"fixed32 cut", []byte{0x25, 1, 2, 3}, protowire.ErrTruncated},
 		{"fixed64 cut", []byte{0x29, 1, 2, 3, 4, 5, 6, 7}, protowire.ErrTruncated},
