@@ -69,6 +69,10 @@ func FuzzDecode(f *testing.F) {
 			if !reflect.DeepEqual(exported(again.ObjectMeta), exported(o.ObjectMeta)) {
 				t.Fatalf("drop=%v: the kept message reads differently:\n%+v\n%+v", drop, again.ObjectMeta, o.ObjectMeta)
 			}
+			fam, err := protowire.DecodeMessage(api.TypeMeta{}, data, protowire.Options{DropManagedFields: drop, FamilyDelta: true})
+			if err != nil || !bytes.Equal(fam.Message(), o.Message()) {
+				t.Fatalf("drop=%v: with FamilyDelta the message differs (%v)", drop, err)
+			}
 			if drop && hasManagedFields(t, o.Message()) {
 				t.Fatalf("managedFields kept: %x", o.Message())
 			}

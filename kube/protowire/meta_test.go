@@ -296,3 +296,40 @@ func mustUnwrap(t *testing.T, b []byte) protowire.Unknown {
 }
 
 func mapAddr(m map[string]string) uintptr { return reflect.ValueOf(m).Pointer() }
+
+// TestFamilyDelta: with FamilyDelta the first pod of a ReplicaSet is kept
+// whole as its family's base, its siblings as deltas against it, and every
+// Message is the message kept without FamilyDelta, byte for byte, with
+// the same metadata.
+func TestFamilyDelta(t *testing.T) {
+	l, err := protowire.SplitList(mustUnwrap(t, golden(t, "podlist.pb")).Raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var objs []*protowire.Object
+	for i, item := range l.Items {
+		plain, err := protowire.DecodeMessage(api.TypeMeta{Kind: "Pod"}, item, protowire.Options{DropManagedFields: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		o, err := protowire.DecodeMessage(api.TypeMeta{Kind: "Pod"}, item, protowire.Options{DropManagedFields: true, FamilyDelta: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		objs = append(objs, o)
+		if got := o.Message(); !bytes.Equal(got, plain.Message()) {
+			t.Errorf("item %d: message rebuilt as %d bytes, want %d", i, len(got), len(plain.Message()))
+		}
+		if !reflect.DeepEqual(exported(o.ObjectMeta), exported(plain.ObjectMeta)) {
+			t.Errorf("item %d: metadata differs", i)
+		}
+		if want := i > 0; o.IsDelta() != want {
+			t.Errorf("item %d: IsDelta %v, want %v (pods 0-2 are one ReplicaSet's)", i, o.IsDelta(), want)
+		}
+	}
+	// A pod without a controller is kept whole.
+	o, err := protowire.DecodeMessage(api.TypeMeta{Kind: "Pod"}, object(pw(nil).str(1, "lone")), protowire.Options{FamilyDelta: true})
+	if err != nil || o.IsDelta() || o.Name != "lone" {
+		t.Errorf("pod without a controller: %v, IsDelta %v", err, o.IsDelta())
+	}
+}

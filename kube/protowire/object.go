@@ -18,17 +18,46 @@ import (
 type Object struct {
 	api.TypeMeta
 	api.ObjectMeta
-	msg []byte
+	// msg is the kept message; nil when fam is set: then the message is
+	// fam.doc (this object is its family's base, delta == "") or delta
+	// applied to it (family.go).
+	msg   []byte
+	fam   *familyBase
+	delta string
 }
 
 // Message returns the object's protobuf message, without the envelope
-// (what a list item is). It must not be modified.
-func (o *Object) Message() []byte { return o.msg }
+// (what a list item is). It must not be modified. For an object kept as
+// a delta against its family's base it is rebuilt on each call (see
+// MessageErr); the rebuild cannot fail for deltas this package wrote, and
+// Message returns nil if it ever did.
+func (o *Object) Message() []byte {
+	b, _ := o.MessageErr()
+	return b
+}
+
+// MessageErr is Message with the rebuild's error.
+func (o *Object) MessageErr() ([]byte, error) {
+	switch {
+	case o.fam == nil:
+		return o.msg, nil
+	case o.delta == "":
+		return o.fam.doc, nil
+	}
+	return applyDelta(o.delta, o.fam.doc)
+}
+
+// IsDelta reports whether o is kept as a delta against its family's base.
+func (o *Object) IsDelta() bool { return o.delta != "" }
 
 // AppendEnveloped appends the object as kube-apiserver writes one object:
 // Magic and a runtime.Unknown holding its type and message.
-func (o *Object) AppendEnveloped(b []byte) []byte {
-	return Wrap(b, o.APIVersion, o.Kind, o.msg)
+func (o *Object) AppendEnveloped(b []byte) ([]byte, error) {
+	msg, err := o.MessageErr()
+	if err != nil {
+		return b, err
+	}
+	return Wrap(b, o.APIVersion, o.Kind, msg), nil
 }
 
 // Options say how objects are decoded.
@@ -37,6 +66,11 @@ type Options struct {
 	// message, as kcm's JSON caches do (api.StrippingManagedFields):
 	// controllers do not read it, and it is often a third of a pod.
 	DropManagedFields bool
+	// FamilyDelta keeps an object that has a controller as a delta
+	// against its family's base (family.go), as kcm's JSON caches do: a
+	// pod of a ReplicaSet then holds a fraction of its message. Message
+	// rebuilds it on each call.
+	FamilyDelta bool
 }
 
 // Decode reads an enveloped object: a GET's body, or a watch event's
@@ -60,9 +94,14 @@ func DecodeMessage(tm api.TypeMeta, msg []byte, opt Options) (*Object, error) {
 	if err != nil {
 		return nil, err
 	}
-	o := &Object{TypeMeta: tm, msg: kept}
+	o := &Object{TypeMeta: tm}
 	if err := scanObjectMeta(kept, &o.ObjectMeta, true); err != nil {
 		return nil, err
+	}
+	if opt.FamilyDelta {
+		joinFamily(o, kept)
+	} else {
+		o.msg = kept
 	}
 	return o, nil
 }
