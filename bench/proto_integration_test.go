@@ -113,6 +113,11 @@ func TestProtoAgainstKubeAPIServer(t *testing.T) {
 				if i%50 != 0 {
 					continue
 				}
+				fam, err := protowire.DecodeMessage(api.TypeMeta{APIVersion: "v1", Kind: "Pod"}, item,
+					protowire.Options{DropManagedFields: true, FamilyDelta: true})
+				if err != nil || !bytes.Equal(fam.Message(), o.Message()) {
+					t.Errorf("%s: %s with FamilyDelta: message differs (%v)", v.Name, o.Key(), err)
+				}
 				whole, kept := &corev1.Pod{}, &corev1.Pod{}
 				if err := whole.Unmarshal(item); err != nil {
 					t.Fatal(err)

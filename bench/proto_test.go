@@ -88,6 +88,9 @@ var protoDecoders = []protoDecoder{
 	{"protowire-scan", func(in *protoInputs, i int) (any, error) {
 		return protowire.DecodeMessage(podTypeMeta, in.pb[i], protowire.Options{DropManagedFields: true})
 	}},
+	{"protowire-family", func(in *protoInputs, i int) (any, error) {
+		return protowire.DecodeMessage(podTypeMeta, in.pb[i], protowire.Options{DropManagedFields: true, FamilyDelta: true})
+	}},
 	{"kcm-json-raw", func(in *protoInputs, i int) (any, error) {
 		return api.DecodeBorrowed(kcmRawStrip, in.js[i])
 	}},
@@ -110,9 +113,9 @@ var protoDecoders = []protoDecoder{
 }
 
 // BenchmarkProtoDecodePod: the CPU and allocations of decoding one pod
-// as a cache keeps it, per decoder (sub-benchmarks run interleaved under
-// -count). protowire-scan reads the metadata and keeps the message less
-// managedFields; kcm-json-raw is kcm's informer path for RawObject (list
+// as a cache keeps it, per decoder. protowire-scan reads the metadata and
+// keeps the message less managedFields; protowire-family keeps it as a
+// delta against its ReplicaSet's first pod (Options.FamilyDelta); kcm-json-raw is kcm's informer path for RawObject (list
 // items decoded borrowed, managedFields stripped); the client-go rows
 // decode a whole v1.Pod.
 func BenchmarkProtoDecodePod(b *testing.B) {

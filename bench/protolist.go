@@ -66,6 +66,9 @@ type ProtoListSample struct {
 	// for the variant's encoding (protowire scan, or kcm's RawObject
 	// codec for JSON), then client-go's decode of whole v1.Pods.
 	DecodeCPU, ClientGoCPU time.Duration
+	// FamilyCPU (protobuf only): protowire with Options.FamilyDelta, each
+	// pod with a controller kept as a delta against a sibling.
+	FamilyCPU time.Duration
 }
 
 // NewProtoListClient returns an HTTP client for the cluster kubeconfig
@@ -150,8 +153,13 @@ func MeasureProtoList(ctx context.Context, c *http.Client, host string, v ProtoL
 		return s, err
 	}
 	s.ServerCPU, s.Pages = s1.CPU-s0.CPU, len(pages)
-	if s.Pods, s.DecodeCPU, err = decodeKCM(pages, v.Accept); err != nil {
+	if s.Pods, s.DecodeCPU, err = decodeKCM(pages, v.Accept, false); err != nil {
 		return s, err
+	}
+	if v.Accept == protowire.ContentType {
+		if _, s.FamilyCPU, err = decodeKCM(pages, v.Accept, true); err != nil {
+			return s, err
+		}
 	}
 	n, cgCPU, err := decodeClientGo(pages, v.Accept)
 	if err != nil {
@@ -255,9 +263,10 @@ func continueOf(body []byte, accept string) (string, error) {
 var kcmRawStrip = api.StrippingManagedFields(api.Raw())
 
 // decodeKCM decodes the pages as a kcm cache would and returns the pods
-// and the CPU it took: kube/protowire's scan for protobuf, kcm's
-// RawObject codec for JSON; managedFields dropped in both.
-func decodeKCM(pages [][]byte, accept string) (int, time.Duration, error) {
+// and the CPU it took: kube/protowire's scan for protobuf (with family,
+// Options.FamilyDelta), kcm's RawObject codec for JSON; managedFields
+// dropped in both.
+func decodeKCM(pages [][]byte, accept string, family bool) (int, time.Duration, error) {
 	held := make([]api.Object, 0, 1024)
 	keep := func(o api.Object) error { held = append(held, o); return nil }
 	runtime.GC()
@@ -265,7 +274,8 @@ func decodeKCM(pages [][]byte, accept string) (int, time.Duration, error) {
 	for _, p := range pages {
 		var err error
 		if accept == protowire.ContentType {
-			_, err = protowire.DecodeList(p, protowire.Options{DropManagedFields: true}, func(o *protowire.Object) error { return keep(o) })
+			_, err = protowire.DecodeList(p, protowire.Options{DropManagedFields: true, FamilyDelta: family},
+				func(o *protowire.Object) error { return keep(o) })
 		} else {
 			_, err = kcmrest.DecodeList(bytes.NewReader(p), kcmRawStrip, func(o *api.RawObject) error { return keep(o) })
 		}
@@ -307,7 +317,7 @@ func decodeClientGo(pages [][]byte, accept string) (int, time.Duration, error) {
 // ProtoListVariants' order.
 func ProtoListTable(samples []ProtoListSample) string {
 	var b bytes.Buffer
-	fmt.Fprintf(&b, "%-20s %6s %5s %9s %10s %10s %11s %12s %12s\n", "variant", "pods", "pages", "wall", "wire MiB", "body MiB", "apiserver", "kcm decode", "client-go")
+	fmt.Fprintf(&b, "%-20s %6s %5s %9s %10s %10s %11s %12s %12s %12s\n", "variant", "pods", "pages", "wall", "wire MiB", "body MiB", "apiserver", "kcm decode", "family", "client-go")
 	for _, v := range ProtoListVariants {
 		var ss []ProtoListSample
 		for _, s := range samples {
@@ -326,12 +336,13 @@ func ProtoListTable(samples []ProtoListSample) string {
 			slices.Sort(xs)
 			return xs[len(xs)/2]
 		}
-		fmt.Fprintf(&b, "%-20s %6d %5d %8.3fs %10.1f %10.1f %10.3fs %11.3fs %11.3fs\n", v.Name, ss[0].Pods, ss[0].Pages,
+		fmt.Fprintf(&b, "%-20s %6d %5d %8.3fs %10.1f %10.1f %10.3fs %11.3fs %11.3fs %11.3fs\n", v.Name, ss[0].Pods, ss[0].Pages,
 			med(func(s ProtoListSample) float64 { return s.Wall.Seconds() }),
 			med(func(s ProtoListSample) float64 { return float64(s.WireBytes) / (1 << 20) }),
 			med(func(s ProtoListSample) float64 { return float64(s.Bytes) / (1 << 20) }),
 			med(func(s ProtoListSample) float64 { return s.ServerCPU.Seconds() }),
 			med(func(s ProtoListSample) float64 { return s.DecodeCPU.Seconds() }),
+			med(func(s ProtoListSample) float64 { return s.FamilyCPU.Seconds() }),
 			med(func(s ProtoListSample) float64 { return s.ClientGoCPU.Seconds() }))
 	}
 	return b.String()

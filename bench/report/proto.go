@@ -7,8 +7,9 @@ import "math"
 // engines, so each row names what its kcm and client-go columns hold:
 // protobuf rows compare kube/protowire's metadata scan with client-go's
 // generated Unmarshal of a v1.Pod, JSON rows kcm's RawObject codec with
-// client-go's JSON decode, and the last rows protowire with kcm's JSON
-// RawObject (in the client-go column). No targets: it is a prototype.
+// client-go's JSON decode, and the last rows protowire (its plain scan,
+// and with Options.FamilyDelta) with kcm's JSON RawObject (in the
+// client-go column). No targets: it is a prototype.
 func protoRows(s *Set) []Row {
 	pair := func(figure, unit, bench, metricUnit, kcmSub, cgSub string) Row {
 		p := procsOf(s, bench)
@@ -25,6 +26,7 @@ func protoRows(s *Set) []Row {
 	const (
 		dec, heap = "ProtoDecodePod", "ProtoHeap"
 		scan, raw = "protowire-scan", "kcm-json-raw"
+		family    = "protowire-family"
 		cgp, cgj  = "client-go-proto", "client-go-json"
 	)
 	return []Row{
@@ -36,5 +38,7 @@ func protoRows(s *Set) []Row {
 		pair("heap per decoded pod, protobuf (kcm: protowire; client-go: v1.Pod, managedFields dropped)", "B", heap, "B/pod", scan, cgp),
 		pair("heap per decoded pod, JSON (kcm: RawObject; client-go: v1.Pod, managedFields dropped)", "B", heap, "B/pod", raw, cgj),
 		pair("heap per decoded pod, protowire (kcm) vs kcm's JSON RawObject (client-go column)", "B", heap, "B/pod", scan, raw),
+		pair("pod decode CPU, protowire with family deltas (kcm) vs kcm's JSON RawObject (client-go column)", "ns", dec, "cpu-ns/op", family, raw),
+		pair("heap per decoded pod, protowire with family deltas (kcm) vs kcm's JSON RawObject (client-go column)", "B", heap, "B/pod", family, raw),
 	}
 }
