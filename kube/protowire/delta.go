@@ -83,9 +83,9 @@ func appendDelta(dst, doc, base []byte) []byte {
 // offsets in each of the next run of deltaMinCopy equal bytes.
 func resync(doc, base []byte, ti, bi int) (int, int, bool) {
 	// A value of the same length: the same offset, a little further on.
-	for k := 0; k < deltaStep && ti+k+deltaMinCopy <= len(doc); k++ {
-		if b := bi + k; b+deltaMinCopy <= len(base) && bytes.Equal(doc[ti+k:ti+k+deltaMinCopy], base[b:b+deltaMinCopy]) {
-			return ti + k, b, true
+	for k := 0; k < deltaStep && ti+k+deltaMinCopy <= len(doc) && bi+k+deltaMinCopy <= len(base); k++ {
+		if binary.LittleEndian.Uint64(doc[ti+k:]) == binary.LittleEndian.Uint64(base[bi+k:]) {
+			return ti + k, bi + k, true
 		}
 	}
 	// Another length: the next bytes of doc somewhere around bi.

@@ -1,6 +1,7 @@
 package protowire
 
 import (
+	"bytes"
 	"hash/maphash"
 	"strings"
 	"sync"
@@ -47,35 +48,66 @@ var (
 // the message its family's new base instead.
 const maxDeltaShare = 3
 
-// joinFamily keeps o's message (kept, which its metadata strings point
-// into) as a delta against its family's base when it has a controller
-// and the delta is small; else whole, as the family's new base when it
-// has a controller.
-func joinFamily(o *Object, kept []byte) {
-	ref := o.ControllerRef()
-	if ref == nil || ref.UID == "" {
-		o.msg = kept
-		return
+// decodeFamily is DecodeMessage with FamilyDelta. The message is cut
+// (managedFields) into a scratch buffer and its metadata read from
+// there; a member kept as a delta then gives its strings their own
+// memory and never copies the message. One kept whole — its family's new
+// base, or an object without a controller — is copied out of the scratch
+// buffer and its metadata read again from the copy, so that its strings
+// point into what it keeps.
+func decodeFamily(tm api.TypeMeta, msg []byte, drop bool) (*Object, error) {
+	sp := deltaBuffer.Get().(*[]byte)
+	defer deltaBuffer.Put(sp)
+	scratch, err := keep(*sp, msg, drop)
+	if err != nil {
+		return nil, err
 	}
-	slot := &families[maphash.String(familySeed, ref.UID)%familySlots]
-	if e := slot.Load(); e != nil && e.uid == ref.UID && e.kind == o.Kind {
-		if base := e.base.Value(); base != nil {
-			bp := deltaBuffer.Get().(*[]byte)
-			enc := appendDelta((*bp)[:0], kept, base.doc)
-			if len(enc)*maxDeltaShare <= len(kept) {
-				o.fam, o.delta = base, string(enc)
-				ownStrings(&o.ObjectMeta)
-				*bp = enc[:0]
-				deltaBuffer.Put(bp)
-				return
+	*sp = scratch[:0]
+	o := &Object{TypeMeta: tm}
+	private, err := scanObjectMetaPrivate(scratch, &o.ObjectMeta, true)
+	if err != nil {
+		return nil, err
+	}
+	ref := o.ControllerRef()
+	var slot *atomic.Pointer[familyEntry]
+	if ref != nil && ref.UID != "" && !private {
+		// Only an object whose maps and owner references are shared can
+		// be a delta: what it decoded field by field points into scratch.
+		slot = &families[maphash.String(familySeed, ref.UID)%familySlots]
+		if e := slot.Load(); e != nil && e.uid == ref.UID && e.kind == o.Kind {
+			if base := e.base.Value(); base != nil {
+				ep := deltaBuffer.Get().(*[]byte)
+				enc := appendDelta((*ep)[:0], scratch, base.doc)
+				small := len(enc)*maxDeltaShare <= len(scratch)
+				if small {
+					o.fam, o.delta = base, string(enc)
+					ownStrings(&o.ObjectMeta)
+				}
+				*ep = enc[:0]
+				deltaBuffer.Put(ep)
+				if small {
+					return o, nil
+				}
 			}
-			*bp = enc[:0]
-			deltaBuffer.Put(bp)
 		}
 	}
+	kept := bytes.Clone(scratch)
+	uid := ""
+	if slot != nil {
+		uid = strings.Clone(ref.UID)
+	}
+	o = &Object{TypeMeta: tm}
+	if err := scanObjectMeta(kept, &o.ObjectMeta, true); err != nil {
+		return nil, err
+	}
+	if slot == nil {
+		o.msg = kept
+		return o, nil
+	}
 	base := &familyBase{doc: kept}
-	slot.Store(&familyEntry{uid: strings.Clone(ref.UID), kind: o.Kind, base: weak.Make(base)})
+	slot.Store(&familyEntry{uid: uid, kind: o.Kind, base: weak.Make(base)})
 	o.fam = base // the base itself: Message returns base.doc
+	return o, nil
 }
 
 // ownStrings gives m's strings their own memory, where they pointed into

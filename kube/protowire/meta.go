@@ -63,24 +63,34 @@ func str(b []byte, alias bool) string {
 func ScanMeta(msg []byte, m *api.ObjectMeta) error { return scanObjectMeta(msg, m, false) }
 
 func scanObjectMeta(msg []byte, m *api.ObjectMeta, alias bool) error {
+	_, err := scanObjectMetaPrivate(msg, m, alias)
+	return err
+}
+
+// scanObjectMetaPrivate is scanObjectMeta, and reports whether a map or
+// the owner references were read field by field (not shared, share.go):
+// with alias, their strings then point into msg.
+func scanObjectMetaPrivate(msg []byte, m *api.ObjectMeta, alias bool) (private bool, err error) {
 	r := NewReader(msg)
 	for !r.Done() {
 		f, err := r.Next()
 		if err != nil {
-			return fmt.Errorf("object: %w", err)
+			return private, fmt.Errorf("object: %w", err)
 		}
 		if f.Num != objectMetadata {
 			continue
 		}
 		b, err := f.Message()
 		if err != nil {
-			return fmt.Errorf("object: metadata: %w", err)
+			return private, fmt.Errorf("object: metadata: %w", err)
 		}
-		if err := readObjectMeta(b, m, alias); err != nil {
-			return fmt.Errorf("object: metadata: %w", err)
+		p, err := readObjectMeta(b, m, alias)
+		if err != nil {
+			return private, fmt.Errorf("object: metadata: %w", err)
 		}
+		private = private || p
 	}
-	return nil
+	return private, nil
 }
 
 // counts is where the map entries, owner references and finalizers of a
@@ -119,28 +129,28 @@ func countMeta(b []byte) (counts, error) {
 // Object's kept message) strings point into b, and labels, annotations
 // and owner references that arrive as one run of fields are shared with
 // other Objects holding the same run (share.go).
-func readObjectMeta(b []byte, m *api.ObjectMeta, alias bool) error {
+func readObjectMeta(b []byte, m *api.ObjectMeta, alias bool) (private bool, err error) {
 	c, err := countMeta(b)
 	if err != nil {
-		return err
+		return false, err
 	}
 	// skip[num]: the run of field num was shared, not read field by field.
 	var skip [metaOwnerReferences + 1]bool
 	if alias && c.labels.shareable() && m.Labels == nil {
 		if m.Labels, err = sharedMap(metaLabels, b[c.labels.start:c.labels.end], c.labels.n); err != nil {
-			return err
+			return false, err
 		}
 		skip[metaLabels] = true
 	}
 	if alias && c.annotations.shareable() && m.Annotations == nil {
 		if m.Annotations, err = sharedMap(metaAnnotations, b[c.annotations.start:c.annotations.end], c.annotations.n); err != nil {
-			return err
+			return false, err
 		}
 		skip[metaAnnotations] = true
 	}
 	if alias && c.owners.shareable() && m.OwnerReferences == nil {
 		if m.OwnerReferences, err = sharedOwners(b[c.owners.start:c.owners.end], c.owners.n); err != nil {
-			return err
+			return false, err
 		}
 		skip[metaOwnerReferences] = true
 	}
@@ -159,20 +169,22 @@ func readObjectMeta(b []byte, m *api.ObjectMeta, alias bool) error {
 	if c.finalizers > 0 {
 		m.Finalizers = growTo(m.Finalizers, c.finalizers)
 	}
+	private = (c.labels.n > 0 && !skip[metaLabels]) || (c.annotations.n > 0 && !skip[metaAnnotations]) ||
+		(c.owners.n > 0 && !skip[metaOwnerReferences])
 	r := NewReader(b)
 	for !r.Done() {
 		f, err := r.Next()
 		if err != nil {
-			return err
+			return private, err
 		}
 		if int(f.Num) < len(skip) && skip[f.Num] {
 			continue
 		}
 		if err := readMetaField(f, m, alias); err != nil {
-			return fmt.Errorf("field %d: %w", f.Num, err)
+			return private, fmt.Errorf("field %d: %w", f.Num, err)
 		}
 	}
-	return nil
+	return private, nil
 }
 
 func readMetaField(f Field, m *api.ObjectMeta, alias bool) error {

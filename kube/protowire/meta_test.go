@@ -3,6 +3,7 @@ package protowire_test
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"reflect"
 	"testing"
 	"time"
@@ -331,5 +332,41 @@ func TestFamilyDelta(t *testing.T) {
 	o, err := protowire.DecodeMessage(api.TypeMeta{Kind: "Pod"}, object(pw(nil).str(1, "lone")), protowire.Options{FamilyDelta: true})
 	if err != nil || o.IsDelta() || o.Name != "lone" {
 		t.Errorf("pod without a controller: %v, IsDelta %v", err, o.IsDelta())
+	}
+}
+
+// TestFamilyDeltaKeepsItsStrings: a family member kept as a delta owns
+// every string it exposes, also those of maps it could not share (labels
+// interleaved with other fields): decoding more objects, which reuses the
+// decoder's scratch memory, changes nothing in it.
+func TestFamilyDeltaKeepsItsStrings(t *testing.T) {
+	owner := pw(nil).str(1, "ReplicaSet").str(3, "rs").str(4, "uid-family-test").str(5, "apps/v1").uint(6, 1)
+	pod := func(name, label string) []byte {
+		meta := pw(nil).str(1, name).msg(11, pw(nil).str(1, "app").str(2, label)).str(3, "ns").
+			msg(11, pw(nil).str(1, "tier").str(2, label+"-tier")).msg(13, owner)
+		return pw(nil).msg(1, meta).msg(2, pw(bytes.Repeat([]byte("spec-bytes-"), 40)))
+	}
+	opt := protowire.Options{FamilyDelta: true}
+	var objs []*protowire.Object
+	for i := range 4 {
+		o, err := protowire.DecodeMessage(api.TypeMeta{Kind: "Pod"}, pod(fmt.Sprintf("pod-%d", i), fmt.Sprintf("v%d", i)), opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		objs = append(objs, o)
+	}
+	for range 10 {
+		if _, err := protowire.DecodeMessage(api.TypeMeta{Kind: "Pod"}, pod("zzzzz", "zz"), opt); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i, o := range objs {
+		want := map[string]string{"app": fmt.Sprintf("v%d", i), "tier": fmt.Sprintf("v%d-tier", i)}
+		if o.Name != fmt.Sprintf("pod-%d", i) || !reflect.DeepEqual(o.Labels, want) || o.OwnerReferences[0].UID != "uid-family-test" {
+			t.Errorf("object %d now reads %s %v %s", i, o.Name, o.Labels, o.OwnerReferences[0].UID)
+		}
+		if !bytes.Equal(o.Message(), pod(fmt.Sprintf("pod-%d", i), fmt.Sprintf("v%d", i))) {
+			t.Errorf("object %d: message differs", i)
+		}
 	}
 }

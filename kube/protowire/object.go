@@ -90,31 +90,32 @@ func Decode(data []byte, opt Options) (*Object, error) {
 // list's envelope gave) into an Object that keeps a copy of msg: all of
 // it, or with DropManagedFields all but metadata.managedFields.
 func DecodeMessage(tm api.TypeMeta, msg []byte, opt Options) (*Object, error) {
-	kept, err := keep(msg, opt.DropManagedFields)
+	if opt.FamilyDelta {
+		return decodeFamily(tm, msg, opt.DropManagedFields)
+	}
+	kept, err := keep(nil, msg, opt.DropManagedFields)
 	if err != nil {
 		return nil, err
 	}
-	o := &Object{TypeMeta: tm}
+	o := &Object{TypeMeta: tm, msg: kept}
 	if err := scanObjectMeta(kept, &o.ObjectMeta, true); err != nil {
 		return nil, err
-	}
-	if opt.FamilyDelta {
-		joinFamily(o, kept)
-	} else {
-		o.msg = kept
 	}
 	return o, nil
 }
 
-// keep returns a copy of msg made to size, without the managedFields of
-// its metadata when drop is set. A metadata field that loses entries is
+// keep returns a copy of msg, without the managedFields of its metadata
+// when drop is set: in buf when it has room, else made to size. A metadata field that loses entries is
 // written again with its new length; every other byte is copied as is.
-func keep(msg []byte, drop bool) ([]byte, error) {
+func keep(buf, msg []byte, drop bool) ([]byte, error) {
 	size, err := keptSize(msg, drop)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]byte, 0, size)
+	out := buf[:0]
+	if cap(out) < size {
+		out = make([]byte, 0, size)
+	}
 	if size == len(msg) {
 		return append(out, msg...), nil
 	}
