@@ -341,17 +341,25 @@ func TestFamilyDelta(t *testing.T) {
 // decoder's scratch memory, changes nothing in it.
 func TestFamilyDeltaKeepsItsStrings(t *testing.T) {
 	owner := pw(nil).str(1, "ReplicaSet").str(3, "rs").str(4, "uid-family-test").str(5, "apps/v1").uint(6, 1)
+	var interleaved bool // labels split by another field: no shared map
 	pod := func(name, label string) []byte {
-		meta := pw(nil).str(1, name).msg(11, pw(nil).str(1, "app").str(2, label)).str(3, "ns").
-			msg(11, pw(nil).str(1, "tier").str(2, label+"-tier")).msg(13, owner)
+		meta := pw(nil).str(1, name).msg(11, pw(nil).str(1, "app").str(2, label))
+		if interleaved {
+			meta = meta.str(3, "ns")
+		}
+		meta = meta.msg(11, pw(nil).str(1, "tier").str(2, label+"-tier")).msg(13, owner).str(5, "uid-"+name)
 		return pw(nil).msg(1, meta).msg(2, pw(bytes.Repeat([]byte("spec-bytes-"), 40)))
 	}
 	opt := protowire.Options{FamilyDelta: true}
 	var objs []*protowire.Object
-	for i := range 4 {
-		o, err := protowire.DecodeMessage(api.TypeMeta{Kind: "Pod"}, pod(fmt.Sprintf("pod-%d", i), fmt.Sprintf("v%d", i)), opt)
+	for i := range 8 {
+		interleaved = i >= 4
+		o, err := protowire.DecodeMessage(api.TypeMeta{Kind: "Pod"}, pod(fmt.Sprintf("pod-%d", i), fmt.Sprintf("v%d", i%4)), opt)
 		if err != nil {
 			t.Fatal(err)
+		}
+		if want := i%4 > 0 && !interleaved; o.IsDelta() != want {
+			t.Errorf("object %d: IsDelta %v, want %v", i, o.IsDelta(), want)
 		}
 		objs = append(objs, o)
 	}
@@ -361,11 +369,13 @@ func TestFamilyDeltaKeepsItsStrings(t *testing.T) {
 		}
 	}
 	for i, o := range objs {
-		want := map[string]string{"app": fmt.Sprintf("v%d", i), "tier": fmt.Sprintf("v%d-tier", i)}
-		if o.Name != fmt.Sprintf("pod-%d", i) || !reflect.DeepEqual(o.Labels, want) || o.OwnerReferences[0].UID != "uid-family-test" {
-			t.Errorf("object %d now reads %s %v %s", i, o.Name, o.Labels, o.OwnerReferences[0].UID)
+		interleaved = i >= 4
+		name, label := fmt.Sprintf("pod-%d", i), fmt.Sprintf("v%d", i%4)
+		want := map[string]string{"app": label, "tier": label + "-tier"}
+		if o.Name != name || o.UID != "uid-"+name || !reflect.DeepEqual(o.Labels, want) || o.OwnerReferences[0].UID != "uid-family-test" {
+			t.Errorf("object %d now reads %s %s %v %s", i, o.Name, o.UID, o.Labels, o.OwnerReferences[0].UID)
 		}
-		if !bytes.Equal(o.Message(), pod(fmt.Sprintf("pod-%d", i), fmt.Sprintf("v%d", i))) {
+		if !bytes.Equal(o.Message(), pod(name, label)) {
 			t.Errorf("object %d: message differs", i)
 		}
 	}
