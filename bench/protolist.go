@@ -30,8 +30,9 @@ import (
 // response (resourceVersion=0, as client-go's first LIST) or consistent
 // in pages of 500 (kcm's default pattern). Measured per LIST: wall time
 // until the last byte of the last page, bytes on the wire and once
-// gunzipped, kube-apiserver's CPU over the requests (what the two
-// encodings cost the server), and — after the bytes are in — the client
+// gunzipped, kube-apiserver's CPU from the first request until it is
+// idle again (what the two encodings cost the server, its garbage
+// collection included), and — after the bytes are in — the client
 // CPU of decoding them: kcm's JSON RawObject codec or kube/protowire's
 // scan, and client-go's decode of whole v1.Pods for reference.
 
@@ -61,7 +62,7 @@ type ProtoListSample struct {
 	Wall      time.Duration // request to last byte, all pages
 	WireBytes int64         // bytes received (compressed when gzip)
 	Bytes     int64         // bytes once gunzipped
-	ServerCPU time.Duration // kube-apiserver's CPU over the requests
+	ServerCPU time.Duration // kube-apiserver's CPU from the first request until it is idle again
 	// Client CPU decoding the bytes already read (no I/O): kcm's codec
 	// for the variant's encoding (protowire scan, or kcm's RawObject
 	// codec for JSON), then client-go's decode of whole v1.Pods.
@@ -147,6 +148,12 @@ func MeasureProtoList(ctx context.Context, c *http.Client, host string, v ProtoL
 	s.Wall = time.Since(start)
 	for _, p := range pages {
 		s.Bytes += int64(len(p))
+	}
+	// The server's CPU until it is idle again: the garbage collection of
+	// what the LIST allocated is part of its cost, whether or not a cycle
+	// happened to run during the request (rv=0 lists showed both).
+	if err := settle(ctx, apiPID); err != nil {
+		return s, err
 	}
 	s1, err := managerbench.ReadSample(apiPID, time.Now())
 	if err != nil {

@@ -108,7 +108,7 @@ func run(args []string) error {
 	fmt.Printf("kcm commit %s; machine: %d CPUs (nproc), %s; %s\n", machine.Commit, machine.CPUs, machine.CPUModel, machine.GoVersion)
 	fmt.Printf("load average (1/5/15 min): %v at start, %v before the measured rounds, %v after; whole run %v\n",
 		machine.LoadBefore, loadMeasure, loadAfter, time.Since(began).Round(time.Second))
-	fmt.Printf("kube-apiserver %s; wall: first request to last byte; apiserver: its CPU over the requests;\n", testenv.KubernetesVersion)
+	fmt.Printf("kube-apiserver %s; wall: first request to last byte; apiserver: its CPU from the first request until idle again (GC included);\n", testenv.KubernetesVersion)
 	fmt.Printf("kcm decode: client CPU decoding the bytes (protobuf: kube/protowire scan; JSON: kcm RawObject codec; managedFields dropped);\n")
 	fmt.Printf("family: protobuf with protowire's FamilyDelta (pods kept as deltas against a sibling, as kcm's JSON cache keeps them);\n")
 	fmt.Printf("client-go: client CPU of client-go's decode of whole v1.PodLists\n\n")
