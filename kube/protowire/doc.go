@@ -43,7 +43,24 @@
 //     reads it into kcm's api.ObjectMeta — the metadata kcm's RawObject
 //     exposes — and keeps one copy of the message, made to size, minus
 //     metadata.managedFields when asked (as kcm's JSON caches strip it).
-//     The metadata's strings point into that copy, so they cost nothing.
+//     The metadata's strings point into that copy, so they cost nothing;
+//     siblings' equal labels, annotations and owner references share one
+//     decoded map or slice (share.go).
+//   - Families (family.go, delta.go, Options.FamilyDelta): an object with
+//     a controller can be kept as a delta against a sibling's message, as
+//     kcm's JSON cache keeps RawObjects; Message rebuilds it.
+//
+// # Measured (bench/, issue 13; podgen's pods, 2 shared cores)
+//
+// Per pod: 3.3 KB of protobuf against 5.2 KB of JSON as served, 1.6 KB
+// against 3.3 KB without managedFields. Decoding one pod for a cache:
+// about 4 µs of CPU and 3 allocations for the scan, against 11 µs and 38
+// for kcm's JSON RawObject codec and 12 µs and 148 for client-go's
+// generated Unmarshal. Heap per cached pod: 2.0 KB with the scan alone,
+// 1.05 KB with family deltas (9 µs per pod), against 1.67 KB for kcm's
+// JSON RawObject and 8.2 KB for client-go. Against kube-apiserver v1.34
+// with 20k pods, a protobuf LIST is 57 MiB against 84 MiB and comes in
+// about half the wall time.
 //
 // All field numbers are those of the .proto files of k8s.io/api and
 // k8s.io/apimachinery (v0.34): meta/v1 ObjectMeta, ListMeta,
