@@ -28,6 +28,9 @@ type APIVariant struct {
 	// gzip, which Go's HTTP transport otherwise adds to every request and
 	// kube-apiserver honours for responses over 128 KiB.
 	NoGzip bool
+	// Protobuf (client-go only) asks for application/vnd.kubernetes.protobuf,
+	// kube-controller-manager's default, instead of JSON.
+	Protobuf bool
 }
 
 // APIVariants are the variants the real-apiserver benchmark runs, client-go
@@ -52,6 +55,7 @@ var APIVariants = []APIVariant{
 // extraAPIVariants can be named with -variants but do not run by default.
 var extraAPIVariants = []APIVariant{
 	{Name: "client-go/no-gzip", Engine: ClientGo, NoGzip: true},
+	{Name: "client-go/protobuf", Engine: ClientGo, Protobuf: true},
 }
 
 // LookupAPIVariants returns the variants named in names (comma-separated);
@@ -127,6 +131,9 @@ func newAPIEngine(kubeconfig string, v APIVariant, requests *atomic.Int64) (Engi
 		}
 		cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper { return countingTransport{rt, requests} })
 		cfg.DisableCompression = v.NoGzip
+		if v.Protobuf {
+			return NewClientGoProtoFor(v.Name, cfg)
+		}
 		return NewClientGoFor(v.Name, cfg, false)
 	case KCM, KCMTyped:
 		cfg, err := kcmclientcmd.LoadKubeconfig(kcmclientcmd.LoadOptions{ExplicitPath: kubeconfig})

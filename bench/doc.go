@@ -50,6 +50,18 @@
 // kube-apiserver's and etcd's CPU and memory from /proc around it;
 // SummarizeAPI and APITable give the medians.
 //
+// # The protobuf prototype
+//
+// kube/protowire reads objects in kube-apiserver's protobuf encoding, the
+// one kube-controller-manager uses. BenchmarkProtoDecodePod and
+// BenchmarkProtoHeap decode podgen's pods (their protobuf written by
+// apimachinery's serializer, proto.go) with protowire's metadata scan,
+// kcm's JSON RawObject codec and client-go's protobuf and JSON decoders;
+// BenchmarkProtoWireBytes gives the bytes per pod of each encoding.
+// cmd/protolist lists a real cluster's pods as JSON and as protobuf
+// (MeasureProtoList): wall time, bytes, kube-apiserver CPU and the client
+// CPU of decoding.
+//
 // This module is separate from kcm's (module github.com/kcmlab/kcm/bench,
 // replace => ../) so that client-go is a dependency of the benchmarks only.
 // It has no client-go counterpart.

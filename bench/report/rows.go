@@ -174,6 +174,7 @@ func Rows(s *Set) []Row {
 	rows = append(rows, storeRows(s)...)
 	rows = append(rows, queueRows(s)...)
 	rows = append(rows, listerRows(s)...)
+	rows = append(rows, protoRows(s)...)
 	out := rows[:0]
 	for _, r := range rows {
 		if hasKCM(r) {

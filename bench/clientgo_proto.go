@@ -1,0 +1,25 @@
+package bench
+
+import (
+	"fmt"
+
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+)
+
+// NewClientGoProtoFor is NewClientGoFor speaking protobuf, as
+// kube-controller-manager does by default (--kube-api-content-type
+// application/vnd.kubernetes.protobuf): the client-go an operator
+// compares kcm with. Only for the real-apiserver benchmark's
+// client-go/protobuf variant; podgen serves JSON only.
+func NewClientGoProtoFor(name string, cfg *rest.Config) (Engine, error) {
+	cfg = rest.CopyConfig(cfg)
+	cfg.QPS = -1
+	cfg.ContentConfig = rest.ContentConfig{ContentType: "application/vnd.kubernetes.protobuf",
+		AcceptContentTypes: "application/vnd.kubernetes.protobuf,application/json"}
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("client-go clientset: %w", err)
+	}
+	return &clientGoEngine{name: name, cs: cs}, nil
+}

@@ -1,0 +1,54 @@
+package protowire_test
+
+import (
+	"bytes"
+	"fmt"
+
+	"github.com/kcmlab/kcm/kube/protowire"
+)
+
+// A LIST answered in protobuf: unwrap the envelope, split the PodList
+// into items, and keep each pod as its protobuf message with its metadata
+// read out and managedFields dropped.
+func Example() {
+	pod := func(name string) []byte {
+		meta := protowire.AppendString(nil, 1, name)   // ObjectMeta.name = 1
+		meta = protowire.AppendString(meta, 3, "prod") // namespace = 3
+		entry := protowire.AppendString(protowire.AppendString(nil, 1, "app"), 2, "web")
+		meta = protowire.AppendBytes(meta, 11, entry)                    // labels = 11
+		meta = protowire.AppendBytes(meta, 17, []byte("managed fields")) // managedFields = 17
+		msg := protowire.AppendBytes(nil, 1, meta)                       // Pod.metadata = 1
+		return protowire.AppendBytes(msg, 2, []byte("spec"))             // Pod.spec = 2
+	}
+	listMeta := protowire.AppendString(nil, 2, "4242")  // ListMeta.resourceVersion = 2
+	list := protowire.AppendBytes(nil, 1, listMeta)     // PodList.metadata = 1
+	list = protowire.AppendBytes(list, 2, pod("web-a")) // PodList.items = 2
+	list = protowire.AppendBytes(list, 2, pod("web-b"))
+	body := protowire.Wrap(nil, "v1", "PodList", list) // what the apiserver sends
+
+	u, err := protowire.Unwrap(body)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	l, err := protowire.SplitList(u.Raw)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(string(u.Kind), "at resourceVersion", l.ResourceVersion)
+	for _, item := range l.Items {
+		o, err := protowire.DecodeMessage(protowireTypeMeta("v1", protowire.ItemKind(string(u.Kind))), item,
+			protowire.Options{DropManagedFields: true})
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		fmt.Printf("%s %s app=%s: %d bytes kept of %d, managedFields kept: %v\n", o.Kind, o.Key(), o.Labels["app"],
+			len(o.Message()), len(item), bytes.Contains(o.Message(), []byte("managed fields")))
+	}
+	// Output:
+	// PodList at resourceVersion 4242
+	// Pod prod/web-a app=web: 33 bytes kept of 50, managedFields kept: false
+	// Pod prod/web-b app=web: 33 bytes kept of 50, managedFields kept: false
+}

@@ -1,0 +1,6 @@
+package protowire_test
+
+import "unsafe"
+
+// unsafeData is the address of s's first byte.
+func unsafeData(s string) *byte { return unsafe.StringData(s) }
