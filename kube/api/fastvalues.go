@@ -127,6 +127,10 @@ func (f *fastDec) timeInto(nops *int, key []byte, idx, vs int, micro bool, p uns
 		kind = jsMicroTime
 	}
 	if canonical(v, kind) {
+		if t, ok := canonicalTime(v, micro); ok {
+			*(*time.Time)(p) = t
+			return ve, nil
+		}
 		layout := time.RFC3339
 		if micro {
 			layout = time.RFC3339Nano
