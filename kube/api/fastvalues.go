@@ -209,7 +209,7 @@ func (f *fastDec) ptrInto(nops *int, key []byte, idx, vs int, s *jsSchema, p, hi
 		return end, nil
 	}
 	target := reflect.New(s.elem.typ)
-	target.Elem().Set(reflect.NewAt(s.elem.typ, sv.p).Elem())
+	target.Elem().Set(sv.view)
 	s.elem.putValue(sv)
 	t := target.UnsafePointer()
 	if !plan.own {
@@ -220,8 +220,12 @@ func (f *fastDec) ptrInto(nops *int, key []byte, idx, vs int, s *jsSchema, p, hi
 }
 
 // scratchValue is a schema's scratch value: where a pointer's target is
-// decoded before it is known whether it needs one of its own.
-type scratchValue struct{ p unsafe.Pointer }
+// decoded before it is known whether it needs one of its own; view is
+// reflect's view of it, made once (see scratchArray).
+type scratchValue struct {
+	p    unsafe.Pointer
+	view reflect.Value
+}
 
 // takeValue returns the schema's scratch value, zeroed, or a new one
 // when another decode holds it (another goroutine, or a pointer to the
@@ -230,13 +234,14 @@ func (s *jsSchema) takeValue() *scratchValue {
 	if v := s.spareValue.Swap(nil); v != nil {
 		return v
 	}
-	return &scratchValue{p: reflect.New(s.typ).UnsafePointer()}
+	v := reflect.New(s.typ)
+	return &scratchValue{p: v.UnsafePointer(), view: v.Elem()}
 }
 
 // putValue zeroes v (so that it keeps nothing alive and decodes into a
 // zero value next time) and makes it the schema's scratch again.
 func (s *jsSchema) putValue(v *scratchValue) {
-	reflect.NewAt(s.typ, v.p).Elem().SetZero()
+	v.view.SetZero()
 	s.spareValue.Store(v)
 }
 
