@@ -13,8 +13,8 @@ import (
 // map[string]string.
 //
 // Each is a fixed number of buckets of two slots, found by a hash, and
-// lock-free: a slot is an atomic pointer to an immutable entry (and the
-// entry's hash, compared first: see recentSlot). A value
+// lock-free: a slot is an atomic pointer to an immutable entry (and a tag
+// of the entry's hash, compared first: see recentSlot). A value
 // found again is marked hot. A new value takes an empty slot, else a cold
 // one; when both are hot, both turn cold and the second is replaced (a
 // second chance). So values that keep coming back — a namespace, a
@@ -29,23 +29,25 @@ type recentTable[V any] struct {
 	mask  uint64 // buckets - 1
 }
 
-// recentSlot is a slot: its entry, and the hash the entry was added
-// with. A probe compares the hash first and reads the entry only when it
-// matches, so a probe of a bucket that does not hold the value reads one
-// cache line (a bucket's two slots share one), not the entries' memory
-// too. The two words are stored one after the other, not together: a
-// probe that reads a hash and an entry of different adds only misses a
-// share, since the entry is compared in full before it is taken.
+// recentSlot is a slot: its entry, and a tag — the hash the entry was
+// added with, whose lowest bit says instead whether the entry is hot. A
+// probe compares the tag first and reads the entry only when it matches,
+// and an add reads only the tags to choose its slot, so neither reads
+// the entries' memory of a bucket that does not hold the value: one
+// cache line (a bucket's two slots share one). The words are stored one
+// after the other, not together: a probe that reads a tag and an entry
+// of different adds only misses a share, since the entry is compared in
+// full before it is taken.
 type recentSlot[V any] struct {
-	hash  atomic.Uint64
+	tag   atomic.Uint64
 	entry atomic.Pointer[recentEntry[V]]
 }
 
+// hotBit is the bit of a tag that marks its entry hot.
+const hotBit = 1
+
 // recentEntry is a value in a table.
-type recentEntry[V any] struct {
-	v   V
-	hot atomic.Bool
-}
+type recentEntry[V any] struct{ v V }
 
 // newRecentTable returns a table of buckets buckets (a power of two).
 func newRecentTable[V any](buckets int) *recentTable[V] {
@@ -57,12 +59,13 @@ func (t *recentTable[V]) find(h uint64, eq func(V) bool) (V, bool) {
 	b := (h & t.mask) * 2
 	for i := range uint64(2) {
 		sl := &t.slots[b+i]
-		if sl.hash.Load() != h {
+		tag := sl.tag.Load()
+		if tag|hotBit != h|hotBit {
 			continue
 		}
 		if e := sl.entry.Load(); e != nil && eq(e.v) {
-			if !e.hot.Load() {
-				e.hot.Store(true)
+			if tag&hotBit == 0 {
+				sl.tag.CompareAndSwap(tag, tag|hotBit) // lost to a racing add: no matter
 			}
 			return e.v, true
 		}
@@ -76,28 +79,27 @@ func (t *recentTable[V]) find(h uint64, eq func(V) bool) (V, bool) {
 func (t *recentTable[V]) add(h uint64, v V) {
 	b := (h & t.mask) * 2
 	s0, s1 := &t.slots[b], &t.slots[b+1]
-	e0, e1 := s0.entry.Load(), s1.entry.Load()
 	n := &recentEntry[V]{v: v}
+	h &^= hotBit // a new entry is cold
 	switch {
-	case e0 == nil:
+	case s0.entry.Load() == nil:
 		s0.put(h, n)
-	case e1 == nil:
+	case s1.entry.Load() == nil:
 		s1.put(h, n)
-	case !e1.hot.Load():
+	case s1.tag.Load()&hotBit == 0:
 		s1.put(h, n)
-	case !e0.hot.Load():
+	case s0.tag.Load()&hotBit == 0:
 		s0.put(h, n)
 	default:
-		e0.hot.Store(false)
-		e1.hot.Store(false)
+		s0.tag.And(^uint64(hotBit))
 		s1.put(h, n)
 	}
 }
 
-// put stores e, of hash h, in the slot.
-func (sl *recentSlot[V]) put(h uint64, e *recentEntry[V]) {
+// put stores e, of tag tag, in the slot.
+func (sl *recentSlot[V]) put(tag uint64, e *recentEntry[V]) {
 	sl.entry.Store(e)
-	sl.hash.Store(h)
+	sl.tag.Store(tag)
 }
 
 // valueEntry is a shared value: the n bytes at ptr of a value of plan
@@ -110,7 +112,7 @@ type valueEntry struct {
 }
 
 // Table sizes, in buckets of two: about 130k strings, 64k values and 32k
-// maps: 3.7 MB of slots (16 bytes each: entry and hash) and at most as many
+// maps: 3.7 MB of slots (16 bytes each: entry and tag) and at most as many
 // entries, whatever the cache holds.
 const (
 	stringBuckets = 1 << 16
