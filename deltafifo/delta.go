@@ -65,6 +65,17 @@ type Options[T api.Object] struct {
 	Known KnownObjects[T]
 	// Logger receives debug lines about replaces; the zero value logs nothing.
 	Logger zerolog.Logger
+	// GatherReplaces makes Pop, while a replace is open, wait until max
+	// deltas are queued (or the replace finishes or aborts) instead of
+	// taking whatever arrived: a LIST streamed item by item is then
+	// consumed in full batches rather than a few items at a time as the
+	// consumer catches up with the decoder. The informer sets it: its
+	// store publishes its indexes once per batch, and without it a
+	// 50k-pod initial list was applied in ~10 000 batches of about 5
+	// pods, each publish leaving the next writes to copy the index paths
+	// it shared. What a delta waits is bounded by the list's own progress:
+	// until max more items arrive or the list ends.
+	GatherReplaces bool
 }
 
 // Sentinel errors; callers test them with errors.Is.

@@ -66,6 +66,10 @@
 //     adds no tombstones. The first finished replace defines the initial
 //     population: its deltas carry InitialList, and HasSynced turns true
 //     once everything enqueued up to its Finish has been consumed.
+//   - Batches: Pop hands over up to max of what is queued. With
+//     Options.GatherReplaces (the informer's), while a replace is open it
+//     waits until max deltas are queued or the replace ends, so that a
+//     LIST streamed item by item is consumed in full batches.
 //   - Pop runs process without the lock, one Pop at a time; deltas count
 //     as pending until process returns, so a producer never mistakes an
 //     object that is being applied for one the store does not have.

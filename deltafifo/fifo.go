@@ -55,6 +55,12 @@ type FIFO[T api.Object] struct {
 	initialDone bool
 	syncEnd     uint64
 
+	// gather is Options.GatherReplaces. gatherAt, when > 0, is the queue
+	// length a Pop waiting for a full batch during a replace wants to be
+	// woken at.
+	gather   bool
+	gatherAt int
+
 	// waitHook, when set (by tests only), runs each time Pop is about to
 	// block, without the lock held.
 	waitHook func()
@@ -79,6 +85,7 @@ func New[T api.Object](o Options[T]) *FIFO[T] {
 		notify:   make(chan struct{}, 1),
 		closedCh: make(chan struct{}),
 		keys:     make(map[string]keyState),
+		gather:   o.GatherReplaces,
 	}
 }
 
@@ -223,10 +230,18 @@ func (f *FIFO[T]) pushLocked(d Delta[T]) {
 	f.keys[d.Key] = st
 	f.tail++
 	if wasEmpty {
-		select {
-		case f.notify <- struct{}{}:
-		default:
-		}
+		f.wakeLocked()
+	} else if f.gatherAt > 0 && f.queue.Len() >= f.gatherAt {
+		f.gatherAt = 0
+		f.wakeLocked() // the batch a gathering Pop waits for is queued
+	}
+}
+
+// wakeLocked leaves Pop the token that says the queue changed.
+func (f *FIFO[T]) wakeLocked() {
+	select {
+	case f.notify <- struct{}{}:
+	default:
 	}
 }
 

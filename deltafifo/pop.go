@@ -6,7 +6,9 @@ import (
 )
 
 // Pop waits until at least one delta is queued, then hands up to max of the
-// oldest deltas, in arrival order, to process (max < 1 counts as 1).
+// oldest deltas, in arrival order, to process (max < 1 counts as 1). With
+// Options.GatherReplaces it waits, while a replace is open, until max
+// deltas are queued or the replace ends.
 //
 // process runs without the FIFO's lock, so producers are never blocked by
 // it. The batch slice is reused by the next Pop: process must neither retain
@@ -79,10 +81,16 @@ func (f *FIFO[T]) tryTake(ctx context.Context, limit int) ([]Delta[T], error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("deltafifo: pop: %w", err)
 	}
-	n := min(f.queue.Len(), max(1, limit))
+	limit = max(1, limit)
+	n := min(f.queue.Len(), limit)
 	if n == 0 {
 		return nil, nil
 	}
+	if f.gather && f.replace != nil && n < limit {
+		f.gatherAt = limit // wait for a full batch, or the replace's end
+		return nil, nil
+	}
+	f.gatherAt = 0
 	if cap(f.batch) < n {
 		f.batch = make([]Delta[T], n)
 	}

@@ -123,6 +123,10 @@ func (r *Replacer[T]) checkLocked() error {
 func (r *Replacer[T]) endLocked() {
 	r.f.replace = nil
 	r.seen = nil
+	if r.f.gatherAt > 0 {
+		r.f.gatherAt = 0
+		r.f.wakeLocked() // a Pop gathering this replace's items takes what there is
+	}
 }
 
 // tombstonesLocked lists the Deleted tombstones Finish must enqueue.

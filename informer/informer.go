@@ -123,7 +123,10 @@ func New[T api.Object](lw reflector.ListerWatcher[T], o Options[T]) (*Informer[T
 	inf := &Informer[T]{name: o.Name, clk: o.Clock, log: log, batch: o.BatchSize, obs: o.Observer, done: make(chan struct{}),
 		indexers: o.Indexers, stored: o.Tap.Point(tap.Store, o.Name, "")}
 	inf.store = store.New(store.Options[T]{Indexers: o.Indexers})
-	inf.fifo = deltafifo.New(deltafifo.Options[T]{Known: knownObjects[T]{inf.store.View()}, Logger: log})
+	// A LIST is applied in full batches (GatherReplaces): one index publish
+	// per BatchSize items instead of one per few items as the apply loop
+	// catches up with the decoder.
+	inf.fifo = deltafifo.New(deltafifo.Options[T]{Known: knownObjects[T]{inf.store.View()}, Logger: log, GatherReplaces: true})
 	inf.stored.Gauge("objects", func() int64 { return int64(inf.store.Len()) })
 	proc, err := processor.New(processor.Options[T]{Name: o.Name, Lister: inf.store.View(), HasSynced: inf.HasSynced,
 		Clock: o.Clock, Logger: log, Registerer: o.Registerer, ShutdownTimeout: o.ShutdownTimeout, Tap: o.Tap})

@@ -2,6 +2,7 @@ package api
 
 import (
 	"bytes"
+	"time"
 
 	"github.com/kcmlab/kcm/kube/internal/jsonx"
 )
@@ -111,4 +112,62 @@ func timeForm(v []byte, micro bool) bool {
 		}
 	}
 	return true
+}
+
+// canonicalTime returns the instant of v, a time in the canonical form
+// (timeForm), in the Local zone: what time.Parse(time.RFC3339 or
+// RFC3339Nano) followed by Local returns, to the bit, without the
+// general parser. ok is false for fields out of range (a month 13, a
+// 31st of April, a second 60), which are left to time.Parse and its
+// errors.
+func canonicalTime(v []byte, micro bool) (t time.Time, ok bool) {
+	num := func(i, n int) int {
+		x := 0
+		for _, c := range v[i : i+n] {
+			x = x*10 + int(c-'0')
+		}
+		return x
+	}
+	// v is "YYYY-MM-DDTHH:MM:SS[.ffffff]Z", quotes included.
+	year, month, day := num(1, 4), num(6, 2), num(9, 2)
+	hour, minute, sec := num(12, 2), num(15, 2), num(18, 2)
+	if month < 1 || month > 12 || day < 1 || day > daysIn(month, year) || hour > 23 || minute > 59 || sec > 59 {
+		return time.Time{}, false
+	}
+	nsec := 0
+	if micro {
+		nsec = num(21, 6) * 1000
+	}
+	unix := daysFromCivil(year, month, day)*86400 + int64(hour*3600+minute*60+sec)
+	return time.Unix(unix, int64(nsec)), true
+}
+
+// daysIn returns the number of days of month (1-12) of year.
+func daysIn(month, year int) int {
+	switch month {
+	case 2:
+		if year%4 == 0 && (year%100 != 0 || year%400 == 0) {
+			return 29
+		}
+		return 28
+	case 4, 6, 9, 11:
+		return 30
+	}
+	return 31
+}
+
+// daysFromCivil returns the days from 1970-01-01 to the proleptic
+// Gregorian date year-month-day (year 0-9999).
+func daysFromCivil(year, month, day int) int64 {
+	if month <= 2 {
+		year--
+	}
+	era := year / 400
+	if year < 0 {
+		era = (year - 399) / 400
+	}
+	yoe := year - era*400                     // [0, 399]
+	doy := (153*((month+9)%12)+2)/5 + day - 1 // [0, 365], from March 1st
+	doe := yoe*365 + yoe/4 - yoe/100 + doy    // [0, 146096]
+	return int64(era)*146097 + int64(doe) - 719468
 }

@@ -65,6 +65,30 @@ func (rawCodec) decodeStripped(data []byte, borrowed bool) (*RawObject, error) {
 	return o, nil
 }
 
+// wholeObjectDecoder is implemented by the codecs of this package whose
+// every successful decode proves that its input is exactly one JSON
+// object: its strings end, its brackets balance and nothing follows its
+// closing brace — at least by the shallow rules jsonx.Scanner finds the
+// end of a value with. See ChecksWholeObject.
+type wholeObjectDecoder interface{ checksWholeObject() bool }
+
+// ChecksWholeObject reports whether every successful decode of c proves
+// its input to be exactly one JSON object (strings ended, brackets
+// balanced, nothing after it). Typed, Raw and Compact codecs do, and
+// StrippingManagedFields of one: their decoders read every byte of the
+// object, json-iterator included, and refuse bytes after it. A watch
+// decoder may then let the codec confirm where an event ends (kube/rest
+// frames the apiserver's newline-terminated events that way) instead of
+// scanning each event's bytes first. Codecs of other packages never do.
+func ChecksWholeObject[T Object](c Codec[T]) bool {
+	w, ok := c.(wholeObjectDecoder)
+	return ok && w.checksWholeObject()
+}
+
+func (typedCodec[S, P]) checksWholeObject() bool { return true } // json-iterator's Unmarshal
+func (rawCodec) checksWholeObject() bool         { return true } // objectMembersInto, then nothing after it
+func (s stripCodec[T]) checksWholeObject() bool  { return ChecksWholeObject(s.inner) }
+
 // BorrowingDecoder is the optional fast path of a Codec, in the way
 // io.WriterTo is that of an io.Reader: a codec that can decode bytes it
 // does not own — a slice of a read buffer that the caller reuses next —

@@ -82,6 +82,11 @@ type compactCodec[S any, P TypedPtr[S]] struct {
 	rehint func(obj unsafe.Pointer) unsafe.Pointer
 }
 
+// checksWholeObject implements wholeObjectDecoder: the fast path reads
+// every value and refuses bytes after the object; the slow path is
+// json-iterator's Unmarshal.
+func (c compactCodec[S, P]) checksWholeObject() bool { return true }
+
 // Decode implements Codec. data is not kept.
 func (c compactCodec[S, P]) Decode(data []byte) (P, error) { return c.decode(data, false) }
 

@@ -127,6 +127,10 @@ func (f *fastDec) timeInto(nops *int, key []byte, idx, vs int, micro bool, p uns
 		kind = jsMicroTime
 	}
 	if canonical(v, kind) {
+		if t, ok := canonicalTime(v, micro); ok {
+			*(*time.Time)(p) = t
+			return ve, nil
+		}
 		layout := time.RFC3339
 		if micro {
 			layout = time.RFC3339Nano
@@ -172,12 +176,16 @@ func (f *fastDec) intOrStringInto(nops *int, key []byte, idx, vs int, p unsafe.P
 	return ve, nil
 }
 
-// ptrInto decodes the value at d[vs] into a new target for the pointer
-// at p, then shares it: the hint's target when equal, else the table's.
+// ptrInto decodes the value at d[vs] into a target for the pointer at p,
+// then shares it: the hint's target when equal, else the table's.
 //
+// The value is decoded into the target schema's scratch first (see
+// takeValue), and a target of its own is only allocated when the hint's
+// is not equal: a watch event's pod equals its cached version in nearly
+// every pointed-to struct (probes, security contexts, container
+// states), which would otherwise each be allocated only to be dropped.
 // A pointer to an integer or a bool (a grace period, a port, a flag) is
-// decoded into the decoder's scratch word first, and a target is only
-// allocated when the hint's is not equal.
+// decoded into the decoder's scratch word the same way.
 func (f *fastDec) ptrInto(nops *int, key []byte, idx, vs int, s *jsSchema, p, hint unsafe.Pointer, fl *jsField) (int, error) {
 	var ht unsafe.Pointer
 	if hint != nil {
@@ -186,23 +194,55 @@ func (f *fastDec) ptrInto(nops *int, key []byte, idx, vs int, s *jsSchema, p, hi
 	if k := s.elem.kind; k == jsInt || k == jsBool {
 		return f.scalarPtrInto(nops, key, idx, vs, s, p, ht, fl)
 	}
-	target := reflect.New(s.elem.typ).UnsafePointer()
-	end, err := f.valueInto(nops, key, idx, vs, s.elem, target, ht, fl)
+	sv := s.elem.takeValue()
+	end, err := f.valueInto(nops, key, idx, vs, s.elem, sv.p, ht, fl)
 	if err != nil {
-		return 0, err
+		return 0, err // sv is dropped, never reused half-filled
 	}
 	plan := s.elem.share
-	switch {
-	case ht != nil && plan.equal(target, ht):
-		target = ht
+	if ht != nil && plan.equal(sv.p, ht) {
+		s.elem.putValue(sv)
+		*(*unsafe.Pointer)(p) = ht
 		if fl != nil {
 			noteRepeat(&fl.count)
 		}
-	case !plan.own:
-		target = fl.shareValue(plan, target, plan.size, 0)
+		return end, nil
 	}
-	*(*unsafe.Pointer)(p) = target
+	target := reflect.New(s.elem.typ)
+	target.Elem().Set(sv.view)
+	s.elem.putValue(sv)
+	t := target.UnsafePointer()
+	if !plan.own {
+		t = fl.shareValue(plan, t, plan.size, 0)
+	}
+	*(*unsafe.Pointer)(p) = t
 	return end, nil
+}
+
+// scratchValue is a schema's scratch value: where a pointer's target is
+// decoded before it is known whether it needs one of its own; view is
+// reflect's view of it, made once (see scratchArray).
+type scratchValue struct {
+	p    unsafe.Pointer
+	view reflect.Value
+}
+
+// takeValue returns the schema's scratch value, zeroed, or a new one
+// when another decode holds it (another goroutine, or a pointer to the
+// same type nested in this one).
+func (s *jsSchema) takeValue() *scratchValue {
+	if v := s.spareValue.Swap(nil); v != nil {
+		return v
+	}
+	v := reflect.New(s.typ)
+	return &scratchValue{p: v.UnsafePointer(), view: v.Elem()}
+}
+
+// putValue zeroes v (so that it keeps nothing alive and decodes into a
+// zero value next time) and makes it the schema's scratch again.
+func (s *jsSchema) putValue(v *scratchValue) {
+	v.view.SetZero()
+	s.spareValue.Store(v)
 }
 
 // scalarPtrInto is ptrInto for a pointer to an integer or a bool, whose

@@ -56,6 +56,9 @@ type jsSchema struct {
 	arrays [9]atomic.Pointer[reflect.Type]
 	// spare is a slice schema's scratch array (see takeArray).
 	spare atomic.Pointer[scratchArray]
+	// spareValue is the scratch a pointer's target of this schema is
+	// decoded into (see takeValue).
+	spareValue atomic.Pointer[scratchValue]
 }
 
 // jsField is one field of a struct schema.

@@ -13,7 +13,8 @@ import (
 // map[string]string.
 //
 // Each is a fixed number of buckets of two slots, found by a hash, and
-// lock-free: a slot is an atomic pointer to an immutable entry. A value
+// lock-free: a slot is an atomic pointer to an immutable entry (and a tag
+// of the entry's hash, compared first: see recentSlot). A value
 // found again is marked hot. A new value takes an empty slot, else a cold
 // one; when both are hot, both turn cold and the second is replaced (a
 // second chance). So values that keep coming back — a namespace, a
@@ -24,28 +25,47 @@ import (
 
 // recentTable is one table of values of type V.
 type recentTable[V any] struct {
-	slots []atomic.Pointer[recentEntry[V]]
+	slots []recentSlot[V]
 	mask  uint64 // buckets - 1
 }
 
-// recentEntry is a value in a table.
-type recentEntry[V any] struct {
-	v   V
-	hot atomic.Bool
+// recentSlot is a slot: its entry, and a tag — the hash the entry was
+// added with, whose lowest bit says instead whether the entry is hot. A
+// probe compares the tag first and reads the entry only when it matches,
+// and an add reads only the tags to choose its slot, so neither reads
+// the entries' memory of a bucket that does not hold the value: one
+// cache line (a bucket's two slots share one). The words are stored one
+// after the other, not together: a probe that reads a tag and an entry
+// of different adds only misses a share, since the entry is compared in
+// full before it is taken.
+type recentSlot[V any] struct {
+	tag   atomic.Uint64
+	entry atomic.Pointer[recentEntry[V]]
 }
+
+// hotBit is the bit of a tag that marks its entry hot.
+const hotBit = 1
+
+// recentEntry is a value in a table.
+type recentEntry[V any] struct{ v V }
 
 // newRecentTable returns a table of buckets buckets (a power of two).
 func newRecentTable[V any](buckets int) *recentTable[V] {
-	return &recentTable[V]{slots: make([]atomic.Pointer[recentEntry[V]], 2*buckets), mask: uint64(buckets - 1)}
+	return &recentTable[V]{slots: make([]recentSlot[V], 2*buckets), mask: uint64(buckets - 1)}
 }
 
 // find returns the value of hash h for which eq is true, marking it hot.
 func (t *recentTable[V]) find(h uint64, eq func(V) bool) (V, bool) {
 	b := (h & t.mask) * 2
 	for i := range uint64(2) {
-		if e := t.slots[b+i].Load(); e != nil && eq(e.v) {
-			if !e.hot.Load() {
-				e.hot.Store(true)
+		sl := &t.slots[b+i]
+		tag := sl.tag.Load()
+		if tag|hotBit != h|hotBit {
+			continue
+		}
+		if e := sl.entry.Load(); e != nil && eq(e.v) {
+			if tag&hotBit == 0 {
+				sl.tag.CompareAndSwap(tag, tag|hotBit) // lost to a racing add: no matter
 			}
 			return e.v, true
 		}
@@ -59,22 +79,27 @@ func (t *recentTable[V]) find(h uint64, eq func(V) bool) (V, bool) {
 func (t *recentTable[V]) add(h uint64, v V) {
 	b := (h & t.mask) * 2
 	s0, s1 := &t.slots[b], &t.slots[b+1]
-	e0, e1 := s0.Load(), s1.Load()
 	n := &recentEntry[V]{v: v}
+	h &^= hotBit // a new entry is cold
 	switch {
-	case e0 == nil:
-		s0.Store(n)
-	case e1 == nil:
-		s1.Store(n)
-	case !e1.hot.Load():
-		s1.Store(n)
-	case !e0.hot.Load():
-		s0.Store(n)
+	case s0.entry.Load() == nil:
+		s0.put(h, n)
+	case s1.entry.Load() == nil:
+		s1.put(h, n)
+	case s1.tag.Load()&hotBit == 0:
+		s1.put(h, n)
+	case s0.tag.Load()&hotBit == 0:
+		s0.put(h, n)
 	default:
-		e0.hot.Store(false)
-		e1.hot.Store(false)
-		s1.Store(n)
+		s0.tag.And(^uint64(hotBit))
+		s1.put(h, n)
 	}
+}
+
+// put stores e, of tag tag, in the slot.
+func (sl *recentSlot[V]) put(tag uint64, e *recentEntry[V]) {
+	sl.entry.Store(e)
+	sl.tag.Store(tag)
 }
 
 // valueEntry is a shared value: the n bytes at ptr of a value of plan
@@ -87,7 +112,8 @@ type valueEntry struct {
 }
 
 // Table sizes, in buckets of two: about 130k strings, 64k values and 32k
-// maps, 3 MB of slots and entries at most, whatever the cache holds.
+// maps: 3.7 MB of slots (16 bytes each: entry and tag) and at most as many
+// entries, whatever the cache holds.
 const (
 	stringBuckets = 1 << 16
 	valueBuckets  = 1 << 15

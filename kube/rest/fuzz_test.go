@@ -182,6 +182,12 @@ func FuzzWatchStream(f *testing.F) {
 		`{"type":"ADDED","object":{"metadata":{"name":"a"}}} {"type":"ADDED"}`,
 		`{"type":"ERROR","object":{"code":"x"}}`,
 		`[1] "x" 12 null`,
+		// Newline-framed (nextLine), and streams whose newlines are not frames.
+		rcEvAdded + "\n" + rcEvModified + "\n" + rcEvExpired + "\n",
+		rcEvAdded + " " + rcEvModified + "\n" + rcEvDeleted + "\n",
+		"{\n\"type\": \"ADDED\",\n\"object\": {\"metadata\": {\"name\": \"a\"}}\n}\n",
+		`{"type":"ADDED","object":{"metadata":{"name":"a"}}}}` + "\n",
+		`{"type":"ADDED","object":{"metadata":{"name":"a"},"x":"}}"` + "\n" + `}}` + "\n",
 		``,
 		" \n\t",
 	} {

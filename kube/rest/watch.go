@@ -75,6 +75,11 @@ type Watcher[T api.Object] struct {
 // bytes, and the context's error after cancellation. Any error ends the
 // watch: open a new one to continue.
 func (w *Watcher[T]) Next() (WatchEvent[T], error) {
+	if cs, ok := w.src.(*chunkedSource); ok && cs.lines && api.ChecksWholeObject(w.codec) {
+		if ev, ok := nextLine(cs, w.codec); ok {
+			return ev, nil
+		}
+	}
 	frame, err := w.src.next()
 	if err != nil {
 		return WatchEvent[T]{}, err
@@ -107,6 +112,12 @@ func decodeEventAt[T api.Object](frame []byte, start, end int, codec api.Codec[T
 	if !ok || objStart != start || !closesAt(frame, end) {
 		return decodeEvent(frame, codec, path)
 	}
+	return decodeSplit(frame, typ, start, end, codec)
+}
+
+// decodeSplit decodes the object frame[start:end] of an event of type typ
+// whose envelope quickSplit and closesAt have checked.
+func decodeSplit[T api.Object](frame []byte, typ EventType, start, end int, codec api.Codec[T]) (ev WatchEvent[T], err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			err = fmt.Errorf("%w: watch event: %v", api.ErrDecode, p)
@@ -242,12 +253,18 @@ func (r *Resources[T]) Watch(ctx context.Context, opts WatchOptions) (*Watcher[T
 
 // chunkedSource splits a chunked watch response into event frames. The
 // server writes JSON objects back to back; their boundaries are found by
-// parsing, not by newlines.
+// parsing, not by newlines — except that the newline kube-apiserver writes
+// after each event is taken as a hint where the codec can check it (see
+// nextLine).
 type chunkedSource struct {
-	body io.ReadCloser
-	fr   *frameReader
-	idle *idleReader
-	ctx  context.Context
+	// lines: events may be framed by their newline (nextLine). Cleared
+	// for good the first time a hint fails or an event is not followed by
+	// a newline: such a stream is framed by the scanner only.
+	lines bool
+	body  io.ReadCloser
+	fr    *frameReader
+	idle  *idleReader
+	ctx   context.Context
 }
 
 func (c *Client) openChunked(ctx context.Context, cancel context.CancelFunc, req *request, idle time.Duration) (*chunkedSource, error) {
@@ -274,7 +291,7 @@ func (c *Client) openChunked(ctx context.Context, cancel context.CancelFunc, req
 // arrived for idle (zero: never) on clk.
 func newChunkedSource(ctx context.Context, clk clock.Clock, body io.ReadCloser, idle time.Duration, cancel context.CancelFunc) *chunkedSource {
 	ir := newIdleReader(clk, body, idle, cancel)
-	return &chunkedSource{body: body, idle: ir, ctx: ctx, fr: newFrameReader(ir, 32<<10)}
+	return &chunkedSource{lines: true, body: body, idle: ir, ctx: ctx, fr: newFrameReader(ir, 32<<10)}
 }
 
 // next returns the next event's bytes: a slice of the read buffer, valid
@@ -287,6 +304,9 @@ func (s *chunkedSource) next() ([]byte, error) {
 	if err == nil {
 		var frame []byte
 		if frame, err = s.fr.value(false); err == nil {
+			if f := s.fr; f.off < f.n && f.buf[f.off] != '\n' && f.buf[f.off] != '\r' {
+				s.lines = false // events not ended by newlines: no hints to take
+			}
 			return frame, nil
 		}
 	}
