@@ -39,7 +39,11 @@
 //     each object or event ends costs one pass over its bytes however the
 //     reads cut it (a resumable scanner, jsonx.Scanner), and no object may
 //     exceed 64 MiB (DefaultMaxObjectBytes, WithMaxObjectBytes): a hostile
-//     server costs linear CPU and bounded memory.
+//     server costs linear CPU and bounded memory. A watch event followed
+//     by the newline kube-apiserver writes after each is not scanned at
+//     all when the codec checks whole objects (api.ChecksWholeObject):
+//     the decode confirms where it ends (lines.go); the first hint that
+//     fails turns hints off for the stream, which is then scanned.
 //   - The shared transport's dial and TLS handshake bounds and its HTTP/2
 //     health check (a ping after 30 s without a frame, answered within
 //     15 s, as client-go) are TransportTimeouts (WithTransportTimeouts).
