@@ -25,6 +25,9 @@ import "sync/atomic"
 //     poster that fails to take the lock knows its holder will release it
 //     after the post and so will look: no operation is left behind.
 //   - When the ring is full, the caller waits for the lock as before.
+//   - Only with GOMAXPROCS > 1 when the queue is made (Queue.combining):
+//     on one processor a busy lock means a descheduled holder, which
+//     parking runs at once, and the look at the ring is pure cost.
 //
 // The ring is a bounded multi-producer queue in the style of Dmitry
 // Vyukov's: each cell carries a sequence number that says whether it is free
@@ -120,14 +123,18 @@ func (r *opRing[K]) take() (k K, h uint32, kind opKind, ok bool) {
 // lock takes the queue's lock and applies the posted operations.
 func (q *Queue[K]) lock() {
 	q.mu.Lock()
-	q.applyPostedLocked()
+	if q.combining {
+		q.applyPostedLocked()
+	}
 }
 
 // unlock releases the lock, then applies whatever was posted while it was
 // held and no one else will apply (see the rules above).
 func (q *Queue[K]) unlock() {
 	q.mu.Unlock()
-	q.combine()
+	if q.combining {
+		q.combine()
+	}
 }
 
 // combine applies posted operations for as long as some are waiting and the
@@ -144,10 +151,12 @@ func (q *Queue[K]) combine() {
 // lock.
 func (q *Queue[K]) lockOrPost(k K, h uint32, kind opKind) bool {
 	if q.mu.TryLock() {
-		q.applyPostedLocked()
+		if q.combining {
+			q.applyPostedLocked()
+		}
 		return true
 	}
-	if q.ops.post(k, h, kind) {
+	if q.combining && q.ops.post(k, h, kind) {
 		q.combine()
 		return false
 	}

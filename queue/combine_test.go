@@ -53,6 +53,10 @@ func TestOpRing(t *testing.T) {
 	}
 }
 
+// combiningQueue is a queue that posts when its lock is busy, whatever
+// GOMAXPROCS is.
+func combiningQueue() *Queue[string] { return newWithHooks(Config[string]{}, hooks{combine: true}) }
+
 // whileHeld runs f on another goroutine while the test holds the queue's
 // lock, and fails if f does not return: Add and Done must not wait for a
 // busy lock while the ring has room.
@@ -77,7 +81,7 @@ func whileHeld(t *testing.T, q *Queue[string], f func()) {
 // is busy return at once and are applied, in order, by the holder's unlock
 // — not left for whoever takes the lock next, which may be nobody.
 func TestPostedAddsAreAppliedWhenTheHolderReleases(t *testing.T) {
-	q := New(Config[string]{})
+	q := combiningQueue()
 	defer q.ShutDown()
 	whileHeld(t, q, func() {
 		q.Add("a")
@@ -106,7 +110,7 @@ func TestPostedAddsAreAppliedWhenTheHolderReleases(t *testing.T) {
 // has its full effect once applied — a key added while held becomes ready
 // again, and a draining shutdown sees the last key finished.
 func TestPostedDoneRequeuesAndDrains(t *testing.T) {
-	q := New(Config[string]{})
+	q := combiningQueue()
 	q.Add("k")
 	if got := mustGet(t, q); got != "k" {
 		t.Fatalf("Get = %q", got)
@@ -129,7 +133,7 @@ func TestPostedDoneRequeuesAndDrains(t *testing.T) {
 // TestFullRingWaitsForTheLock: once the ring is full an Add waits for the
 // lock rather than dropping its key; every key arrives, in order.
 func TestFullRingWaitsForTheLock(t *testing.T) {
-	q := New(Config[string]{})
+	q := combiningQueue()
 	defer q.ShutDown()
 	const n = opSlots + 40
 	q.mu.Lock()
@@ -159,7 +163,9 @@ func TestFullRingWaitsForTheLock(t *testing.T) {
 // key added is processed after its last add and none is processed by two
 // workers at once (the stress test's rules), with the ring in use.
 func TestCombiningUnderContention(t *testing.T) {
-	q := New(Config[int]{})
+	q := newWithHooks(Config[int]{}, hooks{combine: true})
+	q.mu.Lock()
+	q.mu.Unlock()
 	const adders, workers, keys, rounds = 4, 4, 64, 3000
 	var mu sync.Mutex
 	last := make([]int, keys)     // round of the last add, per key
@@ -221,7 +227,7 @@ func TestCombiningUnderContention(t *testing.T) {
 // TestPostedAddAfterShutDownIsDropped: like a direct Add after ShutDown, a
 // posted one changes nothing.
 func TestPostedAddAfterShutDownIsDropped(t *testing.T) {
-	q := New(Config[string]{})
+	q := combiningQueue()
 	q.ShutDown()
 	whileHeld(t, q, func() { q.Add("late") })
 	q.unlock()
@@ -235,7 +241,7 @@ func TestPostedAddAfterShutDownIsDropped(t *testing.T) {
 // is applied before that caller's own work, so a caller never sees the
 // queue without an Add that returned before its call began.
 func TestLockAppliesPostedFirst(t *testing.T) {
-	q := New(Config[string]{})
+	q := combiningQueue()
 	defer q.ShutDown()
 	whileHeld(t, q, func() { q.Add("first") })
 	q.mu.Unlock() // released without looking at the ring
@@ -244,5 +250,29 @@ func TestLockAppliesPostedFirst(t *testing.T) {
 	}
 	if got := mustGet(t, q); got != "first" {
 		t.Fatalf("Get = %q, want first", got)
+	}
+}
+
+// TestNoCombiningOnOneProcessor: a queue made with GOMAXPROCS 1 waits for
+// the lock instead of posting (a busy lock there means a descheduled
+// holder, which parking runs at once).
+func TestNoCombiningOnOneProcessor(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	q := New(Config[string]{})
+	defer q.ShutDown()
+	q.mu.Lock()
+	added := make(chan struct{})
+	go func() {
+		defer close(added)
+		q.Add("k")
+	}()
+	runtime.Gosched() // on one processor the adder now runs into the held lock
+	q.unlock()
+	<-added
+	if n := q.ops.tail.Load(); n != 0 {
+		t.Fatalf("Add posted %d operations to the ring on one processor, want 0", n)
+	}
+	if got := mustGet(t, q); got != "k" {
+		t.Fatalf("Get = %q", got)
 	}
 }

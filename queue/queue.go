@@ -79,6 +79,11 @@ type Queue[K comparable] struct {
 	spinning bool
 	// spin is whether Gets may spin: GOMAXPROCS > 1 when the queue was made.
 	spin bool
+	// combining is whether Add and Done post to ops when the lock is busy
+	// (combine.go): GOMAXPROCS > 1 when the queue was made. On one
+	// processor a busy lock means its holder was descheduled, and parking
+	// hands it the processor at once; posting would only add work.
+	combining bool
 	// hint is set to 1, under mu, when a key becomes ready while a Get
 	// spins; the spinner reads it without the lock.
 	hint atomic.Uint32
@@ -110,6 +115,8 @@ type hooks struct {
 	blocked func()
 	// refreshed runs after the loop refreshed the in-flight gauges.
 	refreshed func()
+	// combine turns combining on whatever GOMAXPROCS is.
+	combine bool
 }
 
 // New returns a running Queue. Call ShutDown (or ShutDownWithDrain) when done
@@ -125,20 +132,22 @@ func newWithHooks[K comparable](cfg Config[K], h hooks) *Queue[K] {
 	if limiter == nil {
 		limiter = DefaultControllerRateLimiter[K](clk)
 	}
+	multi := runtime.GOMAXPROCS(0) > 1
 	q := &Queue[K]{
-		name:     cfg.Name,
-		clock:    clk,
-		limiter:  limiter,
-		s:        newSets[K](),
-		ops:      newOpRing[K](),
-		delayed:  newDelayHeap[K](),
-		ready:    make(chan struct{}, 1),
-		stop:     make(chan struct{}),
-		wake:     make(chan struct{}, 1),
-		loopDone: make(chan struct{}),
-		hooks:    h,
-		tap:      cfg.Tap.Point(tap.Enqueue, cfg.Name, ""),
-		spin:     runtime.GOMAXPROCS(0) > 1,
+		name:      cfg.Name,
+		clock:     clk,
+		limiter:   limiter,
+		s:         newSets[K](),
+		ops:       newOpRing[K](),
+		delayed:   newDelayHeap[K](),
+		ready:     make(chan struct{}, 1),
+		stop:      make(chan struct{}),
+		wake:      make(chan struct{}, 1),
+		loopDone:  make(chan struct{}),
+		hooks:     h,
+		tap:       cfg.Tap.Point(tap.Enqueue, cfg.Name, ""),
+		spin:      multi,
+		combining: multi || h.combine,
 	}
 	q.tap.Gauge("ready", func() int64 { return int64(q.Len()) })
 	q.tap.Gauge("in flight", func() int64 { q.lock(); defer q.unlock(); return int64(q.s.inFlight) })
