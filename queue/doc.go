@@ -85,8 +85,8 @@
 // One mutex guards the state. Four things keep it short and rare:
 //
 //   - Keys are hashed before the lock is taken.
-//   - Add and Done never wait for a busy lock (flat combining,
-//     combine.go): they post their operation to a small lock-free ring and
+//   - With GOMAXPROCS > 1, Add and Done never wait for a busy lock (flat
+//     combining, combine.go): they post their operation to a small lock-free ring and
 //     return, and the lock's holder applies what was posted before its own
 //     work and again after it lets go. Every lock acquisition applies the
 //     ring first, so a caller never sees the queue without an Add or Done
