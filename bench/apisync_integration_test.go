@@ -8,11 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/tools/clientcmd"
-
 	"github.com/kcmlab/kcm/bench"
-	"github.com/kcmlab/kcm/testenv"
 )
 
 // The real-apiserver benchmark's harness on a small cluster: Populate
@@ -24,28 +20,16 @@ import (
 func TestAPISyncAgainstKubeAPIServer(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 	defer cancel()
-	cluster, err := testenv.Start(ctx, testenv.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cluster.Stop()
-	cfg, err := clientcmd.BuildConfigFromFlags("", cluster.KubeconfigPath())
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg.QPS, cfg.Burst = -1, 0
-	cs, err := kubernetes.NewForConfig(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
 	const pods = 1000
 	shape, err := bench.ShapeFor(pods)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := bench.Populate(ctx, cluster, cs, shape, nil); err != nil {
+	cluster, _, err := bench.StartPopulated(ctx, shape, nil)
+	if err != nil {
 		t.Fatal(err)
 	}
+	defer cluster.Stop()
 	for _, v := range bench.APIVariants {
 		s, err := bench.SyncOnce(ctx, cluster.KubeconfigPath(), v, pods)
 		if err != nil {

@@ -14,6 +14,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/kcmlab/kcm/testenv"
 )
@@ -198,4 +199,31 @@ func benchDeployment(ns, name string, replicas int32) *appsv1.Deployment {
 			},
 		},
 	}
+}
+
+// StartPopulated starts a testenv cluster and makes s's pods in it through
+// kube-controller-manager (Populate): the setup shared by the real-apiserver
+// benchmarks and their tests. The clientset is unthrottled. The caller stops
+// the cluster; on error nothing is left running.
+func StartPopulated(ctx context.Context, s Shape, progress io.Writer) (*testenv.Cluster, kubernetes.Interface, error) {
+	cluster, err := testenv.Start(ctx, testenv.Options{Progress: progress})
+	if err != nil {
+		return nil, nil, err
+	}
+	cfg, err := clientcmd.BuildConfigFromFlags("", cluster.KubeconfigPath())
+	if err != nil {
+		cluster.Stop()
+		return nil, nil, fmt.Errorf("bench: kubeconfig of the test cluster: %w", err)
+	}
+	cfg.QPS, cfg.Burst = -1, 0
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		cluster.Stop()
+		return nil, nil, fmt.Errorf("bench: clientset: %w", err)
+	}
+	if err := Populate(ctx, cluster, cs, s, progress); err != nil {
+		cluster.Stop()
+		return nil, nil, err
+	}
+	return cluster, cs, nil
 }

@@ -16,13 +16,11 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/kcmlab/kcm/bench"
 	"github.com/kcmlab/kcm/kube/api"
 	"github.com/kcmlab/kcm/kube/protowire"
 	kcmrest "github.com/kcmlab/kcm/kube/rest"
-	"github.com/kcmlab/kcm/testenv"
 )
 
 // TestProtoAgainstKubeAPIServer holds kube/protowire to the real
@@ -36,28 +34,16 @@ import (
 func TestProtoAgainstKubeAPIServer(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 	defer cancel()
-	cluster, err := testenv.Start(ctx, testenv.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cluster.Stop()
-	cfg, err := clientcmd.BuildConfigFromFlags("", cluster.KubeconfigPath())
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg.QPS, cfg.Burst = -1, 0
-	cs, err := kubernetes.NewForConfig(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
 	const pods = 1000
 	shape, err := bench.ShapeFor(pods)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := bench.Populate(ctx, cluster, cs, shape, nil); err != nil {
+	cluster, cs, err := bench.StartPopulated(ctx, shape, nil)
+	if err != nil {
 		t.Fatal(err)
 	}
+	defer cluster.Stop()
 	c, host, err := bench.NewProtoListClient(cluster.KubeconfigPath())
 	if err != nil {
 		t.Fatal(err)
