@@ -8,7 +8,10 @@ import (
 	"testing"
 	"time"
 
+	"k8s.io/client-go/kubernetes"
+
 	"github.com/kcmlab/kcm/bench"
+	"github.com/kcmlab/kcm/testenv"
 )
 
 // The real-apiserver benchmark's harness on a small cluster: Populate
@@ -21,15 +24,7 @@ func TestAPISyncAgainstKubeAPIServer(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 	defer cancel()
 	const pods = 1000
-	shape, err := bench.ShapeFor(pods)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cluster, _, err := bench.StartPopulated(ctx, shape, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cluster.Stop()
+	cluster, _ := populatedCluster(ctx, t, pods)
 	for _, v := range bench.APIVariants {
 		s, err := bench.SyncOnce(ctx, cluster.KubeconfigPath(), v, pods)
 		if err != nil {
@@ -57,4 +52,21 @@ func TestAPISyncAgainstKubeAPIServer(t *testing.T) {
 	if s.Variant != "kcm/from-cache" || s.Pods != pods || s.Wall <= 0 || s.ServerCPU <= 0 || s.ClientPeakRSS == 0 {
 		t.Fatalf("sample from the child %+v: want its variant, %d pods, and non-zero wall, apiserver CPU and peak RSS", s, pods)
 	}
+}
+
+// populatedCluster starts a test cluster with pods pods made by
+// kube-controller-manager (bench.StartPopulated); it is stopped when the
+// test ends.
+func populatedCluster(ctx context.Context, t *testing.T, pods int) (*testenv.Cluster, kubernetes.Interface) {
+	t.Helper()
+	shape, err := bench.ShapeFor(pods)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cluster, cs, err := bench.StartPopulated(ctx, shape, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(cluster.Stop)
+	return cluster, cs
 }

@@ -35,15 +35,7 @@ func TestProtoAgainstKubeAPIServer(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 	defer cancel()
 	const pods = 1000
-	shape, err := bench.ShapeFor(pods)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cluster, cs, err := bench.StartPopulated(ctx, shape, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cluster.Stop()
+	cluster, cs := populatedCluster(ctx, t, pods)
 	c, host, err := bench.NewProtoListClient(cluster.KubeconfigPath())
 	if err != nil {
 		t.Fatal(err)
