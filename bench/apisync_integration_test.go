@@ -63,7 +63,7 @@ func populatedCluster(ctx context.Context, t *testing.T, pods int) (*testenv.Clu
 	if err != nil {
 		t.Fatal(err)
 	}
-	cluster, cs, err := bench.StartPopulated(ctx, shape, nil)
+	cluster, cs, _, err := bench.StartPopulated(ctx, shape, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

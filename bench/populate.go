@@ -203,27 +203,36 @@ func benchDeployment(ns, name string, replicas int32) *appsv1.Deployment {
 
 // StartPopulated starts a testenv cluster and makes s's pods in it through
 // kube-controller-manager (Populate): the setup shared by the real-apiserver
-// benchmarks and their tests. The clientset is unthrottled. The caller stops
+// benchmarks and their tests. The clientset is unthrottled; took is the
+// time Populate took (the cluster's start not included). The caller stops
 // the cluster; on error nothing is left running.
-func StartPopulated(ctx context.Context, s Shape, progress io.Writer) (*testenv.Cluster, kubernetes.Interface, error) {
-	cluster, err := testenv.Start(ctx, testenv.Options{Progress: progress})
+func StartPopulated(ctx context.Context, s Shape, progress io.Writer) (cluster *testenv.Cluster, cs kubernetes.Interface, took time.Duration, err error) {
+	cluster, err = testenv.Start(ctx, testenv.Options{Progress: progress})
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, 0, err
 	}
+	defer func() {
+		if err != nil {
+			cluster.Stop()
+			cluster, cs = nil, nil
+		}
+	}()
 	cfg, err := clientcmd.BuildConfigFromFlags("", cluster.KubeconfigPath())
 	if err != nil {
-		cluster.Stop()
-		return nil, nil, fmt.Errorf("bench: kubeconfig of the test cluster: %w", err)
+		return nil, nil, 0, fmt.Errorf("bench: kubeconfig of the test cluster: %w", err)
 	}
 	cfg.QPS, cfg.Burst = -1, 0
-	cs, err := kubernetes.NewForConfig(cfg)
+	cs, err = kubernetes.NewForConfig(cfg)
 	if err != nil {
-		cluster.Stop()
-		return nil, nil, fmt.Errorf("bench: clientset: %w", err)
+		return nil, nil, 0, fmt.Errorf("bench: clientset: %w", err)
 	}
+	if progress != nil {
+		fmt.Fprintf(progress, "bench: making %d pods (%d namespaces × %d Deployments × %d replicas)\n",
+			s.Pods(), s.Namespaces, s.Deployments, s.Replicas)
+	}
+	began := time.Now()
 	if err := Populate(ctx, cluster, cs, s, progress); err != nil {
-		cluster.Stop()
-		return nil, nil, err
+		return nil, nil, 0, err
 	}
-	return cluster, cs, nil
+	return cluster, cs, time.Since(began), nil
 }

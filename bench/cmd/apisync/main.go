@@ -23,9 +23,6 @@ import (
 	"runtime"
 	"time"
 
-	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/tools/clientcmd"
-
 	"github.com/kcmlab/kcm/bench"
 	"github.com/kcmlab/kcm/internal/managerbench"
 	"github.com/kcmlab/kcm/testenv"
@@ -73,27 +70,11 @@ func parent(args []string) error {
 	loadBefore := machine.LoadBefore
 	fmt.Fprintf(os.Stderr, "apisync: load average %v; starting a cluster\n", loadBefore)
 
-	cluster, err := testenv.Start(ctx, testenv.Options{Progress: os.Stderr})
+	cluster, _, popTook, err := bench.StartPopulated(ctx, shape, os.Stderr)
 	if err != nil {
 		return err
 	}
 	defer cluster.Stop()
-	cfg, err := clientcmd.BuildConfigFromFlags("", cluster.KubeconfigPath())
-	if err != nil {
-		return err
-	}
-	cfg.QPS, cfg.Burst = 1000, 1000
-	cs, err := kubernetes.NewForConfig(cfg)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(os.Stderr, "apisync: making %d pods (%d namespaces × %d Deployments × %d replicas)\n",
-		shape.Pods(), shape.Namespaces, shape.Deployments, shape.Replicas)
-	popBegan := time.Now()
-	if err := bench.Populate(ctx, cluster, cs, shape, os.Stderr); err != nil {
-		return err
-	}
-	popTook := time.Since(popBegan)
 
 	apiPID, etcdPID := cluster.PIDs()
 	idle, err := idleCPU(apiPID, 5*time.Second)

@@ -22,9 +22,6 @@ import (
 	"os"
 	"time"
 
-	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/tools/clientcmd"
-
 	"github.com/kcmlab/kcm/bench"
 	"github.com/kcmlab/kcm/internal/managerbench"
 	"github.com/kcmlab/kcm/testenv"
@@ -55,25 +52,11 @@ func run(args []string) error {
 	began := time.Now()
 	machine := managerbench.ReadMachine(ctx, ".")
 	fmt.Fprintf(os.Stderr, "protolist: load average %v; starting a cluster\n", machine.LoadBefore)
-	cluster, err := testenv.Start(ctx, testenv.Options{Progress: os.Stderr})
+	cluster, _, popTook, err := bench.StartPopulated(ctx, shape, os.Stderr)
 	if err != nil {
 		return err
 	}
 	defer cluster.Stop()
-	cfg, err := clientcmd.BuildConfigFromFlags("", cluster.KubeconfigPath())
-	if err != nil {
-		return err
-	}
-	cfg.QPS, cfg.Burst = 1000, 1000
-	cs, err := kubernetes.NewForConfig(cfg)
-	if err != nil {
-		return err
-	}
-	popBegan := time.Now()
-	if err := bench.Populate(ctx, cluster, cs, shape, os.Stderr); err != nil {
-		return err
-	}
-	popTook := time.Since(popBegan)
 	c, host, err := bench.NewProtoListClient(cluster.KubeconfigPath())
 	if err != nil {
 		return err
