@@ -103,6 +103,7 @@ func (c compactCodec[S, P]) decodeStripped(data []byte, _ bool) (P, error) {
 func (c compactCodec[S, P]) decode(data []byte, strip bool) (P, error) {
 	sc := scratchPool.Get().(*scratch)
 	defer scratchPool.Put(sc)
+	in := data
 	if strip {
 		data = sc.cutManagedFields(data)
 	}
@@ -128,6 +129,15 @@ func (c compactCodec[S, P]) decode(data []byte, strip bool) (P, error) {
 	}
 	// The slow path: json-iterator decodes, then the remainder is
 	// computed and the parts shared, each in a pass of its own.
+	if strip {
+		// The cut leaves bytes it cannot read to the decoder, and
+		// json-iterator accepts some that are not JSON (a key ending in
+		// an escaped quote, {"\":""}): refuse what the stripping codecs
+		// refuse (StripManagedFields, as Typed and Raw strip).
+		if _, err := StripManagedFields(in); err != nil {
+			return nil, err
+		}
+	}
 	p = P(new(S))
 	if err := jsonx.Unmarshal(data, p); err != nil {
 		return nil, fmt.Errorf("%w: %T: %v", ErrDecode, p, err)

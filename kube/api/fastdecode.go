@@ -202,14 +202,8 @@ func (f *fastDec) plainKey(i int) (ks, ke, vs int, err error) {
 	if d[i] != '"' {
 		return 0, 0, 0, errSlowPath
 	}
-	j := i + 1
-	for j < len(d) && d[j] != '"' {
-		if d[j] == '\\' || d[j] < 0x20 {
-			return 0, 0, 0, errSlowPath
-		}
-		j++
-	}
-	if j >= len(d) {
+	j, escaped, ok := jsonx.StringEnd(d, i)
+	if !ok || escaped {
 		return 0, 0, 0, errSlowPath
 	}
 	c := jsonx.SkipWS(d, j+1)

@@ -20,17 +20,8 @@ func (f *fastDec) stringInto(vs int, p, hint unsafe.Pointer, fl *jsField) (int, 
 	if d[vs] != '"' {
 		return 0, errSlowPath
 	}
-	j, escaped := vs+1, false
-	for ; j < len(d) && d[j] != '"'; j++ {
-		switch {
-		case d[j] == '\\':
-			escaped = true
-			j++
-		case d[j] < 0x20:
-			return 0, errSlowPath
-		}
-	}
-	if j >= len(d) {
+	j, escaped, ok := jsonx.StringEnd(d, vs)
+	if !ok {
 		return 0, errSlowPath
 	}
 	str := (*string)(p)
@@ -304,16 +295,12 @@ func (f *fastDec) stringMapInto(vs int, s *jsSchema, p, hint unsafe.Pointer) (in
 		if d[vstart] != '"' {
 			return 0, errSlowPath // null and non-strings: json-iterator's rules
 		}
-		ve, err := skipScalar(d, vstart)
-		if err != nil {
+		q, esc, ok := jsonx.StringEnd(d, vstart)
+		if !ok {
 			return 0, errSlowPath
 		}
-		for _, c := range d[vstart+1 : ve-1] {
-			if c < 0x20 {
-				return 0, errSlowPath
-			}
-			escaped = escaped || c == '\\'
-		}
+		ve := q + 1
+		escaped = escaped || esc
 		pairs = append(pairs, span{uintptr(ks + 1), uintptr(ke - 1)}, span{uintptr(vstart + 1), uintptr(ve - 1)})
 		i = ve
 	}
