@@ -43,6 +43,10 @@ type fastDec struct {
 	// known to need a target of its own (see ptrInto): the scratch's, so
 	// that taking its address does not move the decoder to the heap.
 	word *uint64
+	// arrays and values are the scratch arrays and values, by schema id
+	// (see takeArray); they come with the decode's pooled scratch.
+	arrays []*scratchArray
+	values []*scratchValue
 }
 
 // object decodes d into p, a zeroed value of struct schema s, sharing

@@ -185,14 +185,14 @@ func (f *fastDec) ptrInto(nops *int, key []byte, idx, vs int, s *jsSchema, p, hi
 	if k := s.elem.kind; k == jsInt || k == jsBool {
 		return f.scalarPtrInto(nops, key, idx, vs, s, p, ht, fl)
 	}
-	sv := s.elem.takeValue()
+	sv := f.takeValue(s.elem)
 	end, err := f.valueInto(nops, key, idx, vs, s.elem, sv.p, ht, fl)
 	if err != nil {
 		return 0, err // sv is dropped, never reused half-filled
 	}
 	plan := s.elem.share
 	if ht != nil && plan.equal(sv.p, ht) {
-		s.elem.putValue(sv)
+		f.putValue(s.elem, sv)
 		*(*unsafe.Pointer)(p) = ht
 		if fl != nil {
 			noteRepeat(&fl.count)
@@ -201,7 +201,7 @@ func (f *fastDec) ptrInto(nops *int, key []byte, idx, vs int, s *jsSchema, p, hi
 	}
 	target := reflect.New(s.elem.typ)
 	target.Elem().Set(sv.view)
-	s.elem.putValue(sv)
+	f.putValue(s.elem, sv)
 	t := target.UnsafePointer()
 	if !plan.own {
 		t = fl.shareValue(plan, t, plan.size, 0)
@@ -218,22 +218,29 @@ type scratchValue struct {
 	view reflect.Value
 }
 
-// takeValue returns the schema's scratch value, zeroed, or a new one
-// when another decode holds it (another goroutine, or a pointer to the
-// same type nested in this one).
-func (s *jsSchema) takeValue() *scratchValue {
-	if v := s.spareValue.Swap(nil); v != nil {
-		return v
+// takeValue returns the decoder's scratch value of schema s, zeroed, or a
+// new one when the decoder holds none (a pointer to the same type nested
+// in this one). See takeArray.
+func (f *fastDec) takeValue(s *jsSchema) *scratchValue {
+	if s.id < len(f.values) {
+		if v := f.values[s.id]; v != nil {
+			f.values[s.id] = nil
+			return v
+		}
 	}
 	v := reflect.New(s.typ)
 	return &scratchValue{p: v.UnsafePointer(), view: v.Elem()}
 }
 
 // putValue zeroes v (so that it keeps nothing alive and decodes into a
-// zero value next time) and makes it the schema's scratch again.
-func (s *jsSchema) putValue(v *scratchValue) {
+// zero value next time) and makes it the decoder's scratch value of s
+// again.
+func (f *fastDec) putValue(s *jsSchema, v *scratchValue) {
 	v.view.SetZero()
-	s.spareValue.Store(v)
+	if s.id >= len(f.values) {
+		f.values = append(f.values, make([]*scratchValue, s.id+1-len(f.values))...)
+	}
+	f.values[s.id] = v
 }
 
 // scalarPtrInto is ptrInto for a pointer to an integer or a bool, whose
