@@ -207,10 +207,10 @@ func objectMembersInto(out []jsonx.Member, d []byte, i int, meta *[]jsonx.Member
 		}
 		if c := d[m.ValStart]; c != '{' && c != '[' && c != '"' {
 			if k := bytes.IndexAny(d[m.ValStart:m.End], `{["`); k >= 0 {
-			// A scalar ends at a delimiter, so 0{ would pass for one;
-			// but a stream's scanner opens a container or a string at
-			// those bytes, and a codec that checks whole objects
-			// (ChecksWholeObject) must end an object where it does.
+				// A scalar ends at a delimiter, so 0{ would pass for one;
+				// but a stream's scanner opens a container or a string at
+				// those bytes, and a codec that checks whole objects
+				// (ChecksWholeObject) must end an object where it does.
 				return nil, 0, fmt.Errorf("unexpected %q in a value at byte %d", d[m.ValStart+k], m.ValStart+k)
 			}
 		}
