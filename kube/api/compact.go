@@ -103,6 +103,7 @@ func (c compactCodec[S, P]) decodeStripped(data []byte, _ bool) (P, error) {
 func (c compactCodec[S, P]) decode(data []byte, strip bool) (P, error) {
 	sc := scratchPool.Get().(*scratch)
 	defer scratchPool.Put(sc)
+	in := data
 	if strip {
 		data = sc.cutManagedFields(data)
 	}
@@ -115,12 +116,13 @@ func (c compactCodec[S, P]) decode(data []byte, strip bool) (P, error) {
 	}
 	sc.named, sc.ns, sc.name = false, nil, nil // they point into data: keep nothing of it
 	p := P(new(S))
-	fd := fastDec{remScan: remScan{d: data, out: sc.ops[:0]}, pairs: sc.pairs[:0], word: &sc.word}
+	fd := fastDec{remScan: remScan{d: data, out: sc.ops[:0]}, pairs: sc.pairs[:0], word: &sc.word,
+		arrays: sc.arrays, values: sc.values}
 	if rehint != nil {
 		fd.meta, fd.rehint = c.t.meta, rehint
 	}
 	n, err := fd.object(c.t.schema, unsafe.Pointer(p), hint)
-	sc.ops, sc.pairs = fd.out, fd.pairs
+	sc.ops, sc.pairs, sc.arrays, sc.values = fd.out, fd.pairs, fd.arrays, fd.values
 	if err == nil {
 		c.last.Store((*S)(p))
 		p.GetObjectMeta().src = compactSource(unsafe.Pointer(p), c.t.shareRemainder(fd.out, n))
@@ -128,6 +130,15 @@ func (c compactCodec[S, P]) decode(data []byte, strip bool) (P, error) {
 	}
 	// The slow path: json-iterator decodes, then the remainder is
 	// computed and the parts shared, each in a pass of its own.
+	if strip {
+		// The cut leaves bytes it cannot read to the decoder, and
+		// json-iterator accepts some that are not JSON (a key ending in
+		// an escaped quote, {"\":""}): refuse what the stripping codecs
+		// refuse (StripManagedFields, as Typed and Raw strip).
+		if _, err := StripManagedFields(in); err != nil {
+			return nil, err
+		}
+	}
 	p = P(new(S))
 	if err := jsonx.Unmarshal(data, p); err != nil {
 		return nil, fmt.Errorf("%w: %T: %v", ErrDecode, p, err)
@@ -211,6 +222,9 @@ type scratch struct {
 	meta     []jsonx.Member
 	pairs    []span
 	word     uint64
+	// The fast decoder's scratch arrays and values (fastDec.takeArray).
+	arrays []*scratchArray
+	values []*scratchValue
 	// The object's name and namespace as the managedFields cut found
 	// them in its metadata (named: a plain string name was found; no
 	// namespace member leaves ns empty); they point into the input.

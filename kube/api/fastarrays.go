@@ -49,7 +49,7 @@ func (f *fastDec) sliceInto(nops *int, key []byte, idx, vs int, s *jsSchema, p, 
 			return 0, err
 		}
 	}
-	buf := s.takeArray(n)
+	buf := f.takeArray(s, n)
 	h := &buf.h // on an error buf is dropped, never reused half-filled
 	start := f.open(nops, key, idx)
 	inner := 0
@@ -87,7 +87,7 @@ func (f *fastDec) sliceInto(nops *int, key []byte, idx, vs int, s *jsSchema, p, 
 	plan := s.share
 	if hh != nil && hh.len == n && plan.elementsEqual(h.data, hh.data, n) {
 		*(*sliceHeader)(p) = sliceHeader{data: hh.data, len: n, cap: n}
-		s.putArray(buf)
+		f.putArray(s, buf)
 		if fl != nil {
 			noteRepeat(&fl.count)
 		}
@@ -97,7 +97,7 @@ func (f *fastDec) sliceInto(nops *int, key []byte, idx, vs int, s *jsSchema, p, 
 	reflect.Copy(buf.outView, buf.view)
 	*(*sliceHeader)(p) = buf.out
 	buf.out = sliceHeader{}
-	s.putArray(buf)
+	f.putArray(s, buf)
 	if !plan.elem.own {
 		dst := (*sliceHeader)(p)
 		dst.data = fl.shareValue(plan, dst.data, uintptr(n)*size, n)
@@ -116,12 +116,22 @@ type scratchArray struct {
 	view, outView reflect.Value
 }
 
-// takeArray returns the schema's scratch array, zeroed, with room for at
-// least n elements, or a new one when another decode holds it (another
-// goroutine, or an array of the same type nested in this one).
-func (s *jsSchema) takeArray(n int) *scratchArray {
-	if b := s.spare.Swap(nil); b != nil && b.h.cap >= n {
-		return b
+// takeArray returns the decoder's scratch array of slice schema s, zeroed,
+// with room for at least n elements, or a new one when the decoder holds
+// none (the first decode with this scratch, or an array of the same type
+// nested in this one).
+//
+// Scratch arrays and values belong to the decode's pooled scratch, one
+// slot per schema (jsSchema.id), not to the schema: a schema's would be
+// taken and given back with an atomic swap and store for every array of
+// every object (60 locked instructions a pod, 2 % of a LIST's decode),
+// since decoders on other goroutines share the schema.
+func (f *fastDec) takeArray(s *jsSchema, n int) *scratchArray {
+	if s.id < len(f.arrays) {
+		if b := f.arrays[s.id]; b != nil && b.h.cap >= n {
+			f.arrays[s.id] = nil
+			return b
+		}
 	}
 	b := &scratchArray{}
 	b.h.data, b.h.cap = reflect.MakeSlice(s.typ, 0, max(n, 4)).UnsafePointer(), max(n, 4)
@@ -131,14 +141,18 @@ func (s *jsSchema) takeArray(n int) *scratchArray {
 }
 
 // putArray zeroes the elements b holds (so that it keeps nothing alive
-// and decodes into zeroed values next time) and makes it the schema's
-// scratch again.
-func (s *jsSchema) putArray(b *scratchArray) {
+// and decodes into zeroed values next time) and makes it the decoder's
+// scratch array of s again.
+func (f *fastDec) putArray(s *jsSchema, b *scratchArray) {
 	b.view.Clear()
 	b.h.len = 0
-	if b.h.cap <= maxScratchElems {
-		s.spare.Store(b)
+	if b.h.cap > maxScratchElems {
+		return
 	}
+	if s.id >= len(f.arrays) {
+		f.arrays = append(f.arrays, make([]*scratchArray, s.id+1-len(f.arrays))...)
+	}
+	f.arrays[s.id] = b
 }
 
 // maxScratchElems bounds the scratch array a schema keeps between

@@ -43,6 +43,10 @@ type fastDec struct {
 	// known to need a target of its own (see ptrInto): the scratch's, so
 	// that taking its address does not move the decoder to the heap.
 	word *uint64
+	// arrays and values are the scratch arrays and values, by schema id
+	// (see takeArray); they come with the decode's pooled scratch.
+	arrays []*scratchArray
+	values []*scratchValue
 }
 
 // object decodes d into p, a zeroed value of struct schema s, sharing
@@ -202,14 +206,8 @@ func (f *fastDec) plainKey(i int) (ks, ke, vs int, err error) {
 	if d[i] != '"' {
 		return 0, 0, 0, errSlowPath
 	}
-	j := i + 1
-	for j < len(d) && d[j] != '"' {
-		if d[j] == '\\' || d[j] < 0x20 {
-			return 0, 0, 0, errSlowPath
-		}
-		j++
-	}
-	if j >= len(d) {
+	j, escaped, ok := jsonx.StringEnd(d, i)
+	if !ok || escaped {
 		return 0, 0, 0, errSlowPath
 	}
 	c := jsonx.SkipWS(d, j+1)

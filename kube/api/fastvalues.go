@@ -20,17 +20,8 @@ func (f *fastDec) stringInto(vs int, p, hint unsafe.Pointer, fl *jsField) (int, 
 	if d[vs] != '"' {
 		return 0, errSlowPath
 	}
-	j, escaped := vs+1, false
-	for ; j < len(d) && d[j] != '"'; j++ {
-		switch {
-		case d[j] == '\\':
-			escaped = true
-			j++
-		case d[j] < 0x20:
-			return 0, errSlowPath
-		}
-	}
-	if j >= len(d) {
+	j, escaped, ok := jsonx.StringEnd(d, vs)
+	if !ok {
 		return 0, errSlowPath
 	}
 	str := (*string)(p)
@@ -194,14 +185,14 @@ func (f *fastDec) ptrInto(nops *int, key []byte, idx, vs int, s *jsSchema, p, hi
 	if k := s.elem.kind; k == jsInt || k == jsBool {
 		return f.scalarPtrInto(nops, key, idx, vs, s, p, ht, fl)
 	}
-	sv := s.elem.takeValue()
+	sv := f.takeValue(s.elem)
 	end, err := f.valueInto(nops, key, idx, vs, s.elem, sv.p, ht, fl)
 	if err != nil {
 		return 0, err // sv is dropped, never reused half-filled
 	}
 	plan := s.elem.share
 	if ht != nil && plan.equal(sv.p, ht) {
-		s.elem.putValue(sv)
+		f.putValue(s.elem, sv)
 		*(*unsafe.Pointer)(p) = ht
 		if fl != nil {
 			noteRepeat(&fl.count)
@@ -210,7 +201,7 @@ func (f *fastDec) ptrInto(nops *int, key []byte, idx, vs int, s *jsSchema, p, hi
 	}
 	target := reflect.New(s.elem.typ)
 	target.Elem().Set(sv.view)
-	s.elem.putValue(sv)
+	f.putValue(s.elem, sv)
 	t := target.UnsafePointer()
 	if !plan.own {
 		t = fl.shareValue(plan, t, plan.size, 0)
@@ -227,22 +218,29 @@ type scratchValue struct {
 	view reflect.Value
 }
 
-// takeValue returns the schema's scratch value, zeroed, or a new one
-// when another decode holds it (another goroutine, or a pointer to the
-// same type nested in this one).
-func (s *jsSchema) takeValue() *scratchValue {
-	if v := s.spareValue.Swap(nil); v != nil {
-		return v
+// takeValue returns the decoder's scratch value of schema s, zeroed, or a
+// new one when the decoder holds none (a pointer to the same type nested
+// in this one). See takeArray.
+func (f *fastDec) takeValue(s *jsSchema) *scratchValue {
+	if s.id < len(f.values) {
+		if v := f.values[s.id]; v != nil {
+			f.values[s.id] = nil
+			return v
+		}
 	}
 	v := reflect.New(s.typ)
 	return &scratchValue{p: v.UnsafePointer(), view: v.Elem()}
 }
 
 // putValue zeroes v (so that it keeps nothing alive and decodes into a
-// zero value next time) and makes it the schema's scratch again.
-func (s *jsSchema) putValue(v *scratchValue) {
+// zero value next time) and makes it the decoder's scratch value of s
+// again.
+func (f *fastDec) putValue(s *jsSchema, v *scratchValue) {
 	v.view.SetZero()
-	s.spareValue.Store(v)
+	if s.id >= len(f.values) {
+		f.values = append(f.values, make([]*scratchValue, s.id+1-len(f.values))...)
+	}
+	f.values[s.id] = v
 }
 
 // scalarPtrInto is ptrInto for a pointer to an integer or a bool, whose
@@ -304,16 +302,12 @@ func (f *fastDec) stringMapInto(vs int, s *jsSchema, p, hint unsafe.Pointer) (in
 		if d[vstart] != '"' {
 			return 0, errSlowPath // null and non-strings: json-iterator's rules
 		}
-		ve, err := skipScalar(d, vstart)
-		if err != nil {
+		q, esc, ok := jsonx.StringEnd(d, vstart)
+		if !ok {
 			return 0, errSlowPath
 		}
-		for _, c := range d[vstart+1 : ve-1] {
-			if c < 0x20 {
-				return 0, errSlowPath
-			}
-			escaped = escaped || c == '\\'
-		}
+		ve := q + 1
+		escaped = escaped || esc
 		pairs = append(pairs, span{uintptr(ks + 1), uintptr(ke - 1)}, span{uintptr(vstart + 1), uintptr(ve - 1)})
 		i = ve
 	}

@@ -205,6 +205,15 @@ func objectMembersInto(out []jsonx.Member, d []byte, i int, meta *[]jsonx.Member
 		if m.End == m.ValStart {
 			return nil, 0, fmt.Errorf("expected a value at byte %d", m.ValStart)
 		}
+		if c := d[m.ValStart]; c != '{' && c != '[' && c != '"' {
+			if k := bytes.IndexAny(d[m.ValStart:m.End], `{["`); k >= 0 {
+				// A scalar ends at a delimiter, so 0{ would pass for one;
+				// but a stream's scanner opens a container or a string at
+				// those bytes, and a codec that checks whole objects
+				// (ChecksWholeObject) must end an object where it does.
+				return nil, 0, fmt.Errorf("unexpected %q in a value at byte %d", d[m.ValStart+k], m.ValStart+k)
+			}
+		}
 		out = append(out, m)
 		i = m.End
 	}

@@ -54,11 +54,9 @@ type jsSchema struct {
 	// arrays are the array types of short backing arrays of a slice
 	// schema, made when first needed (see newArray).
 	arrays [9]atomic.Pointer[reflect.Type]
-	// spare is a slice schema's scratch array (see takeArray).
-	spare atomic.Pointer[scratchArray]
-	// spareValue is the scratch a pointer's target of this schema is
-	// decoded into (see takeValue).
-	spareValue atomic.Pointer[scratchValue]
+	// id numbers the schema among all schemas: its slot in a decoder's
+	// scratch arrays and values (see fastDec.takeArray).
+	id int
 }
 
 // jsField is one field of a struct schema.
@@ -104,7 +102,7 @@ func buildSchema(t reflect.Type) *jsSchema {
 	if s, ok := schemaCache[t]; ok {
 		return s
 	}
-	s := &jsSchema{typ: t, share: planOf(t)}
+	s := &jsSchema{typ: t, share: planOf(t), id: len(schemaCache)}
 	schemaCache[t] = s
 	switch {
 	case t == timeType:

@@ -101,6 +101,16 @@ func (t TransportTimeouts) withDefaults() TransportTimeouts {
 	return t
 }
 
+// readBufferSize is the read buffer of each HTTP/1.1 connection. A LIST
+// or a watch arrives as a chunked body, often a chunk per object (the
+// apiserver's streaming encoder, podgen's server), and net/http reads a
+// body no further than the chunk its 4 KiB default buffer ends in: about
+// one read system call per object, 7 % of the CPU of a typed 50k-pod sync.
+// With 64 KiB one read takes whatever the socket holds, up to a dozen
+// objects, for 60 KiB more memory per open connection. HTTP/2
+// connections keep their own framing and are not affected.
+const readBufferSize = 64 << 10
+
 // newTransport returns the one HTTP transport a cluster's clients share:
 // HTTP/2 with health-check pings (a dead connection is noticed in ~45 s even
 // when no request is in flight), keep-alive, and bounded dial and TLS
@@ -119,6 +129,7 @@ func newTransport(tc *tls.Config, tt TransportTimeouts) *http.Transport {
 		TLSHandshakeTimeout:   tt.TLSHandshake,
 		ExpectContinueTimeout: time.Second,
 		HTTP2:                 &http.HTTP2Config{SendPingTimeout: tt.HTTP2ReadIdle, PingTimeout: tt.HTTP2PingTimeout},
+		ReadBufferSize:        readBufferSize,
 	}
 }
 

@@ -1,5 +1,10 @@
 package jsonx
 
+import (
+	"encoding/binary"
+	"math/bits"
+)
+
 // Scanner finds where one JSON value ends in bytes that arrive in pieces,
 // with the same shallow rules as SkipValue (containers matched by depth,
 // strings skipped with their escapes, scalars ended by a delimiter). It
@@ -97,6 +102,26 @@ func (s *Scanner) Scan(v []byte) (int, error) {
 		switch jsonClass[v[i]] {
 		case 1:
 			s.inString, s.strStart = true, i
+			// Most strings are short: look for the closing quote here,
+			// eight bytes at a time, rather than by a call per string;
+			// a string that goes on past a few words, or is cut by
+			// the end of v, is left to the loop above.
+			j := i + 1
+			for w := 0; w < 4 && j+8 <= len(v); w++ {
+				x := binary.LittleEndian.Uint64(v[j:]) ^ quotes
+				if m := (x - ones) &^ x & highs; m != 0 {
+					q := j + bits.TrailingZeros64(m)>>3
+					if v[q-1] == '\\' {
+						break // maybe escaped: the loop above counts
+					}
+					s.inString = false
+					i = q + 1
+					goto next
+				}
+				j += 8
+			}
+			i = j // no quote before v[j]: the search resumes there
+			continue
 		case 2:
 			if s.depth == 1 {
 				s.childStart = i
@@ -113,6 +138,7 @@ func (s *Scanner) Scan(v []byte) (int, error) {
 			}
 		}
 		i++
+	next:
 	}
 	s.pos = len(v)
 	return 0, ErrIncomplete

@@ -12,6 +12,13 @@ func TestScannerAgreesWithSkipValue(t *testing.T) {
 		`{"a":1}`, `{"b":"}"}`, `{"s":"a\"}b"}`, `{"s":"a\\"}`, `{"s":"a\\\"}"}`, `[1,[2,{"x":[]}],"]"]`,
 		`"str\"ing"`, `"\\"`, `42,`, `true}`, `null `, `{"k":"\\\\\\"}"}`, `[]`, `{}`,
 		`{"a":{"b":{"c":"d"}},"e":["f","g\"h"]}`,
+		// Strings long enough for the word-at-a-time search, with
+		// quotes and escapes at and across word boundaries.
+		`{"key":"0123456789abcdef0123456789abcdef0123456789","k2":"x"}`,
+		`{"a":"0123456\"9abcdef","b":"01234567\"abcdef}"}`,
+		`{"a":"012345678901234567890123456789\"}]","b":[1]}`,
+		`["0123456\\","01234567\\\"}","0123456789abcdef0123456789abcdef\\"]`,
+		`{"a":"\"\"\"\"\"\"\"\"\"","b":"}"}`,
 	} {
 		want, wantErr := SkipValue([]byte(in), 0)
 		for piece := 1; piece <= len(in); piece++ {
@@ -88,4 +95,31 @@ func TestScannerLastChild(t *testing.T) {
 			}
 		}
 	}
+}
+
+// FuzzScannerAgreesWithSkipValue: whatever the bytes, the Scanner fed
+// them in pieces ends the value where SkipValue ends it (or neither
+// does).
+func FuzzScannerAgreesWithSkipValue(f *testing.F) {
+	f.Add([]byte(`{"a":"0123456\\"9abcdef","b":"x"}`), uint8(3))
+	f.Add([]byte(`["0123456789abcdef0123456789abcdef\\\\","]"]`), uint8(7))
+	f.Fuzz(func(t *testing.T, in []byte, piece uint8) {
+		if len(in) == 0 || (in[0] != '{' && in[0] != '[' && in[0] != '"') {
+			return // scalars end at the input's end, which SkipValue does not know
+		}
+		want, wantErr := SkipValue(in, 0)
+		step := 1 + int(piece)%16
+		var s Scanner
+		var end int
+		var err error
+		for n := min(step, len(in)); ; n = min(n+step, len(in)) {
+			end, err = s.Scan(in[:n])
+			if !errors.Is(err, ErrIncomplete) || n == len(in) {
+				break
+			}
+		}
+		if (err == nil) != (wantErr == nil) || (err == nil && end != want) {
+			t.Fatalf("%q in pieces of %d: %d, %v; SkipValue: %d, %v", in, step, end, err, want, wantErr)
+		}
+	})
 }
