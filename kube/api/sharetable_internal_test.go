@@ -131,7 +131,7 @@ func TestRecentTableGrowKeepsEntries(t *testing.T) {
 // only an equal value, and the table ends within its maximum.
 func TestRecentTableConcurrentGrow(t *testing.T) {
 	seed := maphash.MakeSeed()
-	tab := newRecentTable[int](1, 1<<12)
+	tab := newRecentTable[int](initialBuckets, 1<<13)
 	done := make(chan struct{})
 	for g := range 4 {
 		go func() {
@@ -152,7 +152,7 @@ func TestRecentTableConcurrentGrow(t *testing.T) {
 	for range 4 {
 		<-done
 	}
-	if b := tab.buckets(); b <= 1 || b > 1<<12 {
-		t.Errorf("%d buckets after 240k offers of 3000 recurring values from 1; want grown, ≤ %d", b, 1<<12)
+	if b := tab.buckets(); b <= initialBuckets || b > 1<<13 {
+		t.Errorf("%d buckets after 240k offers of 3000 recurring values from %d; want grown, ≤ %d", b, initialBuckets, 1<<13)
 	}
 }
