@@ -48,9 +48,8 @@ type recentTable[V any] struct {
 type recentSlots[V any] struct {
 	slots []recentSlot[V]
 	shift uint // 64 - log2(buckets): a hash's bucket is h >> shift
-	// adds and hits count the sampled adds and finds that hit (see
-	// countSample) of the current window, apart from the slots' cache
-	// lines. Like useCount
+	// adds and hits count the adds and the finds that hit of the
+	// current window, apart from the slots' cache lines. Like useCount
 	// they are a load and a store, not a locked add: racing decoders may
 	// lose counts, which only blurs when a table grows.
 	_          [64]byte
@@ -60,11 +59,6 @@ type recentSlots[V any] struct {
 // growPressure: a table doubles when a window's hits are at least one
 // in growPressure of its adds.
 const growPressure = 8
-
-// countSample: only the finds and adds of values whose hash is 0 in
-// these bits are counted (one in 64, the same values for both counts, so
-// their ratio holds), which keeps the counting off most lookups.
-const countSample = 63
 
 // recentSlot is a slot: its entry, and a tag — the hash the entry was
 // added with, whose lowest bit says instead whether the entry is hot. A
@@ -116,7 +110,7 @@ func (t *recentTable[V]) find(h uint64, eq func(V) bool) (V, bool) {
 			if tag&hotBit == 0 {
 				sl.tag.CompareAndSwap(tag, tag|hotBit) // lost to a racing add: no matter
 			}
-			if h&countSample == 0 && len(ts.slots)/2 < t.maxBuckets {
+			if len(ts.slots)/2 < t.maxBuckets {
 				ts.hits.Store(ts.hits.Load() + 1)
 			}
 			return e.v, true
@@ -147,19 +141,18 @@ func (t *recentTable[V]) add(h uint64, v V) {
 		s0.tag.And(^uint64(hotBit))
 		s1.put(h, n)
 	}
-	if h&countSample == 0 && len(ts.slots)/2 < t.maxBuckets {
+	if len(ts.slots)/2 < t.maxBuckets {
 		t.count(ts)
 	}
 }
 
-// count counts a sampled add to ts and, at the end of a window of as
-// many adds as ts has slots (sampled: one in countSample+1), grows the
-// table when the window's sampled finds that hit were at least one in
-// growPressure of its sampled adds: the table keeps values that come
-// back, and as many new ones as it has slots came in.
+// count counts an add to ts and, at the end of a window of as many adds
+// as ts has slots, grows the table when the window's finds that hit were
+// at least one in growPressure of its adds: the table keeps values that
+// come back, and as many new ones as it has slots came in.
 func (t *recentTable[V]) count(ts *recentSlots[V]) {
 	n := ts.adds.Load() + 1
-	if n < uint64(len(ts.slots))/(countSample+1) {
+	if n < uint64(len(ts.slots)) {
 		ts.adds.Store(n)
 		return
 	}
