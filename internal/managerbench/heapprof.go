@@ -36,6 +36,13 @@ type HeapEntry struct {
 type HeapProfile struct {
 	InUse   int64       // in-use bytes of all records
 	Entries []HeapEntry // by Flat, largest first (ties by name)
+	Rate    int64       // the sampling rate, bytes (MemProfileRate; GODEBUG=memprofilerate=N sets it)
+	// HeapAlloc is runtime.MemStats.HeapAlloc from the profile's trailer:
+	// exact, not sampled — the bytes of live objects and of garbage not
+	// yet swept when the profile was written; with gc=1, right after the
+	// forced collection, the live heap (plus what the handler allocated
+	// since). 0 when the trailer lacks it.
+	HeapAlloc int64
 }
 
 // Top returns the first n entries.
@@ -53,7 +60,8 @@ var ErrHeapProfile = errors.New("managerbench: malformed heap profile")
 //	...
 //
 // (runtime-internal frames above the allocating function are already left
-// out) followed by a "# runtime.MemStats" section, which is ignored.
+// out) followed by a "# runtime.MemStats" section, of which only
+// "# HeapAlloc = <bytes>" is read.
 func ParseHeapProfile(r io.Reader) (HeapProfile, error) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
@@ -91,7 +99,10 @@ func ParseHeapProfile(r io.Reader) (HeapProfile, error) {
 			continue
 		case strings.HasPrefix(line, "# runtime.MemStats"):
 			flush()
-			return heapProfile(total, flat, cum), nil
+			p := heapProfile(total, rate, flat, cum)
+			var err error
+			p.HeapAlloc, err = memStatsHeapAlloc(sc)
+			return p, err
 		case strings.HasPrefix(line, "#"):
 			// "#\t<pc>\t<func>+<off>\t<file>:<line>"
 			f := strings.Fields(line)
@@ -114,7 +125,35 @@ func ParseHeapProfile(r io.Reader) (HeapProfile, error) {
 		return HeapProfile{}, fmt.Errorf("managerbench: reading the heap profile: %w", err)
 	}
 	flush()
-	return heapProfile(total, flat, cum), nil
+	return heapProfile(total, rate, flat, cum), nil
+}
+
+// sampleRateText writes a sampling rate in bytes, as KiB when whole.
+func sampleRateText(rate int64) string {
+	if rate >= 1024 && rate%1024 == 0 {
+		return fmt.Sprintf("%d KiB", rate/1024)
+	}
+	return fmt.Sprintf("%d bytes", rate)
+}
+
+// memStatsHeapAlloc reads the MemStats trailer's "# HeapAlloc = <bytes>"
+// (0 when absent).
+func memStatsHeapAlloc(sc *bufio.Scanner) (int64, error) {
+	for sc.Scan() {
+		v, ok := strings.CutPrefix(sc.Text(), "# HeapAlloc = ")
+		if !ok {
+			continue
+		}
+		n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+		if err != nil || n < 0 {
+			return 0, fmt.Errorf("%w: MemStats line %q", ErrHeapProfile, sc.Text())
+		}
+		return n, nil
+	}
+	if err := sc.Err(); err != nil {
+		return 0, fmt.Errorf("managerbench: reading the heap profile: %w", err)
+	}
+	return 0, nil
 }
 
 // inUse reads "<objects>: <bytes> [...] @ ..." of a record line.
@@ -143,8 +182,8 @@ func scaleHeap(objects, bytes, rate float64) float64 {
 	return bytes / (1 - math.Exp(-avg/rate))
 }
 
-func heapProfile(total float64, flat, cum map[string]float64) HeapProfile {
-	p := HeapProfile{InUse: int64(total)}
+func heapProfile(total, rate float64, flat, cum map[string]float64) HeapProfile {
+	p := HeapProfile{InUse: int64(total), Rate: int64(rate)}
 	for fn, c := range cum {
 		p.Entries = append(p.Entries, HeapEntry{Func: fn, Flat: int64(flat[fn]), Cum: int64(c)})
 	}
@@ -208,8 +247,10 @@ func heapMarkdown(rs []SyncResult) string {
 				continue
 			}
 			fmt.Fprintf(&b, "\n%s's heap profile %s, run %d (/debug/pprof/heap, %s, sampled and scaled: %.1f MiB in all; "+
-				"RSS %s %.1f MiB). Top %d by flat, as `go tool pprof -top` orders them:\n\n",
-				s.Manager, h.when, s.Run, h.asOf, MiB(h.p.InUse), h.rssSampledAt, MiB(h.rss), HeapTopN)
+				"Go's exact heap alloc as it was written %.1f MiB; RSS %s %.1f MiB). Top %d by flat, as `go tool pprof -top` orders them "+
+				"(one sample per %s allocated on average: an entry of a few MiB is a handful of samples):\n\n",
+				s.Manager, h.when, s.Run, h.asOf, MiB(h.p.InUse), MiB(h.p.HeapAlloc), h.rssSampledAt, MiB(h.rss), HeapTopN,
+				sampleRateText(h.p.Rate))
 			t := Table{Columns: []string{"flat, MiB", "flat %", "cum, MiB", "function"}}
 			for _, e := range h.p.Top(HeapTopN) {
 				if e.Flat == 0 {

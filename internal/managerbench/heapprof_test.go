@@ -120,3 +120,44 @@ func TestHeapMarkdown(t *testing.T) {
 		t.Errorf("a profile for a run without one:\n%s", md)
 	}
 }
+
+// TestParseHeapProfileHeapAlloc: the exact heap alloc is read from the
+// MemStats trailer (the sampled total is an estimate, off by MiBs when a
+// few samples make an entry), and the sampling rate from the header; a
+// malformed HeapAlloc line is an error, a missing one 0.
+func TestParseHeapProfileHeapAlloc(t *testing.T) {
+	for _, tc := range []struct {
+		name, trailer string
+		want          int64
+		wantErr       bool
+	}{
+		{"present", "# HeapAlloc = 38702832\n# HeapSys = 1\n", 38702832, false},
+		{"absent", "# HeapSys = 1\n", 0, false},
+		{"malformed", "# HeapAlloc = many\n", 0, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p, err := ParseHeapProfile(strings.NewReader(sampleHeap + tc.trailer))
+			if tc.wantErr {
+				if !errors.Is(err, ErrHeapProfile) {
+					t.Fatalf("err = %v, want ErrHeapProfile", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if p.HeapAlloc != tc.want {
+				t.Errorf("HeapAlloc = %d, want %d", p.HeapAlloc, tc.want)
+			}
+			if p.Rate != 524288 {
+				t.Errorf("Rate = %d, want 524288 (half the header's heap/1048576)", p.Rate)
+			}
+		})
+	}
+	if got := sampleRateText(512 << 10); got != "512 KiB" {
+		t.Errorf("sampleRateText(512 KiB) = %q", got)
+	}
+	if got := sampleRateText(512); got != "512 bytes" {
+		t.Errorf("sampleRateText(512) = %q", got)
+	}
+}

@@ -34,10 +34,10 @@ import (
 // keeps sampling one lookup in 32, so it resumes if its values start
 // repeating.
 //
-// The tables (sharetable.go) are fixed-size and lock-free, and keep the
-// values that keep coming back, so their memory is bounded whatever the
-// cache holds. Slices are also given a backing array of exactly their
-// length.
+// The tables (sharetable.go) are lock-free, sized by use up to a
+// maximum, and keep the values that keep coming back, so their memory is
+// bounded whatever the cache holds. Slices are also given a backing array
+// of exactly their length.
 //
 // The walk follows a plan compiled once per type from reflection (field
 // offsets and kinds), so it costs no reflection per object.
