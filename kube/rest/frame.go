@@ -37,6 +37,12 @@ type frameReader struct {
 	scanned int
 	// limit is the longest value accepted, in bytes.
 	limit int
+	// readMax, when above the buffer's size, lets a busy stream grow the
+	// buffer to it: a read that fills all the free space says the socket
+	// held more, and the next read gets twice the room (see growingTo).
+	readMax int
+	// filled records that the last read filled all the free space.
+	filled bool
 }
 
 func newFrameReader(r io.Reader, size int) *frameReader {
@@ -49,6 +55,15 @@ func (f *frameReader) withLimit(n int) *frameReader {
 		n = maxFrame
 	}
 	f.limit = n
+	return f
+}
+
+// growingTo lets the buffer grow, while reads keep filling it, up to max
+// bytes; a value longer than the buffer grows it in any case. A watch
+// starts small and grows only if its events come faster than it reads
+// them: a manager holds a watch per resource, most of them quiet.
+func (f *frameReader) growingTo(max int) *frameReader {
+	f.readMax = max
 	return f
 }
 
@@ -73,8 +88,12 @@ func (f *frameReader) fill() bool {
 			return false
 		}
 		f.buf = append(f.buf, make([]byte, len(f.buf))...)
+	} else if f.filled && len(f.buf) < f.readMax {
+		f.buf = append(f.buf, make([]byte, min(len(f.buf), f.readMax-len(f.buf)))...)
 	}
+	free := len(f.buf) - f.n
 	m, err := f.r.Read(f.buf[f.n:])
+	f.filled = m == free
 	f.n += m
 	switch {
 	case err == nil:

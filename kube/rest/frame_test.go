@@ -58,3 +58,55 @@ func TestFrameReaderRefusesDelimiterAsValue(t *testing.T) {
 		t.Fatalf("err = %v, want ErrDecode", err)
 	}
 }
+
+// burstReader hands out up to n bytes a read from a stream of events, like
+// a socket that holds n bytes whenever it is read.
+type burstReader struct {
+	data []byte
+	n    int
+}
+
+func (b *burstReader) Read(p []byte) (int, error) {
+	if len(b.data) == 0 {
+		return 0, io.EOF
+	}
+	k := copy(p, b.data[:min(len(b.data), b.n)])
+	b.data = b.data[k:]
+	return k, nil
+}
+
+// TestFrameReaderGrowsWhileBusy: a watch's buffer stays at its start size
+// while each read finds less than it holds, and doubles up to its maximum
+// while reads fill it (the socket held more than the buffer could take).
+func TestFrameReaderGrowsWhileBusy(t *testing.T) {
+	event := `{"type":"MODIFIED","object":{"metadata":{"name":"` + strings.Repeat("p", 300) + `"}}}` + "\n"
+	stream := []byte(strings.Repeat(event, 400))
+	for _, tc := range []struct {
+		name  string
+		burst int // bytes the reader holds at each read
+		want  int // buffer size at the end
+	}{
+		{"quiet: one event a read", len(event), watchBufferStart},
+		{"busy: the socket always holds more", 1 << 20, watchBufferMax},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			fr := newFrameReader(&burstReader{data: stream, n: tc.burst}, watchBufferStart).growingTo(watchBufferMax)
+			got := 0
+			for {
+				if _, err := fr.value(true); err != nil {
+					if !errors.Is(err, io.EOF) {
+						t.Fatal(err)
+					}
+					break
+				}
+				got++
+			}
+			if got != 400 {
+				t.Fatalf("read %d events, want 400", got)
+			}
+			if len(fr.buf) != tc.want {
+				t.Errorf("buffer of %d bytes after the stream, want %d", len(fr.buf), tc.want)
+			}
+		})
+	}
+}

@@ -287,11 +287,20 @@ func (c *Client) openChunked(ctx context.Context, cancel context.CancelFunc, req
 	return src, nil
 }
 
+// A watch's read buffer starts at watchBufferStart and grows, while the
+// stream keeps it full, to watchBufferMax: a busy watch then takes several
+// events a read, and a quiet one (most of a manager's watches: one per
+// resource, the garbage collector watches them all) holds 4 KiB, not 32.
+const (
+	watchBufferStart = 4 << 10
+	watchBufferMax   = 32 << 10
+)
+
 // newChunkedSource reads events from body; cancel is called when no bytes
 // arrived for idle (zero: never) on clk.
 func newChunkedSource(ctx context.Context, clk clock.Clock, body io.ReadCloser, idle time.Duration, cancel context.CancelFunc) *chunkedSource {
 	ir := newIdleReader(clk, body, idle, cancel)
-	return &chunkedSource{lines: true, body: body, idle: ir, ctx: ctx, fr: newFrameReader(ir, 32<<10)}
+	return &chunkedSource{lines: true, body: body, idle: ir, ctx: ctx, fr: newFrameReader(ir, watchBufferStart).growingTo(watchBufferMax)}
 }
 
 // next returns the next event's bytes: a slice of the read buffer, valid
