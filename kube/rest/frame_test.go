@@ -59,22 +59,6 @@ func TestFrameReaderRefusesDelimiterAsValue(t *testing.T) {
 	}
 }
 
-// burstReader hands out up to n bytes a read from a stream of events, like
-// a socket that holds n bytes whenever it is read.
-type burstReader struct {
-	data []byte
-	n    int
-}
-
-func (b *burstReader) Read(p []byte) (int, error) {
-	if len(b.data) == 0 {
-		return 0, io.EOF
-	}
-	k := copy(p, b.data[:min(len(b.data), b.n)])
-	b.data = b.data[k:]
-	return k, nil
-}
-
 // TestFrameReaderGrowsWhileBusy: a watch's buffer stays at its start size
 // while each read finds less than it holds, and doubles up to its maximum
 // while reads fill it (the socket held more than the buffer could take).
@@ -90,7 +74,7 @@ func TestFrameReaderGrowsWhileBusy(t *testing.T) {
 		{"busy: the socket always holds more", 1 << 20, watchBufferMax},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			fr := newFrameReader(&burstReader{data: stream, n: tc.burst}, watchBufferStart).growingTo(watchBufferMax)
+			fr := newFrameReader(&rcChunkReader{data: stream, n: tc.burst}, watchBufferStart).growingTo(watchBufferMax)
 			got := 0
 			for {
 				if _, err := fr.value(true); err != nil {
