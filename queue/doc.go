@@ -111,6 +111,13 @@
 //     on, and it looks again under the lock before it parks, so no wake-up
 //     is lost.
 //
+// One more rule keeps a flood from outgrowing the caches (yield.go): after
+// a run of 16 384 adds of new keys, with no repeated key in between and as
+// many keys ready, the adder yields its processor, so that a worker woken
+// long ago runs before the backlog reaches the hundred thousand keys a
+// producer adds between two preemptions. A repeated key (something to
+// merge) restarts the run, so a backlog that merges adds is kept.
+//
 // # Delays and rate limiting
 //
 // AddAfter puts a key into a binary heap ordered by deadline, with an index

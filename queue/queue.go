@@ -68,6 +68,11 @@ type Queue[K comparable] struct {
 	m *queueMetrics[K]
 	// getters is the number of Get calls blocked waiting for a key.
 	getters int
+	// sinceYield counts the adds in a row that made a new key ready;
+	// yieldDue is set when the next Add should yield the processor
+	// (yield.go).
+	sinceYield int
+	yieldDue   bool
 	// waking is set while a wake-up token is in ready or in the hands of a
 	// Get that has not yet re-locked. Only one Get is woken at a time; it
 	// passes the token on if keys remain, so a burst of adds does not wake
@@ -117,6 +122,9 @@ type hooks struct {
 	refreshed func()
 	// combine turns combining on whatever GOMAXPROCS is.
 	combine bool
+	// yield, when set, runs instead of runtime.Gosched when an add
+	// yields the processor.
+	yield func()
 }
 
 // New returns a running Queue. Call ShutDown (or ShutDownWithDrain) when done
@@ -190,7 +198,12 @@ func (q *Queue[K]) AddWithPriority(k K, p Priority) {
 	}
 	counted := q.addHashedLocked(k, h, p == PriorityLow)
 	if !q.tap.On() || !q.tap.Want("", keyString(k)) {
+		yield := q.yieldDue
+		q.yieldDue = false
 		q.unlock()
+		if yield {
+			q.yield()
+		}
 		return
 	}
 	op := q.addedOpLocked(k, counted, "Add")
@@ -210,7 +223,9 @@ func (q *Queue[K]) addLocked(k K, lowPriority bool) bool {
 
 // addHashedLocked is addLocked with k's hash already computed.
 func (q *Queue[K]) addHashedLocked(k K, h uint32, lowPriority bool) bool {
+	before := q.s.ready
 	counted := q.s.addHashed(k, h, lowPriority)
+	q.noteAddLocked(q.s.ready > before)
 	if counted && q.m != nil {
 		q.m.addedLocked(k)
 	}
