@@ -112,11 +112,12 @@
 //     is lost.
 //
 // One more rule keeps a flood from outgrowing the caches (yield.go): after
-// a run of 16 384 adds of new keys, with no repeated key in between and as
-// many keys ready, the adder yields its processor, so that a worker woken
-// long ago runs before the backlog reaches the hundred thousand keys a
-// producer adds between two preemptions. A repeated key (something to
-// merge) restarts the run, so a backlog that merges adds is kept.
+// a run of adds of new keys (16 384 on one processor, 1024 on more), with
+// no repeated key in between and as many keys ready, the adder yields its
+// processor, so that a worker woken long ago runs before the backlog
+// reaches the hundred thousand keys a producer adds between two
+// preemptions. A repeated key (something to merge) restarts the run, so a
+// backlog that merges adds is kept.
 //
 // # Delays and rate limiting
 //

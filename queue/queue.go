@@ -73,6 +73,9 @@ type Queue[K comparable] struct {
 	// (yield.go).
 	sinceYield int
 	yieldDue   bool
+	// yieldRun is the run of new keys that makes an add yield: yieldAlone
+	// with GOMAXPROCS 1 when the queue was made, yieldShared otherwise.
+	yieldRun int
 	// waking is set while a wake-up token is in ready or in the hands of a
 	// Get that has not yet re-locked. Only one Get is woken at a time; it
 	// passes the token on if keys remain, so a burst of adds does not wake
@@ -156,6 +159,10 @@ func newWithHooks[K comparable](cfg Config[K], h hooks) *Queue[K] {
 		tap:       cfg.Tap.Point(tap.Enqueue, cfg.Name, ""),
 		spin:      multi,
 		combining: multi || h.combine,
+		yieldRun:  yieldAlone,
+	}
+	if multi {
+		q.yieldRun = yieldShared
 	}
 	q.tap.Gauge("ready", func() int64 { return int64(q.Len()) })
 	q.tap.Gauge("in flight", func() int64 { q.lock(); defer q.unlock(); return int64(q.s.inFlight) })

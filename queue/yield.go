@@ -17,32 +17,39 @@ import "runtime"
 // one Get, and merging is worth far more to a controller than the queue's
 // own nanoseconds (each Get is a sync). So the rule only fires on evidence
 // that there is nothing to merge: an Add yields the processor
-// (runtime.Gosched) after a run of yieldEvery adds of keys that were not
+// (runtime.Gosched) after a run of Queue.yieldRun adds of keys that were not
 // pending, with no add of a pending or held key in between, when at least
-// yieldBacklog keys are ready. Any repeated key restarts the run.
+// as many keys are ready. Any repeated key restarts the run.
 //
-// Measured on one processor (bench/, BenchmarkQueue at -cpu 1, 2 CPUs VM):
-//   - one producer of distinct keys, 1, 4 or 16 workers: 180-330 ns a key,
-//     varying with the preemption timing, become 90-95 ns;
-//   - the Controller and Retry shapes (10 000 keys that repeat) are
-//     unchanged: their backlog never reaches yieldBacklog;
-//   - a threshold of 256 or 1024 keys would give 81-85 ns on the flood but
-//     made the Controller shape's workers see 30-100 % of the adds instead of
-//     1 % (no merging left): 18 ns an add became 40-97 ns.
+// The run is yieldAlone (16 384) keys on one processor and yieldShared
+// (1024) on more, measured with bench/'s BenchmarkQueue on a 2-CPU VM:
+//   - One processor: a producer of distinct keys with 1, 4 or 16 workers
+//     took 180-400 ns a key, varying with the preemption timing, and takes
+//     85-98 ns. The Controller and Retry shapes (10 000 keys that repeat)
+//     are unchanged: their backlog never reaches 16 384. A run of 256 or
+//     1024 keys gave 81-85 ns on the flood, but there every yield hands the
+//     whole processor to the workers, they drain the backlog, the next run
+//     of new keys starts at once, and the Controller shape's workers saw
+//     30-100 % of the adds instead of 1 % (no merging left): 18 ns an add
+//     became 40-97 ns.
+//   - Two processors: workers drain beside the producer, so a yield only
+//     lends the producer's processor to a second worker for a while. With
+//     a run of 1024, the same floods took 150-180 ns a key instead of
+//     195-250, and the Controller and Retry shapes did not move (their
+//     run-to-run spread, 13-53 ns an add, is larger than any difference).
 //
-// At two processors a worker runs beside the producer, the backlog stays
-// under yieldBacklog and nothing yields. A Gosched with nothing else to run
-// costs a few hundred nanoseconds, a fraction of a nanosecond an add. Posted
-// adds (combine.go) count towards the run but do not yield: their posters
-// went on without the lock; the next Add that takes the lock yields.
+// A Gosched with nothing else to run costs a few hundred nanoseconds, under
+// a nanosecond an add. Posted adds (combine.go) count towards the run but do
+// not yield: their posters went on without the lock; the next Add that
+// takes the lock yields.
 
-// yieldEvery is the run of new keys after which an add may yield;
-// yieldBacklog the ready keys it takes. 16 384 keys keep a flood's index, nodes
-// and lane in about 1 MB, and are beyond the backlog a repeating
-// population of 10 000 keys builds.
+// yieldAlone and yieldShared are the runs of new keys (and the ready keys)
+// that make an add yield, with one processor and with more. 16 384 keys
+// keep a flood's index, nodes and lane in about 1 MB, and are beyond the
+// backlog a repeating population of 10 000 keys builds on one processor.
 const (
-	yieldEvery   = 16384
-	yieldBacklog = 16384
+	yieldAlone  = 16384
+	yieldShared = 1024
 )
 
 // noteAddLocked records an add, fresh when it made ready a key that was
@@ -55,7 +62,7 @@ func (q *Queue[K]) noteAddLocked(fresh bool) {
 		return
 	}
 	q.sinceYield++
-	if q.sinceYield >= yieldEvery && q.s.ready >= yieldBacklog {
+	if q.sinceYield >= q.yieldRun && q.s.ready >= q.yieldRun {
 		q.sinceYield = 0
 		q.yieldDue = true
 	}

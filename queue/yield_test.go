@@ -2,47 +2,78 @@ package queue
 
 import (
 	"context"
+	"fmt"
+	"runtime"
 	"testing"
 )
 
-// yieldCount is a queue whose adds count their yields instead of yielding.
-func yieldCount(t *testing.T) (*Queue[int], *int) {
+// yieldCount is a queue whose adds count their yields instead of yielding,
+// with a run of run new keys. Combining is off, so that no add is posted
+// while the queue's goroutine holds the lock and every yield falls on the
+// add that completes a run.
+func yieldCount(t *testing.T, run int) (*Queue[int], *int) {
 	t.Helper()
 	n := new(int)
 	q := newWithHooks(Config[int]{}, hooks{yield: func() { *n++ }})
 	t.Cleanup(q.ShutDown)
+	q.lock()
+	q.combining, q.yieldRun = false, run
+	q.unlock()
 	return q, n
+}
+
+// TestYieldRunFollowsProcessors checks the run's length: yieldAlone on one
+// processor, yieldShared on more.
+func TestYieldRunFollowsProcessors(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	for procs, want := range map[int]int{1: yieldAlone, 2: yieldShared, 8: yieldShared} {
+		runtime.GOMAXPROCS(procs)
+		q := New(Config[int]{})
+		q.lock()
+		got := q.yieldRun
+		q.unlock()
+		q.ShutDown()
+		if got != want {
+			t.Errorf("GOMAXPROCS %d: run of %d new keys, want %d", procs, got, want)
+		}
+	}
 }
 
 // TestAddYieldsToWorkersOnAFloodOfNewKeys checks the yield rule (yield.go)
 // on the three kinds of traffic it tells apart.
 func TestAddYieldsToWorkersOnAFloodOfNewKeys(t *testing.T) {
-	t.Run("flood of new keys: one yield per yieldEvery adds", func(t *testing.T) {
-		q, yields := yieldCount(t)
-		for k := range 3 * yieldEvery {
+	for _, run := range []int{yieldShared, yieldAlone} {
+		t.Run(fmt.Sprint(run), func(t *testing.T) { testYieldRule(t, run) })
+	}
+}
+
+func testYieldRule(t *testing.T, run int) {
+	t.Run("flood of new keys: one yield per run adds", func(t *testing.T) {
+		q, yields := yieldCount(t, run)
+		for k := range 3 * run {
 			q.Add(k)
-			if want := (k + 1) / yieldEvery; *yields != want {
+			if want := (k + 1) / run; *yields != want {
 				t.Fatalf("after %d adds of new keys (%d ready): %d yields, want %d", k+1, q.Len(), *yields, want)
 			}
 		}
 	})
 	t.Run("repeated keys: a pending key's add restarts the run", func(t *testing.T) {
-		// Every 1000th add repeats a pending key: merging is happening, so
-		// the backlog is worth keeping, however large it grows.
-		q, yields := yieldCount(t)
-		for k := range 3 * yieldEvery {
+		// Twice a run an add repeats a pending key: merging is happening,
+		// so the backlog is worth keeping, however large it grows.
+		q, yields := yieldCount(t, run)
+		for k := range 3 * run {
 			q.Add(k)
-			if k%1000 == 999 {
-				q.Add(k - 500)
+			if k%(run/2) == run/2-1 {
+				q.Add(k - 100)
 			}
 		}
 		if *yields != 0 {
-			t.Fatalf("%d yields with %d keys ready and a repeated key every 1000 adds, want none", *yields, q.Len())
+			t.Fatalf("%d yields with %d keys ready and a repeated key twice a run, want none", *yields, q.Len())
 		}
 	})
 	t.Run("workers keep up: no backlog, no yield", func(t *testing.T) {
-		q, yields := yieldCount(t)
-		for k := range 3 * yieldEvery {
+		q, yields := yieldCount(t, run)
+		for k := range 3 * run {
 			q.Add(k)
 			got, err := q.Get(context.Background())
 			if err != nil || got != k {
@@ -55,20 +86,20 @@ func TestAddYieldsToWorkersOnAFloodOfNewKeys(t *testing.T) {
 		}
 	})
 	t.Run("a held key added again is a repeat", func(t *testing.T) {
-		q, yields := yieldCount(t)
+		q, yields := yieldCount(t, run)
 		q.Add(-1)
 		held, err := q.Get(context.Background())
 		if err != nil {
 			t.Fatal(err)
 		}
-		for k := range 3 * yieldEvery {
+		for k := range 3 * run {
 			q.Add(k)
-			if k%1000 == 999 {
+			if k%(run/2) == run/2-1 {
 				q.Add(held) // ready again after its Done: nothing to merge now, but a repeat
 			}
 		}
 		if *yields != 0 {
-			t.Fatalf("%d yields with a held key added every 1000 adds, want none", *yields)
+			t.Fatalf("%d yields with a held key added twice a run, want none", *yields)
 		}
 	})
 }
