@@ -31,7 +31,10 @@
 //     message and match sentinel errors: errors.Is(err, ErrNotFound),
 //     IsConflict(err), IsGone(err) (410: resourceVersion expired), ...
 //   - Lists can be streamed item by item (ListEach, DecodeList): memory
-//     stays flat whatever the size of the list. Watches are pull-based
+//     stays flat whatever the size of the list. Past its first 2048 items a
+//     list is decoded on up to four cores (GOMAXPROCS) while the reader
+//     goes on scanning, and fn still sees the items in order (listpar.go).
+//     Watches are pull-based
 //     streams over chunked HTTP or WebSocket. A list or watch that goes
 //     silent ends with ErrIdleTimeout instead of hanging, and a LIST page
 //     that keeps trickling bytes ends with ErrListPageTimeout once it took

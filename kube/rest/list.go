@@ -59,10 +59,11 @@ func (r *Resources[T]) ListAll(ctx context.Context, opts ListOptions) (*List[T],
 	}
 }
 
-// ListEach reads one list response and hands each item to fn as soon as it
-// is decoded, without ever holding the decoded list: memory stays at one
-// item plus the read buffer, whatever the size of the list. An error from fn
-// stops the read and is returned as is.
+// ListEach reads one list response and hands each item to fn, in order, as
+// soon as it is decoded, without ever holding the decoded list: memory stays
+// at the read buffer plus the few batches of items being decoded (a long
+// list decodes on several cores, listpar.go), whatever the size of the
+// list. An error from fn stops the read and is returned as is.
 func (r *Resources[T]) ListEach(ctx context.Context, opts ListOptions, fn func(T) error) (ListMeta, error) {
 	req := &request{verb: http.MethodGet, path: r.res.Path(r.ns, ""), query: opts.Values(), accept: r.accept(true), idempotent: true}
 	if r.c.timeout > 0 {
@@ -119,27 +120,25 @@ func DecodeList[T api.Object](body io.Reader, codec api.Codec[T], fn func(T) err
 }
 
 // decodeList is DecodeList with items of at most limit bytes.
-func decodeList[T api.Object](body io.Reader, codec api.Codec[T], limit int, fn func(T) error) (meta ListMeta, err error) {
+func decodeList[T api.Object](body io.Reader, codec api.Codec[T], limit int, fn func(T) error) (ListMeta, error) {
+	return decodeListOn(body, codec, limit, listDecoders(), fn)
+}
+
+// decodeListOn is decodeList with long lists decoded by decoders
+// goroutines (listpar.go); 1 decodes every item on the caller's goroutine.
+func decodeListOn[T api.Object](body io.Reader, codec api.Codec[T], limit, decoders int, fn func(T) error) (meta ListMeta, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			err = fmt.Errorf("%w: list: %v", api.ErrDecode, p)
 		}
 	}()
 	fr := newFrameReader(body, listBufferSize).withLimit(limit)
-	var fnErr error
-	err = walkList(fr, &meta, func(raw []byte) error {
-		item, err := api.DecodeBorrowed(codec, raw)
-		if err != nil {
-			return err
-		}
-		if fnErr = fn(item); fnErr != nil {
-			return fnErr
-		}
-		return nil
-	})
+	d := newItemDecoder(codec, fn, decoders)
+	defer d.stop()
+	err = d.finish(walkList(fr, &meta, d.item))
 	switch {
-	case fnErr != nil:
-		return meta, fnErr
+	case d.fnErr != nil:
+		return meta, d.fnErr
 	case errors.Is(err, ErrConnectionLost):
 		return meta, fmt.Errorf("list: %w", err)
 	case errors.Is(err, io.ErrUnexpectedEOF):

@@ -1,0 +1,140 @@
+package rest
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"testing/iotest"
+
+	"github.com/kcmlab/kcm/kube/api"
+)
+
+// parList is a list body of n ConfigMaps named item-00000…, the item at bad
+// (if 0 ≤ bad < n) not an object the codec accepts.
+func parList(n, bad int) string {
+	var b strings.Builder
+	b.WriteString(`{"kind":"ConfigMapList","metadata":{"resourceVersion":"77"},"items":[`)
+	for i := range n {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		if i == bad {
+			b.WriteString(`{"metadata":{"name":7}}`)
+			continue
+		}
+		fmt.Fprintf(&b, `{"metadata":{"name":"item-%05d","namespace":"ns"},"data":{"k":"%d"}}`, i, i)
+	}
+	b.WriteString(`]}`)
+	return b.String()
+}
+
+// panicky is a codec that panics on the item named boom.
+type panicky struct{ api.Codec[*api.RawObject] }
+
+func (p panicky) Decode(data []byte) (*api.RawObject, error) {
+	if strings.Contains(string(data), `"boom"`) {
+		panic("decoder bug")
+	}
+	return p.Codec.Decode(data)
+}
+
+// decodeNames runs decodeListOn with decoders goroutines and returns the
+// names fn saw, in order.
+func decodeNames(t *testing.T, body string, codec api.Codec[*api.RawObject], decoders int, fn func(i int) error) ([]string, ListMeta, error) {
+	t.Helper()
+	var names []string
+	meta, err := decodeListOn(strings.NewReader(body), codec, DefaultMaxObjectBytes, decoders, func(o *api.RawObject) error {
+		names = append(names, o.Name)
+		if fn != nil {
+			return fn(len(names) - 1)
+		}
+		return nil
+	})
+	return names, meta, err
+}
+
+// inOrder reports the first position where names is not item-00000… in
+// order, or -1.
+func inOrder(names []string) int {
+	for i, n := range names {
+		if n != fmt.Sprintf("item-%05d", i) {
+			return i
+		}
+	}
+	return -1
+}
+
+// TestParallelListDecodeKeepsTheSerialContract checks listpar.go's rules:
+// items reach fn in the list's order, a bad
+// item or fn's error stops the list at the same item as the serial path,
+// a decoder panic is an error, and every decoder has returned when the
+// list does (the package's goleak check).
+func TestParallelListDecodeKeepsTheSerialContract(t *testing.T) {
+	long := parallelAfter + 7*batchItems + 13 // decoders, full batches and a partial one
+	for _, decoders := range []int{1, 2, 4} {
+		t.Run(fmt.Sprint(decoders, " decoders"), func(t *testing.T) {
+			names, meta, err := decodeNames(t, parList(long, -1), api.Raw(), decoders, nil)
+			if err != nil || len(names) != long || meta.ResourceVersion != "77" {
+				t.Fatalf("%d items, rv %q, %v; want %d items, rv 77", len(names), meta.ResourceVersion, err, long)
+			}
+			if i := inOrder(names); i >= 0 {
+				t.Fatalf("item %d is %q: out of order", i, names[i])
+			}
+			// A bad item in a full batch, and in the last partial one.
+			for _, bad := range []int{parallelAfter + 3*batchItems + 5, long - 2} {
+				names, _, err := decodeNames(t, parList(long, bad), api.Raw(), decoders, nil)
+				if !errors.Is(err, api.ErrDecode) || len(names) != bad || inOrder(names) >= 0 {
+					t.Errorf("bad item %d: fn saw %d items (in order: %v), err %v; want %d, ErrDecode", bad, len(names), inOrder(names) < 0, err, bad)
+				}
+			}
+			stop := errors.New("handler says stop")
+			at := parallelAfter + 2*batchItems + 9
+			names, _, err = decodeNames(t, parList(long, -1), api.Raw(), decoders, func(i int) error {
+				if i == at {
+					return stop
+				}
+				if i > at {
+					t.Errorf("fn called for item %d after it returned an error", i)
+				}
+				return nil
+			})
+			if !errors.Is(err, stop) || len(names) != at+1 {
+				t.Errorf("fn error at %d: fn saw %d items, err %v; want %d, %v", at, len(names), err, at+1, stop)
+			}
+			body := strings.Replace(parList(long, -1), fmt.Sprintf("item-%05d", at), "boom", 1)
+			names, _, err = decodeNames(t, body, panicky{api.Raw()}, decoders, nil)
+			if !errors.Is(err, api.ErrDecode) || !strings.Contains(fmt.Sprint(err), "decoder bug") || len(names) != at {
+				t.Errorf("decoder panic at %d: fn saw %d items, err %v; want %d, ErrDecode with the panic", at, len(names), err, at)
+			}
+		})
+	}
+}
+
+// TestParallelListDecodeStartsOnlyForLongLists: a list of parallelAfter
+// items or fewer is decoded without a goroutine; a longer one starts the
+// decoders.
+func TestParallelListDecodeStartsOnlyForLongLists(t *testing.T) {
+	for n, want := range map[int]int{10: 0, parallelAfter: 0, parallelAfter + 1: 3} {
+		d := newItemDecoder(api.Codec[*api.RawObject](api.Raw()), func(*api.RawObject) error { return nil }, 3)
+		fr := newFrameReader(strings.NewReader(parList(n, -1)), listBufferSize)
+		if err := d.finish(walkList(fr, &ListMeta{}, d.item)); err != nil {
+			t.Fatal(err)
+		}
+		if d.launched != want {
+			t.Errorf("%d items: %d decoders started, want %d", n, d.launched, want)
+		}
+	}
+}
+
+// TestParallelListDecodeOneByteReads: the batches copy each item out of the
+// read buffer, which the next read reuses.
+func TestParallelListDecodeOneByteReads(t *testing.T) {
+	long := parallelAfter + 3*batchItems + 1
+	var names []string
+	_, err := decodeListOn(iotest.OneByteReader(strings.NewReader(parList(long, -1))), api.Raw(), DefaultMaxObjectBytes, 3,
+		func(o *api.RawObject) error { names = append(names, o.Name); return nil })
+	if err != nil || len(names) != long || inOrder(names) >= 0 {
+		t.Fatalf("%d items (first out of order: %d), %v; want %d in order", len(names), inOrder(names), err, long)
+	}
+}
