@@ -90,11 +90,19 @@ func rcHasControlChar(data []byte) bool {
 // rcListResult decodes a list read in chunks of n bytes: the items and,
 // after success, the list's metadata; and how decoding ended.
 func rcListResult(t *testing.T, data []byte, n int) (string, string) {
+	return rcListResultOn(t, data, n, 1)
+}
+
+// rcListResultOn is rcListResult with decoders goroutines decoding every
+// item after the first in batches of two (listpar.go).
+func rcListResultOn(t *testing.T, data []byte, n, decoders int) (string, string) {
 	var items []string
-	meta, err := DecodeList(&rcChunkReader{data: data, n: n}, api.Raw(), func(o *api.RawObject) error {
+	d := newItemDecoder(api.Codec[*api.RawObject](api.Raw()), func(o *api.RawObject) error {
 		items = append(items, string(o.Raw()))
 		return nil
-	})
+	}, decoders)
+	d.after, d.batch = 1, 2
+	meta, err := decodeListWith(&rcChunkReader{data: data, n: n}, DefaultMaxObjectBytes, d)
 	rcCheckErr(t, err)
 	if err != nil {
 		// What the metadata holds after a failure is unspecified.
@@ -143,6 +151,11 @@ func FuzzDecodeList(f *testing.F) {
 			t.Fatalf("complete JSON reported as cut short: %s / %s", wc, sc)
 		}
 		rcSameOutcome(t, data, n, [2]string{w, wc}, [2]string{s, sc})
+		// Decoded by three goroutines, the same bytes give the same items
+		// and the same end, exactly.
+		if p, pc := rcListResultOn(t, data, len(data)+1, 3); p != w || pc != wc {
+			t.Fatalf("serial: %s, %s\nparallel: %s, %s", w, wc, p, pc)
+		}
 	})
 }
 

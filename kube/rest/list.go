@@ -121,19 +121,18 @@ func DecodeList[T api.Object](body io.Reader, codec api.Codec[T], fn func(T) err
 
 // decodeList is DecodeList with items of at most limit bytes.
 func decodeList[T api.Object](body io.Reader, codec api.Codec[T], limit int, fn func(T) error) (ListMeta, error) {
-	return decodeListOn(body, codec, limit, listDecoders(), fn)
+	return decodeListWith(body, limit, newItemDecoder(codec, fn, listDecoders()))
 }
 
-// decodeListOn is decodeList with long lists decoded by decoders
-// goroutines (listpar.go); 1 decodes every item on the caller's goroutine.
-func decodeListOn[T api.Object](body io.Reader, codec api.Codec[T], limit, decoders int, fn func(T) error) (meta ListMeta, err error) {
+// decodeListWith is decodeList with the items handed to d (listpar.go),
+// which decodes them and calls fn.
+func decodeListWith[T api.Object](body io.Reader, limit int, d *itemDecoder[T]) (meta ListMeta, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			err = fmt.Errorf("%w: list: %v", api.ErrDecode, p)
 		}
 	}()
 	fr := newFrameReader(body, listBufferSize).withLimit(limit)
-	d := newItemDecoder(codec, fn, decoders)
 	defer d.stop()
 	err = d.finish(walkList(fr, &meta, d.item))
 	switch {

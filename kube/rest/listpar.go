@@ -88,6 +88,11 @@ type itemDecoder[T api.Object] struct {
 	codec    api.Codec[T]
 	fn       func(T) error
 	decoders int
+	// after and batch are parallelAfter and batchItems (tests lower them).
+	after, batch int
+	// itemErr is the error item returned: an item that failed to decode
+	// or fn's error. The list stops there.
+	itemErr error
 
 	seen int
 	// fnErr is the error fn returned, which stops the list.
@@ -108,13 +113,18 @@ type itemDecoder[T api.Object] struct {
 }
 
 func newItemDecoder[T api.Object](codec api.Codec[T], fn func(T) error, decoders int) *itemDecoder[T] {
-	return &itemDecoder[T]{codec: codec, fn: fn, decoders: decoders}
+	return &itemDecoder[T]{codec: codec, fn: fn, decoders: decoders, after: parallelAfter, batch: batchItems}
 }
 
 // item takes the next item's bytes, which are valid only during the call.
 func (d *itemDecoder[T]) item(raw []byte) error {
+	d.itemErr = d.take(raw)
+	return d.itemErr
+}
+
+func (d *itemDecoder[T]) take(raw []byte) error {
 	d.seen++
-	if d.decoders <= 1 || d.seen <= parallelAfter {
+	if d.decoders <= 1 || d.seen <= d.after {
 		obj, err := api.DecodeBorrowed(d.codec, raw)
 		if err != nil {
 			return err
@@ -129,7 +139,7 @@ func (d *itemDecoder[T]) item(raw []byte) error {
 	}
 	d.cur.buf = append(d.cur.buf, raw...)
 	d.cur.ends = append(d.cur.ends, len(d.cur.buf))
-	if len(d.cur.ends) >= batchItems || len(d.cur.buf) >= batchBytes {
+	if len(d.cur.ends) >= d.batch || len(d.cur.buf) >= batchBytes {
 		return d.submit()
 	}
 	return nil
@@ -222,15 +232,22 @@ func (d *itemDecoder[T]) drain(wait bool) error {
 	return nil
 }
 
-// finish delivers everything still in flight once the list has been read
-// (walkErr nil), and stops the decoders in every case.
+// finish ends the list once walkList has returned walkErr, and stops the
+// decoders in every case. Unless an item stopped the list, the items read
+// before the end are delivered first, as the serial path would have done
+// before it met the end: a list cut short or malformed after an item that
+// fails to decode reports that item's error, and one whose items all
+// decode delivers them all and then reports walkErr.
 func (d *itemDecoder[T]) finish(walkErr error) error {
-	err := walkErr
+	err := d.itemErr
 	if err == nil && d.cur != nil && len(d.cur.ends) > 0 {
 		err = d.submit()
 	}
 	for err == nil && len(d.pending) > 0 {
 		err = d.drain(true)
+	}
+	if err == nil {
+		err = walkErr
 	}
 	if err != nil {
 		d.stopped.Store(true)

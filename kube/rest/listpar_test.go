@@ -39,18 +39,18 @@ func (p panicky) Decode(data []byte) (*api.RawObject, error) {
 	return p.Codec.Decode(data)
 }
 
-// decodeNames runs decodeListOn with decoders goroutines and returns the
+// decodeNames runs decodeListWith with decoders goroutines and returns the
 // names fn saw, in order.
 func decodeNames(t *testing.T, body string, codec api.Codec[*api.RawObject], decoders int, fn func(i int) error) ([]string, ListMeta, error) {
 	t.Helper()
 	var names []string
-	meta, err := decodeListOn(strings.NewReader(body), codec, DefaultMaxObjectBytes, decoders, func(o *api.RawObject) error {
+	meta, err := decodeListWith(strings.NewReader(body), DefaultMaxObjectBytes, newItemDecoder(codec, func(o *api.RawObject) error {
 		names = append(names, o.Name)
 		if fn != nil {
 			return fn(len(names) - 1)
 		}
 		return nil
-	})
+	}, decoders))
 	return names, meta, err
 }
 
@@ -132,8 +132,8 @@ func TestParallelListDecodeStartsOnlyForLongLists(t *testing.T) {
 func TestParallelListDecodeOneByteReads(t *testing.T) {
 	long := parallelAfter + 3*batchItems + 1
 	var names []string
-	_, err := decodeListOn(iotest.OneByteReader(strings.NewReader(parList(long, -1))), api.Raw(), DefaultMaxObjectBytes, 3,
-		func(o *api.RawObject) error { names = append(names, o.Name); return nil })
+	d := newItemDecoder(api.Codec[*api.RawObject](api.Raw()), func(o *api.RawObject) error { names = append(names, o.Name); return nil }, 3)
+	_, err := decodeListWith(iotest.OneByteReader(strings.NewReader(parList(long, -1))), DefaultMaxObjectBytes, d)
 	if err != nil || len(names) != long || inOrder(names) >= 0 {
 		t.Fatalf("%d items (first out of order: %d), %v; want %d in order", len(names), inOrder(names), err, long)
 	}
