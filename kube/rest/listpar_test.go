@@ -3,6 +3,7 @@ package rest
 import (
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -87,6 +88,19 @@ func TestParallelListDecodeKeepsTheSerialContract(t *testing.T) {
 				if !errors.Is(err, api.ErrDecode) || len(names) != bad || inOrder(names) >= 0 {
 					t.Errorf("bad item %d: fn saw %d items (in order: %v), err %v; want %d, ErrDecode", bad, len(names), inOrder(names) < 0, err, bad)
 				}
+			}
+			// Cut short: the items read before the cut are all delivered,
+			// and a bad item before the cut is the error, as serially.
+			cut := parList(long, -1)[:len(parList(long, -1))-500]
+			serial, _, serr := decodeNames(t, cut, api.Raw(), 1, nil)
+			names, _, err = decodeNames(t, cut, api.Raw(), decoders, nil)
+			if !errors.Is(err, io.ErrUnexpectedEOF) || len(names) != len(serial) || inOrder(names) >= 0 {
+				t.Errorf("list cut short: fn saw %d items, err %v; serially %d items, err %v", len(names), err, len(serial), serr)
+			}
+			badThenCut := parList(long, long-20)[:len(parList(long, long-20))-500]
+			names, _, err = decodeNames(t, badThenCut, api.Raw(), decoders, nil)
+			if !errors.Is(err, api.ErrDecode) || len(names) != long-20 {
+				t.Errorf("bad item %d, then cut short: fn saw %d items, err %v; want %d items, ErrDecode", long-20, len(names), err, long-20)
 			}
 			stop := errors.New("handler says stop")
 			at := parallelAfter + 2*batchItems + 9
