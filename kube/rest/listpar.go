@@ -122,6 +122,8 @@ func (d *itemDecoder[T]) item(raw []byte) error {
 	return d.itemErr
 }
 
+// take decodes raw at once while the list is short, or else adds it to
+// the current batch, submitting the batch once full.
 func (d *itemDecoder[T]) take(raw []byte) error {
 	d.seen++
 	if d.decoders <= 1 || d.seen <= d.after {
@@ -249,9 +251,6 @@ func (d *itemDecoder[T]) finish(walkErr error) error {
 	if err == nil {
 		err = walkErr
 	}
-	if err != nil {
-		d.stopped.Store(true)
-	}
 	d.stop()
 	return err
 }
@@ -262,7 +261,9 @@ func (d *itemDecoder[T]) stop() {
 	if d.work == nil {
 		return
 	}
-	d.stopped.Store(len(d.pending) > 0 || d.stopped.Load())
+	if len(d.pending) > 0 { // the list failed: what is left is not wanted
+		d.stopped.Store(true)
+	}
 	close(d.work)
 	d.work = nil
 	d.wg.Wait()
