@@ -48,8 +48,10 @@
 // reads scale with cores (client-go takes its store's one RWMutex, a
 // shared counter every reader writes, and the writer blocks them all).
 // An update of an existing key swaps the object pointer in the cell and in
-// the slot (no allocation; the slot repeats it so that List scans the
-// slots without visiting the cells). Growth, and dropping deleted keys' slots,
+// the table's dense array of objects (no allocation; the array repeats it
+// so that List reads one pointer a key, in the order keys first took their
+// slots, without visiting the cells or the two thirds of the slots that
+// are empty). Growth, and dropping deleted keys' slots,
 // build a new table aside and swap it in with one atomic store; the old
 // one stays frozen for the readers still probing it (items.go).
 //

@@ -45,24 +45,32 @@ type itemTable[T api.Object] struct {
 	mask uint64
 	// slots are the buckets plus the probe tail.
 	slots []slot[T]
-	// objs[i] repeats the pointer of slots[i]'s object (nil once
-	// deleted), so that List reads one dense array of pointers — 8 bytes
-	// a slot, without the cells, which lie scattered in the heap — instead
-	// of the 16-byte slots. The writer keeps it equal to the cell's object
-	// in the current table only; a table replaced by a rebuild keeps the
+	// objs[slots[i].pos] repeats the pointer of slots[i]'s object (nil
+	// once deleted), so that List reads one dense array of pointers — 8
+	// bytes a key, without the cells, which lie scattered in the heap —
+	// instead of the 16-byte slots, two thirds of which are empty at the
+	// table's load. Positions are given out in the order slots are first
+	// filled, so objs[:filled] covers every key of the table, live or dead,
+	// and nothing else. The writer keeps it equal to the cell's object in
+	// the current table only; a table replaced by a rebuild keeps the
 	// objects its keys had at the swap, so List, after its walk, checks
 	// that the table it walked is still the current one. Atomic.
 	objs []unsafe.Pointer
-	// used counts slots holding a cell, live or dead. Writer-only.
-	used int
+	// filled is the number of positions of objs given out, which is the
+	// number of slots holding a cell, live or dead. Written by the writer
+	// after the position's object, read by List.
+	filled atomic.Int64
 }
 
 // slot is one bucket. hash is written before c is first stored and never
 // changes while the table lives, so a reader that loaded a non-nil c may
 // read it without synchronisation.
 type slot[T api.Object] struct {
-	c    atomic.Pointer[cell[T]]
-	hash uint64
+	c atomic.Pointer[cell[T]]
+	// hash is the low half of the key's hash: the table's mask never
+	// reaches beyond it. pos is the slot's position in objs.
+	hash uint32
+	pos  uint32
 }
 
 // bucketsFor returns the number of buckets a table for n live keys gets.
@@ -93,7 +101,7 @@ func (it *itemTable[T]) find(h uint64, key string) (int, *cell[T]) {
 		if c == nil {
 			return -1, nil
 		}
-		if sl.hash == h && c.key == key {
+		if sl.hash == uint32(h) && c.key == key {
 			return i, c
 		}
 	}
@@ -104,16 +112,17 @@ func (it *itemTable[T]) find(h uint64, key string) (int, *cell[T]) {
 // reports false when the table is full or the probe would run off its
 // end. Writer-only; the cell must be complete (key, gen, object) first.
 func (it *itemTable[T]) put(h uint64, c *cell[T]) bool {
-	if (it.used+1)*8 > it.buckets()*maxLoad8 {
+	used := int(it.filled.Load())
+	if (used+1)*8 > it.buckets()*maxLoad8 {
 		return false
 	}
 	for i := int(h & it.mask); i < len(it.slots); i++ {
 		sl := &it.slots[i]
 		if sl.c.Load() == nil {
-			sl.hash = h
-			atomic.StorePointer(&it.objs[i], c.ptr())
+			sl.hash, sl.pos = uint32(h), uint32(used)
+			atomic.StorePointer(&it.objs[used], c.ptr())
 			sl.c.Store(c)
-			it.used++
+			it.filled.Store(int64(used + 1))
 			return true
 		}
 	}
@@ -129,7 +138,7 @@ func (it *itemTable[T]) rebuilt(n int) *itemTable[T] {
 		for i := range it.slots {
 			sl := &it.slots[i]
 			if c := sl.c.Load(); c != nil && c.live() {
-				if !nt.put(sl.hash, c) {
+				if !nt.put(uint64(sl.hash), c) {
 					ok = false
 					break
 				}
@@ -152,7 +161,7 @@ func (t *table[T]) getCell(h uint64, key string) (*unsafe.Pointer, *cell[T]) {
 	if c == nil || !c.live() {
 		return nil, nil
 	}
-	return &it.objs[i], c
+	return &it.objs[it.slots[i].pos], c
 }
 
 // setObj makes obj the object of key's live cell c, whose table copy is
@@ -175,7 +184,7 @@ func deleteObj[T api.Object](ref *unsafe.Pointer, c *cell[T]) {
 func (t *table[T]) insertCell(h uint64, c *cell[T]) {
 	it := t.items.Load()
 	if i, _ := it.find(h, c.key); i >= 0 {
-		atomic.StorePointer(&it.objs[i], c.ptr())
+		atomic.StorePointer(&it.objs[it.slots[i].pos], c.ptr())
 		it.slots[i].c.Store(c)
 		return
 	}

@@ -14,48 +14,63 @@ func cellOf(s *Store[*tobj], key string) *cell[*tobj] {
 }
 
 // checkItemTable checks the item table's invariants: every slot holding a
-// cell has its key's hash and its cell's object in objs, no key holds two slots, every key is found by
-// a probe from its hash, used counts the occupied slots, n the live ones,
-// and the load stays under the maximum.
+// cell has its key's hash, and its own position in objs holding its cell's
+// object; the positions given out are 0..filled-1, one per occupied slot,
+// and nothing lies beyond them; no key holds two slots, every key is found
+// by a probe from its hash, filled counts the occupied slots, n the live
+// ones, and the load stays under the maximum.
 func checkItemTable(t *testing.T, s *Store[*tobj], tab *table[*tobj]) {
 	t.Helper()
 	it := tab.items.Load()
 	seen := map[string]int{}
 	used, live := 0, 0
+	filled := int(it.filled.Load())
 	if len(it.objs) != len(it.slots) {
 		t.Errorf("objs has %d entries for %d slots", len(it.objs), len(it.slots))
 	}
+	owner := map[uint32]int{}
 	for i := range it.slots {
 		c := it.slots[i].c.Load()
 		if c == nil {
-			if it.objs[i] != nil {
-				t.Errorf("empty slot %d has an object", i)
-			}
 			continue
 		}
 		used++
 		if c.live() {
 			live++
 		}
-		if p := it.objs[i]; p != c.ptr() {
+		pos := it.slots[i].pos
+		if int(pos) >= filled {
+			t.Errorf("slot %d: position %d, but only %d are given out", i, pos, filled)
+			continue
+		}
+		if j, ok := owner[pos]; ok {
+			t.Errorf("slots %d and %d share position %d", j, i, pos)
+		}
+		owner[pos] = i
+		if p := it.objs[pos]; p != c.ptr() {
 			t.Errorf("slot %d: key %q: slot's object %p, cell's %p", i, c.key, p, c.ptr())
 		}
-		if h := s.hash(c.key); it.slots[i].hash != h {
-			t.Errorf("slot %d: key %q with hash %x, want %x", i, c.key, it.slots[i].hash, h)
+		if h := s.hash(c.key); it.slots[i].hash != uint32(h) {
+			t.Errorf("slot %d: key %q with hash %x, want %x", i, c.key, it.slots[i].hash, uint32(h))
 		}
 		if j, ok := seen[c.key]; ok {
 			t.Errorf("key %q in slots %d and %d", c.key, j, i)
 		}
 		seen[c.key] = i
-		if j, fc := it.find(it.slots[i].hash, c.key); j != i || fc != c {
+		if j, fc := it.find(s.hash(c.key), c.key); j != i || fc != c {
 			t.Errorf("key %q in slot %d: a probe finds slot %d", c.key, i, j)
 		}
 	}
-	if used != it.used || int64(live) != tab.n.Load() {
-		t.Errorf("table counts: used %d (counted %d), n %d (counted %d live)", it.used, used, tab.n.Load(), live)
+	for pos := filled; pos < len(it.objs); pos++ {
+		if it.objs[pos] != nil {
+			t.Errorf("position %d, beyond the %d given out, holds an object", pos, filled)
+		}
 	}
-	if it.used*8 > it.buckets()*maxLoad8 {
-		t.Errorf("table of %d buckets holds %d slots, over the maximum load", it.buckets(), it.used)
+	if used != filled || int64(live) != tab.n.Load() {
+		t.Errorf("table counts: filled %d (counted %d), n %d (counted %d live)", filled, used, tab.n.Load(), live)
+	}
+	if used*8 > it.buckets()*maxLoad8 {
+		t.Errorf("table of %d buckets holds %d slots, over the maximum load", it.buckets(), used)
 	}
 }
 

@@ -106,7 +106,7 @@ func (s *Store[T]) Get(key string) (T, bool) {
 		if c == nil {
 			break
 		}
-		if sl.hash == h && c.key == key {
+		if sl.hash == uint32(h) && c.key == key {
 			// A deleted key's cell is empty.
 			return c.load()
 		}
@@ -131,8 +131,9 @@ func (s *Store[T]) List() []T {
 	out := make([]T, 0, t.n.Load())
 	for range 2 {
 		it := t.items.Load()
-		for i := range it.objs {
-			if p := atomic.LoadPointer(&it.objs[i]); p != nil {
+		objs := it.objs[:it.filled.Load()]
+		for i := range objs {
+			if p := atomic.LoadPointer(&objs[i]); p != nil {
 				out = append(out, objOf[T](p))
 			}
 		}
