@@ -50,8 +50,8 @@
 // An update of an existing key swaps the object pointer in the cell and in
 // the table's dense array of objects (no allocation; the array repeats it
 // so that List reads one pointer a key, in the order keys first took their
-// slots, without visiting the cells or the two thirds of the slots that
-// are empty). Growth, and dropping deleted keys' slots,
+// slots, without visiting the cells or the empty slots, half of the table
+// or more). Growth, and dropping deleted keys' slots,
 // build a new table aside and swap it in with one atomic store; the old
 // one stays frozen for the readers still probing it (items.go).
 //

@@ -48,8 +48,8 @@ type itemTable[T api.Object] struct {
 	// objs[slots[i].pos] repeats the pointer of slots[i]'s object (nil
 	// once deleted), so that List reads one dense array of pointers — 8
 	// bytes a key, without the cells, which lie scattered in the heap —
-	// instead of the 16-byte slots, two thirds of which are empty at the
-	// table's load. Positions are given out in the order slots are first
+	// instead of the 16-byte slots, half or more of which are empty at
+	// the table's load (10k keys: 36 872 slots). Positions are given out in the order slots are first
 	// filled, so objs[:filled] covers every key of the table, live or dead,
 	// and nothing else. The writer keeps it equal to the cell's object in
 	// the current table only; a table replaced by a rebuild keeps the
