@@ -129,7 +129,7 @@ func decodeList[T api.Object](body io.Reader, codec api.Codec[T], limit int, fn 
 func decodeListWith[T api.Object](body io.Reader, limit int, d *itemDecoder[T]) (meta ListMeta, err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			err = fmt.Errorf("%w: list: %v", api.ErrDecode, p)
+			err = decodePanic(p)
 		}
 	}()
 	fr := newFrameReader(body, listBufferSize).withLimit(limit)
@@ -246,6 +246,10 @@ func walkArray(fr *frameReader, item func([]byte) error) error {
 		}
 	}
 }
+
+// decodePanic is the error of a list whose decoder panicked: the bytes,
+// whatever they were, are not a list kcm can read.
+func decodePanic(p any) error { return fmt.Errorf("%w: list: %v", api.ErrDecode, p) }
 
 // decodeErr wraps a decoder failure: transport errors stay recognisable
 // (errors.Is works on them), malformed bytes wrap ErrDecode.

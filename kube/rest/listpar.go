@@ -1,7 +1,6 @@
 package rest
 
 import (
-	"fmt"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -67,7 +66,7 @@ func (b *itemBatch[T]) decodeAll(codec api.Codec[T]) {
 	defer close(b.done)
 	defer func() {
 		if p := recover(); p != nil {
-			b.err = fmt.Errorf("%w: list: %v", api.ErrDecode, p)
+			b.err = decodePanic(p)
 		}
 	}()
 	start := 0
@@ -242,7 +241,7 @@ func (d *itemDecoder[T]) drain(wait bool) error {
 // decode delivers them all and then reports walkErr.
 func (d *itemDecoder[T]) finish(walkErr error) error {
 	err := d.itemErr
-	if err == nil && d.cur != nil && len(d.cur.ends) > 0 {
+	if err == nil && d.cur != nil { // a batch exists only with an item in it
 		err = d.submit()
 	}
 	for err == nil && len(d.pending) > 0 {
