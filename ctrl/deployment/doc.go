@@ -18,7 +18,13 @@
 // rollback (the user restoring an old template) reuses the old
 // ReplicaSet, and kcm taking over ReplicaSets that kube-controller-manager
 // created (whose hash kcm computes differently, see ComputeHash) starts no
-// rollout.
+// rollout. Two templates are equal as Kubernetes' semantic equality holds
+// their Go values equal: null and [] are nothing, but an empty object is
+// a value ("securityContext": {} is not "no securityContext"). A new
+// ReplicaSet gets the Deployment's template as the apiserver sent it,
+// member for member, and a rollback gives the Deployment the ReplicaSet's
+// the same way, so the two compare equal in kube-controller-manager and
+// kubectl too (hash.go).
 //
 // # Place
 //

@@ -13,7 +13,7 @@ func tmpl(t *testing.T, s string) map[string]any {
 	if err := decodeNumbers([]byte(s), &v); err != nil {
 		t.Fatal(err)
 	}
-	m, _ := normalise(v).(map[string]any)
+	m, _ := v.(map[string]any)
 	if m == nil {
 		m = map[string]any{}
 	}
@@ -23,7 +23,10 @@ func tmpl(t *testing.T, s string) map[string]any {
 // TestEqualIgnoreHash follows deployment_util_test TestEqualIgnoreHash:
 // templates differing only by the pod-template-hash label are equal;
 // any other difference, including in fields kcm does not model, is not;
-// nil and empty compare equal, as in Kubernetes' semantic equality.
+// they compare as Kubernetes' semantic equality compares the Go values the
+// apiserver wrote them from: a nil slice (null) and an empty one ([]) are
+// equal, a nil pointer (absent) and a pointer to an empty struct ({}) are
+// not (issue 25: a container's "securityContext": {}).
 func TestEqualIgnoreHash(t *testing.T) {
 	base := `{"metadata":{"labels":{"app":"a"}},"spec":{"containers":[{"name":"c","image":"i"}]}}`
 	for _, tc := range []struct {
@@ -34,11 +37,16 @@ func TestEqualIgnoreHash(t *testing.T) {
 		{"same", base, base, true},
 		{"hash only on one", base, `{"metadata":{"labels":{"app":"a","pod-template-hash":"x"}},"spec":{"containers":[{"name":"c","image":"i"}]}}`, true},
 		{"different hash values", `{"metadata":{"labels":{"pod-template-hash":"kcm"}}}`, `{"metadata":{"labels":{"pod-template-hash":"kube"}}}`, true},
-		{"hash the only label", `{"metadata":{"labels":{"pod-template-hash":"x"}}}`, `{}`, true},
+		{"hash the only label", `{"metadata":{"labels":{"pod-template-hash":"x"}}}`, `{"metadata":{}}`, true},
 		{"other label", base, `{"metadata":{"labels":{"app":"b"}},"spec":{"containers":[{"name":"c","image":"i"}]}}`, false},
 		{"image", base, `{"metadata":{"labels":{"app":"a"}},"spec":{"containers":[{"name":"c","image":"j"}]}}`, false},
 		{"unmodelled field", base, `{"metadata":{"labels":{"app":"a"}},"spec":{"affinity":{"x":1},"containers":[{"name":"c","image":"i"}]}}`, false},
-		{"null and empty", `{"metadata":{"creationTimestamp":null,"labels":{"app":"a"},"annotations":{}},"spec":{"containers":[{"name":"c","image":"i","env":[]}]}}`, base, true},
+		{"null and empty arrays", `{"metadata":{"creationTimestamp":null,"labels":{"app":"a"}},"spec":{"volumes":null,"containers":[{"name":"c","image":"i","env":[],"ports":[]}]}}`, base, true},
+		{"empty security context is not none", `{"metadata":{"labels":{"app":"a"}},"spec":{"containers":[{"name":"c","image":"i","securityContext":{}}]}}`, base, false},
+		{"empty pod security context is not none", `{"metadata":{"labels":{"app":"a"}},"spec":{"securityContext":{},"containers":[{"name":"c","image":"i"}]}}`, base, false},
+		{"empty objects on both sides", `{"metadata":{"labels":{"app":"a"}},"spec":{"securityContext":{},"containers":[{"name":"c","image":"i","resources":{},"securityContext":{}}]}}`,
+			`{"metadata":{"labels":{"app":"a","pod-template-hash":"h"}},"spec":{"containers":[{"securityContext":{},"resources":{},"image":"i","name":"c"}],"securityContext":{}}}`, true},
+		{"empty object inside an array element", `{"spec":{"containers":[{"name":"c","lifecycle":{"preStop":{}}}]}}`, `{"spec":{"containers":[{"name":"c","lifecycle":{}}]}}`, false},
 		{"false is a value", `{"spec":{"hostNetwork":false}}`, `{}`, false},
 		{"key order", `{"spec":{"a":1,"b":2}}`, `{"spec":{"b":2,"a":1}}`, true},
 	} {
@@ -127,7 +135,7 @@ func TestTemplateJSON(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if b, _ := json.Marshal(got); string(b) != `{"spec":{"containers":[{"name":"c"}]}}` {
+	if b, _ := json.Marshal(got); string(b) != `{"metadata":{"creationTimestamp":null},"spec":{"containers":[{"name":"c","resources":{}}]}}` {
 		t.Fatalf("typed template %s", b)
 	}
 	empty := &api.Deployment{}

@@ -62,7 +62,9 @@ func diffMaps(o, m map[string]any) map[string]any {
 //
 // The result is orig with exactly the caller's changes applied: keys the
 // struct models follow after (deleted when after dropped them), keys it does
-// not model stay as in orig. Arrays whose length did not change merge element
+// not model stay as in orig, and a key the projection added to orig (the
+// marshaller's {} or 0 for what orig left out) stays out unless the caller
+// changed it. Arrays whose length did not change merge element
 // by element, so an unmodelled field inside, say, a container survives an
 // image change.
 func mergeKnown(orig, before, after any) any {
@@ -83,7 +85,15 @@ func mergeKnown(orig, before, after any) any {
 			}
 		}
 		for k, v := range a {
-			out[k] = mergeKnown(o[k], b[k], v)
+			ov, inOrig := o[k]
+			if bv, inBefore := b[k]; !inOrig && inBefore && reflect.DeepEqual(bv, v) {
+				// The marshaller writes a member orig did not have (a
+				// struct value, a field without omitempty) and the caller
+				// left it as it was: orig's absence stands, so that no
+				// empty object or zero appears where none was written.
+				continue
+			}
+			out[k] = mergeKnown(ov, b[k], v)
 		}
 		return out
 	case []any:

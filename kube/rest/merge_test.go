@@ -87,7 +87,9 @@ func TestCreateMergePatch(t *testing.T) {
 
 // TestMergeKnown: the three-way merge behind a typed Update. orig is what
 // the server sent, before its typed projection, after the caller's typed
-// object. Design rule: unknown fields survive a read-modify-write.
+// object. Design rule: unknown fields survive a read-modify-write, and
+// what the caller did not change reads as the server wrote it, empty
+// objects included (issue 25).
 func TestMergeKnown(t *testing.T) {
 	tests := []struct {
 		name, orig, before, after, want string
@@ -108,6 +110,9 @@ func TestMergeKnown(t *testing.T) {
 		{"scalar array element changed", `{"f":["a","b"]}`, `{"f":["a","b"]}`, `{"f":["a","c"]}`, `{"f":["a","c"]}`},
 		{"object replaced by scalar", `{"a":{"u":1}}`, `{"a":{}}`, `{"a":"s"}`, `{"a":"s"}`},
 		{"unknown under a key the caller sets anew", `{"x":{"u":1}}`, `{}`, `{"x":{"k":2}}`, `{"x":{"k":2}}`},
+		{"empty object kept", `{"sc":{},"r":1}`, `{"r":1}`, `{"r":2}`, `{"sc":{},"r":2}`},
+		{"projection's empty object not added", `{"r":1}`, `{"r":1,"res":{},"n":0}`, `{"r":2,"res":{},"n":0}`, `{"r":2}`},
+		{"projection's member set by the caller", `{"r":1}`, `{"r":1,"res":{}}`, `{"r":1,"res":{"cpu":"1"}}`, `{"r":1,"res":{"cpu":"1"}}`},
 		{"big integer untouched", `{"n":9007199254740993,"a":1}`, `{"a":1}`, `{"a":2}`, `{"a":2,"n":9007199254740993}`},
 	}
 	for _, tc := range tests {
@@ -138,7 +143,9 @@ func TestEncodeForWrite(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := `{"kind":"ConfigMap","metadata":{"creationTimestamp":null,"name":"a","resourceVersion":"3","x":1},"data":{"k2":"v2"},"y":[true]}`
+		// No "creationTimestamp": null: the typed ConfigMap writes one, the
+		// stored object has none, and the caller did not set it.
+		want := `{"kind":"ConfigMap","metadata":{"name":"a","resourceVersion":"3","x":1},"data":{"k2":"v2"},"y":[true]}`
 		if !reflect.DeepEqual(rcJSON(t, string(got)), rcJSON(t, want)) {
 			t.Fatalf("body %s, want %s", got, want)
 		}

@@ -183,9 +183,10 @@ func TestUpdateKeepsUnknownFields(t *testing.T) {
 	if err := jsonx.UnmarshalNumbers([]byte(sent), &got); err != nil {
 		t.Fatal(err)
 	}
-	// creationTimestamp null: a zero meta/v1 Time encodes as null, as
-	// client-go's does; the apiserver ignores it on update.
-	want := `{"apiVersion":"v1","data":{"k":"v2"},"futureTop":[1,2,3],"kind":"ConfigMap","metadata":{"creationTimestamp":null,"futureMeta":{"x":9007199254740993},` +
+	// No creationTimestamp: the typed ConfigMap encodes its zero time as
+	// null, but the caller did not set it and the server sent none, so
+	// the body says what the server sent.
+	want := `{"apiVersion":"v1","data":{"k":"v2"},"futureTop":[1,2,3],"kind":"ConfigMap","metadata":{"futureMeta":{"x":9007199254740993},` +
 		`"labels":{"a":"1"},"name":"cm1","namespace":"ns1","resourceVersion":"7"}}`
 	if b, _ := jsonx.Marshal(got); string(b) != want {
 		t.Fatalf("PUT body\n got %s\nwant %s", b, want)
