@@ -84,15 +84,7 @@ func (s *syncer) getNewReplicaSet(ctx context.Context, d *api.Deployment, dt map
 // progress deadline) and a Warning event.
 func (s *syncer) createNewReplicaSet(ctx context.Context, d *api.Deployment, dt map[string]any, old []*api.ReplicaSet, newRevision int64) (*api.ReplicaSet, error) {
 	hash := ComputeHash(dt, d.Status.CollisionCount)
-	newRS := &api.ReplicaSet{
-		ObjectMeta: api.ObjectMeta{
-			Name: replicaSetName(d.Name, hash), Namespace: d.Namespace,
-			Labels:          withLabel(d.Spec.Template.Labels, PodTemplateHashLabel, hash),
-			OwnerReferences: []api.OwnerReference{controllerref.NewControllerRef(&d.ObjectMeta, "apps/v1", "Deployment")},
-		},
-		Spec: api.ReplicaSetSpec{Replicas: new(int32), MinReadySeconds: d.Spec.MinReadySeconds,
-			Selector: selectorWithLabel(d.Spec.Selector, PodTemplateHashLabel, hash)},
-	}
+	newRS := newReplicaSet(d, hash)
 	n, err := NewRSNewReplicas(d, append(old, newRS), newRS)
 	if err != nil {
 		return nil, err
@@ -158,6 +150,42 @@ func (s *syncer) createNewReplicaSet(ctx context.Context, d *api.Deployment, dt 
 		err = s.updateStatus(ctx, d)
 	}
 	return created, err
+}
+
+// newReplicaSet is the typed part of the ReplicaSet d's template makes
+// with hash: name, labels, controller reference, selector, minReadySeconds;
+// no replicas yet (0), no annotations, no template (replicaSetBody adds it
+// from d's JSON).
+func newReplicaSet(d *api.Deployment, hash string) *api.ReplicaSet {
+	return &api.ReplicaSet{
+		ObjectMeta: api.ObjectMeta{
+			Name: replicaSetName(d.Name, hash), Namespace: d.Namespace,
+			Labels:          withLabel(d.Spec.Template.Labels, PodTemplateHashLabel, hash),
+			OwnerReferences: []api.OwnerReference{controllerref.NewControllerRef(&d.ObjectMeta, "apps/v1", "Deployment")},
+		},
+		Spec: api.ReplicaSetSpec{Replicas: new(int32), MinReadySeconds: d.Spec.MinReadySeconds,
+			Selector: selectorWithLabel(d.Spec.Selector, PodTemplateHashLabel, hash)},
+	}
+}
+
+// NewReplicaSetFor returns the ReplicaSet a sync creates for d's current
+// template, as the JSON it posts: <deployment>-<hash>, the hash label on
+// its labels, selector and template, d as controller, the given replicas,
+// and the annotations of revision. The template is d's as read, member
+// for member (fields kcm does not model and empty objects included), so
+// that it decodes to the same Go value as d's in any Kubernetes client.
+// It is what createNewReplicaSet sends, for tests and tools that check
+// that promise (bench/'s fidelity tests).
+func NewReplicaSetFor(d *api.Deployment, replicas int32, revision int64) (*api.RawObject, error) {
+	dt, err := templateJSON(d, &d.Spec.Template)
+	if err != nil {
+		return nil, err
+	}
+	hash := ComputeHash(dt, d.Status.CollisionCount)
+	rs := newReplicaSet(d, hash)
+	*rs.Spec.Replicas = replicas
+	setNewReplicaSetAnnotations(d, rs, revision, false)
+	return replicaSetBody(rs, dt, hash)
 }
 
 // replicaSetBody renders newRS as the JSON to POST, with dt — d's

@@ -70,6 +70,12 @@ func newPodJSON(rs *api.ReplicaSet) ([]byte, error) {
 	})
 }
 
+// NewPodFor returns the JSON of the pod a sync of rs creates (see
+// newPodJSON): the template's spec as rs was read, member for member, for
+// tests and tools that check that a pod is its template (bench/'s
+// fidelity tests).
+func NewPodFor(rs *api.ReplicaSet) ([]byte, error) { return newPodJSON(rs) }
+
 // templateSpec returns the raw bytes of the template's spec.
 func templateSpec(rs *api.ReplicaSet) (json.RawMessage, error) {
 	if raw := rs.Raw(); raw != nil {

@@ -318,3 +318,28 @@ func TestCompactCachedSharesWithTheVersionItReplaces(t *testing.T) {
 		t.Errorf("rebuilt JSON differs from the input:\n got %s\nwant %s", v2.Raw(), mustStrip(in))
 	}
 }
+
+// TestCompactCachedKeepsNullAndEmptyApart: a part taken from the cached
+// version must be equal to the decoded one as JSON, not only as a Go value
+// compared leniently: a nil slice is written null and an empty one [] (a
+// modelled field without omitempty, projected.sources here), a nil map is
+// null and an empty one {}. Found by bench/fidelity (issue 25): a volume
+// shared with the cached version turned "sources": [] into null, and back.
+func TestCompactCachedKeepsNullAndEmptyApart(t *testing.T) {
+	empty := `{"metadata":{"name":"a","namespace":"n"},"spec":{"containers":[],"volumes":[{"name":"v","projected":{"sources":[]}}]}}`
+	null := `{"metadata":{"name":"a","namespace":"n"},"spec":{"containers":null,"volumes":[{"name":"v","projected":{"sources":null}}]}}`
+	for _, order := range [][2]string{{empty, null}, {null, empty}} {
+		var cached *api.Pod
+		c := api.CompactCached[api.Pod](func(namespace, name string) (*api.Pod, bool) { return cached, cached != nil })
+		for _, in := range order {
+			p, err := c.Decode([]byte(in))
+			if err != nil {
+				t.Fatal(err)
+			}
+			cached = p
+			if !sameJSON(t, p.Raw(), []byte(in)) {
+				t.Errorf("after %s:\n got %s\nwant %s", order[0], p.Raw(), in)
+			}
+		}
+	}
+}

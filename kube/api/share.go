@@ -379,10 +379,15 @@ func (pl *sharePlan) equal(a, b unsafe.Pointer) bool {
 		ta, tb := *(*unsafe.Pointer)(a), *(*unsafe.Pointer)(b)
 		return ta == tb || (ta != nil && tb != nil && pl.elem.equal(ta, tb))
 	case shSlice:
+		// A nil slice and an empty one are not equal here: the first is
+		// written null, the second [] (a modelled field without
+		// omitempty), and the remainder was computed from the bytes read.
 		ha, hb := (*sliceHeader)(a), (*sliceHeader)(b)
-		return ha.len == hb.len && (ha.data == hb.data || pl.elementsEqual(ha.data, hb.data, ha.len))
+		return ha.len == hb.len && (ha.data == nil) == (hb.data == nil) &&
+			(ha.data == hb.data || pl.elementsEqual(ha.data, hb.data, ha.len))
 	case shStringMap:
-		return maps.Equal(*(*map[string]string)(a), *(*map[string]string)(b))
+		ma, mb := *(*map[string]string)(a), *(*map[string]string)(b)
+		return (ma == nil) == (mb == nil) && maps.Equal(ma, mb) // nil is null, empty is {}
 	}
 	return false // opaque
 }
