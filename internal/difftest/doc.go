@@ -128,6 +128,19 @@
 // and kind (DiffDeletions): Background is Deployment, ReplicaSet, pods;
 // Foreground pods, ReplicaSet, Deployment; Orphan the Deployment alone.
 //
+// # The takeover tests
+//
+// One manager rolls a Deployment out and stops; the other starts on the
+// same cluster and the Deployment is scaled. The second must find the
+// first one's ReplicaSet as current — Kubernetes' FindNewReplicaSet, by
+// EqualIgnoreHash — and scale it: no new ReplicaSet, no pod replaced.
+// TestTakeoverFromKCMStartsNoRollout does kube-controller-manager → kcm
+// on a plain template. TestTakeoverKeepsEmptyTemplateObjects does both
+// directions on a template with empty objects ("securityContext": {}) and
+// fields kcm does not model, and checks that the ReplicaSet's template and
+// the scale-up's pod keep them (issue 25: kcm's ReplicaSet had lost the
+// container's securityContext, and kube-controller-manager rolled out).
+//
 // All cluster tests carry `//go:build !nocluster`, like every test that
 // starts a real kube-apiserver.
 //
