@@ -76,6 +76,18 @@ func decodedTemplate(t *testing.T, raw []byte) map[string]any {
 	return withoutHash(tmpl)
 }
 
+// sameTemplate fails the test with msg unless the objects got and want
+// have the same spec.template, member for member, the hash label aside.
+func sameTemplate(t *testing.T, msg string, got []byte, want string) {
+	t.Helper()
+	g, w := decodedTemplate(t, got), decodedTemplate(t, []byte(want))
+	if !reflect.DeepEqual(g, w) {
+		gb, _ := json.Marshal(g)
+		wb, _ := json.Marshal(w)
+		t.Fatalf("%s:\n got %s\nwant %s", msg, gb, wb)
+	}
+}
+
 // TestNewReplicaSetCopiesTheTemplateAsWritten: the ReplicaSet a sync
 // creates carries the Deployment's template member for member — the only
 // difference is the pod-template-hash label — so that Kubernetes'
@@ -92,13 +104,7 @@ func TestNewReplicaSetCopiesTheTemplateAsWritten(t *testing.T) {
 	if !ok {
 		t.Fatalf("no ReplicaSet created: %q", f.writes())
 	}
-	got := decodedTemplate(t, post.raw)
-	want := decodedTemplate(t, []byte(deploymentJSON(emptyObjectsTemplate)))
-	if !reflect.DeepEqual(got, want) {
-		g, _ := json.Marshal(got)
-		w, _ := json.Marshal(want)
-		t.Fatalf("the ReplicaSet's template is not the Deployment's:\n got %s\nwant %s", g, w)
-	}
+	sameTemplate(t, "the ReplicaSet's template is not the Deployment's", post.raw, deploymentJSON(emptyObjectsTemplate))
 	for _, member := range []string{`"securityContext":{}`, `"resources":{}`, `"nodeAffinity":{}`, `"enableServiceLinks":false`, `"seconds":0`} {
 		if !strings.Contains(string(post.raw), member) {
 			t.Errorf("%s lost on the way to the ReplicaSet: %s", member, post.raw)
@@ -166,11 +172,5 @@ func TestRollbackRestoresTheTemplateAsWritten(t *testing.T) {
 	if !ok {
 		t.Fatalf("no rollback written: %q", f.writes())
 	}
-	got := decodedTemplate(t, put.raw)
-	want := decodedTemplate(t, []byte(deploymentJSON(emptyObjectsTemplate)))
-	if !reflect.DeepEqual(got, want) {
-		g, _ := json.Marshal(got)
-		w, _ := json.Marshal(want)
-		t.Fatalf("the rolled-back template is not revision 1's:\n got %s\nwant %s", g, w)
-	}
+	sameTemplate(t, "the rolled-back template is not revision 1's", put.raw, deploymentJSON(emptyObjectsTemplate))
 }
