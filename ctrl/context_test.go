@@ -7,7 +7,10 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -25,15 +28,47 @@ type request struct {
 	method, path, contentType, userAgent, body string
 }
 
+// requests is what the fake apiserver saw, one channel per client
+// (User-Agent): each assertion reads only its own client's requests, in
+// whatever order the clients' goroutines reach the server (a request the
+// shared informers sent before their Shutdown can arrive after it).
+type requests struct {
+	mu   sync.Mutex
+	by   map[string]chan request
+	seen []string // the User-Agents the server saw, in order of first request
+}
+
+// add reports r on its client's channel.
+func (rs *requests) add(r request) {
+	rs.mu.Lock()
+	if !slices.Contains(rs.seen, r.userAgent) {
+		rs.seen = append(rs.seen, r.userAgent)
+	}
+	rs.mu.Unlock()
+	rs.of(r.userAgent) <- r
+}
+
+// of is the channel of the requests sent with User-Agent ua.
+func (rs *requests) of(ua string) chan request {
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	c, ok := rs.by[ua]
+	if !ok {
+		c = make(chan request, 100)
+		rs.by[ua] = c
+	}
+	return c
+}
+
 // fakeEventsAPI serves POST and PATCH of events and LIST/WATCH of
-// namespaces (empty), reporting every request on reqs.
-func fakeEventsAPI(t *testing.T) (*httptest.Server, chan request) {
+// namespaces (empty), reporting every request on its client's channel.
+func fakeEventsAPI(t *testing.T) (*httptest.Server, *requests) {
 	t.Helper()
-	reqs := make(chan request, 100)
-	rv := 0
+	reqs := &requests{by: map[string]chan request{}}
+	var rv atomic.Int64 // the handler runs on one goroutine per request
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
-		reqs <- request{r.Method, r.URL.Path, r.Header.Get("Content-Type"), r.Header.Get("User-Agent"), string(body)}
+		reqs.add(request{r.Method, r.URL.Path, r.Header.Get("Content-Type"), r.Header.Get("User-Agent"), string(body)})
 		w.Header().Set("Content-Type", "application/json")
 		switch {
 		case r.URL.Path == "/api/v1/namespaces" && r.URL.Query().Get("watch") == "true":
@@ -48,12 +83,11 @@ func fakeEventsAPI(t *testing.T) (*httptest.Server, chan request) {
 				http.Error(w, err.Error(), http.StatusBadRequest)
 				return
 			}
-			rv++
-			e["metadata"].(map[string]any)["resourceVersion"] = fmt.Sprint(rv)
+			e["metadata"].(map[string]any)["resourceVersion"] = fmt.Sprint(rv.Add(1))
 			w.WriteHeader(http.StatusCreated)
 			_ = json.NewEncoder(w).Encode(e)
 		case r.Method == http.MethodPatch:
-			rv++
+			rv.Add(1)
 			name := r.URL.Path[strings.LastIndex(r.URL.Path, "/")+1:]
 			_, _ = io.WriteString(w, `{"kind":"Event","apiVersion":"v1","metadata":{"name":"`+name+`","namespace":"ns","resourceVersion":"9"},"count":2}`)
 		default:
@@ -64,13 +98,22 @@ func fakeEventsAPI(t *testing.T) (*httptest.Server, chan request) {
 	return srv, reqs
 }
 
-func next(t *testing.T, reqs chan request) request {
+// clients is the User-Agents the server has seen requests from.
+func (rs *requests) clients() []string {
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	return slices.Clone(rs.seen)
+}
+
+// next is the next request sent with User-Agent ua. The deadline only
+// turns a missing request into a failure.
+func next(t *testing.T, reqs *requests, ua string) request {
 	t.Helper()
 	select {
-	case r := <-reqs:
+	case r := <-reqs.of(ua):
 		return r
 	case <-time.After(10 * time.Second):
-		t.Fatal("no request reached the fake apiserver")
+		t.Fatalf("no request with User-Agent %q reached the fake apiserver (clients seen: %q)", ua, reqs.clients())
 		return request{}
 	}
 }
@@ -113,14 +156,11 @@ func TestControllerContextClients(t *testing.T) {
 	informer.NamespacesLister(cc.InformerFactory)
 	ctx, cancel := context.WithCancel(context.Background())
 	cc.InformerFactory.Start(ctx)
-	if r := next(t, reqs); r.userAgent != "kcm/v1.2.3 (shared-informers)" || r.path != "/api/v1/namespaces" {
+	if r := next(t, reqs, "kcm/v1.2.3 (shared-informers)"); r.path != "/api/v1/namespaces" {
 		t.Fatalf("informer request %+v", r)
 	}
 	cancel()
 	cc.InformerFactory.Shutdown()
-	for len(reqs) > 0 {
-		<-reqs
-	}
 
 	// A controller's client, through its event broadcaster.
 	client := cc.ClientFor("replicaset-controller")
@@ -134,8 +174,9 @@ func TestControllerContextClients(t *testing.T) {
 	defer func() { cancel(); <-done }()
 	rec := b.NewRecorder("replicaset-controller")
 	rec.Event(rsRef, api.EventTypeNormal, ReasonSuccessfulCreate, "Created pod: web-1")
-	r := next(t, reqs)
-	if r.method != http.MethodPost || r.path != "/api/v1/namespaces/ns/events" || r.userAgent != "kcm/v1.2.3 (replicaset-controller)" {
+	const events = "kcm/v1.2.3 (replicaset-controller)" // the controller's client sends them
+	r := next(t, reqs, events)
+	if r.method != http.MethodPost || r.path != "/api/v1/namespaces/ns/events" {
 		t.Fatalf("create request %+v", r)
 	}
 	var sent api.CoreEvent
@@ -147,7 +188,7 @@ func TestControllerContextClients(t *testing.T) {
 		t.Fatalf("created event %+v", sent)
 	}
 	rec.Event(rsRef, api.EventTypeNormal, ReasonSuccessfulCreate, "Created pod: web-1")
-	r = next(t, reqs)
+	r = next(t, reqs, events)
 	if r.method != http.MethodPatch || r.path != "/api/v1/namespaces/ns/events/"+sent.Name ||
 		r.contentType != string(rest.StrategicMergePatch) || !strings.HasPrefix(r.body, `{"count":2,"lastTimestamp":`) {
 		t.Fatalf("patch request %+v", r)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/kcmlab/kcm/clock"
 	"github.com/kcmlab/kcm/informer"
 	"github.com/kcmlab/kcm/kube/api"
 	"github.com/kcmlab/kcm/kube/labels"
@@ -80,8 +81,8 @@ func Example() {
 	}
 	sctx, scancel := context.WithTimeout(ctx, 10*time.Second)
 	defer scancel()
-	for !inf.HasSynced() && sctx.Err() == nil {
-		time.Sleep(time.Millisecond) // an example may poll; tests await events
+	if synced := informer.WaitForCacheSync(sctx, clock.Real{}, inf); !synced["pods"] {
+		fmt.Println("not synced:", sctx.Err())
 	}
 	web, _ := labels.ParseSelector("app=web")
 	for _, p := range inf.Lister().Namespace("shop").List(web) {

@@ -69,6 +69,31 @@ func TestUpdatesCarryMetadataOnly(t *testing.T) {
 	if err := ws.WriteJSON(map[string]any{"follow": map[string]string{"resource": "pods", "key": "ns/web-0"}}); err != nil {
 		t.Fatal(err)
 	}
+	// The pod changes once: its events must find the hub already holding
+	// the browser (which turns the Tap on) and its follow (which makes the
+	// stages keep the pod's events for the trail), or the trail stays
+	// empty. Dial returns before the hub has taken the browser in, and the
+	// hub applies commands in order, after the previous one's follow was
+	// handed to the stages: an update that shows a second command applied
+	// proves both.
+	if err := ws.WriteJSON(map[string]any{"select": "socket:pods(raw)"}); err != nil {
+		t.Fatal(err)
+	}
+	var all strings.Builder
+	deadline := time.Now().Add(20 * time.Second)
+	_ = ws.SetReadDeadline(deadline)
+	for {
+		_, msg, err := ws.ReadMessage()
+		if err != nil {
+			t.Fatalf("waiting for the hub to take the follow: %v; so far:\n%s", err, all.String())
+		}
+		all.Write(msg)
+		all.WriteByte('\n')
+		if s := string(msg); strings.Contains(s, `"follow":{"target":{"resource":"pods","key":"ns/web-0"}`) &&
+			strings.Contains(s, `"selected":"socket:pods(raw)"`) {
+			break
+		}
+	}
 	// The pod is created once the (empty) initial list is in, so that it
 	// arrives as a watch event (op ADDED) rather than as a listed item.
 	sctx, scancel := context.WithTimeout(ctx, 20*time.Second)
@@ -89,8 +114,6 @@ func TestUpdatesCarryMetadataOnly(t *testing.T) {
 	}
 	stages := []string{"socket:pods(raw)", "fifo:pods(raw)", "store:pods(raw)", "handler:pods(raw):test-controller",
 		"enqueue:test-controller", "sync:test-controller"}
-	var all strings.Builder
-	deadline := time.Now().Add(20 * time.Second)
 	for i := 0; ; i++ {
 		if err := ws.WriteJSON(map[string]any{"select": stages[i%len(stages)]}); err != nil {
 			t.Fatal(err)

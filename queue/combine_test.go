@@ -55,7 +55,7 @@ func TestOpRing(t *testing.T) {
 
 // combiningQueue is a queue that posts when its lock is busy, whatever
 // GOMAXPROCS is.
-func combiningQueue() *Queue[string] { return newWithHooks(Config[string]{}, hooks{combine: true}) }
+func combiningQueue() *Queue[string] { return newWithHooks(Config[string]{}, hooks{combine: on}) }
 
 // whileHeld runs f on another goroutine while the test holds the queue's
 // lock, and fails if f does not return: Add and Done must not wait for a
@@ -163,7 +163,7 @@ func TestFullRingWaitsForTheLock(t *testing.T) {
 // key added is processed after its last add and none is processed by two
 // workers at once (the stress test's rules), with the ring in use.
 func TestCombiningUnderContention(t *testing.T) {
-	q := newWithHooks(Config[int]{}, hooks{combine: true})
+	q := newWithHooks(Config[int]{}, hooks{combine: on})
 	q.mu.Lock()
 	q.mu.Unlock()
 	const adders, workers, keys, rounds = 4, 4, 64, 3000

@@ -62,6 +62,12 @@ func TestMetrics(t *testing.T) {
 	q.Add("a")
 	q.Add("b")
 	q.Add("a") // duplicate: not an add
+	// An Add or Done that finds the lock busy (the loop's goroutine takes
+	// it) is posted and applied by the holder just after its release
+	// (combine.go), so the metrics are read after a call that takes the
+	// lock: the lock applies every posted operation first.
+	settle := func() { q.Len() }
+	settle()
 	if got := testutil.ToFloat64(m.adds.WithLabelValues("q")); got != 2 {
 		t.Fatalf("workqueue_adds_total = %v, want 2", got)
 	}
@@ -98,6 +104,7 @@ func TestMetrics(t *testing.T) {
 
 	q.Done(k)
 	q.Done(k2)
+	settle()
 	if n, sum := histogram(t, reg, "workqueue_work_duration_seconds"); n != 2 || sum != 5 {
 		t.Fatalf("work_duration count %d sum %v, want 2 and 5s", n, sum)
 	}

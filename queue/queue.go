@@ -88,7 +88,8 @@ type Queue[K comparable] struct {
 	// spin is whether Gets may spin: GOMAXPROCS > 1 when the queue was made.
 	spin bool
 	// combining is whether Add and Done post to ops when the lock is busy
-	// (combine.go): GOMAXPROCS > 1 when the queue was made. On one
+	// (combine.go): GOMAXPROCS > 1 when the queue was made. A constant
+	// once the queue is made: unlock reads it after releasing mu. On one
 	// processor a busy lock means its holder was descheduled, and parking
 	// hands it the processor at once; posting would only add work.
 	combining bool
@@ -117,17 +118,45 @@ type Queue[K comparable] struct {
 	tap *tap.Point
 }
 
-// hooks are test-only observation points, set before the queue starts.
+// hooks are test-only observation points and settings, given to the
+// constructor. The settings (combine, spin, yieldRun) are constants of a
+// queue once made: its goroutines read them without the lock (combine, in
+// unlock), so a test chooses them here, never by writing a running queue's
+// fields.
 type hooks struct {
 	// blocked runs when a Get is about to block.
 	blocked func()
 	// refreshed runs after the loop refreshed the in-flight gauges.
 	refreshed func()
-	// combine turns combining on whatever GOMAXPROCS is.
-	combine bool
+	// combine and spin, when set, decide combining and spinning instead of
+	// GOMAXPROCS.
+	combine, spin setting
+	// yieldRun, when positive, is the run of new keys that makes an add
+	// yield instead of yieldAlone or yieldShared.
+	yieldRun int
 	// yield, when set, runs instead of runtime.Gosched when an add
 	// yields the processor.
 	yield func()
+}
+
+// setting is a hook's choice for a behaviour GOMAXPROCS otherwise decides.
+type setting uint8
+
+const (
+	byProcs setting = iota // the production rule: on with GOMAXPROCS > 1
+	on
+	off
+)
+
+// decide is the setting's choice, given the production rule's.
+func (s setting) decide(rule bool) bool {
+	switch s {
+	case on:
+		return true
+	case off:
+		return false
+	}
+	return rule
 }
 
 // New returns a running Queue. Call ShutDown (or ShutDownWithDrain) when done
@@ -157,12 +186,15 @@ func newWithHooks[K comparable](cfg Config[K], h hooks) *Queue[K] {
 		loopDone:  make(chan struct{}),
 		hooks:     h,
 		tap:       cfg.Tap.Point(tap.Enqueue, cfg.Name, ""),
-		spin:      multi,
-		combining: multi || h.combine,
+		spin:      h.spin.decide(multi),
+		combining: h.combine.decide(multi),
 		yieldRun:  yieldAlone,
 	}
 	if multi {
 		q.yieldRun = yieldShared
+	}
+	if h.yieldRun > 0 {
+		q.yieldRun = h.yieldRun
 	}
 	q.tap.Gauge("ready", func() int64 { return int64(q.Len()) })
 	q.tap.Gauge("in flight", func() int64 { q.lock(); defer q.unlock(); return int64(q.s.inFlight) })

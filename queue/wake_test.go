@@ -18,10 +18,7 @@ func TestNoLostWakeUp(t *testing.T) {
 	for _, spin := range []bool{true, false} {
 		t.Run(map[bool]string{true: "spin", false: "park"}[spin], func(t *testing.T) {
 			const workers, keys = 4, 2000
-			q := New(Config[int]{})
-			q.lock()
-			q.spin = spin
-			q.unlock()
+			q := newWithHooks(Config[int]{}, hooks{spin: map[bool]setting{true: on, false: off}[spin]})
 			// A generous bound: the test waits on processed keys, this only
 			// turns a hang into a failure.
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)

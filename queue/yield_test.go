@@ -14,11 +14,8 @@ import (
 func yieldCount(t *testing.T, run int) (*Queue[int], *int) {
 	t.Helper()
 	n := new(int)
-	q := newWithHooks(Config[int]{}, hooks{yield: func() { *n++ }})
+	q := newWithHooks(Config[int]{}, hooks{combine: off, yieldRun: run, yield: func() { *n++ }})
 	t.Cleanup(q.ShutDown)
-	q.lock()
-	q.combining, q.yieldRun = false, run
-	q.unlock()
 	return q, n
 }
 
@@ -35,6 +32,29 @@ func TestYieldRunFollowsProcessors(t *testing.T) {
 		q.ShutDown()
 		if got != want {
 			t.Errorf("GOMAXPROCS %d: run of %d new keys, want %d", procs, got, want)
+		}
+	}
+}
+
+// TestHooksChooseSettingsAtConstruction checks that a test's settings
+// (combine, spin, yieldRun) reach the queue through the constructor: they
+// are constants of a running queue, which its goroutines read without the
+// lock, so no test may write them afterwards.
+func TestHooksChooseSettingsAtConstruction(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	for _, procs := range []int{1, 2} {
+		runtime.GOMAXPROCS(procs)
+		for _, s := range []setting{byProcs, on, off} {
+			q := newWithHooks(Config[int]{}, hooks{combine: s, spin: s, yieldRun: 7})
+			q.lock()
+			combining, spin, run := q.combining, q.spin, q.yieldRun
+			q.unlock()
+			q.ShutDown()
+			want := map[setting]bool{byProcs: procs > 1, on: true, off: false}[s]
+			if combining != want || spin != want || run != 7 {
+				t.Errorf("GOMAXPROCS %d, setting %d: combining %v, spin %v, run %d; want %v, %v, 7",
+					procs, s, combining, spin, run, want, want)
+			}
 		}
 	}
 }

@@ -338,13 +338,12 @@ func TestExecPluginTimeoutAndCancel(t *testing.T) {
 		t.Fatal(err)
 	}
 	e := kcNewExec(t, p, ExecAPIVersionV1, ExecOptions{Timeout: 100 * time.Millisecond})
-	start := time.Now()
+	// A plugin left to finish its sleep would exit 0 and print nothing:
+	// the deadline's error is what shows it was stopped at the timeout
+	// (TestExecPluginTimeoutKillsProcessGroup checks the kill itself).
 	_, err := e.Authorization(t.Context())
 	if !errors.Is(err, context.DeadlineExceeded) || !errors.Is(err, ErrExecPlugin) || !strings.Contains(err.Error(), "did not finish") {
 		t.Errorf("timeout: %v", err)
-	}
-	if d := time.Since(start); d > 10*time.Second {
-		t.Errorf("a 100ms timeout took %v", d)
 	}
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
