@@ -42,7 +42,7 @@ func TestReplicaFailureCondition(t *testing.T) {
 			if tc.existing != nil {
 				r.Status.Conditions = []api.ReplicaSetCondition{*tc.existing}
 			}
-			st := calculateStatus(&r, tc.active, tc.err, t0)
+			st := calculateStatus(&r, tc.active, 0, tc.err, t0)
 			c := getCondition(st, api.ReplicaSetReplicaFailure)
 			if tc.wantNone {
 				if c != nil || len(st.Conditions) != 0 {
@@ -73,6 +73,10 @@ func TestStatusUnchanged(t *testing.T) {
 		"ready":      func(s *api.ReplicaSetStatus) { s.ReadyReplicas++ },
 		"available":  func(s *api.ReplicaSetStatus) { s.AvailableReplicas++ },
 		"conditions": func(s *api.ReplicaSetStatus) { s.Conditions = nil },
+		"terminating set": func(s *api.ReplicaSetStatus) {
+			zero := int32(0)
+			s.TerminatingReplicas = &zero
+		},
 	} {
 		st := rs.Status
 		change(&st)
@@ -80,6 +84,16 @@ func TestStatusUnchanged(t *testing.T) {
 			t.Errorf("%s change not seen", name)
 		}
 	}
+	one, two := int32(1), int32(1)
+	rs.Status.TerminatingReplicas, same.TerminatingReplicas = &one, &two
+	if !statusUnchanged(rs, same) {
+		t.Error("equal terminatingReplicas (distinct pointers) reported changed")
+	}
+	two = 2
+	if statusUnchanged(rs, same) {
+		t.Error("terminatingReplicas 1 -> 2 not seen")
+	}
+	two = 1
 	rs.Generation = 2
 	if statusUnchanged(rs, same) {
 		t.Error("a new generation not seen")
@@ -227,7 +241,8 @@ func TestSyncStatusAndAvailabilityRequeue(t *testing.T) {
 func TestSyncStatusWrites(t *testing.T) {
 	f := newFixture(t)
 	rs := newRS("web", 1, "")
-	rs.Status = api.ReplicaSetStatus{Replicas: 1, FullyLabeledReplicas: 1, ObservedGeneration: 1}
+	zero := int32(0)
+	rs.Status = api.ReplicaSetStatus{Replicas: 1, FullyLabeledReplicas: 1, ObservedGeneration: 1, TerminatingReplicas: &zero}
 	f.rss = []*api.ReplicaSet{rs}
 	f.pods = ownedPods(rs, 1)
 	if _, err := f.sync(key); err != nil {
@@ -235,6 +250,19 @@ func TestSyncStatusWrites(t *testing.T) {
 	}
 	if got := f.take(false); len(got) != 0 {
 		t.Fatalf("actions %q for an unchanged status", got)
+	}
+	// A status written before terminatingReplicas existed (Kubernetes
+	// 1.34, or kcm before it) is written once to add it, as Kubernetes'
+	// ptr.Equal comparison does.
+	f1 := newFixture(t)
+	old := newRS("web", 1, "")
+	old.Status = api.ReplicaSetStatus{Replicas: 1, FullyLabeledReplicas: 1, ObservedGeneration: 1}
+	f1.rss, f1.pods = []*api.ReplicaSet{old}, ownedPods(old, 1)
+	if _, err := f1.sync(key); err != nil {
+		t.Fatal(err)
+	}
+	if st := f1.lastStatus(); st.TerminatingReplicas == nil || *st.TerminatingReplicas != 0 {
+		t.Fatalf("status %+v: want terminatingReplicas 0 added", st)
 	}
 
 	f2 := newFixture(t)
