@@ -27,7 +27,6 @@ const (
 //     FailedDelete, the error as message) when manageErr is not nil and
 //     the condition is absent; removed when manageErr is nil. An existing
 //     condition is left as is while errors continue.
-//
 //   - terminatingReplicas: terminating, the claimed pods being deleted
 //     that have not reached a terminal phase. Kubernetes fills it under
 //     the DeploymentReplicaSetTerminatingReplicas gate, beta and on by
