@@ -353,36 +353,6 @@ func TestSyncIgnoresInactivePods(t *testing.T) {
 	}
 }
 
-// terminatingReplicas counts the ReplicaSet's own pods being deleted that
-// are not terminal yet (Kubernetes' FilterTerminatingPods and
-// FilterClaimedPods): not a terminal one, not another owner's, not one
-// whose labels stopped matching, and none is adopted.
-func TestSyncCountsTerminatingPods(t *testing.T) {
-	f := newFixture(t)
-	rs := newRS("web", 1, "")
-	other := newRS("other", 1, "")
-	other.UID = "other-uid"
-	f.rss = []*api.ReplicaSet{rs}
-	f.pods = []*api.Pod{
-		newPod("running", ownedBy(rs)),
-		newPod("deleting-1", ownedBy(rs), deleting()),
-		newPod("deleting-2", ownedBy(rs), deleting(), phase(api.PodRunning)),
-		newPod("deleting-failed", ownedBy(rs), deleting(), phase(api.PodFailed)),
-		newPod("deleting-other-owner", ownedBy(other), deleting()),
-		newPod("deleting-orphan", deleting()),
-		newPod("deleting-relabelled", ownedBy(rs), deleting(), withLabels(map[string]string{"app": "else"})),
-	}
-	if _, err := f.sync(key); err != nil {
-		t.Fatal(err)
-	}
-	if st := f.lastStatus(); st.Replicas != 1 || st.TerminatingReplicas == nil || *st.TerminatingReplicas != 2 {
-		t.Fatalf("status %+v: want 1 replica, terminatingReplicas 2", st)
-	}
-	if got := f.count("PATCH pods"); got != 0 {
-		t.Fatalf("%d pod patches: a terminating pod must not be adopted or released", got)
-	}
-}
-
 func TestSyncSkips(t *testing.T) {
 	t.Run("ReplicaSet gone: expectations forgotten, nothing written", func(t *testing.T) {
 		f := newFixture(t)
