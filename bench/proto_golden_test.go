@@ -19,7 +19,7 @@ var updateGolden = flag.Bool("update-proto-golden", false, "rewrite kube/protowi
 // protoTestdata is where kube/protowire's tests read real protobuf bytes:
 // the root module cannot import apimachinery, so this test writes them
 // (with -update-proto-golden) and checks that they are still what
-// apimachinery v0.34 produces.
+// apimachinery v0.37 produces.
 const protoTestdata = "../kube/protowire/testdata"
 
 // TestProtoGolden: the protobuf testdata of kube/protowire is what

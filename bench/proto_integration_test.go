@@ -24,7 +24,7 @@ import (
 )
 
 // TestProtoAgainstKubeAPIServer holds kube/protowire to the real
-// kube-apiserver v1.34: the pods kube-controller-manager made, listed as
+// kube-apiserver v1.37: the pods kube-controller-manager made, listed as
 // protobuf (unpaged and in pages), read with the same metadata as kcm's
 // RawObject reads from the JSON list; the kept messages are, to
 // client-go's generated Unmarshal, the pods without managedFields; and a

@@ -133,7 +133,7 @@ func get[T api.Object](f *Factory, res rest.Resource, kind string, codec api.Cod
 	if kind == "metadata" || kind == "raw" {
 		name += "(" + kind + ")" // names are unique per factory, like the keys
 	}
-	o := Options[T]{Name: name, Reflector: f.o.Reflector, Clock: f.o.Clock, Logger: f.o.Logger, Registerer: f.o.Registerer}
+	o := Options[T]{Name: name, Resource: res, Reflector: f.o.Reflector, Clock: f.o.Clock, Logger: f.o.Logger, Registerer: f.o.Registerer}
 	o.ShutdownTimeout, o.Tap = f.o.ShutdownTimeout, f.o.Tap
 	inf, err := New(reflector.FromResources(r, f.o.Transport), o)
 	if err != nil {

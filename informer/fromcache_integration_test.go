@@ -32,12 +32,12 @@ func (p *pageSizes) String() string {
 }
 
 // The default first LIST (resourceVersion "0", limit = the page size)
-// against kube-apiserver 1.34, as reflector/doc.go describes it: a
-// resource with a watch cache (pods) is answered whole in one response,
-// the limit ignored; a resource without one (testenv's configmaps,
-// --watch-cache-sizes=configmaps#0) is answered from etcd page by page,
-// and the reflector follows the continue tokens. Either way the informer
-// syncs every object.
+// against kube-apiserver (1.34, and 1.37 since issue 27), as
+// reflector/doc.go describes it: a resource with a watch cache (pods) is
+// answered whole in one response, the limit ignored; a resource without
+// one (testenv's configmaps, --watch-cache-sizes=configmaps#0) is
+// answered from etcd page by page, and the reflector follows the continue
+// tokens. Either way the informer syncs every object.
 func TestFirstListFromTheCacheAgainstKubeAPIServer(t *testing.T) {
 	if testenv.UncachedResource != rest.ConfigMaps.Resource {
 		t.Fatalf("testenv runs %s without a watch cache; this test expects configmaps", testenv.UncachedResource)

@@ -16,6 +16,7 @@ import (
 	"github.com/kcmlab/kcm/clock"
 	"github.com/kcmlab/kcm/deltafifo"
 	"github.com/kcmlab/kcm/kube/api"
+	"github.com/kcmlab/kcm/kube/rest"
 	"github.com/kcmlab/kcm/processor"
 	"github.com/kcmlab/kcm/reflector"
 	"github.com/kcmlab/kcm/store"
@@ -25,6 +26,9 @@ import (
 // Options configure an Informer. Zero values mean the defaults noted.
 type Options[T api.Object] struct {
 	Name string // for logs and metrics, e.g. "pods"
+	// Resource labels the informer_* FIFO and store series (group,
+	// version, resource), as client-go labels them; the Factory sets it.
+	Resource rest.Resource
 	// Indexers are the store's indexes; default: namespace, label, owner.
 	Indexers store.Indexers[T]
 	// Transform rewrites each object before it is queued and cached (client-go's
@@ -57,8 +61,10 @@ type Options[T api.Object] struct {
 	Clock  clock.Clock
 	Logger zerolog.Logger
 	// Registerer receives the informer's series: informer_handler_panics_total,
-	// informer_transform_errors_total and its reflector's reflector_* series
-	// (unless Reflector.Metrics is set), labelled with Name. Nil: none.
+	// informer_transform_errors_total, informer_queued_items,
+	// informer_processing_latency_seconds, informer_store_resource_version
+	// (fifometrics.go) and its reflector's reflector_* series (unless
+	// Reflector.Metrics is set), labelled with Name. Nil: none.
 	Registerer prometheus.Registerer
 	// Observer, when set, sees every stage (kcm trace).
 	Observer Observer[T]
@@ -95,6 +101,8 @@ type Informer[T api.Object] struct {
 	// changes; stored reports applied deltas (nil without a Tap).
 	indexers store.Indexers[T]
 	stored   *tap.Point
+	// series are the informer_* FIFO and store series; nil without metrics.
+	series *fifoSeries
 
 	started atomic.Bool
 	// synced latches once the FIFO reported HasSynced.
@@ -128,6 +136,12 @@ func New[T api.Object](lw reflector.ListerWatcher[T], o Options[T]) (*Informer[T
 	// catches up with the decoder.
 	inf.fifo = deltafifo.New(deltafifo.Options[T]{Known: knownObjects[T]{inf.store.View()}, Logger: log, GatherReplaces: true})
 	inf.stored.Gauge("objects", func() int64 { return int64(inf.store.Len()) })
+	labels := [4]string{o.Name, o.Resource.Group, o.Resource.Version, o.Resource.Resource}
+	series, err := newFIFOSeries(o.Registerer, labels, inf.fifo.Len)
+	if err != nil {
+		return nil, fmt.Errorf("informer %s: %w", o.Name, err)
+	}
+	inf.series = series
 	proc, err := processor.New(processor.Options[T]{Name: o.Name, Lister: inf.store.View(), HasSynced: inf.HasSynced,
 		Clock: o.Clock, Logger: log, Registerer: o.Registerer, ShutdownTimeout: o.ShutdownTimeout, Tap: o.Tap})
 	if err != nil {
@@ -321,12 +335,21 @@ func (i *Informer[T]) applyLoop(ctx context.Context, pop func(context.Context) e
 // notifications to the processor, both under the processor's lock so that
 // a handler added concurrently sees each change exactly once.
 func (i *Informer[T]) applyBatch(batch []deltafifo.Delta[T]) error {
+	var start time.Time
+	if i.series != nil {
+		start = i.clk.Now()
+	}
 	ops := i.ops[:0]
 	for _, d := range batch {
 		ops = append(ops, store.Op[T]{Delete: d.Type == deltafifo.Deleted, Obj: d.Object, Key: d.Key})
 	}
 	i.proc.Apply(func(emit func(processor.Notification[T])) {
 		i.store.Apply(ops)
+		// Before the notifications: a handler that sees this batch sees
+		// the gauge at its resourceVersion.
+		if i.series != nil {
+			i.series.storeResourceVersion(storedRV(batch))
+		}
 		for j, d := range batch {
 			emit(notification(d, &ops[j]))
 			if i.obs != nil {
@@ -339,7 +362,22 @@ func (i *Informer[T]) applyBatch(batch []deltafifo.Delta[T]) error {
 	}
 	clear(ops) // do not keep objects alive through the reused buffer
 	i.ops = ops[:0]
+	if i.series != nil {
+		i.series.processed(i.clk.Since(start))
+	}
 	return nil
+}
+
+// storedRV is the resourceVersion of the newest state batch wrote: its
+// last delta's that is not a relist's tombstone (whose object is an older
+// state), or "".
+func storedRV[T api.Object](batch []deltafifo.Delta[T]) string {
+	for j := len(batch) - 1; j >= 0; j-- {
+		if !batch[j].FinalStateUnknown {
+			return batch[j].Object.GetObjectMeta().ResourceVersion
+		}
+	}
+	return ""
 }
 
 // reportApplied reports a batch written to the store: each delta the view

@@ -26,7 +26,7 @@ type debugHandlers struct {
 func newDebugHandlers() *debugHandlers { return &debugHandlers{byName: map[string]http.Handler{}} }
 
 // mount registers the handler of every Debuggable controller under its
-// canonical name (kube-controller-manager v1.34's path) and its aliases
+// canonical name (kube-controller-manager v1.37's path) and its aliases
 // (the names older releases served it under, e.g. garbagecollector).
 func (d *debugHandlers) mount(controllers []ctrl.Controller, descriptors []*ctrl.ControllerDescriptor) {
 	d.mu.Lock()

@@ -29,7 +29,7 @@
 // One concept per file: options.go (the flag values, defaults and
 // Validate), flags.go (the flags in their --help sections), parse.go
 // (NewControllerManagerCommand, Parse, --help), kcmflags.go (the names of
-// kube-controller-manager v1.34's flags), run.go (Config and Run), elect.go
+// kube-controller-manager v1.37's flags), run.go (Config and Run), elect.go
 // (the elector, the leader's callback and the leaderElection check),
 // start.go (BuildControllers, StartControllers), status.go (what the
 // controller and readiness checks read), healthz.go (the k8s-style health
@@ -38,7 +38,7 @@
 //
 // # The command line
 //
-// Flag names, types and defaults are kube-controller-manager v1.34's, so
+// Flag names, types and defaults are kube-controller-manager v1.37's, so
 // its command lines work unchanged for the flags kcm has. A flag
 // kube-controller-manager has and kcm does not is refused by name —
 // "kcm does not support kube-controller-manager's flag --X; see kcm
@@ -135,7 +135,7 @@
 // # How it is tested
 //
 // Unit tests parse command lines (every shared default compared with
-// kube-controller-manager v1.34's; each rejection and its message), drive
+// kube-controller-manager v1.37's; each rejection and its message), drive
 // the health handler and the three endpoints through httptest recorders,
 // ask the leaderElection check at times set on a fake clock, and check
 // --help's sections. manager_integration_test.go (build constraint

@@ -65,7 +65,7 @@ func TestVersion(t *testing.T) {
 	if got := GetVersion(); got != "v9.9.9" {
 		t.Errorf("GetVersion with Version set = %q", got)
 	}
-	if s := VersionString(); !strings.HasPrefix(s, "kcm v9.9.9 (kube-controller-manager v1.34 flags; go") {
+	if s := VersionString(); !strings.HasPrefix(s, "kcm v9.9.9 (kube-controller-manager v1.37 flags; go") {
 		t.Errorf("VersionString = %q", s)
 	}
 	Version = ""

@@ -13,7 +13,7 @@ import (
 )
 
 // Defaults of the flags kcm shares with kube-controller-manager, each
-// equal to kube-controller-manager v1.34's (the comment names where
+// equal to kube-controller-manager v1.37's (the comment names where
 // Kubernetes sets it).
 const (
 	// DefaultSecurePort is --secure-port (KubeControllerManagerPort,
@@ -101,7 +101,7 @@ type Options struct {
 	Profiling bool
 }
 
-// NewOptions returns kube-controller-manager v1.34's defaults for the
+// NewOptions returns kube-controller-manager v1.37's defaults for the
 // flags kcm has, with the controllers of d.
 func NewOptions(d *ctrl.Descriptors) *Options {
 	return &Options{

@@ -12,10 +12,11 @@ import (
 	"github.com/kcmlab/kcm/ctrl"
 )
 
-// kcmV134Defaults are kube-controller-manager v1.34.4's flag defaults as
-// its FlagSet prints them (pflag's DefValue), for the flags kcm shares.
+// kcmV137Defaults are kube-controller-manager v1.37.2's flag defaults as
+// its FlagSet prints them (pflag's DefValue), for the flags kcm shares
+// (read from its --help; none changed since v1.34.4).
 // kube-api-content-type is the one kcm changes on purpose: it speaks JSON.
-var kcmV134Defaults = map[string]string{
+var kcmV137Defaults = map[string]string{
 	"kubeconfig": "", "master": "", "controllers": "[*]",
 	"kube-api-qps": "20", "kube-api-burst": "30",
 	"concurrent-replicaset-syncs": "5", "concurrent-deployment-syncs": "5",
@@ -29,7 +30,7 @@ var kcmV134Defaults = map[string]string{
 }
 
 // TestDefaultsAreKubeControllerManagers: every flag kcm shares with
-// kube-controller-manager v1.34 has its default, and every flag kcm has
+// kube-controller-manager v1.37 has its default, and every flag kcm has
 // is one of kube-controller-manager's (so a typo in a name cannot pass),
 // but for --log-format, kcm's short spelling of --logging-format.
 func TestDefaultsAreKubeControllerManagers(t *testing.T) {
@@ -47,9 +48,9 @@ func TestDefaultsAreKubeControllerManagers(t *testing.T) {
 			return
 		}
 		if !IsKubeControllerManagerFlag(f.Name) {
-			t.Errorf("--%s is not a kube-controller-manager v1.34 flag", f.Name)
+			t.Errorf("--%s is not a kube-controller-manager v1.37 flag", f.Name)
 		}
-		want, ok := kcmV134Defaults[f.Name]
+		want, ok := kcmV137Defaults[f.Name]
 		if !ok {
 			t.Errorf("--%s: no kube-controller-manager default on record in this test", f.Name)
 			return
@@ -58,7 +59,7 @@ func TestDefaultsAreKubeControllerManagers(t *testing.T) {
 			t.Errorf("--%s default %q, kube-controller-manager's is %q", f.Name, f.DefValue, want)
 		}
 	})
-	for name := range kcmV134Defaults {
+	for name := range kcmV137Defaults {
 		if !seen[name] {
 			t.Errorf("kcm lost its --%s flag", name)
 		}
@@ -80,8 +81,16 @@ func TestKubeControllerManagerFlagTable(t *testing.T) {
 	if len(slices.Compact(slices.Clone(kubeControllerManagerFlags))) != len(kubeControllerManagerFlags) {
 		t.Fatal("kubeControllerManagerFlags has duplicates")
 	}
-	for _, name := range []string{"allocate-node-cidrs", "concurrent_rc_syncs", "vmodule", "feature-gates", "zzz-last"} {
-		want := name != "zzz-last"
+	for name, want := range map[string]bool{
+		"allocate-node-cidrs": true, "concurrent_rc_syncs": true, "concurrent-rc-syncs": true, "vmodule": true,
+		"feature-gates": true, "zzz-last": false,
+		// Added in 1.35-1.37.
+		"concurrent-disruption-syncs": true, "concurrent-device-taint-eviction-syncs": true,
+		"concurrent-resourceclaim-syncs": true, "controller-shutdown-timeout": true,
+		"min-compatibility-version": true, "tls-curve-preferences": true,
+		// Gone in 1.37: the service-lb-controller's flag.
+		"concurrent-service-syncs": false,
+	} {
 		if got := IsKubeControllerManagerFlag(name); got != want {
 			t.Errorf("IsKubeControllerManagerFlag(%q) = %v, want %v", name, got, want)
 		}
@@ -150,6 +159,8 @@ func TestParseRejects(t *testing.T) {
 		{"with a value", []string{"--cluster-cidr=10.0.0.0/8"}, ErrUnsupportedFlag, []string{"flag --cluster-cidr;"}},
 		{"with a separate value", []string{"--concurrent-job-syncs", "20"}, ErrUnsupportedFlag, []string{"--concurrent-job-syncs"}},
 		{"an old underscore name", []string{"--concurrent_rc_syncs=5"}, ErrUnsupportedFlag, []string{"--concurrent_rc_syncs"}},
+		{"a flag new in 1.37", []string{"--controller-shutdown-timeout=30s"}, ErrUnsupportedFlag, []string{"--controller-shutdown-timeout"}},
+		{"a flag gone in 1.37", []string{"--concurrent-service-syncs=2"}, nil, []string{"unknown flag: --concurrent-service-syncs"}},
 		{"after a supported flag", []string{"--leader-elect=false", "--feature-gates=A=true"}, ErrUnsupportedFlag, []string{"--feature-gates"}},
 		{"a flag nobody has", []string{"--no-such-flag"}, nil, []string{"unknown flag: --no-such-flag"}},
 		{"an unknown shorthand", []string{"-x"}, nil, []string{"unknown shorthand flag: 'x'"}},

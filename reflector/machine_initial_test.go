@@ -21,8 +21,8 @@ type listWant struct {
 }
 
 // The rules of a first list from the watch cache, each client-go's
-// (tools/cache/reflector.go v0.34: relistResourceVersion, list, and the
-// pager's FullListIfExpired), stepped through the machine.
+// (tools/cache/reflector.go v0.34, unchanged in v0.37: relistResourceVersion,
+// list, and the pager's FullListIfExpired), stepped through the machine.
 func TestMachineFromCacheRules(t *testing.T) {
 	tooLarge := &rest.StatusError{Status: rest.Status{Code: 504, Reason: "Timeout",
 		Details: &rest.StatusDetails{Causes: []rest.StatusCause{{Type: "ResourceVersionTooLarge"}}}}}

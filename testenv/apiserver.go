@@ -73,6 +73,11 @@ func newAPIServer(bin, dir, etcdURL string, port int) (*apiServer, string, error
 		fmt.Sprintf("--secure-port=%d", port),
 		"--bind-address=127.0.0.1",
 		"--advertise-address=127.0.0.1",
+		// Since 1.37 the endpoint reconcilers (lease, master-count) refuse a
+		// loopback advertise address ("cannot use public IP 127.0.0.1 with
+		// endpoint reconciler"); nothing here needs the default/kubernetes
+		// Service's endpoints, so none are written.
+		"--endpoint-reconciler-type=none",
 		// No --tls-cert-file: kube-apiserver generates a self-signed serving
 		// certificate (127.0.0.1 among its SANs) into --cert-dir on its first
 		// start and reuses it on restarts, so the CA a client was given stays

@@ -21,7 +21,7 @@ import (
 const EnvCache = "KCM_TESTENV_CACHE"
 
 // CacheDir returns the directory that holds the built binaries, one
-// sub-directory per name and version (".../kube-apiserver-v1.34.4/").
+// sub-directory per name and version (".../kube-apiserver-v1.37.2/").
 func CacheDir() (string, error) {
 	if d := os.Getenv(EnvCache); d != "" {
 		return d, nil

@@ -14,7 +14,7 @@ const progressInterval = 15 * time.Second
 // observe feeds it output lines, report asks it for a line at a given time.
 // The goroutine that calls them (and its clock) lives in build.go.
 type buildProgress struct {
-	what     string    // "kube-apiserver v1.34.4"
+	what     string    // "kube-apiserver v1.37.2"
 	estimate string    // "about 5 min on 2 cores"
 	dir      string    // where the binary will be cached
 	start    time.Time // when the build began

@@ -11,11 +11,13 @@ import (
 )
 
 // Pinned versions of the binaries testenv builds. kcm is tested against the
-// kube-apiserver of this release; etcd is the newest v3.6 patch that builds
-// with the project's Go toolchain.
+// kube-apiserver and kube-controller-manager of this release; etcd is the
+// version that release is tested with (k8s.io/kubernetes v1.37.2's
+// build/dependencies.yaml, hack/lib/etcd.sh and its go.etcd.io/etcd
+// requirements all say 3.7.0).
 const (
-	KubernetesVersion = "v1.34.4"
-	EtcdVersion       = "v3.6.16"
+	KubernetesVersion = "v1.37.2"
+	EtcdVersion       = "v3.7.0"
 )
 
 // recipe says how to build one binary from the Go module proxy inside a

@@ -25,7 +25,7 @@ func TestDispatch(t *testing.T) {
 		{[]string{"-h"}, 0, "--leader-elect-resource-lock"},
 		{[]string{"version"}, 0, "kcm "},
 		{[]string{"version", "extra"}, 2, "unexpected arguments"},
-		{[]string{"--version"}, 0, "kube-controller-manager v1.34 flags"},
+		{[]string{"--version"}, 0, "kube-controller-manager v1.37 flags"},
 		{[]string{"--no-such-flag"}, 2, "unknown flag: --no-such-flag"},
 		{[]string{"--allocate-node-cidrs"}, 2, "kcm does not support kube-controller-manager's flag --allocate-node-cidrs; see kcm --help"},
 		{[]string{"--leader-elect-resource-lock=endpoints"}, 2, `kcm supports only "leases"`},

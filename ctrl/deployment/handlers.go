@@ -17,7 +17,7 @@ import (
 //	ReplicaSet with a controller ref  ──▶ its Deployment (also the old one when the ref changed)
 //	orphan ReplicaSet added, or its labels or ref changed ──▶ every Deployment selecting it
 //	ReplicaSet deleted               ──▶ its Deployment
-//	Pod deleted                      ──▶ its Deployment, if Recreate and no pod of it is left
+//	Pod deleted                      ──▶ its Deployment, if Recreate
 type handlers struct {
 	c   *Controller
 	q   *queue.Queue[string]
@@ -109,8 +109,11 @@ func (h *handlers) deleteReplicaSet(rs *api.ReplicaSet, _ bool) {
 	}
 }
 
-// deletePod wakes a Recreate Deployment waiting for its old pods: when
-// the last pod of any of its ReplicaSets is gone.
+// deletePod wakes a Recreate Deployment waiting for its old pods, on
+// every deletion of one of its pods. Kubernetes 1.34 enqueued only when no
+// pod of the Deployment was left; since 1.35 (deployment_controller.go,
+// deletePod) it enqueues on each deletion, and the sync counts what is
+// left.
 func (h *handlers) deletePod(pod *api.Pod, _ bool) {
 	ref := pod.ControllerRef()
 	if ref == nil || ref.Kind != "ReplicaSet" {
@@ -124,14 +127,5 @@ func (h *handlers) deletePod(pod *api.Pod, _ bool) {
 	if d == nil || d.Spec.Strategy.Type != api.RecreateDeploymentStrategyType {
 		return
 	}
-	var rss []*api.ReplicaSet
-	for _, r := range h.c.replicaSets.ReplicaSets(d.Namespace).List(labels.Everything()) {
-		if r.IsControlledBy(d.UID) {
-			rss = append(rss, r)
-		}
-	}
-	s := &syncer{Controller: h.c}
-	if s.countOldPods(d, nil, rss, false) == 0 {
-		h.enqueue(d)
-	}
+	h.enqueue(d)
 }

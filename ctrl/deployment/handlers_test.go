@@ -91,7 +91,7 @@ func TestHandlers(t *testing.T) {
 		check("owned rs delete", func() { h.deleteReplicaSet(owned, true) }, "ns/web")
 		check("orphan rs delete", func() { h.deleteReplicaSet(orphan, false) })
 
-		// Pods: only Recreate Deployments, and only when no pod is left.
+		// Pods: only Recreate Deployments, on every deletion (1.35+).
 		check("pod of rolling deployment", func() { h.deletePod(podOf(owned, "p", api.PodRunning), false) })
 		check("last pod of recreate deployment", func() { h.deletePod(podOf(recRS, "p", api.PodRunning), false) }, "ns/rec")
 		f.pods = []*api.Pod{podOf(recRS, "left", api.PodSucceeded)}
@@ -99,8 +99,8 @@ func TestHandlers(t *testing.T) {
 	f.with(func(s *syncer) {
 		h := &handlers{c: s.Controller, q: q, log: zerolog.Nop()}
 		h.deletePod(podOf(recRS, "p", api.PodRunning), false)
-		if got := drain(t, q); len(got) != 0 {
-			t.Errorf("pods left but enqueued %q", got)
+		if got := drain(t, q); len(got) != 1 || got[0] != "ns/rec" {
+			t.Errorf("pods left: enqueued %q, want [ns/rec] (Kubernetes 1.35+ enqueues on every deletion)", got)
 		}
 		orphanPod := podOf(recRS, "o", api.PodRunning)
 		orphanPod.OwnerReferences = nil

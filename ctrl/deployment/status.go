@@ -57,9 +57,10 @@ func withoutCondition(conds []api.DeploymentCondition, t api.DeploymentCondition
 // (calculateStatus): the counters summed over all ReplicaSets, updated
 // replicas from the new one, observedGeneration, collisionCount kept, the
 // conditions kept, and Available set from minimum availability —
-// spec.replicas minus maxUnavailable. status.terminatingReplicas is left
-// unset: it is behind the DeploymentReplicaSetTerminatingReplicas feature
-// gate, alpha and off in v1.34.
+// spec.replicas minus maxUnavailable, and terminatingReplicas summed over
+// the ReplicaSets (terminatingReplicas below). Kubernetes fills the last
+// under the DeploymentReplicaSetTerminatingReplicas feature gate, beta and
+// on by default since v1.35.
 func (c *Controller) calculateStatus(allRSs []*api.ReplicaSet, newRS *api.ReplicaSet, d *api.Deployment) api.DeploymentStatus {
 	available := totalAvailable(allRSs)
 	unavailable := max(totalSpecReplicas(allRSs)-available, 0)
@@ -71,6 +72,7 @@ func (c *Controller) calculateStatus(allRSs []*api.ReplicaSet, newRS *api.Replic
 		AvailableReplicas:   available,
 		UnavailableReplicas: unavailable,
 		CollisionCount:      d.Status.CollisionCount,
+		TerminatingReplicas: terminatingReplicas(allRSs),
 		Conditions:          slices.Clone(d.Status.Conditions),
 	}
 	if available >= desired(d)-MaxUnavailable(d) {
@@ -79,6 +81,26 @@ func (c *Controller) calculateStatus(allRSs []*api.ReplicaSet, newRS *api.Replic
 		setDeploymentCondition(&st, c.newCondition(api.DeploymentAvailable, api.ConditionFalse, ReasonMinimumReplicasUnavailable, msgMinimumUnavailable))
 	}
 	return st
+}
+
+// terminatingReplicas sums the ReplicaSets' status.terminatingReplicas
+// (Kubernetes' GetTerminatingReplicaCountForReplicaSets): a ReplicaSet
+// never synced (observedGeneration 0, no count) adds nothing, and one that
+// was synced but reports no count (a controller without the field) makes
+// the sum unknown: nil.
+func terminatingReplicas(rss []*api.ReplicaSet) *int32 {
+	var n int32
+	for _, rs := range rss {
+		switch {
+		case rs == nil:
+		case rs.Status.ObservedGeneration == 0 && rs.Status.TerminatingReplicas == nil:
+		case rs.Status.TerminatingReplicas == nil:
+			return nil
+		default:
+			n += *rs.Status.TerminatingReplicas
+		}
+	}
+	return &n
 }
 
 // syncDeploymentStatus writes the calculated status when it differs

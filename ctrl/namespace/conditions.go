@@ -44,7 +44,7 @@ var conditionTypes = []string{
 }
 
 // okReasons and okMessages are each condition's False state, word for word
-// as Kubernetes v1.34 writes them (pkg/controller/namespace/deletion).
+// as Kubernetes v1.37 writes them (pkg/controller/namespace/deletion).
 var (
 	okReasons = map[string]string{
 		ConditionDiscoveryFailure:           "ResourcesDiscovered",

@@ -284,7 +284,7 @@ func TestSyncContentRemaining(t *testing.T) {
 		if !slices.Equal(actions, want) {
 			t.Fatalf("actions\n got %q\nwant %q (pods first, the rest waits)", actions, want)
 		}
-		// As Kubernetes v1.34 writes them while pods remain: no content
+		// As Kubernetes v1.37 writes them while pods remain: no content
 		// totals, so ContentRemaining reads False.
 		expectConditions(t, f, allFalse)
 		if len(f.objects[cmPath]) != 1 {

@@ -172,7 +172,7 @@ func (c *Controller) deleteAllContent(ctx context.Context, ns *api.Namespace) (*
 		estimate = max(estimate, got.estimate)
 		left.add(t.res, got)
 		if i == 0 && isPods(t.res) && got.count > 0 {
-			// Pods remain: the other types wait. Kubernetes v1.34 writes
+			// Pods remain: the other types wait. Kubernetes v1.37 writes
 			// the conditions here without the content totals, so
 			// NamespaceContentRemaining reads False while pods are still
 			// terminating; kcm writes what Kubernetes writes.

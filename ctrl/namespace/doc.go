@@ -56,7 +56,7 @@
 //
 // Each pass that reaches the content writes all five conditions, in this
 // order, True with a failure reason or False with a success reason, with
-// Kubernetes v1.34's reasons and messages word for word:
+// Kubernetes v1.37's reasons and messages word for word:
 //
 //	NamespaceDeletionDiscoveryFailure            DiscoveryFailed / ResourcesDiscovered
 //	NamespaceDeletionGroupVersionParsingFailure  GroupVersionParsingFailed / ParsedGroupVersions
@@ -99,7 +99,7 @@
 //     (ctrl.Result.RequeueAfter); Kubernetes' queue keeps counting. The
 //     next error's backoff starts at 5 ms instead of where it was.
 //
-// Kubernetes v1.34 deletes no namespace itself (its deleteNamespaceWhenDone
+// Kubernetes v1.37 deletes no namespace itself (its deleteNamespaceWhenDone
 // mode, with a UID precondition, is gone): kube-apiserver removes the
 // namespace when the finalize leaves nothing, and neither controller sends
 // a delete with a UID precondition.

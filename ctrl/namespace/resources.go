@@ -42,7 +42,7 @@ func isPods(r rest.Resource) bool {
 // Kubernetes' discovery.GroupVersionResources requires: one that does not
 // is an ErrGroupVersion and no target at all is returned, so nothing is
 // deleted until discovery is sound again — what kube-controller-manager
-// v1.34 does.
+// v1.37 does.
 func targets(resources []rest.APIResource) ([]target, error) {
 	seen := map[rest.Resource]bool{}
 	var out []target

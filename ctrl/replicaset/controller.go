@@ -154,9 +154,15 @@ func (c *Controller) Sync(ctx context.Context, key string) (ctrl.Result, error) 
 	// Every pod of the namespace: owned pods whose labels no longer match
 	// must be seen to be released.
 	var active []*api.Pod
+	var terminating int32
 	for _, p := range c.podLister.Pods(ns).List(labels.Everything()) {
-		if api.IsPodActive(p) {
+		switch {
+		case api.IsPodActive(p):
 			active = append(active, p)
+		case api.IsPodTerminating(p) && p.IsControlledBy(rs.UID) && selector.Matches(p.Labels):
+			// Kubernetes' FilterTerminatingPods and FilterClaimedPods:
+			// counted, never adopted.
+			terminating++
 		}
 	}
 	active, err = c.claimPods(ctx, rs, selector, active)
@@ -168,7 +174,7 @@ func (c *Controller) Sync(ctx context.Context, key string) (ctrl.Result, error) 
 		manageErr = c.manageReplicas(ctx, key, active, rs)
 	}
 	now := c.clock.Now()
-	if _, err := c.updateStatus(ctx, rs, calculateStatus(rs, active, manageErr, now)); err != nil {
+	if _, err := c.updateStatus(ctx, rs, calculateStatus(rs, active, terminating, manageErr, now)); err != nil {
 		return ctrl.Result{}, errors.Join(manageErr, err)
 	}
 	if manageErr != nil {

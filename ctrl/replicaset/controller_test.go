@@ -348,8 +348,8 @@ func TestSyncIgnoresInactivePods(t *testing.T) {
 	if got := f.count("POST pods"); got != 2 {
 		t.Fatalf("%d creates, want 2", got)
 	}
-	if st := f.lastStatus(); st.Replicas != 1 || st.TerminatingReplicas != nil {
-		t.Fatalf("status %+v: want 1 replica and terminatingReplicas unset (gate off in 1.34)", st)
+	if st := f.lastStatus(); st.Replicas != 1 || st.TerminatingReplicas == nil || *st.TerminatingReplicas != 1 {
+		t.Fatalf("status %+v: want 1 replica and terminatingReplicas 1 (the deleting pod; gate on since 1.35)", st)
 	}
 }
 

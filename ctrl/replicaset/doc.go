@@ -62,7 +62,7 @@
 //   - Only the claimed pods are touched: another controller's pod is never
 //     deleted or counted, even if the selector matches.
 //
-// # Behaviour matched with kube-controller-manager 1.34
+// # Behaviour matched with kube-controller-manager 1.37
 //
 //   - Events (source component "replicaset-controller") on the
 //     ReplicaSet: Normal SuccessfulCreate "Created pod: <name>", Warning
@@ -81,8 +81,10 @@
 //     pods of the same owner (the Deployment's ReplicaSets) on the node;
 //     Ready for less time; more container restarts (sidecars break ties);
 //     newer — ages compared in log2 buckets, ties by UID.
-//   - terminatingReplicas is left unset: the DeploymentReplicaSetTerminatingReplicas
-//     gate is alpha and off by default in 1.34 (beta and on in 1.35).
+//   - status.terminatingReplicas counts the claimed pods being deleted
+//     that are not terminal yet (the DeploymentReplicaSetTerminatingReplicas
+//     gate: alpha and off in 1.34, beta and on by default since 1.35);
+//     such pods are counted, never adopted, and are not replicas.
 //   - An invalid selector is logged and the key dropped without an event,
 //     as Kubernetes does. kcm also refuses a missing selector (Kubernetes
 //     would read it as "nothing" and create pods forever; the apiserver

@@ -11,7 +11,7 @@ import (
 
 // PodDeletionCostAnnotation lets a user say which pods of a ReplicaSet
 // should go first on scale-down: lower cost goes first (the
-// PodDeletionCost feature, on by default in Kubernetes 1.34).
+// PodDeletionCost feature, beta and on by default, still in Kubernetes 1.37).
 const PodDeletionCostAnnotation = "controller.kubernetes.io/pod-deletion-cost"
 
 // rankedPod is one candidate for deletion with what the ordering reads.
@@ -72,8 +72,8 @@ func phaseOrder(p api.PodPhase) int {
 }
 
 // deleteBefore reports whether a should be deleted before b: Kubernetes'
-// ActivePodsWithRanks.Less as of v1.34, where PodDeletionCost and
-// LogarithmicScaleDown are on. The first rule that tells them apart wins:
+// ActivePodsWithRanks.Less as of v1.37, where PodDeletionCost is on and
+// LogarithmicScaleDown, its gate removed, always applies. The first rule that tells them apart wins:
 //
 //  1. a pod not yet scheduled before a scheduled one;
 //  2. Pending before Unknown before Running;

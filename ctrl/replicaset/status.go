@@ -27,12 +27,13 @@ const (
 //     FailedDelete, the error as message) when manageErr is not nil and
 //     the condition is absent; removed when manageErr is nil. An existing
 //     condition is left as is while errors continue.
+//   - terminatingReplicas: terminating, the claimed pods being deleted
+//     that have not reached a terminal phase. Kubernetes fills it under
+//     the DeploymentReplicaSetTerminatingReplicas gate, beta and on by
+//     default since 1.35, so kcm always does.
 //
-// terminatingReplicas stays unset: Kubernetes 1.34 fills it only under
-// the DeploymentReplicaSetTerminatingReplicas gate, alpha and off by
-// default there. observedGeneration is set by updateStatus, when it
-// writes.
-func calculateStatus(rs *api.ReplicaSet, active []*api.Pod, manageErr error, now time.Time) api.ReplicaSetStatus {
+// observedGeneration is set by updateStatus, when it writes.
+func calculateStatus(rs *api.ReplicaSet, active []*api.Pod, terminating int32, manageErr error, now time.Time) api.ReplicaSetStatus {
 	st := rs.Status // Conditions still shares the cache's array: only replace it, never write into it
 	template := labels.SelectorFromSet(rs.Spec.Template.Labels)
 	var labeled, ready, available int32
@@ -67,6 +68,7 @@ func calculateStatus(rs *api.ReplicaSet, active []*api.Pod, manageErr error, now
 	st.FullyLabeledReplicas = labeled
 	st.ReadyReplicas = ready
 	st.AvailableReplicas = available
+	st.TerminatingReplicas = &terminating
 	return st
 }
 
@@ -109,8 +111,17 @@ func statusUnchanged(rs *api.ReplicaSet, st api.ReplicaSetStatus) bool {
 		cur.FullyLabeledReplicas == st.FullyLabeledReplicas &&
 		cur.ReadyReplicas == st.ReadyReplicas &&
 		cur.AvailableReplicas == st.AvailableReplicas &&
+		equalPtr(cur.TerminatingReplicas, st.TerminatingReplicas) &&
 		rs.Generation == cur.ObservedGeneration &&
 		reflect.DeepEqual(cur.Conditions, st.Conditions)
+}
+
+// equalPtr is Kubernetes' ptr.Equal: both nil, or both set and equal.
+func equalPtr(a, b *int32) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return *a == *b
 }
 
 // statusUpdateRetries is how many times a failed status write is retried

@@ -42,7 +42,7 @@ func TestReplicaFailureCondition(t *testing.T) {
 			if tc.existing != nil {
 				r.Status.Conditions = []api.ReplicaSetCondition{*tc.existing}
 			}
-			st := calculateStatus(&r, tc.active, tc.err, t0)
+			st := calculateStatus(&r, tc.active, 0, tc.err, t0)
 			c := getCondition(st, api.ReplicaSetReplicaFailure)
 			if tc.wantNone {
 				if c != nil || len(st.Conditions) != 0 {
@@ -73,6 +73,10 @@ func TestStatusUnchanged(t *testing.T) {
 		"ready":      func(s *api.ReplicaSetStatus) { s.ReadyReplicas++ },
 		"available":  func(s *api.ReplicaSetStatus) { s.AvailableReplicas++ },
 		"conditions": func(s *api.ReplicaSetStatus) { s.Conditions = nil },
+		"terminating set": func(s *api.ReplicaSetStatus) {
+			zero := int32(0)
+			s.TerminatingReplicas = &zero
+		},
 	} {
 		st := rs.Status
 		change(&st)
@@ -80,6 +84,16 @@ func TestStatusUnchanged(t *testing.T) {
 			t.Errorf("%s change not seen", name)
 		}
 	}
+	one, two := int32(1), int32(1)
+	rs.Status.TerminatingReplicas, same.TerminatingReplicas = &one, &two
+	if !statusUnchanged(rs, same) {
+		t.Error("equal terminatingReplicas (distinct pointers) reported changed")
+	}
+	two = 2
+	if statusUnchanged(rs, same) {
+		t.Error("terminatingReplicas 1 -> 2 not seen")
+	}
+	two = 1
 	rs.Generation = 2
 	if statusUnchanged(rs, same) {
 		t.Error("a new generation not seen")
@@ -227,7 +241,8 @@ func TestSyncStatusAndAvailabilityRequeue(t *testing.T) {
 func TestSyncStatusWrites(t *testing.T) {
 	f := newFixture(t)
 	rs := newRS("web", 1, "")
-	rs.Status = api.ReplicaSetStatus{Replicas: 1, FullyLabeledReplicas: 1, ObservedGeneration: 1}
+	zero := int32(0)
+	rs.Status = api.ReplicaSetStatus{Replicas: 1, FullyLabeledReplicas: 1, ObservedGeneration: 1, TerminatingReplicas: &zero}
 	f.rss = []*api.ReplicaSet{rs}
 	f.pods = ownedPods(rs, 1)
 	if _, err := f.sync(key); err != nil {
@@ -235,6 +250,19 @@ func TestSyncStatusWrites(t *testing.T) {
 	}
 	if got := f.take(false); len(got) != 0 {
 		t.Fatalf("actions %q for an unchanged status", got)
+	}
+	// A status written before terminatingReplicas existed (Kubernetes
+	// 1.34, or kcm before it) is written once to add it, as Kubernetes'
+	// ptr.Equal comparison does.
+	f1 := newFixture(t)
+	old := newRS("web", 1, "")
+	old.Status = api.ReplicaSetStatus{Replicas: 1, FullyLabeledReplicas: 1, ObservedGeneration: 1}
+	f1.rss, f1.pods = []*api.ReplicaSet{old}, ownedPods(old, 1)
+	if _, err := f1.sync(key); err != nil {
+		t.Fatal(err)
+	}
+	if st := f1.lastStatus(); st.TerminatingReplicas == nil || *st.TerminatingReplicas != 0 {
+		t.Fatalf("status %+v: want terminatingReplicas 0 added", st)
 	}
 
 	f2 := newFixture(t)
@@ -297,5 +325,35 @@ func TestSyncStatusRetry(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// terminatingReplicas counts the ReplicaSet's own pods being deleted that
+// are not terminal yet (Kubernetes' FilterTerminatingPods and
+// FilterClaimedPods): not a terminal one, not another owner's, not one
+// whose labels stopped matching, and none is adopted.
+func TestSyncCountsTerminatingPods(t *testing.T) {
+	f := newFixture(t)
+	rs := newRS("web", 1, "")
+	other := newRS("other", 1, "")
+	other.UID = "other-uid"
+	f.rss = []*api.ReplicaSet{rs}
+	f.pods = []*api.Pod{
+		newPod("running", ownedBy(rs)),
+		newPod("deleting-1", ownedBy(rs), deleting()),
+		newPod("deleting-2", ownedBy(rs), deleting(), phase(api.PodRunning)),
+		newPod("deleting-failed", ownedBy(rs), deleting(), phase(api.PodFailed)),
+		newPod("deleting-other-owner", ownedBy(other), deleting()),
+		newPod("deleting-orphan", deleting()),
+		newPod("deleting-relabelled", ownedBy(rs), deleting(), withLabels(map[string]string{"app": "else"})),
+	}
+	if _, err := f.sync(key); err != nil {
+		t.Fatal(err)
+	}
+	if st := f.lastStatus(); st.Replicas != 1 || st.TerminatingReplicas == nil || *st.TerminatingReplicas != 2 {
+		t.Fatalf("status %+v: want 1 replica, terminatingReplicas 2", st)
+	}
+	if got := f.count("PATCH pods"); got != 0 {
+		t.Fatalf("%d pod patches: a terminating pod must not be adopted or released", got)
 	}
 }

@@ -13,7 +13,7 @@ import (
 	"github.com/kcmlab/kcm/kube/rest"
 )
 
-// kcmGarbageCollector is kube-controller-manager v1.34's name of the
+// kcmGarbageCollector is kube-controller-manager v1.37's name of the
 // garbage collector.
 const kcmGarbageCollector = "garbage-collector-controller"
 

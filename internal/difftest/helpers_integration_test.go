@@ -16,7 +16,7 @@ import (
 )
 
 // The controllers of kube-controller-manager that the comparisons run,
-// by their canonical v1.34 names.
+// by their canonical v1.37 names.
 const (
 	kcmServiceAccount = "serviceaccount-controller"
 	kcmReplicaSet     = "replicaset-controller"

@@ -17,7 +17,7 @@ import (
 // started against a cluster, runs controllers on it until stopped.
 type Manager interface {
 	// Name identifies the manager in reports ("kube-controller-manager
-	// v1.34.4 [deployment replicaset]").
+	// v1.37.2 [deployment replicaset]").
 	Name() string
 	// Start runs the manager against c and returns once it runs. stop
 	// ends it, waits for it, and reports a failure it had while running.

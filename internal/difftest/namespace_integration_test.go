@@ -13,7 +13,7 @@ import (
 	"github.com/kcmlab/kcm/ctrl/serviceaccount"
 )
 
-// kcmNamespace is kube-controller-manager v1.34's name of the namespace
+// kcmNamespace is kube-controller-manager v1.37's name of the namespace
 // controller.
 const kcmNamespace = "namespace-controller"
 

@@ -16,7 +16,7 @@ import (
 )
 
 // The --controllers lists of the configurations measured, with
-// kube-controller-manager v1.34's controller names (kcm accepts the same
+// kube-controller-manager v1.37's controller names (kcm accepts the same
 // names).
 var (
 	// SameControllers is the set kcm has, the set of the reference figure

@@ -250,6 +250,15 @@ func IsPodActive(pod *Pod) bool {
 		pod.DeletionTimestamp == nil
 }
 
+// IsPodTerminating reports whether the pod is being deleted but has not
+// reached a terminal phase (Kubernetes' controller.IsPodTerminating): it
+// still runs, and counts in status.terminatingReplicas.
+func IsPodTerminating(pod *Pod) bool {
+	return pod.Status.Phase != PodSucceeded &&
+		pod.Status.Phase != PodFailed &&
+		pod.DeletionTimestamp != nil
+}
+
 // Namespace is a core/v1 Namespace.
 type Namespace struct {
 	TypeMeta

@@ -4,7 +4,7 @@
 //
 //	cd bench && go run ./cmd/apisync [-pods 20000] [-count 3] [-variants a,b]
 //
-// It starts a testenv cluster (etcd + kube-apiserver v1.34, no kubelet, no
+// It starts a testenv cluster (etcd + kube-apiserver v1.37, no kubelet, no
 // scheduler), has kube-controller-manager's Deployment and ReplicaSet
 // controllers make the pods, stops it, and then runs each variant in a
 // fresh child process (this program, "apisync child ..."), count rounds

@@ -6,7 +6,7 @@
 //
 //	cd bench && go run ./cmd/protolist [-pods 20000] [-count 3]
 //
-// It starts a testenv cluster (etcd + kube-apiserver v1.34), has
+// It starts a testenv cluster (etcd + kube-apiserver v1.37), has
 // kube-controller-manager's Deployment and ReplicaSet controllers make
 // the pods (bench.Populate), then runs every variant count times, the
 // order rotated each round, after one warm-up round. Per LIST it reports
