@@ -91,6 +91,12 @@ func decodeNumbers(data []byte, v any) error {
 // on both sides. Scalars are kept as they are: false and 0 are values.
 // bench/'s fidelity tests check this rule against equality.Semantic on
 // random templates.
+//
+// One difference remains: semantic equality compares resource quantities
+// by amount, and kcm by spelling. The apiserver writes a quantity in the
+// canonical form of the format it was given in, so "1000" and "1k" are
+// both stored as "1k", but "1e3" stays "1e3": a template edited from one
+// to the other is a new template to kcm and the same to Kubernetes.
 func semantic(v any) any {
 	switch t := v.(type) {
 	case map[string]any:
