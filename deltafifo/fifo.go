@@ -188,6 +188,18 @@ func (f *FIFO[T]) Len() int {
 	return int(f.tail - f.done)
 }
 
+// Queued is the number of deltas waiting to be popped: Len without the
+// batch a Pop is processing. It is what client-go's informer_queued_items
+// counts (RealFIFO removes an item before processing it); 0 after Close.
+func (f *FIFO[T]) Queued() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.closed {
+		return 0
+	}
+	return int(f.tail - f.head)
+}
+
 // HasSynced reports whether the first replace has finished and every delta
 // that arrived before its Finish returned (its items and tombstones among
 // them) has been consumed by Pop.

@@ -285,3 +285,37 @@ func TestTable(t *testing.T) {
 		})
 	}
 }
+
+// TestQueuedLeavesOutTheBatchInFlight: while process runs, Len counts its
+// batch (the deltas are not consumed yet: HasSynced and the key
+// bookkeeping wait for them) and Queued does not (they are no longer in
+// the queue, as client-go's informer_queued_items counts); deltas added
+// meanwhile count in both; after the pop, the batch leaves Len.
+func TestQueuedLeavesOutTheBatchInFlight(t *testing.T) {
+	h := newHarness(t, false)
+	h.add("ns/a", "1")
+	h.add("ns/b", "2")
+	if l, q := h.f.Len(), h.f.Queued(); l != 2 || q != 2 {
+		t.Fatalf("before the pop: Len %d, Queued %d; want 2, 2", l, q)
+	}
+	err := h.f.Pop(context.Background(), 10, func(batch []Delta[*obj]) error {
+		if l, q := h.f.Len(), h.f.Queued(); l != 2 || q != 0 {
+			t.Errorf("during the pop of %d: Len %d, Queued %d; want 2, 0", len(batch), l, q)
+		}
+		h.upd("ns/c", "3")
+		if l, q := h.f.Len(), h.f.Queued(); l != 3 || q != 1 {
+			t.Errorf("after an add during the pop: Len %d, Queued %d; want 3, 1", l, q)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l, q := h.f.Len(), h.f.Queued(); l != 1 || q != 1 {
+		t.Fatalf("after the pop: Len %d, Queued %d; want 1, 1", l, q)
+	}
+	h.f.Close()
+	if l, q := h.f.Len(), h.f.Queued(); l != 0 || q != 0 {
+		t.Fatalf("after Close: Len %d, Queued %d; want 0, 0", l, q)
+	}
+}

@@ -15,10 +15,11 @@ import (
 // tools/cache's RealFIFO and thread-safe store), with the same names,
 // labels (name, group, version, resource) and latency buckets:
 //
-//   - informer_queued_items: deltas waiting in the FIFO. kcm reads the
-//     FIFO's length when the registry is scraped, so the gauge costs
-//     nothing on the event path and is right even while the apply loop is
-//     stuck behind a slow handler.
+//   - informer_queued_items: deltas waiting in the FIFO to be popped
+//     (deltafifo's Queued: not the batch being applied, which client-go's
+//     RealFIFO has already taken out too). kcm reads it when the registry
+//     is scraped, so the gauge costs nothing on the event path and is
+//     right even while the apply loop is stuck.
 //   - informer_processing_latency_seconds: how long applying what one
 //     pop took out of the FIFO lasted (store write and handing it to the
 //     handlers). client-go observes one item, or one batch where it

@@ -137,7 +137,7 @@ func New[T api.Object](lw reflector.ListerWatcher[T], o Options[T]) (*Informer[T
 	inf.fifo = deltafifo.New(deltafifo.Options[T]{Known: knownObjects[T]{inf.store.View()}, Logger: log, GatherReplaces: true})
 	inf.stored.Gauge("objects", func() int64 { return int64(inf.store.Len()) })
 	labels := [4]string{o.Name, o.Resource.Group, o.Resource.Version, o.Resource.Resource}
-	series, err := newFIFOSeries(o.Registerer, labels, inf.fifo.Len)
+	series, err := newFIFOSeries(o.Registerer, labels, inf.fifo.Queued)
 	if err != nil {
 		return nil, fmt.Errorf("informer %s: %w", o.Name, err)
 	}
