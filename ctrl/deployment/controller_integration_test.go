@@ -11,9 +11,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kcmlab/kcm/informer"
 	"github.com/kcmlab/kcm/internal/ctrltest"
 	"github.com/kcmlab/kcm/kube/api"
 	"github.com/kcmlab/kcm/kube/rest"
+	"github.com/kcmlab/kcm/processor"
 	"github.com/kcmlab/kcm/testenv"
 )
 
@@ -343,8 +345,29 @@ func TestOnRealAPIServer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The orphan must be in the controller's ReplicaSet cache before the
+	// Deployment exists. The two arrive on separate watches; if the
+	// Deployment's came first, its sync would find no ReplicaSet and
+	// create one — as kube-controller-manager would — and the takeover
+	// would not be tested. A handler on the controller's own (shared)
+	// informer runs only after its store holds the object.
+	cached := make(chan struct{})
+	var cachedOnce sync.Once
+	if _, err := informer.For[api.ReplicaSet](run.Context.InformerFactory, rest.ReplicaSets).AddEventHandler(
+		processor.HandlerFuncs[*api.ReplicaSet]{AddFunc: func(rs *api.ReplicaSet, _ bool) {
+			if rs.Namespace == ns && rs.Name == "take-5d8f9c7b6" {
+				cachedOnce.Do(func() { close(cached) })
+			}
+		}}, processor.HandlerOptions{Name: "takeover-test"}); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := rest.NewResources(base, rest.ReplicaSets, api.Raw()).InNamespace(ns).Create(ctx, obj); err != nil {
 		t.Fatal(err)
+	}
+	select {
+	case <-cached:
+	case <-ctx.Done():
+		t.Fatal("the orphan ReplicaSet never reached the controller's cache")
 	}
 	mkDeployment("take", "RollingUpdate", 2)
 	d = waitFor(ctx, t, ds, "take", "to take over", complete(2))
