@@ -16,7 +16,7 @@ MUTATE_PKGS    ?= ./reflector ./deltafifo ./store ./processor ./queue ./lease ./
 PKG            ?= $(MUTATE_PKGS)
 MUTATE_WORKERS ?= 1
 
-.PHONY: test dev vet prepare browser bench bench-manager fmt chaos mutate
+.PHONY: test dev vet prepare browser bench bench-manager fmt chaos mutate compat
 
 ## test: vet, build the real test cluster (cached), run every test with -race, then the bench module's tests.
 test: vet prepare browser
@@ -72,6 +72,16 @@ BENCH_MANAGER_ARGS ?=
 bench-manager:
 	@mkdir -p bin && $(GO) build -o bin/kcm ./cmd/kcm
 	$(GO) run ./cmd/kcm-bench --kcm bin/kcm --out bin/bench-manager.md $(BENCH_MANAGER_ARGS)
+
+## compat: the real-apiserver engine tests (list, watch, WatchList and its fallback, WebSocket, 410 relist) and the
+## manager smoke test against every supported Kubernetes release (testenv.Releases: each release's kube-apiserver and
+## etcd built once, cached); prints the release × group matrix (also in bin/compat.md) and one line per failure naming
+## the release and the test. Not part of `make test`. COMPAT_ARGS passes flags (go run ./cmd/kcm-compat --help), e.g.
+## COMPAT_ARGS='--releases v1.35.4 --groups watchlist'.
+COMPAT_ARGS ?=
+compat:
+	@mkdir -p bin
+	$(GO) run ./cmd/kcm-compat --out bin/compat.md $(COMPAT_ARGS)
 
 fmt:
 	gofmt -w $$(git ls-files '*.go')

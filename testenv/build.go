@@ -37,32 +37,49 @@ func CacheDir() (string, error) {
 type Binaries struct {
 	Etcd      string
 	APIServer string
+	// Release is the release they were built at; empty for binaries a
+	// caller supplied (Options.Binaries) without saying.
+	Release Release
 }
 
-// EnsureBinaries returns the cached etcd and kube-apiserver, building each
+// EnsureBinaries returns the cached etcd and kube-apiserver of the release
+// EnvKubeVersion selects (the reference release by default), building each
 // one first if it is not cached yet. progress receives the human-readable
 // build progress (nil: os.Stderr).
 func EnsureBinaries(ctx context.Context, progress io.Writer, log zerolog.Logger) (Binaries, error) {
+	rel, err := SelectedRelease()
+	if err != nil {
+		return Binaries{}, err
+	}
+	return EnsureRelease(ctx, rel, progress, log)
+}
+
+// EnsureRelease returns the cached etcd and kube-apiserver of rel, building
+// each one first if it is not cached yet (each release and etcd version has
+// its own cache directory).
+func EnsureRelease(ctx context.Context, rel Release, progress io.Writer, log zerolog.Logger) (Binaries, error) {
 	b, err := newBuilder(progress, log)
 	if err != nil {
 		return Binaries{}, err
 	}
-	etcd, err := b.ensure(ctx, etcdRecipe())
+	etcd, err := b.ensure(ctx, etcdRecipe(rel.Etcd))
 	if err != nil {
 		return Binaries{}, err
 	}
-	api, err := b.ensure(ctx, apiserverRecipe())
+	api, err := b.ensure(ctx, apiserverRecipe(rel.Kubernetes))
 	if err != nil {
 		return Binaries{}, err
 	}
-	return Binaries{Etcd: etcd, APIServer: api}, nil
+	return Binaries{Etcd: etcd, APIServer: api, Release: rel}, nil
 }
 
 // EnsureControllerManager returns the cached kube-controller-manager,
 // building it first if it is not cached yet. It is separate from
 // EnsureBinaries because only the tests that compare kcm with
 // kube-controller-manager need it: every other test starts without
-// waiting for its first build.
+// waiting for its first build. It is always the reference release's
+// (KubernetesVersion), whatever EnvKubeVersion says: kcm's controllers are
+// compared with that release's.
 func EnsureControllerManager(ctx context.Context, progress io.Writer, log zerolog.Logger) (string, error) {
 	b, err := newBuilder(progress, log)
 	if err != nil {
@@ -95,7 +112,7 @@ type builder struct {
 // lock when it is missing. The binary appears in its final place only by
 // an atomic rename, so a path that exists is always a complete binary.
 func (b *builder) ensure(ctx context.Context, r recipe) (string, error) {
-	dir := filepath.Join(b.cacheDir, r.name+"-"+r.version)
+	dir := r.cacheDir(b.cacheDir)
 	final := filepath.Join(dir, r.name)
 	if isCurrent(final, r) {
 		return final, nil
@@ -299,6 +316,10 @@ func (s *buildSink) tail() string {
 	}
 	return strings.Join(lines, "\n")
 }
+
+// cacheDir is the directory under the cache root that holds r's binary:
+// one per binary name and version ("kube-apiserver-v1.36.3").
+func (r recipe) cacheDir(root string) string { return filepath.Join(root, r.name+"-"+r.version) }
 
 // stampPath is where the stamp of the binary at path is kept.
 func stampPath(binary string) string { return binary + ".stamp" }

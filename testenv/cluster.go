@@ -34,6 +34,11 @@ type Options struct {
 	ReadyTimeout time.Duration
 	// Binaries, when set, are used as they are instead of the cached builds.
 	Binaries *Binaries
+	// APIServerFlags are appended to the flags testenv gives kube-apiserver
+	// (see newAPIServer), e.g. "--feature-gates=WatchList=false" to test a
+	// client against a server with a feature off. They are kept across
+	// RestartAPIServer.
+	APIServerFlags []string
 }
 
 // Cluster is a running etcd and kube-apiserver on loopback ports, with
@@ -44,6 +49,8 @@ type Cluster struct {
 	log          zerolog.Logger
 	readyTimeout time.Duration
 	dir          string // the temporary directory; removed by Stop
+	release      Release
+	extraFlags   []string // Options.APIServerFlags
 
 	// Fixed once Start returns.
 	host           string
@@ -76,7 +83,8 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 	if err != nil {
 		return nil, fmt.Errorf("testenv: %w", err)
 	}
-	c := &Cluster{log: opts.Logger, readyTimeout: opts.ReadyTimeout, dir: dir, etcdHTTP: &http.Client{}}
+	c := &Cluster{log: opts.Logger, readyTimeout: opts.ReadyTimeout, dir: dir, etcdHTTP: &http.Client{},
+		release: bins.Release, extraFlags: append([]string(nil), opts.APIServerFlags...)}
 	if c.readyTimeout <= 0 {
 		c.readyTimeout = DefaultReadyTimeout
 	}
@@ -111,6 +119,7 @@ func (c *Cluster) start(ctx context.Context, bins Binaries) error {
 		if err != nil {
 			return err
 		}
+		api.args = append(api.args, c.extraFlags...)
 		c.api, c.host, c.token = api, api.host, token
 		if err := api.start(); err != nil {
 			return err
@@ -170,6 +179,10 @@ func (c *Cluster) Config() *rest.Config {
 		Source:      "testenv",
 	}
 }
+
+// Release returns the Kubernetes release (and etcd) the cluster runs; its
+// fields are empty when Options.Binaries supplied binaries without one.
+func (c *Cluster) Release() Release { return c.release }
 
 // KubeconfigPath returns the path of a kubeconfig file for the cluster (one
 // cluster, user and context, set as current). It is removed by Stop.

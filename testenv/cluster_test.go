@@ -64,8 +64,26 @@ func TestSharedClusterServesVersion(t *testing.T) {
 	if err := cl.do(ctx, http.MethodGet, "/version", nil, &version); err != nil {
 		t.Fatal(err)
 	}
-	if version.GitVersion != KubernetesVersion {
-		t.Errorf("gitVersion = %q, want %q", version.GitVersion, KubernetesVersion)
+	// The cluster runs the release KCM_KUBE_VERSION selects (the reference
+	// release by default), and the etcd of that release.
+	rel, err := SelectedRelease()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Release() != rel {
+		t.Errorf("Release() = %v, want %v", c.Release(), rel)
+	}
+	if version.GitVersion != rel.Kubernetes {
+		t.Errorf("gitVersion = %q, want %q", version.GitVersion, rel.Kubernetes)
+	}
+	var etcdVersion struct {
+		Server string `json:"etcdserver"`
+	}
+	if err := c.etcd.call(ctx, http.MethodGet, "/version", nil, &etcdVersion); err != nil {
+		t.Fatal(err)
+	}
+	if "v"+etcdVersion.Server != rel.Etcd {
+		t.Errorf("etcd /version etcdserver = %q, want %q", etcdVersion.Server, rel.Etcd)
 	}
 
 	// The token is a member of system:masters: cluster-wide reads work.

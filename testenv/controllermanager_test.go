@@ -109,7 +109,7 @@ func TestStartKubeControllerManagerOnStoppedCluster(t *testing.T) {
 // version and linker flags) but cached under its own name and stamp, so
 // neither build can be mistaken for the other.
 func TestControllerManagerRecipe(t *testing.T) {
-	kcm, api := controllerManagerRecipe(), apiserverRecipe()
+	kcm, api := controllerManagerRecipe(), apiserverRecipe(KubernetesVersion)
 	if kcm.name != "kube-controller-manager" || kcm.pkg != "k8s.io/kubernetes/cmd/kube-controller-manager" {
 		t.Errorf("recipe builds %s from %s", kcm.name, kcm.pkg)
 	}

@@ -14,7 +14,8 @@ import (
 // kube-apiserver and kube-controller-manager of this release; etcd is the
 // version that release is tested with (k8s.io/kubernetes v1.37.2's
 // build/dependencies.yaml, hack/lib/etcd.sh and its go.etcd.io/etcd
-// requirements all say 3.7.0).
+// requirements all say 3.7.0). They are the defaults: KCM_KUBE_VERSION
+// picks another supported release's kube-apiserver and etcd (release.go).
 const (
 	KubernetesVersion = "v1.37.2"
 	EtcdVersion       = "v3.7.0"
@@ -50,36 +51,38 @@ func (r recipe) stamp() string {
 	return fmt.Sprintf("%s %s\nCGO_ENABLED=0 go %s\n", r.name, r.version, strings.Join(r.buildArgs("BINARY"), " "))
 }
 
-// etcdRecipe builds etcd: its server module's root package is the etcd
-// command.
-func etcdRecipe() recipe {
+// etcdRecipe builds etcd at version: its server module's root package is
+// the etcd command.
+func etcdRecipe(version string) recipe {
 	return recipe{
 		name:     "etcd",
-		version:  EtcdVersion,
+		version:  version,
 		pkg:      "go.etcd.io/etcd/server/v3",
 		estimate: "about 1-2 min on 2 cores",
 		setup: func(ctx context.Context, g *goTool) error {
 			if err := g.run(ctx, "mod", "init", "kcm.local/testenv-etcd"); err != nil {
 				return err
 			}
-			return g.run(ctx, "get", "go.etcd.io/etcd/server/v3@"+EtcdVersion)
+			return g.run(ctx, "get", "go.etcd.io/etcd/server/v3@"+version)
 		},
 	}
 }
 
-// apiserverRecipe builds kube-apiserver. k8s.io/kubernetes's go.mod points
-// every k8s.io/<staging> module at ./staging, which does not exist in the
-// module zip, so the throw-away module replaces each of them with its
-// published v0.Y.Z version. The list is read from that go.mod, never
-// hard-coded, so a version bump needs no code change.
-func apiserverRecipe() recipe {
+// apiserverRecipe builds kube-apiserver at the Kubernetes release version
+// (KubernetesVersion unless KCM_KUBE_VERSION picks another).
+// k8s.io/kubernetes's go.mod points every k8s.io/<staging> module at
+// ./staging, which does not exist in the module zip, so the throw-away
+// module replaces each of them with its published v0.Y.Z version. The list
+// is read from that go.mod, never hard-coded, so a version bump needs no
+// code change.
+func apiserverRecipe(version string) recipe {
 	return recipe{
 		name:     "kube-apiserver",
-		version:  KubernetesVersion,
+		version:  version,
 		pkg:      "k8s.io/kubernetes/cmd/kube-apiserver",
-		ldflags:  versionLDFlags(KubernetesVersion),
+		ldflags:  versionLDFlags(version),
 		estimate: "about 5 min on 2 cores",
-		setup:    kubernetesSetup("k8s.io/kubernetes/cmd/kube-apiserver"),
+		setup:    kubernetesSetup(version, "k8s.io/kubernetes/cmd/kube-apiserver"),
 	}
 }
 
@@ -95,21 +98,21 @@ func controllerManagerRecipe() recipe {
 		pkg:      "k8s.io/kubernetes/cmd/kube-controller-manager",
 		ldflags:  versionLDFlags(KubernetesVersion),
 		estimate: "about 3-5 min on 2 cores",
-		setup:    kubernetesSetup("k8s.io/kubernetes/cmd/kube-controller-manager"),
+		setup:    kubernetesSetup(KubernetesVersion, "k8s.io/kubernetes/cmd/kube-controller-manager"),
 	}
 }
 
 // kubernetesSetup returns the setup step of a recipe for the command cmd
-// of k8s.io/kubernetes.
-func kubernetesSetup(cmd string) func(context.Context, *goTool) error {
-	return func(ctx context.Context, g *goTool) error { return setupKubernetesModule(ctx, g, cmd) }
+// of k8s.io/kubernetes at version.
+func kubernetesSetup(version, cmd string) func(context.Context, *goTool) error {
+	return func(ctx context.Context, g *goTool) error { return setupKubernetesModule(ctx, g, version, cmd) }
 }
 
 // setupKubernetesModule writes the throw-away go.mod for building the
-// k8s.io/kubernetes command cmd and resolves its dependencies.
-func setupKubernetesModule(ctx context.Context, g *goTool, cmd string) error {
+// k8s.io/kubernetes command cmd at version and resolves its dependencies.
+func setupKubernetesModule(ctx context.Context, g *goTool, version, cmd string) error {
 	const mod = "k8s.io/kubernetes"
-	out, err := g.output(ctx, "mod", "download", "-json", mod+"@"+KubernetesVersion)
+	out, err := g.output(ctx, "mod", "download", "-json", mod+"@"+version)
 	if err != nil {
 		return err
 	}
@@ -118,7 +121,7 @@ func setupKubernetesModule(ctx context.Context, g *goTool, cmd string) error {
 		return fmt.Errorf("decode go mod download output: %w", err)
 	}
 	if dl.Error != "" || dl.GoMod == "" {
-		return fmt.Errorf("go mod download %s@%s: %s", mod, KubernetesVersion, dl.Error)
+		return fmt.Errorf("go mod download %s@%s: %s", mod, version, dl.Error)
 	}
 	text, err := os.ReadFile(dl.GoMod)
 	if err != nil {
@@ -126,16 +129,16 @@ func setupKubernetesModule(ctx context.Context, g *goTool, cmd string) error {
 	}
 	mf, err := parseModFile(string(text))
 	if err != nil {
-		return fmt.Errorf("%s@%s: %w", mod, KubernetesVersion, err)
+		return fmt.Errorf("%s@%s: %w", mod, version, err)
 	}
-	gomod, err := throwAwayGoMod(mf, KubernetesVersion)
+	gomod, err := throwAwayGoMod(mf, version)
 	if err != nil {
 		return err
 	}
 	if err := os.WriteFile(filepath.Join(g.dir, "go.mod"), []byte(gomod), 0o644); err != nil {
 		return fmt.Errorf("write go.mod: %w", err)
 	}
-	return g.run(ctx, "get", cmd+"@"+KubernetesVersion)
+	return g.run(ctx, "get", cmd+"@"+version)
 }
 
 // throwAwayGoMod renders the go.mod of the module that builds a Kubernetes
