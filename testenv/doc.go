@@ -28,6 +28,20 @@
 // serialise the build with an exclusive file lock. `kcm dev --build-only`
 // warms the cache.
 //
+// # Releases
+//
+// The pinned versions are the reference release's. KCM_KUBE_VERSION
+// (EnvKubeVersion) picks another supported release for kube-apiserver and
+// etcd: Releases lists them, each Kubernetes release with the etcd its own
+// sources say it is tested with (v1.35.4 with etcd 3.6.6, v1.36.3 with
+// 3.6.8, v1.37.2 with 3.7.0). Every test binary then starts its clusters at
+// that release, which is how `make compat` (internal/compat) runs the same
+// tests against each; an unknown release is an error naming the supported
+// ones. Each release and etcd version has its own cache directory.
+// kube-controller-manager stays at the reference release, the one kcm's
+// controllers are compared with. Options.APIServerFlags adds kube-apiserver
+// flags for one cluster (a feature gate turned off, for instance).
+//
 // # kube-controller-manager
 //
 // The same recipe builds kube-controller-manager, the reference kcm's
