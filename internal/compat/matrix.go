@@ -68,5 +68,11 @@ func cell(passed bool, took time.Duration) string {
 	return "**FAIL** " + duration(took)
 }
 
-// duration rounds to a tenth of a second: "12.3s", "2m5.1s".
-func duration(d time.Duration) string { return d.Round(100 * time.Millisecond).String() }
+// duration rounds to a tenth of a second, or to 10ms below a second:
+// "12.3s", "2m5.1s", "40ms".
+func duration(d time.Duration) string {
+	if d < time.Second {
+		return d.Round(10 * time.Millisecond).String()
+	}
+	return d.Round(100 * time.Millisecond).String()
+}
