@@ -37,7 +37,7 @@ func ExampleMatrix() {
 	// Output:
 	// | group | v1.35.4 (etcd v3.6.6) | v1.36.3 (etcd v3.6.8) | v1.37.2 (etcd v3.7.0) |
 	// |---|---|---|---|
-	// | build | **FAIL** 3s | 5m12.4s | 20ms |
+	// | build | **FAIL** 3s | 5m12.4s | cached |
 	// | list | **FAIL** 0s | pass 4.2s | pass 3.9s |
 	// | watchlist | **FAIL** 0s | **FAIL** 9s | pass 8s |
 	// | all tests | **FAIL** 0s | **FAIL** 13.2s | pass 11.9s |
