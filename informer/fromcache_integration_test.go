@@ -32,7 +32,7 @@ func (p *pageSizes) String() string {
 }
 
 // The default first LIST (resourceVersion "0", limit = the page size)
-// against kube-apiserver (1.34, and 1.37 since issue 27), as
+// against kube-apiserver (each supported release: make compat), as
 // reflector/doc.go describes it: a resource with a watch cache (pods) is
 // answered whole in one response, the limit ignored; a resource without
 // one (testenv's configmaps, --watch-cache-sizes=configmaps#0) is
