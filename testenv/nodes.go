@@ -216,8 +216,10 @@ func (l *leaseState) renewTime() string {
 	return *l.Spec.RenewTime
 }
 
-func nodePath(name string) string  { return "/api/v1/nodes/" + name }
-func leasePath(name string) string { return "/apis/coordination.k8s.io/v1/namespaces/" + NodeLeaseNamespace + "/leases/" + name }
+func nodePath(name string) string { return "/api/v1/nodes/" + name }
+func leasePath(name string) string {
+	return "/apis/coordination.k8s.io/v1/namespaces/" + NodeLeaseNamespace + "/leases/" + name
+}
 
 // getNode and getLease read the node's object and its Lease.
 func (c *Cluster) getNode(ctx context.Context, name string) (*nodeStatus, error) {

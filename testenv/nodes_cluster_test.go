@@ -141,9 +141,9 @@ type podObj struct {
 		NodeName string `json:"nodeName"`
 	} `json:"spec"`
 	Status struct {
-		Phase      string `json:"phase"`
-		PodIP      string `json:"podIP"`
-		HostIP     string `json:"hostIP"`
+		Phase      string                          `json:"phase"`
+		PodIP      string                          `json:"podIP"`
+		HostIP     string                          `json:"hostIP"`
 		Conditions []struct{ Type, Status string } `json:"conditions"`
 	} `json:"status"`
 }
