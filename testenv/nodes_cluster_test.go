@@ -44,7 +44,8 @@ type nodeObj struct {
 		Annotations map[string]string `json:"annotations"`
 	} `json:"metadata"`
 	Spec struct {
-		PodCIDR string `json:"podCIDR"`
+		PodCIDR string      `json:"podCIDR"`
+		Taints  []nodeTaint `json:"taints"`
 	} `json:"spec"`
 	Status struct {
 		Capacity    map[string]string `json:"capacity"`
@@ -103,6 +104,9 @@ func TestAddNodesAreReadyWithZoneAndCapacity(t *testing.T) {
 		}
 		if got := n.condition("Ready"); got != "True" {
 			t.Errorf("%s: Ready = %q, want True", names[i], got)
+		}
+		if _, tainted := withoutNotReady(n.Spec.Taints); tainted {
+			t.Errorf("%s: still has the %s taint: %v", names[i], TaintNodeNotReady, n.Spec.Taints)
 		}
 		l := n.Metadata.Labels
 		if l[LabelZone] != want.zone || l[LabelRegion] != want.region || l[LabelHostname] != names[i] {
@@ -173,9 +177,16 @@ func podManifest(name, pool string, owner map[string]any) map[string]any {
 	}
 }
 
+// waitBound bounds each wait of the node tests for something kwok or
+// kube-scheduler does (they act within a second; the bound is for a
+// loaded machine).
+const waitBound = 2 * time.Minute
+
 // waitPod polls the pod until ok accepts it.
 func waitPod(t *testing.T, ctx context.Context, c *Cluster, path string, ok func(*podObj, error) error) {
 	t.Helper()
+	ctx, cancel := context.WithTimeout(ctx, waitBound)
+	defer cancel()
 	if err := c.poll(ctx, func(ctx context.Context) error {
 		var p podObj
 		err := c.client.do(ctx, http.MethodGet, path, nil, &p)
@@ -307,6 +318,8 @@ func newLeaseWatch(c *Cluster) *leaseWatch {
 // until polls the nodes' Leases until done says the counts suffice.
 func (w *leaseWatch) until(t *testing.T, ctx context.Context, nodes []string, done func() error) {
 	t.Helper()
+	ctx, cancel := context.WithTimeout(ctx, waitBound)
+	defer cancel()
 	err := w.c.poll(ctx, func(ctx context.Context) error {
 		for _, n := range nodes {
 			l, err := w.c.getLease(ctx, n)
@@ -386,7 +399,7 @@ func TestPauseAndResumeHeartbeat(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(c.Stop)
-	t.Logf("cluster with kube-scheduler, kwok and 2 nodes ready in %v", time.Since(began))
+	t.Logf("cluster with kube-scheduler, kwok and 3 nodes ready in %v", time.Since(began))
 	all := []string{"steady", "paused", "fenced"}
 
 	if err := c.PauseHeartbeat(ctx, "paused"); err != nil {
