@@ -8,6 +8,9 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -340,6 +343,31 @@ func (w *leaseWatch) until(t *testing.T, ctx context.Context, nodes []string, do
 	}
 }
 
+// beatWatch counts the changes of nodes' Ready lastHeartbeatTime.
+type beatWatch struct {
+	c       *Cluster
+	last    map[string]string
+	changes map[string]int
+}
+
+func newBeatWatch(c *Cluster) *beatWatch {
+	return &beatWatch{c: c, last: map[string]string{}, changes: map[string]int{}}
+}
+
+func (b *beatWatch) observe(ctx context.Context, nodes ...string) error {
+	for _, n := range nodes {
+		hb, err := b.c.heartbeat(ctx, n)
+		if err != nil {
+			return err
+		}
+		if prev, seen := b.last[n]; seen && hb != prev {
+			b.changes[n]++
+		}
+		b.last[n] = hb
+	}
+	return nil
+}
+
 // setReady writes the node's Ready condition, as a node lifecycle
 // controller does when the heartbeat is overdue.
 func setReady(t *testing.T, ctx context.Context, c *Cluster, node, status string) {
@@ -375,14 +403,61 @@ func (c *Cluster) nodeReady(ctx context.Context, node string) (string, error) {
 	return n.ready(), nil
 }
 
+// fastHeartbeatStages writes a copy of kwok's Stage configuration whose
+// node-heartbeat-with-lease stage refreshes the Ready condition's
+// lastHeartbeatTime every 0.5-1 s instead of every 10-20 min, so that a
+// test sees the status heartbeat stop and go on.
+func fastHeartbeatStages(t *testing.T, ctx context.Context) *KwokFiles {
+	t.Helper()
+	files, err := EnsureKwok(ctx, nil, zerolog.Nop())
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(files.Stages)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(data)
+	for old, fast := range map[string]string{
+		"durationMilliseconds: 600000":       "durationMilliseconds: 500",
+		"jitterDurationMilliseconds: 610000": "jitterDurationMilliseconds: 1000",
+	} {
+		if strings.Count(text, old) != 1 {
+			t.Fatalf("kwok's heartbeat stage no longer says %q once:\n%s", old, text)
+		}
+		text = strings.Replace(text, old, fast, 1)
+	}
+	stages := filepath.Join(t.TempDir(), KwokStagesFile)
+	if err := os.WriteFile(stages, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return &KwokFiles{Binary: files.Binary, Stages: stages}
+}
+
+// heartbeat returns the lastHeartbeatTime of the node's Ready condition.
+func (c *Cluster) heartbeat(ctx context.Context, node string) (string, error) {
+	n, err := c.getNode(ctx, node)
+	if err != nil {
+		return "", err
+	}
+	for _, cond := range n.Status.Conditions {
+		if cond.Type == "Ready" {
+			return cond.LastHeartbeatTime, nil
+		}
+	}
+	return "", errors.New("no Ready condition")
+}
+
 // TestPauseAndResumeHeartbeat runs its own cluster, started with Options
-// asking for nodes, with 4 s node leases (kwok renews every second). The
-// node "steady" is the clock: while it is renewed three times, the paused
-// node's Lease keeps its renewTime and holder, and a Ready=Unknown written
-// on it (as the node lifecycle controller would) stays, whereas on steady
-// kwok sets Ready back to True at once. After ResumeHeartbeat the paused
-// node's Lease is renewed again, repeatedly, and it is Ready. Stop ends
-// kwok and kube-scheduler.
+// asking for nodes, with 4 s node leases (kwok renews every second) and a
+// status heartbeat every 0.5-1 s. The node "steady" is the clock: while
+// its Lease is renewed three times and its Ready condition's
+// lastHeartbeatTime moves twice, the paused node's Lease keeps its
+// renewTime and holder, its lastHeartbeatTime stays, and a Ready=Unknown
+// written on it (as the node lifecycle controller would) stays, whereas on
+// steady kwok sets Ready back to True at once. After ResumeHeartbeat the
+// paused node's Lease is renewed again, repeatedly, its heartbeat moves,
+// and it is Ready. Stop ends kwok and kube-scheduler.
 //
 // The node "fenced" checks PauseHeartbeat's second step on its own: kwok
 // still manages it, but leaves its Lease alone once it names another
@@ -393,6 +468,7 @@ func TestPauseAndResumeHeartbeat(t *testing.T) {
 	c, err := Start(ctx, Options{
 		Logger:                   zerolog.New(zerolog.NewTestWriter(t)),
 		NodeLeaseDurationSeconds: 4,
+		Kwok:                     fastHeartbeatStages(t, ctx),
 		Nodes:                    []NodeSpec{{Name: "steady", Zone: "zone-a"}, {Name: "paused", Zone: "zone-b"}, {Name: "fenced"}},
 	})
 	if err != nil {
@@ -406,6 +482,10 @@ func TestPauseAndResumeHeartbeat(t *testing.T) {
 		t.Fatal(err)
 	}
 	if err := c.PauseHeartbeat(ctx, "paused"); err != nil { // idempotent
+		t.Fatal(err)
+	}
+	frozenBeat, err := c.heartbeat(ctx, "paused")
+	if err != nil {
 		t.Fatal(err)
 	}
 	frozen, err := c.getLease(ctx, "paused")
@@ -423,15 +503,23 @@ func TestPauseAndResumeHeartbeat(t *testing.T) {
 	setReady(t, ctx, c, "steady", "Unknown")
 
 	w := newLeaseWatch(c)
+	beats := newBeatWatch(c)
 	w.until(t, ctx, all, func() error {
-		if w.renewals["steady"] < 3 {
-			return fmt.Errorf("steady renewed %d times", w.renewals["steady"])
+		if err := beats.observe(ctx, "steady", "paused"); err != nil {
+			return err
+		}
+		if w.renewals["steady"] < 3 || beats.changes["steady"] < 2 {
+			return fmt.Errorf("steady renewed %d times, heartbeat moved %d times", w.renewals["steady"], beats.changes["steady"])
 		}
 		if r, err := c.nodeReady(ctx, "steady"); err != nil || r != "True" {
 			return fmt.Errorf("steady: Ready %q, %v", r, err)
 		}
 		return nil
 	})
+	if beats.changes["paused"] != 0 || beats.last["paused"] != frozenBeat {
+		t.Errorf("paused node's Ready heartbeat moved %d times (to %s, frozen at %s) while steady's moved %d times",
+			beats.changes["paused"], beats.last["paused"], frozenBeat, beats.changes["steady"])
+	}
 	if w.renewals["paused"] != 0 || w.last["paused"] != frozen.renewTime() {
 		t.Errorf("paused node's Lease renewed %d times (renewTime %s, frozen at %s) while steady's was renewed %d times",
 			w.renewals["paused"], w.last["paused"], frozen.renewTime(), w.renewals["steady"])
@@ -465,9 +553,14 @@ func TestPauseAndResumeHeartbeat(t *testing.T) {
 			resumed.Metadata.Annotations, *steady.Spec.HolderIdentity)
 	}
 	w = newLeaseWatch(c)
+	beats = newBeatWatch(c)
 	w.until(t, ctx, []string{"paused"}, func() error {
-		if w.renewals["paused"] < 2 {
-			return fmt.Errorf("paused node renewed %d times since the resume", w.renewals["paused"])
+		if err := beats.observe(ctx, "paused"); err != nil {
+			return err
+		}
+		if w.renewals["paused"] < 2 || beats.changes["paused"] < 2 {
+			return fmt.Errorf("paused node renewed %d times, heartbeat moved %d times since the resume",
+				w.renewals["paused"], beats.changes["paused"])
 		}
 		return nil
 	})
