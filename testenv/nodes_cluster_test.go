@@ -405,8 +405,11 @@ func (c *Cluster) nodeReady(ctx context.Context, node string) (string, error) {
 
 // fastHeartbeatStages writes a copy of kwok's Stage configuration whose
 // node-heartbeat-with-lease stage refreshes the Ready condition's
-// lastHeartbeatTime every 0.5-1 s instead of every 10-20 min, so that a
-// test sees the status heartbeat stop and go on.
+// lastHeartbeatTime every 1-1.5 s instead of every 10-20 min, so that a
+// test sees the status heartbeat stop and go on. Not less than a second:
+// the times have a resolution of a second, and kwok schedules the next
+// heartbeat only when a write changed the node, so a heartbeat within the
+// same second as the one before would end the chain.
 func fastHeartbeatStages(t *testing.T, ctx context.Context) *KwokFiles {
 	t.Helper()
 	files, err := EnsureKwok(ctx, nil, zerolog.Nop())
@@ -419,8 +422,8 @@ func fastHeartbeatStages(t *testing.T, ctx context.Context) *KwokFiles {
 	}
 	text := string(data)
 	for old, fast := range map[string]string{
-		"durationMilliseconds: 600000":       "durationMilliseconds: 500",
-		"jitterDurationMilliseconds: 610000": "jitterDurationMilliseconds: 1000",
+		"durationMilliseconds: 600000":       "durationMilliseconds: 1000",
+		"jitterDurationMilliseconds: 610000": "jitterDurationMilliseconds: 1500",
 	} {
 		if strings.Count(text, old) != 1 {
 			t.Fatalf("kwok's heartbeat stage no longer says %q once:\n%s", old, text)
@@ -450,7 +453,7 @@ func (c *Cluster) heartbeat(ctx context.Context, node string) (string, error) {
 
 // TestPauseAndResumeHeartbeat runs its own cluster, started with Options
 // asking for nodes, with 4 s node leases (kwok renews every second) and a
-// status heartbeat every 0.5-1 s. The node "steady" is the clock: while
+// status heartbeat every 1-1.5 s. The node "steady" is the clock: while
 // its Lease is renewed three times and its Ready condition's
 // lastHeartbeatTime moves twice, the paused node's Lease keeps its
 // renewTime and holder, its lastHeartbeatTime stays, and a Ready=Unknown
