@@ -322,12 +322,16 @@ func (c *Cluster) poll(ctx context.Context, check func(context.Context) error) e
 	c.mu.Unlock()
 	t := time.NewTicker(readyPollInterval)
 	defer t.Stop()
+	var last error
 	for {
 		cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-		last := check(cctx)
+		err := check(cctx)
 		cancel()
-		if last == nil {
+		if err == nil {
 			return nil
+		}
+		if last == nil || ctx.Err() == nil { // keep what the check saw, not the deadline cutting it
+			last = err
 		}
 		select {
 		case <-ctx.Done():
