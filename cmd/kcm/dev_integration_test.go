@@ -135,7 +135,9 @@ func TestDevRunsADeploymentOnNodes(t *testing.T) {
 		t.Fatal(err)
 	}
 	createdAt := time.Now()
-	w, err := deployments.Watch(ctx, rest.WatchOptions{ListOptions: rest.ListOptions{ResourceVersion: created.ResourceVersion}})
+	watchCtx, cancelWatch := context.WithTimeout(ctx, 2*time.Minute) // the pods are ready in well under a second
+	defer cancelWatch()
+	w, err := deployments.Watch(watchCtx, rest.WatchOptions{ListOptions: rest.ListOptions{ResourceVersion: created.ResourceVersion}})
 	if err != nil {
 		t.Fatal(err)
 	}
