@@ -63,7 +63,9 @@ const maxNodes = 255
 // to kwok, status.capacity and allocatable from the spec, an InternalIP
 // (172.18.0.N) and a Hostname address, and a pod range of its own,
 // spec.podCIDR 10.244.N.0/24, from which kwok gives its pods their IPs.
-// N counts the nodes added to the cluster, from 1; at most 255.
+// N counts the nodes added to the cluster, from 1; at most 255. Once a node
+// is Ready, AddNodes removes the not-ready taint kube-apiserver gave it at
+// creation (see waitNodeUp), so pods are scheduled to it.
 func (c *Cluster) AddNodes(ctx context.Context, nodes ...NodeSpec) error {
 	if err := c.createNodes(ctx, nodes); err != nil {
 		return err
