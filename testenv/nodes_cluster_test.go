@@ -218,9 +218,21 @@ func TestPodsAreScheduledAndRunOnNodes(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("kube-scheduler ready in %v (built or cached, started)", time.Since(began))
+	c.mu.Lock()
+	schedPID, kwokPID := c.scheduler.proc.pid(), c.kwok.proc.pid()
+	c.mu.Unlock()
 	if err := c.StartScheduler(ctx); err != nil { // idempotent
 		t.Fatal(err)
 	}
+	if err := c.StartKwok(ctx); err != nil {
+		t.Fatal(err)
+	}
+	c.mu.Lock()
+	if c.scheduler.proc.pid() != schedPID || c.kwok.proc.pid() != kwokPID {
+		t.Errorf("a second start replaced the running kube-scheduler (%d, was %d) or kwok (%d, was %d)",
+			c.scheduler.proc.pid(), schedPID, c.kwok.proc.pid(), kwokPID)
+	}
+	c.mu.Unlock()
 	ns := c.Namespace(t)
 	podsPath := "/api/v1/namespaces/" + ns + "/pods"
 
