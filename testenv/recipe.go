@@ -30,6 +30,17 @@ type recipe struct {
 	ldflags  string // linker flags; they do not affect the compile cache
 	estimate string // how long a first build takes, for the progress line
 	setup    func(ctx context.Context, g *goTool) error
+
+	// extras names files the recipe writes next to the binary (kwok's
+	// Stage configuration); a binary whose extras are missing is rebuilt.
+	extras []string
+	// finish, if set, runs after go build succeeded and before the binary
+	// is installed, in the same throw-away module; it writes the extras
+	// into dir (each one atomically).
+	finish func(ctx context.Context, g *goTool, dir string) error
+	// stampNote is added to the stamp: whatever else shapes the outputs
+	// (which Stage files kwok's configuration is made of).
+	stampNote string
 }
 
 // buildArgs are the go build arguments that produce the binary at out.
@@ -48,7 +59,11 @@ func (r recipe) buildArgs(out string) []string {
 // to the cached binary; a binary whose stamp differs is rebuilt, so a
 // change of recipe never reuses a stale build.
 func (r recipe) stamp() string {
-	return fmt.Sprintf("%s %s\nCGO_ENABLED=0 go %s\n", r.name, r.version, strings.Join(r.buildArgs("BINARY"), " "))
+	s := fmt.Sprintf("%s %s\nCGO_ENABLED=0 go %s\n", r.name, r.version, strings.Join(r.buildArgs("BINARY"), " "))
+	if r.stampNote != "" {
+		s += r.stampNote + "\n"
+	}
+	return s
 }
 
 // etcdRecipe builds etcd at version: its server module's root package is
