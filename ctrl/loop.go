@@ -138,6 +138,17 @@ func (cc ControllerContext) NewLoop(name string, sync SyncFunc, o LoopOptions) *
 // Name returns the controller's name.
 func (l *Loop) Name() string { return l.name }
 
+// WaitsFor names what Run waits for before it starts its workers, in
+// order: the informers of LoopOptions.Synced by their names, the
+// registrations a Wiring added as "<informer>/<controller>".
+func (l *Loop) WaitsFor() []string {
+	names := make([]string, len(l.o.Synced))
+	for i, s := range l.o.Synced {
+		names[i] = s.Name()
+	}
+	return names
+}
+
 // HasSynced reports whether everything Run waits for before it starts its
 // workers has synced: LoopOptions.Synced and, for a loop built by a
 // Wiring, the registration of each handler it registered. A *Loop is an

@@ -45,13 +45,17 @@ func TestOwners(t *testing.T) {
 		{"no controller", &api.Pod{ObjectMeta: api.ObjectMeta{Namespace: "ns", Name: "p"}}, ""},
 	} {
 		rs, ok := o.ControllerOf(tc.pod)
+		got := ""
+		if ok {
+			got = rs.Key()
+		}
 		var q keys
 		enqueued := o.EnqueueController(&q, tc.pod)
 		switch {
 		case tc.want == "" && (ok || enqueued || len(q) != 0):
-			t.Errorf("%s: resolved to %v, enqueued %q", tc.name, rs, q)
-		case tc.want != "" && (!ok || rs.Key() != tc.want || !enqueued || !slices.Equal(q, keys{tc.want})):
-			t.Errorf("%s: resolved %v %v, enqueued %q; want %s", tc.name, rs, ok, q, tc.want)
+			t.Errorf("%s: resolved to %q, enqueued %q", tc.name, got, q)
+		case tc.want != "" && (got != tc.want || !enqueued || !slices.Equal(q, keys{tc.want})):
+			t.Errorf("%s: resolved to %q, enqueued %q; want %s", tc.name, got, q, tc.want)
 		}
 	}
 	if _, ok := o.Resolve("ns", nil); ok {

@@ -119,7 +119,7 @@ func TestWatchRefusesAnotherKind(t *testing.T) {
 	Watch(w, rest.Deployments, h) // decoding Deployments into Pods
 	c, err := w.Build(noSync)
 	if !errors.Is(err, informer.ErrKindMismatch) || c != nil {
-		t.Fatalf("Build = %v, %v; want a nil Controller and ErrKindMismatch", c, err)
+		t.Fatalf("Build = (a controller: %v), %v; want no controller and ErrKindMismatch", c != nil, err)
 	}
 	for _, want := range []string{loopName, "api.Pod", "deployments.v1.apps"} {
 		if !strings.Contains(err.Error(), want) {
