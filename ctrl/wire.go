@@ -3,6 +3,7 @@ package ctrl
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/kcmlab/kcm/informer"
@@ -51,6 +52,7 @@ type Wiring struct {
 // Wire starts wiring the controller called name: its loop (cc.NewLoop
 // with o) exists at once, without its sync function, which Build gives it.
 func (cc ControllerContext) Wire(name string, o LoopOptions) *Wiring {
+	o.Synced = slices.Clip(o.Synced) // Build appends: never into the caller's array
 	return &Wiring{cc: cc, name: name, loop: cc.NewLoop(name, nil, o)}
 }
 
