@@ -44,7 +44,7 @@ type Wiring struct {
 	name string
 	loop *Loop
 	// pending are the registrations Build makes, in Watch order.
-	pending []func() (informer.Synced, func(), error)
+	pending []pendingWatch
 	err     error
 	built   bool
 }
@@ -91,18 +91,28 @@ func watch[S any, P api.TypedPtr[S]](w *Wiring, res rest.Resource, h processor.H
 	}
 	inf := informer.For[S, P](w.cc.InformerFactory, res)
 	if h == nil {
-		w.pending = append(w.pending, func() (informer.Synced, func(), error) { return inf, func() {}, nil })
+		w.pending = append(w.pending, pendingWatch{register: func(processor.HandlerOptions) (informer.Synced, func(), error) {
+			return inf, func() {}, nil
+		}})
 		return inf.Lister()
 	}
-	w.pending = append(w.pending, func() (informer.Synced, func(), error) {
-		reg, err := inf.AddEventHandler(h, processor.HandlerOptions{Name: w.name, ResyncPeriod: resync})
+	opts := processor.HandlerOptions{Name: w.name, ResyncPeriod: resync}
+	w.pending = append(w.pending, pendingWatch{opts: opts, register: func(opts processor.HandlerOptions) (informer.Synced, func(), error) {
+		reg, err := inf.AddEventHandler(h, opts)
 		if err != nil {
 			return nil, nil, fmt.Errorf("%s: %s handler: %w", w.name, res.Resource, err)
 		}
 		undo := func() { _ = inf.RemoveEventHandler(reg) }
 		return registration{name: inf.Name() + "/" + w.name, reg: reg}, undo, nil
-	})
+	}})
 	return inf.Lister()
+}
+
+// pendingWatch is a registration Build makes: register adds the handler
+// with opts and returns what the loop waits for and how to remove it.
+type pendingWatch struct {
+	opts     processor.HandlerOptions
+	register func(processor.HandlerOptions) (informer.Synced, func(), error)
 }
 
 // Build registers the handlers of every Watch, in order, adds their
@@ -124,8 +134,8 @@ func (w *Wiring) Build(sync SyncFunc) (Controller, error) {
 		return nil, w.err
 	}
 	var undo []func()
-	for _, register := range w.pending {
-		s, u, err := register()
+	for _, p := range w.pending {
+		s, u, err := p.register(p.opts)
 		if err != nil {
 			for _, u := range undo {
 				u()

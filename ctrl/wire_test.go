@@ -3,6 +3,7 @@ package ctrl
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -74,6 +75,9 @@ func TestWiredLoopWaitsForItsRegistrations(t *testing.T) {
 		t.Fatal(err)
 	}
 	loop := c.(*Loop)
+	if got := loop.WaitsFor(); !slices.Equal(got, []string{"pods/" + loopName}) {
+		t.Fatalf("the loop waits for %q, want its pod registration", got)
+	}
 	if loop.HasSynced() {
 		t.Fatal("synced before the informers started")
 	}
@@ -191,4 +195,24 @@ func TestWatchWithoutHandler(t *testing.T) {
 	if got := c.(*Loop).o.Synced; len(got) != 1 || got[0] != informer.Synced(inf) {
 		t.Fatalf("the loop waits for %v, want the pod informer", got)
 	}
+}
+
+// TestWatchWithResync: the handler is registered under the controller's
+// name with the resync period asked for; Watch asks for none.
+func TestWatchWithResync(t *testing.T) {
+	cc := wiringContext(t, nil)
+	w := cc.Wire(loopName, LoopOptions{})
+	Watch(w, rest.Pods, processor.HandlerFuncs[*api.Pod]{})
+	WatchWithResync(w, rest.Namespaces, processor.HandlerFuncs[*api.Namespace]{}, 90*time.Second)
+	want := []processor.HandlerOptions{{Name: loopName}, {Name: loopName, ResyncPeriod: 90 * time.Second}}
+	for i, p := range w.pending {
+		if p.opts != want[i] {
+			t.Errorf("Watch %d registers with %+v, want %+v", i, p.opts, want[i])
+		}
+	}
+	c, err := w.Build(noSync)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.(*Loop).Queue().ShutDown()
 }
