@@ -55,7 +55,7 @@ func TestRejectionLogLevel(t *testing.T) {
 		level  string
 	}{
 		{rest.Status{Code: 409, Reason: "AlreadyExists"}, "debug"},
-		{rest.Status{Code: 403, Reason: "Forbidden", Details: &rest.StatusDetails{Causes: []rest.StatusCause{{Type: "Other"}, {Type: namespaceTerminatingCause}}}}, "debug"},
+		{rest.Status{Code: 403, Reason: "Forbidden", Details: &rest.StatusDetails{Causes: []rest.StatusCause{{Type: "Other"}, {Type: rest.CauseNamespaceTerminating}}}}, "debug"},
 		{rest.Status{Code: 403, Reason: "Forbidden", Details: &rest.StatusDetails{Causes: []rest.StatusCause{{Type: "Other"}}}}, "error"},
 		{rest.Status{Code: 403, Reason: "Forbidden"}, "error"},
 	} {

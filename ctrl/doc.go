@@ -9,7 +9,8 @@
 //	                            User-Agent "kcm/<version> (<controller>)"), clock, logger, metrics
 //	                                   │
 //	Descriptors ──Enabled(--controllers)──▶ ControllerConstructor(ctx, cc, name)
-//	                                   │    (takes informers, registers handlers)
+//	                                   │    w := cc.Wire(name, …); listers := Watch(w, resource, handlers) …;
+//	                                   │    w.Build(sync): handlers registered, the loop waits on them
 //	                                   ▼
 //	informer handler ──key──▶ Loop.Queue() ──▶ workers ──▶ SyncFunc(ctx, key) ──▶ listers, client
 //	                              ▲                              │
@@ -29,15 +30,25 @@
 //   - flags.go: --controllers, --concurrent-<x>-syncs and the duration
 //     flags on a FlagSet.
 //   - context.go: ControllerContext.
+//   - wire.go: Wiring, how a constructor wires its controller in a few
+//     typed lines: Watch takes a shared typed informer, returns its
+//     lister and registers the controller's handler on it; Build makes
+//     the loop wait for those registrations and refuses a Go type whose
+//     kind is not the resource's.
 //   - loop.go, outcome.go: the work loop (Loop) and its retry policy;
+//     terminal.go: TerminalError, a failure the loop does not retry;
 //     abort.go: WithAbort, which makes a stopping loop cancel its syncs in
 //     flight at once instead of draining them (a lost lease).
+//   - owner.go: Owners, the owner a controller reference names, found in
+//     the owners' cache (and its key enqueued).
 //   - metrics.go: controller-runtime's reconcile series and client-go's
 //     workqueue series, on a caller's prometheus.Registerer.
 //   - expectations.go: ControllerExpectations and
 //     UIDTrackingControllerExpectations.
 //   - event.go, event_correlator.go, event_broadcaster.go, event_sink.go,
-//     lru.go: core/v1 Event recording as client-go's recorder does it.
+//     lru.go: core/v1 Event recording as client-go's recorder does it;
+//     EventRecorder is what controllers record with, NopRecorder the one
+//     that drops.
 //
 // # Guarantees
 //
@@ -46,7 +57,14 @@
 //     guarantees, which the loop keeps).
 //   - A failed sync is retried after the rate limiter's backoff; a
 //     successful one resets it; a panic is recovered, logged with its
-//     stack, counted, and retried like an error; the worker survives.
+//     stack, counted, and retried like an error; the worker survives. A
+//     TerminalError is logged and counted
+//     (controller_runtime_terminal_reconcile_errors_total) but not
+//     retried.
+//   - A wired loop (Wiring) starts no worker before each of its handlers
+//     has synced: its informer listed and the handler returned from every
+//     object of that list (processor.Registration.HasSynced). A Go type
+//     watched with a resource of another kind fails the constructor.
 //   - Loop.Run stops taking keys when its context ends, lets syncs in flight
 //     finish on a context of their own, and returns within the drain
 //     timeout, cancelling the syncs that outlive it — or at once, when the
@@ -65,7 +83,11 @@
 // are kube-controller-manager's (cmd/kube-controller-manager/app);
 // IsControllerEnabled is k8s.io/controller-manager/app's. Loop is
 // controller-runtime's reconcile handler (and every client-go controller's
-// processNextWorkItem); Result is reconcile.Result. ControllerExpectations
+// processNextWorkItem); Result is reconcile.Result and TerminalError
+// reconcile.TerminalError. Wiring does what controller-runtime's builder
+// and kube-rs's Controller::new(..).owns(..) do, without reflection: typed
+// calls in the constructor. Owners is the resolveControllerRef of
+// kube-controller-manager's controllers. ControllerExpectations
 // are pkg/controller's. Recorder, Broadcaster and the correlator are
 // client-go's tools/record EventRecorder, EventBroadcaster and
 // EventCorrelator; EventSink is its EventSink.

@@ -19,6 +19,25 @@ const (
 	ReasonScalingReplicaSet = "ScalingReplicaSet"
 )
 
+// EventRecorder is what a controller records events with (client-go's
+// EventRecorder, the part controllers call): *Recorder is the real one,
+// NopRecorder drops them, and a test's fake records them.
+type EventRecorder interface {
+	Eventf(ref api.ObjectReference, eventType, reason, format string, args ...any)
+}
+
+// NopRecorder drops every event: the recorder of a controller built
+// without one.
+type NopRecorder struct{}
+
+// Eventf does nothing.
+func (NopRecorder) Eventf(api.ObjectReference, string, string, string, ...any) {}
+
+var (
+	_ EventRecorder = (*Recorder)(nil)
+	_ EventRecorder = NopRecorder{}
+)
+
 // Recorder records core/v1 Events about objects on behalf of one source
 // component (client-go's EventRecorder). Event never blocks and never
 // fails: the event is queued for the broadcaster's goroutine, or dropped

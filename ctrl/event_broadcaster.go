@@ -36,10 +36,6 @@ const (
 	eventFailed   = "failed"
 )
 
-// namespaceTerminatingCause is the status cause of a create refused
-// because its namespace is being deleted.
-const namespaceTerminatingCause = "NamespaceTerminating"
-
 // BroadcasterOptions configure a Broadcaster; the zero value gives
 // client-go's behaviour on the real clock without metrics.
 type BroadcasterOptions struct {
@@ -197,7 +193,7 @@ func (b *Broadcaster) write(ctx context.Context, e *api.CoreEvent, patch []byte)
 	var se *rest.StatusError
 	if errors.As(err, &se) {
 		lvl := zerolog.ErrorLevel
-		if rest.IsAlreadyExists(err) || terminating(se) {
+		if rest.IsAlreadyExists(err) || rest.IsNamespaceTerminating(err) {
 			lvl = zerolog.DebugLevel
 		}
 		b.log.WithLevel(lvl).Err(err).Str("event", e.Name).Msg("server rejected event; not retrying")
@@ -205,20 +201,6 @@ func (b *Broadcaster) write(ctx context.Context, e *api.CoreEvent, patch []byte)
 	}
 	b.log.Error().Err(err).Str("event", e.Name).Msg("unable to write event; may retry")
 	return "", false
-}
-
-// terminating reports whether the server refused a write because the
-// namespace is being deleted.
-func terminating(se *rest.StatusError) bool {
-	if se.Status.Details == nil {
-		return false
-	}
-	for _, c := range se.Status.Details.Causes {
-		if c.Type == namespaceTerminatingCause {
-			return true
-		}
-	}
-	return false
 }
 
 func (b *Broadcaster) count(e *api.CoreEvent, outcome string) {

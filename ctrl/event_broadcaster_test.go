@@ -234,7 +234,7 @@ func TestBroadcasterServerRejection(t *testing.T) {
 	for _, status := range []rest.Status{
 		{Code: 403, Reason: "Forbidden"},
 		{Code: 409, Reason: "AlreadyExists"},
-		{Code: 403, Reason: "Forbidden", Details: &rest.StatusDetails{Causes: []rest.StatusCause{{Type: namespaceTerminatingCause}}}},
+		{Code: 403, Reason: "Forbidden", Details: &rest.StatusDetails{Causes: []rest.StatusCause{{Type: rest.CauseNamespaceTerminating}}}},
 		{Code: 500, Reason: "InternalError"},
 	} {
 		synctest.Test(t, func(t *testing.T) {

@@ -59,7 +59,8 @@ type LoopOptions struct {
 	// ends; 0 means DefaultDrainTimeout.
 	DrainTimeout time.Duration
 	// Synced are the informers (or handler registrations) whose caches
-	// Run waits for before starting workers.
+	// Run waits for before starting workers. A Wiring adds the
+	// registrations of its handlers.
 	Synced []informer.Synced
 	// Events is the controller's event broadcaster, run for as long as
 	// Run runs; nil if the controller records no events.
@@ -76,7 +77,8 @@ type LoopOptions struct {
 // kube-controller-manager controller): handlers Add keys to its Queue,
 // workers Get them, call the sync and act on its result.
 //
-//	Get(key) ──▶ sync(ctx, key) ──▶ error?           ──▶ AddRateLimited(key)  (backoff)
+//	Get(key) ──▶ sync(ctx, key) ──▶ TerminalError?   ──▶ Forget(key)          (not retried; counted)
+//	                               error?             ──▶ AddRateLimited(key)  (backoff)
 //	                               RequeueAfter d?    ──▶ Forget, AddAfter(key, d)
 //	                               Requeue?           ──▶ AddRateLimited(key)  (backoff, no failure)
 //	                               else               ──▶ Forget(key)
@@ -136,10 +138,35 @@ func (cc ControllerContext) NewLoop(name string, sync SyncFunc, o LoopOptions) *
 // Name returns the controller's name.
 func (l *Loop) Name() string { return l.name }
 
+// WaitsFor names what Run waits for before it starts its workers, in
+// order: the informers of LoopOptions.Synced by their names, the
+// registrations a Wiring added as "<informer>/<controller>".
+func (l *Loop) WaitsFor() []string {
+	names := make([]string, len(l.o.Synced))
+	for i, s := range l.o.Synced {
+		names[i] = s.Name()
+	}
+	return names
+}
+
+// HasSynced reports whether everything Run waits for before it starts its
+// workers has synced: LoopOptions.Synced and, for a loop built by a
+// Wiring, the registration of each handler it registered. A *Loop is an
+// informer.Synced.
+func (l *Loop) HasSynced() bool {
+	for _, s := range l.o.Synced {
+		if !s.HasSynced() {
+			return false
+		}
+	}
+	return true
+}
+
 // Queue is where the controller's handlers add keys.
 func (l *Loop) Queue() *queue.Queue[string] { return l.q }
 
-// Run waits for the caches in LoopOptions.Synced, starts workers workers
+// Run waits for the caches in LoopOptions.Synced (and the registrations a
+// Wiring added: HasSynced), starts workers workers
 // and blocks until ctx ends. Then it stops taking keys, shuts the queue
 // down, and waits for the syncs in flight — which keep a context of their
 // own, so that a write under way is not cut in the middle — for at most
@@ -250,6 +277,11 @@ func (l *Loop) process(ctx context.Context, key string) {
 		l.failed(key, err)
 		l.log.Error().Err(err).Str("key", key).Int("retries", l.o.MaxRetries).Msg("sync failed too often; dropping the key")
 		l.q.Forget(key)
+	case terminal:
+		l.failed(key, err)
+		l.count(l.m.terminal)
+		l.log.Error().Err(err).Str("key", key).Msg("sync failed with a terminal error; not retrying")
+		l.q.Forget(key)
 	case requeueAfter:
 		l.count(l.m.requeueAfter)
 		l.q.Forget(key)
@@ -283,6 +315,8 @@ func (l *Loop) reportEnd(e tap.Event, act action, res Result, err error) {
 		e.Op = "error: retry with backoff"
 	case drop:
 		e.Op = fmt.Sprintf("error: dropped after %d retries", l.o.MaxRetries)
+	case terminal:
+		e.Op = "error: terminal, not retried"
 	case requeueAfter:
 		e.Op, e.Delay = "success: requeue after", res.RequeueAfter
 	default:

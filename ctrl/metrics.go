@@ -6,6 +6,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/kcmlab/kcm/internal/promreg"
 	"github.com/kcmlab/kcm/queue"
 )
 
@@ -20,13 +21,14 @@ type Metrics struct {
 	// Queue is handed to every controller's queue.
 	Queue *queue.Metrics
 
-	total   *prometheus.CounterVec
-	errors  *prometheus.CounterVec
-	panics  *prometheus.CounterVec
-	time    *prometheus.HistogramVec
-	workers *prometheus.GaugeVec
-	maxConc *prometheus.GaugeVec
-	events  *prometheus.CounterVec
+	total    *prometheus.CounterVec
+	errors   *prometheus.CounterVec
+	terminal *prometheus.CounterVec
+	panics   *prometheus.CounterVec
+	time     *prometheus.HistogramVec
+	workers  *prometheus.GaugeVec
+	maxConc  *prometheus.GaugeVec
+	events   *prometheus.CounterVec
 }
 
 // Reconcile results, the values of controller_runtime_reconcile_total's
@@ -61,7 +63,9 @@ func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
 			Help: "Total number of reconciliations per controller, by result (success, error, requeue_after)."},
 			[]string{"controller", "result"}),
 		errors: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "controller_runtime_reconcile_errors_total",
-			Help: "Total number of reconciliation errors per controller (panics included)."}, ctl),
+			Help: "Total number of reconciliation errors per controller (panics and terminal errors included)."}, ctl),
+		terminal: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "controller_runtime_terminal_reconcile_errors_total",
+			Help: "Total number of terminal reconciliation errors per controller (not retried)."}, ctl),
 		panics: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "controller_runtime_reconcile_panics_total",
 			Help: "Total number of reconciliation panics per controller."}, ctl),
 		time: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "controller_runtime_reconcile_time_seconds",
@@ -74,44 +78,25 @@ func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
 			Help: "core/v1 Events per reporting component, by outcome (created, patched, spam_filtered, dropped, failed)."},
 			[]string{"component", "outcome"}),
 	}
-	m.total = register(reg, m.total, &err)
-	m.errors = register(reg, m.errors, &err)
-	m.panics = register(reg, m.panics, &err)
-	m.time = register(reg, m.time, &err)
-	m.workers = register(reg, m.workers, &err)
-	m.maxConc = register(reg, m.maxConc, &err)
-	m.events = register(reg, m.events, &err)
+	m.total = promreg.Keep(reg, m.total, &err)
+	m.errors = promreg.Keep(reg, m.errors, &err)
+	m.terminal = promreg.Keep(reg, m.terminal, &err)
+	m.panics = promreg.Keep(reg, m.panics, &err)
+	m.time = promreg.Keep(reg, m.time, &err)
+	m.workers = promreg.Keep(reg, m.workers, &err)
+	m.maxConc = promreg.Keep(reg, m.maxConc, &err)
+	m.events = promreg.Keep(reg, m.events, &err)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("ctrl: registering metrics: %w", err)
 	}
 	return m, nil
-}
-
-// register registers c with reg, or returns the collector already
-// registered under the same description; the first failure is kept in
-// *errp.
-func register[C prometheus.Collector](reg prometheus.Registerer, c C, errp *error) C {
-	err := reg.Register(c)
-	if err == nil {
-		return c
-	}
-	var are prometheus.AlreadyRegisteredError
-	if errors.As(err, &are) {
-		if existing, ok := are.ExistingCollector.(C); ok {
-			return existing
-		}
-	}
-	if *errp == nil {
-		*errp = fmt.Errorf("ctrl: registering metrics: %w", err)
-	}
-	return c
 }
 
 // loopMetrics is one controller's view of Metrics; the zero value (from
 // a nil *Metrics) records nothing.
 type loopMetrics struct {
 	success, failure, requeueAfter, requeue prometheus.Counter
-	errors, panics                          prometheus.Counter
+	errors, terminal, panics                prometheus.Counter
 	time                                    prometheus.Observer
 	workers, maxConc                        prometheus.Gauge
 	on                                      bool
@@ -128,6 +113,7 @@ func newLoopMetrics(m *Metrics, name string) loopMetrics {
 		requeueAfter: m.total.WithLabelValues(name, resultRequeueAfter),
 		requeue:      m.total.WithLabelValues(name, resultRequeue),
 		errors:       m.errors.WithLabelValues(name),
+		terminal:     m.terminal.WithLabelValues(name),
 		panics:       m.panics.WithLabelValues(name),
 		time:         m.time.WithLabelValues(name),
 		workers:      m.workers.WithLabelValues(name),

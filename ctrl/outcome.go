@@ -38,14 +38,25 @@ const (
 	// requeue: success with Result.Requeue. The key is added again after
 	// its rate limiter's backoff, which keeps growing.
 	requeue
+	// terminal: failure with a TerminalError. Its backoff is reset and it
+	// is not added again, whatever MaxRetries says; the next event for the
+	// object brings it back. controller-runtime does not add the key again
+	// either, but keeps its backoff record; kcm forgets it, as it does for
+	// a dropped key, so that the rate limiter holds nothing for a key that
+	// nobody retries.
+	terminal
 )
 
 // decide is the loop's policy, the same as controller-runtime's reconcile
-// handler: an error wins over a Result, RequeueAfter over Requeue; a failed key is retried with
+// handler: an error wins over a Result, RequeueAfter over Requeue; a
+// terminal error is never retried; any other failed key is retried with
 // backoff unless maxRetries (0 = unlimited) rate-limited retries are
 // already on record for it.
 func decide(res Result, err error, requeues, maxRetries int) action {
 	if err != nil {
+		if IsTerminal(err) {
+			return terminal
+		}
 		if maxRetries > 0 && requeues >= maxRetries {
 			return drop
 		}

@@ -34,6 +34,10 @@
 //     forces 410 Gone.
 //   - HasSynced turns true once the initial list has been applied and
 //     distributed; the Factory's WaitForCacheSync waits for it.
+//   - For refuses a Go type whose kind is not the resource's
+//     (For[api.Pod](f, rest.Deployments) panics with ErrKindMismatch at
+//     construction; CheckKind returns the error, ctrl.Watch fails its
+//     controller's construction with it).
 //   - Options.Transform rewrites each object on its way into the FIFO. When
 //     it returns an error the object is refused, not dropped: the reflector
 //     backs off and asks for it again (the LIST again, or the watch from

@@ -87,7 +87,16 @@ func NewFactory(client *rest.Client, o FactoryOptions) *Factory {
 // The decoder compares each object with the cached version it replaces
 // (api.CompactCached), so a watch event's object shares nearly all of
 // its parts with that version.
+//
+// S must be res's kind (CheckKind): For[api.Pod](f, rest.Deployments)
+// would decode Deployments into Pod structs, dropping what they do not
+// share, so For panics with an ErrKindMismatch error instead, at
+// construction — a programming error, like regexp.MustCompile's. Code
+// that builds informers from input checks with CheckKind first.
 func For[S any, P api.TypedPtr[S]](f *Factory, res rest.Resource) *Informer[P] {
+	if err := CheckKind[S](res); err != nil {
+		panic(err)
+	}
 	var made atomic.Pointer[Informer[P]] // set once get returns; the decoder may run before
 	codec := api.CompactCached[S, P](func(namespace, name string) (P, bool) {
 		if inf := made.Load(); inf != nil {

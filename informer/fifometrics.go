@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/kcmlab/kcm/internal/promreg"
 )
 
 // The informer series client-go v0.37 exports for named informers
@@ -128,19 +130,11 @@ func newFIFOSeries(reg prometheus.Registerer, labels [4]string, length func() in
 	return &fifoSeries{latency: latency.WithLabelValues(labels[:]...), storeRV: storeRV.WithLabelValues(labels[:]...)}, nil
 }
 
-// register registers c with reg, or returns the collector of the same
-// type registered there already.
+// register is promreg.Register with the failure marked errFIFOCollector.
 func register[C prometheus.Collector](reg prometheus.Registerer, c C) (C, error) {
-	err := reg.Register(c)
-	if err == nil {
-		return c, nil
+	got, err := promreg.Register(reg, c)
+	if err != nil {
+		return got, fmt.Errorf("%w: %w", errFIFOCollector, err)
 	}
-	var are prometheus.AlreadyRegisteredError
-	if errors.As(err, &are) {
-		if existing, ok := are.ExistingCollector.(C); ok {
-			return existing, nil
-		}
-	}
-	var zero C
-	return zero, fmt.Errorf("%w: %w", errFIFOCollector, err)
+	return got, nil
 }

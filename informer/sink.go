@@ -7,6 +7,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/kcmlab/kcm/deltafifo"
+	"github.com/kcmlab/kcm/internal/promreg"
 	"github.com/kcmlab/kcm/kube/api"
 	"github.com/kcmlab/kcm/reflector"
 	"github.com/kcmlab/kcm/tap"
@@ -137,15 +138,9 @@ func newTransformErrors(reg prometheus.Registerer) (*prometheus.CounterVec, erro
 		Name: "informer_transform_errors_total",
 		Help: "Objects the informer's Transform refused with an error, by informer; each is asked for again after the reflector's backoff.",
 	}, []string{"informer"})
-	err := reg.Register(c)
-	if err == nil {
-		return c, nil
+	c, err := promreg.Register(reg, c)
+	if err != nil {
+		return nil, fmt.Errorf("registering informer_transform_errors_total: %w", err)
 	}
-	var are prometheus.AlreadyRegisteredError
-	if errors.As(err, &are) {
-		if existing, ok := are.ExistingCollector.(*prometheus.CounterVec); ok {
-			return existing, nil
-		}
-	}
-	return nil, fmt.Errorf("registering informer_transform_errors_total: %w", err)
+	return c, nil
 }

@@ -1,9 +1,11 @@
 package lease
 
 import (
-	"errors"
+	"fmt"
 
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/kcmlab/kcm/internal/promreg"
 )
 
 // masterStatusName is client-go's name for the gauge, so dashboards built
@@ -19,18 +21,9 @@ func newMasterStatus(reg prometheus.Registerer, name string) (prometheus.Gauge, 
 		Name: masterStatusName,
 		Help: "1 while this process leads the named lease, 0 while it is a candidate.",
 	}, []string{"name"})
-	if reg != nil {
-		if err := reg.Register(vec); err != nil {
-			var are prometheus.AlreadyRegisteredError
-			if !errors.As(err, &are) {
-				return nil, err
-			}
-			existing, ok := are.ExistingCollector.(*prometheus.GaugeVec)
-			if !ok {
-				return nil, err
-			}
-			vec = existing
-		}
+	vec, err := promreg.Register(reg, vec)
+	if err != nil {
+		return nil, fmt.Errorf("lease: registering %s: %w", masterStatusName, err)
 	}
 	g := vec.WithLabelValues(name)
 	g.Set(0)

@@ -44,7 +44,8 @@
 //     at least its latest state in the store.
 //   - HasSynced per registration: true once the informer's source has synced
 //     and this handler has returned from every initial-list add it was owed.
-//     A controller waits on its own registrations, not just on the informer.
+//     A controller waits on its own registrations, not just on the informer
+//     (ctrl.Wiring makes every wired loop do so).
 //   - Resync per handler: the informer calls ShouldResync every
 //     ResyncCheckPeriod (the smallest period any handler asked for) and, if
 //     it says so, re-queues its objects; the resulting Sync notifications

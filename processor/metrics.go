@@ -1,10 +1,11 @@
 package processor
 
 import (
-	"errors"
 	"fmt"
 
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/kcmlab/kcm/internal/promreg"
 )
 
 // newPanicCounter returns the informer_handler_panics_total family
@@ -19,15 +20,9 @@ func newPanicCounter(reg prometheus.Registerer) (*prometheus.CounterVec, error) 
 		Name: "informer_handler_panics_total",
 		Help: "Event handler calls that panicked and were recovered, by informer and handler.",
 	}, []string{"informer", "handler"})
-	err := reg.Register(c)
-	if err == nil {
-		return c, nil
+	c, err := promreg.Register(reg, c)
+	if err != nil {
+		return nil, fmt.Errorf("processor: registering informer_handler_panics_total: %w", err)
 	}
-	var are prometheus.AlreadyRegisteredError
-	if errors.As(err, &are) {
-		if existing, ok := are.ExistingCollector.(*prometheus.CounterVec); ok {
-			return existing, nil
-		}
-	}
-	return nil, fmt.Errorf("processor: registering informer_handler_panics_total: %w", err)
+	return c, nil
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/kcmlab/kcm/clock"
+	"github.com/kcmlab/kcm/internal/promreg"
 )
 
 // Metrics holds the workqueue metric families, registered once per
@@ -59,36 +60,17 @@ func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
 			Help: "Number of rate-limited re-adds (AddRateLimited)."}, name),
 	}
 	var err error
-	m.depth = register(reg, m.depth, &err)
-	m.adds = register(reg, m.adds, &err)
-	m.latency = register(reg, m.latency, &err)
-	m.work = register(reg, m.work, &err)
-	m.unfinished = register(reg, m.unfinished, &err)
-	m.longest = register(reg, m.longest, &err)
-	m.retries = register(reg, m.retries, &err)
+	m.depth = promreg.Keep(reg, m.depth, &err)
+	m.adds = promreg.Keep(reg, m.adds, &err)
+	m.latency = promreg.Keep(reg, m.latency, &err)
+	m.work = promreg.Keep(reg, m.work, &err)
+	m.unfinished = promreg.Keep(reg, m.unfinished, &err)
+	m.longest = promreg.Keep(reg, m.longest, &err)
+	m.retries = promreg.Keep(reg, m.retries, &err)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("queue: registering workqueue metrics: %w", err)
 	}
 	return m, nil
-}
-
-// register registers c with reg, or returns the collector already registered
-// under the same description. The first failure is kept in *errp.
-func register[C prometheus.Collector](reg prometheus.Registerer, c C, errp *error) C {
-	err := reg.Register(c)
-	if err == nil {
-		return c
-	}
-	var are prometheus.AlreadyRegisteredError
-	if errors.As(err, &are) {
-		if existing, ok := are.ExistingCollector.(C); ok {
-			return existing
-		}
-	}
-	if *errp == nil {
-		*errp = fmt.Errorf("queue: registering workqueue metrics: %w", err)
-	}
-	return c
 }
 
 // queueMetrics is one queue's view of Metrics plus the timestamps it needs.

@@ -8,6 +8,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/kcmlab/kcm/internal/promreg"
 	"github.com/kcmlab/kcm/kube/rest"
 )
 
@@ -60,11 +61,6 @@ func newFamilies() families {
 	}
 }
 
-func (f families) collectors() []prometheus.Collector {
-	return []prometheus.Collector{f.lists, f.watches, f.shortWatches, f.listDuration, f.watchDuration,
-		f.itemsPerList, f.itemsPerWatch, f.lastRV, f.errors}
-}
-
 // NewMetrics registers the reflector families with reg (or finds the ones
 // another reflector registered there) and returns the series of the
 // reflector called name, for Options.Metrics. A nil reg means no metrics
@@ -74,32 +70,18 @@ func NewMetrics(reg prometheus.Registerer, name string) (*Metrics, error) {
 		return nil, nil
 	}
 	f := newFamilies()
-	cs := f.collectors()
-	for i, c := range cs {
-		err := reg.Register(c)
-		if err == nil {
-			continue
-		}
-		var are prometheus.AlreadyRegisteredError
-		if !errors.As(err, &are) {
-			return nil, fmt.Errorf("reflector: registering metrics: %w", err)
-		}
-		cs[i] = are.ExistingCollector
-	}
-	var ok [9]bool
-	f.lists, ok[0] = cs[0].(*prometheus.CounterVec)
-	f.watches, ok[1] = cs[1].(*prometheus.CounterVec)
-	f.shortWatches, ok[2] = cs[2].(*prometheus.CounterVec)
-	f.listDuration, ok[3] = cs[3].(*prometheus.HistogramVec)
-	f.watchDuration, ok[4] = cs[4].(*prometheus.HistogramVec)
-	f.itemsPerList, ok[5] = cs[5].(*prometheus.HistogramVec)
-	f.itemsPerWatch, ok[6] = cs[6].(*prometheus.HistogramVec)
-	f.lastRV, ok[7] = cs[7].(*prometheus.GaugeVec)
-	f.errors, ok[8] = cs[8].(*prometheus.CounterVec)
-	for _, k := range ok {
-		if !k {
-			return nil, errors.New("reflector: a metric family of the same name but another type is registered")
-		}
+	var err error
+	f.lists = promreg.Keep(reg, f.lists, &err)
+	f.watches = promreg.Keep(reg, f.watches, &err)
+	f.shortWatches = promreg.Keep(reg, f.shortWatches, &err)
+	f.listDuration = promreg.Keep(reg, f.listDuration, &err)
+	f.watchDuration = promreg.Keep(reg, f.watchDuration, &err)
+	f.itemsPerList = promreg.Keep(reg, f.itemsPerList, &err)
+	f.itemsPerWatch = promreg.Keep(reg, f.itemsPerWatch, &err)
+	f.lastRV = promreg.Keep(reg, f.lastRV, &err)
+	f.errors = promreg.Keep(reg, f.errors, &err)
+	if err != nil {
+		return nil, fmt.Errorf("reflector: registering metrics: %w", err)
 	}
 	return &Metrics{
 		lists: f.lists.WithLabelValues(name), watches: f.watches.WithLabelValues(name),

@@ -52,22 +52,19 @@ func Descriptor() *ctrl.ControllerDescriptor {
 	}
 }
 
-// EventRecorder records Events about a Deployment (*ctrl.Recorder is one).
-type EventRecorder interface {
-	Eventf(ref api.ObjectReference, eventType, reason, format string, args ...any)
-}
-
 // Controller holds what a sync reads and writes. It has no goroutines of
 // its own: ctrl.Loop runs Sync.
 type Controller struct {
 	deployments informer.DeploymentLister
 	replicaSets informer.ReplicaSetLister
 	pods        informer.PodLister
+	owners      ctrl.Owners[*api.Deployment]
+	rsOwners    ctrl.Owners[*api.ReplicaSet]
 	dClient     *rest.Resources[*api.Deployment]
 	rsClient    *rest.Resources[*api.ReplicaSet]
 	rsRaw       *rest.Resources[*api.RawObject]
 	dRaw        *rest.Resources[*api.RawObject]
-	events      EventRecorder
+	events      ctrl.EventRecorder
 	clock       clock.Clock
 	log         zerolog.Logger
 }
@@ -78,8 +75,8 @@ type Config struct {
 	ReplicaSets informer.ReplicaSetLister
 	Pods        informer.PodLister
 	Client      *rest.Client
-	Events      EventRecorder
-	Clock       clock.Clock // nil: real
+	Events      ctrl.EventRecorder // nil: none recorded
+	Clock       clock.Clock        // nil: real
 	Logger      zerolog.Logger
 }
 
@@ -88,8 +85,13 @@ func NewController(cfg Config) *Controller {
 	if cfg.Clock == nil {
 		cfg.Clock = clock.Real{}
 	}
+	if cfg.Events == nil {
+		cfg.Events = ctrl.NopRecorder{}
+	}
 	return &Controller{
 		deployments: cfg.Deployments, replicaSets: cfg.ReplicaSets, pods: cfg.Pods,
+		owners:   ctrl.OwnersOf(rest.Deployments, cfg.Deployments.Lister),
+		rsOwners: ctrl.OwnersOf(rest.ReplicaSets, cfg.ReplicaSets.Lister),
 		dClient:  rest.NewResources(cfg.Client, rest.Deployments, api.Typed[api.Deployment]()),
 		rsClient: rest.NewResources(cfg.Client, rest.ReplicaSets, api.Typed[api.ReplicaSet]()),
 		rsRaw:    rest.NewResources(cfg.Client, rest.ReplicaSets, api.Raw()),
@@ -98,41 +100,29 @@ func NewController(cfg Config) *Controller {
 	}
 }
 
-// New is the ControllerConstructor: Deployment, ReplicaSet and Pod
-// informers from the shared factory, the handlers that feed the loop, and
-// an event broadcaster of its own.
+// New is the ControllerConstructor: it watches Deployments, ReplicaSets
+// and pods through the shared factory with the handlers that feed the
+// loop, and gives the controller its own client and event broadcaster.
 func New(_ context.Context, cc ctrl.ControllerContext, name string) (ctrl.Controller, error) {
-	dInf := informer.For[api.Deployment](cc.InformerFactory, rest.Deployments)
-	rsInf := informer.For[api.ReplicaSet](cc.InformerFactory, rest.ReplicaSets)
-	podInf := informer.For[api.Pod](cc.InformerFactory, rest.Pods)
 	client := cc.ClientFor(name)
 	events := cc.NewBroadcaster(client)
-	c := NewController(Config{
-		Deployments: informer.DeploymentLister{Lister: dInf.Lister()},
-		ReplicaSets: informer.ReplicaSetLister{Lister: rsInf.Lister()},
-		Pods:        informer.PodLister{Lister: podInf.Lister()},
+	w := cc.Wire(name, ctrl.LoopOptions{Events: events, MaxRetries: MaxRetries})
+	h := &handlers{q: w.Queue(), log: cc.LoggerFor(name)} // h.c is set below, before Build registers h
+	deployments := ctrl.Watch(w, rest.Deployments, processor.HandlerFuncs[*api.Deployment]{
+		AddFunc: h.addDeployment, UpdateFunc: h.updateDeployment, DeleteFunc: h.deleteDeployment,
+	})
+	replicaSets := ctrl.Watch(w, rest.ReplicaSets, processor.HandlerFuncs[*api.ReplicaSet]{
+		AddFunc: h.addReplicaSet, UpdateFunc: h.updateReplicaSet, DeleteFunc: h.deleteReplicaSet,
+	})
+	pods := ctrl.Watch(w, rest.Pods, processor.HandlerFuncs[*api.Pod]{DeleteFunc: h.deletePod})
+	h.c = NewController(Config{
+		Deployments: informer.DeploymentLister{Lister: deployments},
+		ReplicaSets: informer.ReplicaSetLister{Lister: replicaSets},
+		Pods:        informer.PodLister{Lister: pods},
 		Client:      client, Events: events.NewRecorder(Component),
 		Clock: cc.Clock, Logger: cc.LoggerFor(name),
 	})
-	loop := cc.NewLoop(name, c.Sync, ctrl.LoopOptions{
-		Synced: []informer.Synced{dInf, rsInf, podInf}, Events: events, MaxRetries: MaxRetries,
-	})
-	h := &handlers{c: c, q: loop.Queue(), log: c.log}
-	opts := processor.HandlerOptions{Name: name}
-	if _, err := dInf.AddEventHandler(processor.HandlerFuncs[*api.Deployment]{
-		AddFunc: h.addDeployment, UpdateFunc: h.updateDeployment, DeleteFunc: h.deleteDeployment,
-	}, opts); err != nil {
-		return nil, fmt.Errorf("%s: deployment handler: %w", name, err)
-	}
-	if _, err := rsInf.AddEventHandler(processor.HandlerFuncs[*api.ReplicaSet]{
-		AddFunc: h.addReplicaSet, UpdateFunc: h.updateReplicaSet, DeleteFunc: h.deleteReplicaSet,
-	}, opts); err != nil {
-		return nil, fmt.Errorf("%s: replicaset handler: %w", name, err)
-	}
-	if _, err := podInf.AddEventHandler(processor.HandlerFuncs[*api.Pod]{DeleteFunc: h.deletePod}, opts); err != nil {
-		return nil, fmt.Errorf("%s: pod handler: %w", name, err)
-	}
-	return loop, nil
+	return w.Build(h.c.Sync)
 }
 
 // syncer is one sync of one Deployment: the controller plus what the sync
@@ -151,7 +141,7 @@ type syncer struct {
 func (c *Controller) Sync(ctx context.Context, key string) (ctrl.Result, error) {
 	s := &syncer{Controller: c}
 	err := s.syncDeployment(ctx, key)
-	if namespaceTerminating(err) {
+	if rest.IsNamespaceTerminating(err) {
 		return ctrl.Result{}, nil // the namespace is going away; nothing to retry
 	}
 	if err != nil {
@@ -269,21 +259,6 @@ func splitKey(key string) (ns, name string) {
 		}
 	}
 	return "", key
-}
-
-// namespaceTerminating reports whether err is the apiserver refusing a
-// create because the namespace is being deleted.
-func namespaceTerminating(err error) bool {
-	var se *rest.StatusError
-	if !errors.As(err, &se) || se.Status.Details == nil {
-		return false
-	}
-	for _, c := range se.Status.Details.Causes {
-		if c.Type == "NamespaceTerminating" {
-			return true
-		}
-	}
-	return false
 }
 
 // updateStatus writes d's status (and annotations, which the status

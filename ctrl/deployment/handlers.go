@@ -30,19 +30,6 @@ func (h *handlers) addDeployment(d *api.Deployment, _ bool)    { h.enqueue(d) }
 func (h *handlers) updateDeployment(_, d *api.Deployment)      { h.enqueue(d) }
 func (h *handlers) deleteDeployment(d *api.Deployment, _ bool) { h.enqueue(d) }
 
-// resolveControllerRef returns the Deployment a controller ref names, if
-// the cache has it with the same UID.
-func (h *handlers) resolveControllerRef(ns string, ref *api.OwnerReference) *api.Deployment {
-	if ref == nil || ref.Kind != "Deployment" {
-		return nil
-	}
-	d, err := h.c.deployments.Deployments(ns).Get(ref.Name)
-	if err != nil || d.UID != ref.UID {
-		return nil
-	}
-	return d
-}
-
 // deploymentsSelecting returns the Deployments of rs's namespace whose
 // (valid, non-empty) selector matches rs's labels (GetDeploymentsForReplicaSet).
 func (h *handlers) deploymentsSelecting(rs *api.ReplicaSet) []*api.Deployment {
@@ -68,10 +55,8 @@ func (h *handlers) addReplicaSet(rs *api.ReplicaSet, _ bool) {
 		h.deleteReplicaSet(rs, false) // seen first while being deleted
 		return
 	}
-	if ref := rs.ControllerRef(); ref != nil {
-		if d := h.resolveControllerRef(rs.Namespace, ref); d != nil {
-			h.enqueue(d)
-		}
+	if rs.ControllerRef() != nil {
+		h.c.owners.EnqueueController(h.q, rs)
 		return
 	}
 	for _, d := range h.deploymentsSelecting(rs) {
@@ -86,14 +71,10 @@ func (h *handlers) updateReplicaSet(old, cur *api.ReplicaSet) {
 	curRef, oldRef := cur.ControllerRef(), old.ControllerRef()
 	refChanged := !reflect.DeepEqual(curRef, oldRef)
 	if refChanged && oldRef != nil {
-		if d := h.resolveControllerRef(old.Namespace, oldRef); d != nil {
-			h.enqueue(d) // the old owner lost it
-		}
+		h.c.owners.EnqueueController(h.q, old) // the old owner lost it
 	}
 	if curRef != nil {
-		if d := h.resolveControllerRef(cur.Namespace, curRef); d != nil {
-			h.enqueue(d)
-		}
+		h.c.owners.EnqueueController(h.q, cur)
 		return
 	}
 	if refChanged || !reflect.DeepEqual(cur.Labels, old.Labels) {
@@ -104,9 +85,7 @@ func (h *handlers) updateReplicaSet(old, cur *api.ReplicaSet) {
 }
 
 func (h *handlers) deleteReplicaSet(rs *api.ReplicaSet, _ bool) {
-	if d := h.resolveControllerRef(rs.Namespace, rs.ControllerRef()); d != nil {
-		h.enqueue(d)
-	}
+	h.c.owners.EnqueueController(h.q, rs)
 }
 
 // deletePod wakes a Recreate Deployment waiting for its old pods, on
@@ -115,16 +94,12 @@ func (h *handlers) deleteReplicaSet(rs *api.ReplicaSet, _ bool) {
 // deletePod) it enqueues on each deletion, and the sync counts what is
 // left.
 func (h *handlers) deletePod(pod *api.Pod, _ bool) {
-	ref := pod.ControllerRef()
-	if ref == nil || ref.Kind != "ReplicaSet" {
+	rs, ok := h.c.rsOwners.ControllerOf(pod)
+	if !ok {
 		return
 	}
-	rs, err := h.c.replicaSets.ReplicaSets(pod.Namespace).Get(ref.Name)
-	if err != nil || rs.UID != ref.UID {
-		return
-	}
-	d := h.resolveControllerRef(rs.Namespace, rs.ControllerRef())
-	if d == nil || d.Spec.Strategy.Type != api.RecreateDeploymentStrategyType {
+	d, ok := h.c.owners.ControllerOf(rs)
+	if !ok || d.Spec.Strategy.Type != api.RecreateDeploymentStrategyType {
 		return
 	}
 	h.enqueue(d)

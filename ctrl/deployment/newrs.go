@@ -125,7 +125,7 @@ func (s *syncer) createNewReplicaSet(ctx context.Context, d *api.Deployment, dt 
 				Int32("newCollisionCount", *d.Status.CollisionCount).Msg("hash collision; bumping collisionCount")
 		}
 		return nil, err
-	case namespaceTerminating(err):
+	case rest.IsNamespaceTerminating(err):
 		return nil, err
 	case err != nil:
 		msg := fmt.Sprintf("Failed to create new replica set %q: %v", newRS.Name, err)

@@ -6,15 +6,10 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/kcmlab/kcm/clock"
+	"github.com/kcmlab/kcm/ctrl"
 	"github.com/kcmlab/kcm/kube/api"
 	"github.com/kcmlab/kcm/processor"
 )
-
-// EventRecorder is what the collector records events with; *ctrl.Recorder
-// is one.
-type EventRecorder interface {
-	Eventf(ref api.ObjectReference, eventType, reason, format string, args ...any)
-}
 
 // Queue is the part of a work queue the collector adds to.
 type Queue interface {
@@ -30,7 +25,7 @@ type Config struct {
 	// failures.
 	Logger zerolog.Logger
 	// Recorder records OwnerRefInvalidNamespace; nil records nothing.
-	Recorder EventRecorder
+	Recorder ctrl.EventRecorder
 	// OrphanParallelism bounds how many dependents of one owner are
 	// patched at once when orphaning; 0 means all at once, one goroutine
 	// each, as Kubernetes does (the client's rate limiter paces them).
@@ -48,7 +43,7 @@ type Collector struct {
 	absent   *absentOwners
 	mapper   *mapper
 	api      ObjectAPI
-	recorder EventRecorder
+	recorder ctrl.EventRecorder
 	clock    clock.Clock
 	log      zerolog.Logger
 	jitter   func() float64
@@ -65,7 +60,7 @@ func NewCollector(objects ObjectAPI, deleteQ, orphanQ Queue, cfg Config) *Collec
 		cfg.Clock = clock.Real{}
 	}
 	if cfg.Recorder == nil {
-		cfg.Recorder = nopRecorder{}
+		cfg.Recorder = ctrl.NopRecorder{}
 	}
 	return &Collector{
 		graph: NewGraph(), absent: newAbsentOwners(absentCacheSize), mapper: &mapper{},
@@ -130,8 +125,3 @@ func (c *Collector) virtualDelete(id objectRef) {
 	c.Apply(Change{Type: Deleted, Virtual: true, APIVersion: id.APIVersion, Kind: id.Kind,
 		Object: &api.ObjectMeta{Namespace: id.Namespace, Name: id.Name, UID: id.UID}})
 }
-
-// nopRecorder drops events.
-type nopRecorder struct{}
-
-func (nopRecorder) Eventf(api.ObjectReference, string, string, string, ...any) {}

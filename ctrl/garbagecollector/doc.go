@@ -86,7 +86,10 @@
 //   - Resources come and go with discovery: a CRD installed later gets a
 //     monitor within a resync period; one removed has its monitor
 //     stopped. A partial discovery failure keeps the synced monitors of
-//     the groups that failed.
+//     the groups that failed. A monitor counts as synced once the graph's
+//     handler has taken its initial list (its registration's HasSynced),
+//     not as soon as its informer has listed (Kubernetes asks the
+//     informer).
 //   - Memory: the cache keeps only the metadata the graph reads (see
 //     codec.go), the informers keep no indexes, and a node allocates its
 //     set of dependents only when it has one. TestMemoryPerObject

@@ -25,10 +25,13 @@ import (
 // (Kubernetes' monitor): a metadata-only LIST and WATCH of every object of
 // the resource, decoded with metaCodec, cached without indexes. Each has
 // its own context, so that a resource discovery no longer reports (a
-// deleted CRD) stops alone.
+// deleted CRD) stops alone. It has synced when the graph's handler has
+// (its registration's HasSynced: the informer listed and the graph took
+// every object of that list), not merely its informer.
 type monitor struct {
 	res    rest.Resource
 	inf    *informer.Informer[*api.RawObject]
+	reg    *processor.Registration
 	cancel context.CancelFunc // nil until started
 	done   chan struct{}
 }
@@ -112,10 +115,11 @@ func (m *monitors) newMonitor(res rest.Resource) (*monitor, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, err := inf.AddEventHandler(m.handler(res), processor.HandlerOptions{Name: Name}); err != nil {
+	reg, err := inf.AddEventHandler(m.handler(res), processor.HandlerOptions{Name: Name})
+	if err != nil {
 		return nil, err
 	}
-	return &monitor{res: res, inf: inf, done: make(chan struct{})}, nil
+	return &monitor{res: res, inf: inf, reg: reg, done: make(chan struct{})}, nil
 }
 
 // start runs every monitor made so far and those made later, until ctx
@@ -170,7 +174,8 @@ func (m *monitors) stopAll() {
 }
 
 // synced reports whether there is at least one monitor and every one has
-// synced (Kubernetes' IsSynced).
+// synced (Kubernetes' IsSynced, which asks the informers; kcm asks the
+// graph handler's registrations, which sync after their informers).
 func (m *monitors) synced() bool {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -178,7 +183,7 @@ func (m *monitors) synced() bool {
 		return false
 	}
 	for _, mon := range m.running {
-		if !mon.inf.HasSynced() {
+		if !mon.reg.HasSynced() {
 			return false
 		}
 	}
@@ -190,7 +195,7 @@ func (m *monitors) resourceSynced(res rest.Resource) bool {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	mon, ok := m.running[res]
-	return ok && mon.inf.HasSynced()
+	return ok && mon.reg.HasSynced()
 }
 
 // resources returns the monitored resources, and a channel closed at

@@ -125,24 +125,20 @@ func RateLimiter(clk clock.Clock) queue.RateLimiter[string] {
 	)
 }
 
-// New is the ControllerConstructor: it takes the namespace informer from
-// the shared factory, gives the controller its own client with the
-// namespace controller's larger limits, and registers the handlers that
-// feed the loop, with --namespace-sync-period as their resync period.
+// New is the ControllerConstructor: it watches namespaces through the
+// shared factory with --namespace-sync-period as the handler's resync
+// period, and gives the controller its own client with the namespace
+// controller's larger limits.
 func New(_ context.Context, cc ctrl.ControllerContext, name string) (ctrl.Controller, error) {
-	nsInf := informer.For[api.Namespace](cc.InformerFactory, rest.Namespaces)
-	c := NewController(nsInf.Lister(), cc.ClientScaledFor(name, qpsFactor, burstFactor),
-		Config{Clock: cc.Clock, Logger: cc.LoggerFor(name)})
-	loop := cc.NewLoop(name, c.Sync, ctrl.LoopOptions{Synced: []informer.Synced{nsInf}, RateLimiter: RateLimiter(cc.Clock)})
-	h := handlers{q: loop.Queue()}
-	_, err := nsInf.AddEventHandler(processor.HandlerFuncs[*api.Namespace]{
+	w := cc.Wire(name, ctrl.LoopOptions{RateLimiter: RateLimiter(cc.Clock)})
+	h := handlers{q: w.Queue()}
+	namespaces := ctrl.WatchWithResync(w, rest.Namespaces, processor.HandlerFuncs[*api.Namespace]{
 		AddFunc:    func(ns *api.Namespace, _ bool) { h.enqueue(ns) },
 		UpdateFunc: func(_, ns *api.Namespace) { h.enqueue(ns) },
-	}, handlerOptions(cc, name))
-	if err != nil {
-		return nil, fmt.Errorf("%s: namespace handler: %w", name, err)
-	}
-	return loop, nil
+	}, handlerOptions(cc, name).ResyncPeriod)
+	c := NewController(namespaces, cc.ClientScaledFor(name, qpsFactor, burstFactor),
+		Config{Clock: cc.Clock, Logger: cc.LoggerFor(name)})
+	return w.Build(c.Sync)
 }
 
 // handlerOptions registers the handler under the controller's name with

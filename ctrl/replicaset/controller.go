@@ -15,6 +15,7 @@ import (
 	"github.com/kcmlab/kcm/kube/api"
 	"github.com/kcmlab/kcm/kube/labels"
 	"github.com/kcmlab/kcm/kube/rest"
+	"github.com/kcmlab/kcm/processor"
 )
 
 // Name is the controller's canonical name, kube-controller-manager's; it
@@ -38,12 +39,6 @@ func Descriptor() *ctrl.ControllerDescriptor {
 	}
 }
 
-// EventRecorder is what the controller records events with; *ctrl.Recorder
-// is one.
-type EventRecorder interface {
-	Eventf(ref api.ObjectReference, eventType, reason, format string, args ...any)
-}
-
 // Config holds what a Controller needs besides its listers and client.
 type Config struct {
 	// Clock tells availability and expectation ages; nil means real.
@@ -52,7 +47,7 @@ type Config struct {
 	Logger zerolog.Logger
 	// Recorder records SuccessfulCreate, FailedCreate, SuccessfulDelete
 	// and FailedDelete events; nil records none.
-	Recorder EventRecorder
+	Recorder ctrl.EventRecorder
 	// BurstReplicas bounds the pods created or deleted per sync; 0 means
 	// BurstReplicas.
 	BurstReplicas int
@@ -64,10 +59,11 @@ type Config struct {
 type Controller struct {
 	rsLister     informer.ReplicaSetLister
 	podLister    informer.PodLister
+	owners       ctrl.Owners[*api.ReplicaSet]
 	rsClient     *rest.Resources[*api.ReplicaSet]
 	podClient    *rest.Resources[*api.RawObject]
 	expectations *ctrl.UIDTrackingControllerExpectations
-	recorder     EventRecorder
+	recorder     ctrl.EventRecorder
 	clock        clock.Clock
 	log          zerolog.Logger
 	// burstReplicas bounds the writes of one sync.
@@ -81,13 +77,13 @@ func NewController(rss informer.ReplicaSetLister, pods informer.PodLister, clien
 		cfg.Clock = clock.Real{}
 	}
 	if cfg.Recorder == nil {
-		cfg.Recorder = nopRecorder{}
+		cfg.Recorder = ctrl.NopRecorder{}
 	}
 	if cfg.BurstReplicas <= 0 {
 		cfg.BurstReplicas = BurstReplicas
 	}
 	return &Controller{
-		rsLister: rss, podLister: pods,
+		rsLister: rss, podLister: pods, owners: ctrl.OwnersOf(rest.ReplicaSets, rss.Lister),
 		rsClient:      rest.NewResources(client, rest.ReplicaSets, api.Typed[api.ReplicaSet]()),
 		podClient:     rest.NewResources(client, rest.Pods, api.Raw()),
 		expectations:  ctrl.NewUIDTrackingControllerExpectations(ctrl.NewControllerExpectations(cfg.Clock, cfg.Logger)),
@@ -98,21 +94,23 @@ func NewController(rss informer.ReplicaSetLister, pods informer.PodLister, clien
 	}
 }
 
-// New is the ControllerConstructor: it takes the ReplicaSet and pod
-// informers from the shared factory, gives the controller its own client
-// and event broadcaster, and registers the handlers that feed the loop.
+// New is the ControllerConstructor: it watches ReplicaSets and pods
+// through the shared factory with the handlers that feed the loop, and
+// gives the controller its own client and event broadcaster.
 func New(_ context.Context, cc ctrl.ControllerContext, name string) (ctrl.Controller, error) {
-	rsInf := informer.For[api.ReplicaSet](cc.InformerFactory, rest.ReplicaSets)
-	podInf := informer.For[api.Pod](cc.InformerFactory, rest.Pods)
 	client := cc.ClientFor(name)
 	events := cc.NewBroadcaster(client)
-	c := NewController(informer.ReplicaSetLister{Lister: rsInf.Lister()}, informer.PodLister{Lister: podInf.Lister()},
+	w := cc.Wire(name, ctrl.LoopOptions{Events: events})
+	h := &handlers{q: w.Queue()} // h.c is set below, before Build registers h
+	rss := ctrl.Watch(w, rest.ReplicaSets, processor.HandlerFuncs[*api.ReplicaSet]{
+		AddFunc: h.addRS, UpdateFunc: h.updateRS, DeleteFunc: h.deleteRS,
+	})
+	pods := ctrl.Watch(w, rest.Pods, processor.HandlerFuncs[*api.Pod]{
+		AddFunc: h.addPod, UpdateFunc: h.updatePod, DeleteFunc: h.deletePod,
+	})
+	h.c = NewController(informer.ReplicaSetLister{Lister: rss}, informer.PodLister{Lister: pods},
 		client, Config{Clock: cc.Clock, Logger: cc.LoggerFor(name), Recorder: events.NewRecorder(Name)})
-	loop := cc.NewLoop(name, c.Sync, ctrl.LoopOptions{Synced: []informer.Synced{rsInf, podInf}, Events: events})
-	if err := c.register(rsInf, podInf, loop.Queue()); err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
-	}
-	return loop, nil
+	return w.Build(h.c.Sync)
 }
 
 // Sync reconciles the ReplicaSet named key, "namespace/name" (Kubernetes'
@@ -222,8 +220,3 @@ func (c *Controller) claimPods(ctx context.Context, rs *api.ReplicaSet, sel labe
 func (c *Controller) ref(rs *api.ReplicaSet) api.ObjectReference {
 	return ctrl.Ref(rest.ReplicaSets, rs)
 }
-
-// nopRecorder drops events.
-type nopRecorder struct{}
-
-func (nopRecorder) Eventf(api.ObjectReference, string, string, string, ...any) {}

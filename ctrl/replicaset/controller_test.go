@@ -508,7 +508,7 @@ func TestNew(t *testing.T) {
 
 func TestErrorHelpers(t *testing.T) {
 	plain := errors.New("dial tcp: refused")
-	if apiMessage(plain) != "dial tcp: refused" || namespaceTerminating(plain) {
+	if apiMessage(plain) != "dial tcp: refused" || rest.IsNamespaceTerminating(plain) {
 		t.Fatal("plain error")
 	}
 	se := rest.StatusErrorFrom("POST", "/p", rest.Status{Code: 500})
@@ -517,14 +517,14 @@ func TestErrorHelpers(t *testing.T) {
 	}
 	other := rest.StatusErrorFrom("POST", "/p", rest.Status{Code: 403, Message: "no",
 		Details: &rest.StatusDetails{Causes: []rest.StatusCause{{Type: "Other"}, {Type: "NamespaceTerminating"}}}})
-	if !namespaceTerminating(other) || apiMessage(other) != "no" {
+	if !rest.IsNamespaceTerminating(other) || apiMessage(other) != "no" {
 		t.Fatal("terminating cause not found among several")
 	}
-	if namespaceTerminating(rest.StatusErrorFrom("POST", "/p", rest.Status{Code: 403, Details: &rest.StatusDetails{Causes: []rest.StatusCause{{Type: "Other"}}}})) {
+	if rest.IsNamespaceTerminating(rest.StatusErrorFrom("POST", "/p", rest.Status{Code: 403, Details: &rest.StatusDetails{Causes: []rest.StatusCause{{Type: "Other"}}}})) {
 		t.Fatal("another cause taken for NamespaceTerminating")
 	}
 	if desiredReplicas(&api.ReplicaSet{}) != 1 {
 		t.Fatal("unset replicas is not 1")
 	}
-	nopRecorder{}.Eventf(api.ObjectReference{}, "", "", "")
+	ctrl.NopRecorder{}.Eventf(api.ObjectReference{}, "", "", "")
 }

@@ -5,10 +5,8 @@ import (
 	"reflect"
 	"time"
 
-	"github.com/kcmlab/kcm/informer"
 	"github.com/kcmlab/kcm/kube/api"
 	"github.com/kcmlab/kcm/kube/labels"
-	"github.com/kcmlab/kcm/processor"
 )
 
 // keyQueue is the part of the loop's queue the handlers use.
@@ -19,32 +17,20 @@ type keyQueue interface {
 
 // handlers turn informer notifications into ReplicaSet keys and
 // expectation observations (Kubernetes' addRS, updateRS, deleteRS,
-// addPod, updatePod and deletePod).
+// addPod, updatePod and deletePod). Their methods take a pointer: New
+// hands them to the wiring before the controller exists and sets c
+// before Build registers them.
 type handlers struct {
 	c *Controller
 	q keyQueue
 }
 
-// register adds the handlers to the two informers.
-func (c *Controller) register(rsInf *informer.Informer[*api.ReplicaSet], podInf *informer.Informer[*api.Pod], q keyQueue) error {
-	h := handlers{c: c, q: q}
-	if _, err := rsInf.AddEventHandler(processor.HandlerFuncs[*api.ReplicaSet]{
-		AddFunc: h.addRS, UpdateFunc: h.updateRS, DeleteFunc: h.deleteRS,
-	}, processor.HandlerOptions{Name: Name}); err != nil {
-		return err
-	}
-	_, err := podInf.AddEventHandler(processor.HandlerFuncs[*api.Pod]{
-		AddFunc: h.addPod, UpdateFunc: h.updatePod, DeleteFunc: h.deletePod,
-	}, processor.HandlerOptions{Name: Name})
-	return err
-}
-
-func (h handlers) addRS(rs *api.ReplicaSet, _ bool) { h.q.Add(rs.Key()) }
+func (h *handlers) addRS(rs *api.ReplicaSet, _ bool) { h.q.Add(rs.Key()) }
 
 // updateRS syncs on every update, not only spec changes: a resync then
 // retries a ReplicaSet whose last creations failed. A new UID under the
 // same name means the old one was deleted in between.
-func (h handlers) updateRS(old, cur *api.ReplicaSet) {
+func (h *handlers) updateRS(old, cur *api.ReplicaSet) {
 	if old.UID != cur.UID {
 		h.deleteRS(old, true)
 	}
@@ -53,7 +39,7 @@ func (h handlers) updateRS(old, cur *api.ReplicaSet) {
 
 // deleteRS forgets the ReplicaSet's expectations, so that one created
 // again under the same name starts clean, and syncs the key once more.
-func (h handlers) deleteRS(rs *api.ReplicaSet, _ bool) {
+func (h *handlers) deleteRS(rs *api.ReplicaSet, _ bool) {
 	h.c.expectations.DeleteExpectations(rs.Key())
 	h.q.Add(rs.Key())
 }
@@ -62,13 +48,13 @@ func (h handlers) deleteRS(rs *api.ReplicaSet, _ bool) {
 // ReplicaSet; an orphan wakes every ReplicaSet that may adopt it. A pod
 // that arrives already being deleted (seen after a restart) counts as a
 // deletion instead.
-func (h handlers) addPod(pod *api.Pod, _ bool) {
+func (h *handlers) addPod(pod *api.Pod, _ bool) {
 	if pod.DeletionTimestamp != nil {
 		h.deletePod(pod, false)
 		return
 	}
 	if ref := pod.ControllerRef(); ref != nil {
-		if rs := h.c.resolveControllerRef(pod.Namespace, ref); rs != nil {
+		if rs, ok := h.c.owners.Resolve(pod.Namespace, ref); ok {
 			h.c.expectations.CreationObserved(rs.Key())
 			h.q.Add(rs.Key())
 		}
@@ -85,7 +71,7 @@ func (h handlers) addPod(pod *api.Pod, _ bool) {
 // owned pod wakes its owner — and again minReadySeconds (plus a second of
 // slack) after it turned Ready, when it becomes available; an orphan
 // whose labels or ref changed wakes the ReplicaSets that may adopt it.
-func (h handlers) updatePod(old, cur *api.Pod) {
+func (h *handlers) updatePod(old, cur *api.Pod) {
 	if cur.ResourceVersion == old.ResourceVersion {
 		return // a resync: nothing changed
 	}
@@ -100,13 +86,13 @@ func (h handlers) updatePod(old, cur *api.Pod) {
 	curRef, oldRef := cur.ControllerRef(), old.ControllerRef()
 	refChanged := !reflect.DeepEqual(curRef, oldRef)
 	if refChanged && oldRef != nil {
-		if rs := h.c.resolveControllerRef(old.Namespace, oldRef); rs != nil {
+		if rs, ok := h.c.owners.Resolve(old.Namespace, oldRef); ok {
 			h.q.Add(rs.Key())
 		}
 	}
 	if curRef != nil {
-		rs := h.c.resolveControllerRef(cur.Namespace, curRef)
-		if rs == nil {
+		rs, ok := h.c.owners.Resolve(cur.Namespace, curRef)
+		if !ok {
 			return
 		}
 		h.q.Add(rs.Key())
@@ -125,31 +111,17 @@ func (h handlers) updatePod(old, cur *api.Pod) {
 // deletePod observes the deletion of a pod its ReplicaSet may be waiting
 // for (tombstones included: their object may be stale, which at worst
 // wakes the wrong ReplicaSet) and syncs the owner. Orphans concern no one.
-func (h handlers) deletePod(pod *api.Pod, _ bool) {
+func (h *handlers) deletePod(pod *api.Pod, _ bool) {
 	ref := pod.ControllerRef()
 	if ref == nil {
 		return
 	}
-	rs := h.c.resolveControllerRef(pod.Namespace, ref)
-	if rs == nil {
+	rs, ok := h.c.owners.Resolve(pod.Namespace, ref)
+	if !ok {
 		return
 	}
 	h.c.expectations.DeletionObserved(rs.Key(), pod.Key())
 	h.q.Add(rs.Key())
-}
-
-// resolveControllerRef returns the cached ReplicaSet a controller ref
-// names, or nil when it names another kind, or a ReplicaSet that is gone
-// or was replaced under the same name (another UID).
-func (c *Controller) resolveControllerRef(ns string, ref *api.OwnerReference) *api.ReplicaSet {
-	if ref.Kind != "ReplicaSet" {
-		return nil
-	}
-	rs, err := c.rsLister.ReplicaSets(ns).Get(ref.Name)
-	if err != nil || rs.UID != ref.UID {
-		return nil
-	}
-	return rs
 }
 
 // podReplicaSets returns the ReplicaSets of the pod's namespace whose

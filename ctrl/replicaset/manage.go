@@ -66,7 +66,7 @@ func (c *Controller) createPod(ctx context.Context, rs *api.ReplicaSet, body []b
 	}
 	created, err := c.podClient.InNamespace(rs.Namespace).Create(ctx, pod)
 	if err != nil {
-		if namespaceTerminating(err) {
+		if rest.IsNamespaceTerminating(err) {
 			return nil
 		}
 		c.recorder.Eventf(c.ref(rs), api.EventTypeWarning, ctrl.ReasonFailedCreate, "Error creating: %s", apiMessage(err))
@@ -201,19 +201,4 @@ func apiMessage(err error) string {
 		return se.Status.Message
 	}
 	return err.Error()
-}
-
-// namespaceTerminating reports whether err is the apiserver refusing a
-// create because the namespace is being deleted.
-func namespaceTerminating(err error) bool {
-	var se *rest.StatusError
-	if !errors.As(err, &se) || se.Status.Details == nil {
-		return false
-	}
-	for _, cause := range se.Status.Details.Causes {
-		if cause.Type == "NamespaceTerminating" {
-			return true
-		}
-	}
-	return false
 }

@@ -2,7 +2,6 @@ package serviceaccount
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/kcmlab/kcm/ctrl"
@@ -40,28 +39,20 @@ func NewController(namespaces informer.Lister[*api.Namespace], accounts informer
 		client: rest.NewResources(client, rest.ServiceAccounts, api.Typed[api.ServiceAccount]())}
 }
 
-// New is the ControllerConstructor: it takes the namespace and
-// ServiceAccount informers from the shared factory and registers the
-// handlers that feed the loop.
+// New is the ControllerConstructor: it watches namespaces and
+// ServiceAccounts through the shared factory, with the handlers that feed
+// the loop; the loop waits for both handlers' registrations.
 func New(_ context.Context, cc ctrl.ControllerContext, name string) (ctrl.Controller, error) {
-	nsInf := informer.For[api.Namespace](cc.InformerFactory, rest.Namespaces)
-	saInf := informer.For[api.ServiceAccount](cc.InformerFactory, rest.ServiceAccounts)
-	c := NewController(nsInf.Lister(), informer.ServiceAccountLister{Lister: saInf.Lister()}, cc.ClientFor(name))
-	loop := cc.NewLoop(name, c.Sync, ctrl.LoopOptions{Synced: []informer.Synced{nsInf, saInf}})
-	h := handlers{q: loop.Queue()}
-	_, err := nsInf.AddEventHandler(processor.HandlerFuncs[*api.Namespace]{
+	w := cc.Wire(name, ctrl.LoopOptions{})
+	h := handlers{q: w.Queue()}
+	namespaces := ctrl.Watch(w, rest.Namespaces, processor.HandlerFuncs[*api.Namespace]{
 		AddFunc: h.namespaceAdded, UpdateFunc: h.namespaceUpdated,
-	}, processor.HandlerOptions{Name: name})
-	if err != nil {
-		return nil, fmt.Errorf("%s: namespace handler: %w", name, err)
-	}
-	_, err = saInf.AddEventHandler(processor.HandlerFuncs[*api.ServiceAccount]{
+	})
+	accounts := ctrl.Watch(w, rest.ServiceAccounts, processor.HandlerFuncs[*api.ServiceAccount]{
 		DeleteFunc: h.serviceAccountDeleted,
-	}, processor.HandlerOptions{Name: name})
-	if err != nil {
-		return nil, fmt.Errorf("%s: serviceaccount handler: %w", name, err)
-	}
-	return loop, nil
+	})
+	c := NewController(namespaces, informer.ServiceAccountLister{Lister: accounts}, cc.ClientFor(name))
+	return w.Build(c.Sync)
 }
 
 // handlers turn informer notifications into namespace keys
@@ -98,23 +89,8 @@ func (c *Controller) Sync(ctx context.Context, key string) (ctrl.Result, error) 
 	}
 	sa := &api.ServiceAccount{ObjectMeta: api.ObjectMeta{Name: DefaultServiceAccount, Namespace: key}}
 	_, err = c.client.Create(ctx, sa)
-	if err == nil || rest.IsAlreadyExists(err) || namespaceTerminating(err) {
+	if err == nil || rest.IsAlreadyExists(err) || rest.IsNamespaceTerminating(err) {
 		return ctrl.Result{}, nil
 	}
 	return ctrl.Result{}, fmt.Errorf("creating ServiceAccount %s/%s: %w", key, DefaultServiceAccount, err)
-}
-
-// namespaceTerminating reports whether err is the apiserver refusing a
-// create because the namespace is being deleted.
-func namespaceTerminating(err error) bool {
-	var se *rest.StatusError
-	if !errors.As(err, &se) || se.Status.Details == nil {
-		return false
-	}
-	for _, c := range se.Status.Details.Causes {
-		if c.Type == "NamespaceTerminating" {
-			return true
-		}
-	}
-	return false
 }

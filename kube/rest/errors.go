@@ -163,6 +163,22 @@ func IsInvalid(err error) bool { return errors.Is(err, ErrInvalid) }
 // has not reached yet.
 func IsResourceVersionTooLarge(err error) bool { return errors.Is(err, ErrRVTooLarge) }
 
+// CauseNamespaceTerminating is the status cause the apiserver gives when it
+// refuses to create an object in a namespace being deleted (core/v1's
+// NamespaceTerminatingCause).
+const CauseNamespaceTerminating = "NamespaceTerminating"
+
+// IsNamespaceTerminating reports the apiserver refusing a create because the
+// namespace is being deleted: a Status whose causes include
+// CauseNamespaceTerminating (apimachinery's
+// HasStatusCause(err, NamespaceTerminatingCause)). Controllers treat it as
+// "nothing to do": the namespace and what they would have made in it are
+// going away.
+func IsNamespaceTerminating(err error) bool {
+	var se *StatusError
+	return errors.As(err, &se) && se.hasCause(CauseNamespaceTerminating)
+}
+
 // RetryAfter returns the delay the server asked for, if err carries one.
 func RetryAfter(err error) (time.Duration, bool) {
 	var se *StatusError

@@ -1,0 +1,60 @@
+package manager
+
+import (
+	"context"
+	"slices"
+	"testing"
+
+	"github.com/rs/zerolog"
+
+	"github.com/kcmlab/kcm/ctrl"
+	"github.com/kcmlab/kcm/ctrl/garbagecollector"
+	"github.com/kcmlab/kcm/kube/rest"
+)
+
+// TestControllersWaitOnTheirRegistrations: every controller of the
+// registry that runs a ctrl.Loop is wired with ctrl.Wire and waits for
+// its own handler registrations — "<informer>/<controller>" — and nothing
+// else (processor/doc.go: a controller waits on its own registrations).
+// The garbage collector runs its own loops over per-resource monitors,
+// which wait on their graph handler's registrations (tested in its
+// package).
+func TestControllersWaitOnTheirRegistrations(t *testing.T) {
+	want := map[string][]string{
+		"namespace-controller":      {"namespaces/namespace-controller"},
+		"serviceaccount-controller": {"namespaces/serviceaccount-controller", "serviceaccounts/serviceaccount-controller"},
+		"replicaset-controller":     {"replicasets.apps/replicaset-controller", "pods/replicaset-controller"},
+		"deployment-controller": {"deployments.apps/deployment-controller", "replicasets.apps/deployment-controller",
+			"pods/deployment-controller"},
+	}
+	client, err := rest.NewClient(&rest.Config{Host: "https://127.0.0.1:1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cc, err := ctrl.CreateControllerContext(client, ctrl.Config{Logger: zerolog.Nop()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range NewControllerDescriptors().All() {
+		c, err := d.Constructor(context.Background(), cc, d.Name)
+		if err != nil {
+			t.Fatalf("%s: %v", d.Name, err)
+		}
+		loop, ok := c.(*ctrl.Loop)
+		if !ok {
+			if d.Name != garbagecollector.Name {
+				t.Errorf("%s runs a %T, not a wired ctrl.Loop", d.Name, c)
+			}
+			stopped, stop := context.WithCancel(context.Background())
+			stop()
+			if err := c.Run(stopped, 1); err != nil { // returns at once, its queues shut down
+				t.Errorf("%s: Run on an ended context: %v", d.Name, err)
+			}
+			continue
+		}
+		loop.Queue().ShutDown()
+		if got := loop.WaitsFor(); !slices.Equal(got, want[d.Name]) {
+			t.Errorf("%s waits for %q, want %q", d.Name, got, want[d.Name])
+		}
+	}
+}
