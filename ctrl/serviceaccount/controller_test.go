@@ -22,7 +22,9 @@ type fixture struct {
 	api        *resttest.Server
 }
 
-func newFixture(t *testing.T) *fixture { return &fixture{t: t, api: resttest.New(t, resttest.Options{})} }
+func newFixture(t *testing.T) *fixture {
+	return &fixture{t: t, api: resttest.New(t, resttest.Options{})}
+}
 
 func namespace(name string, phase api.NamespacePhase) *api.Namespace {
 	return &api.Namespace{ObjectMeta: api.ObjectMeta{Name: name}, Status: api.NamespaceStatus{Phase: phase}}
