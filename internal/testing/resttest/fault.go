@@ -2,6 +2,7 @@ package resttest
 
 import (
 	"errors"
+	"slices"
 	"strings"
 
 	"github.com/kcmlab/kcm/kube/api"
@@ -87,16 +88,23 @@ type interceptor struct {
 // action go on (to later interceptors, then the tracker), NoOp, or an
 // error that becomes the answer: a *rest.StatusError's Status as it is,
 // any other error as a 500 with its message. Interceptors run in the
-// order they were added.
-func (s *Server) Intercept(m Match, fn func(Action) error) {
+// order they were added. The returned func removes the interceptor.
+func (s *Server) Intercept(m Match, fn func(Action) error) (remove func()) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.hooks = append(s.hooks, &interceptor{m: m, fn: fn})
+	h := &interceptor{m: m, fn: fn}
+	s.hooks = append(s.hooks, h)
+	return func() {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		s.hooks = slices.DeleteFunc(s.hooks, func(x *interceptor) bool { return x == h })
+	}
 }
 
-// Fail answers the actions m selects with st.
-func (s *Server) Fail(m Match, st rest.Status) {
-	s.Intercept(m, func(Action) error { return rest.StatusErrorFrom("", "", st) })
+// Fail answers the actions m selects with st; the returned func removes
+// the fault.
+func (s *Server) Fail(m Match, st rest.Status) (remove func()) {
+	return s.Intercept(m, func(Action) error { return rest.StatusErrorFrom("", "", st) })
 }
 
 // Failure is the Status of a failure: code, reason and message.
