@@ -28,7 +28,9 @@ const (
 )
 
 // deleteOne is the delete of one object of res.
-func deleteOne(res, name string) string { return "delete " + res + " ns/" + name + " policy=Background" }
+func deleteOne(res, name string) string {
+	return "delete " + res + " ns/" + name + " policy=Background"
+}
 
 // allFalse is the conditions of a namespace whose content is all gone.
 var allFalse = map[string]string{

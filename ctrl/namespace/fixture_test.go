@@ -218,6 +218,8 @@ func (f *fixture) condition(typ string) string {
 }
 
 // has reports whether actions hold one that starts with pattern's words.
-func has(actions []resttest.Action, pattern string) bool { return len(resttest.Select(actions, pattern)) > 0 }
+func has(actions []resttest.Action, pattern string) bool {
+	return len(resttest.Select(actions, pattern)) > 0
+}
 
 func grace(s int64) *int64 { return &s }
