@@ -162,9 +162,11 @@ func (a Action) DeleteOptions() rest.DeleteOptions {
 	return o
 }
 
-// Object decodes the body as a JSON object (nil when it is not one).
+// Object decodes the body as a JSON object, numbers as float64 (nil when
+// it is not an object).
 func (a Action) Object() map[string]any {
-	m, _ := decodeObject(a.Body)
+	var m map[string]any
+	_ = json.Unmarshal(a.Body, &m)
 	return m
 }
 

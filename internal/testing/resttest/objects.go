@@ -18,13 +18,17 @@ import (
 // same name, without recording an action. Their uid, resourceVersion and
 // creationTimestamp are kept (filled in when missing), apiVersion and kind
 // set from res when missing. A typed object decoded from JSON keeps the
-// fields kcm does not model, as an Update of it would.
+// fields kcm does not model, as an Update of it would. Nil entries are
+// skipped.
 func Add[T api.Object](s *Server, res rest.Resource, objs ...T) {
 	if s.t != nil {
 		s.t.Helper()
 	}
 	codec := codecFor[T]()
 	for _, obj := range objs {
+		if reflect.ValueOf(obj).IsNil() {
+			continue
+		}
 		b, err := rest.EncodeForUpdate(codec, obj)
 		if err != nil {
 			s.fatal(fmt.Errorf("resttest: add %s: %w", res, err))
@@ -45,6 +49,22 @@ func Add[T api.Object](s *Server, res rest.Resource, objs ...T) {
 		s.tr.put(refOf(res), o)
 		s.mu.Unlock()
 	}
+}
+
+// Replace makes objs the server's only objects of res: Add, after
+// removing the others.
+func Replace[T api.Object](s *Server, res rest.Resource, objs ...T) {
+	if s.t != nil {
+		s.t.Helper()
+	}
+	s.mu.Lock()
+	for k := range s.tr.objects {
+		if k.ref == refOf(res) {
+			delete(s.tr.objects, k)
+		}
+	}
+	s.mu.Unlock()
+	Add(s, res, objs...)
 }
 
 // Get returns the stored object of res named name in namespace ("" for a

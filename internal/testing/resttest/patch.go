@@ -84,7 +84,7 @@ func (t *tracker) patch(k key, sub string, pt rest.PatchType, p []byte) (object,
 	if err != nil {
 		return nil, err
 	}
-	return t.commit(k, old, next), nil
+	return t.commit(k, sub, old, next), nil
 }
 
 func accepted(group string) string {

@@ -255,7 +255,7 @@ func (t *tracker) update(k key, sub string, o object) (object, error) {
 	if err != nil {
 		return nil, err
 	}
-	return t.commit(k, old, next), nil
+	return t.commit(k, sub, old, next), nil
 }
 
 // strategy returns what an update through sub stores: the new object with
@@ -283,18 +283,18 @@ func (t *tracker) strategy(r ref, sub string, old, o object) (object, error) {
 	return next, nil
 }
 
-// commit stores next in place of old: a new resourceVersion (unless
-// nothing changed), generation bumped on a spec change (on an annotation
-// change too, for Deployments), and the object removed when it was being
-// deleted and nothing holds it any more (Kubernetes'
-// ShouldDeleteDuringUpdate).
-func (t *tracker) commit(k key, old, next object) object {
+// commit stores next, written through sub, in place of old: a new
+// resourceVersion (unless nothing changed), generation bumped by a spec
+// change of the object itself (by an annotation change too, for
+// Deployments), and the object removed when it was being deleted and
+// nothing holds it any more (Kubernetes' ShouldDeleteDuringUpdate).
+func (t *tracker) commit(k key, sub string, old, next object) object {
 	nm, om := meta(next), meta(old)
 	nm["resourceVersion"] = om["resourceVersion"]
 	if equalObjects(next, old) {
 		return old
 	}
-	if tracksGeneration(k.ref, next) {
+	if sub == "" && tracksGeneration(k.ref, next) {
 		changed := !equalJSON(next["spec"], old["spec"])
 		if k.ref == (ref{"apps", "deployments"}) && !equalJSON(nm["annotations"], om["annotations"]) {
 			changed = true
