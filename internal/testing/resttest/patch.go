@@ -53,19 +53,19 @@ func (t *tracker) patch(k key, sub string, pt rest.PatchType, p []byte) (object,
 	if err != nil {
 		return nil, err
 	}
+	if pt != rest.MergePatch && (pt != rest.StrategicMergePatch || !builtin(k.group)) {
+		return nil, &apiError{code: 415, reason: "UnsupportedMediaType", message: fmt.Sprintf(
+			"the body of the request was in an unknown format - accepted media types include: %s", accepted(k.group))}
+	}
 	po, err := decodeObject(p)
 	if err != nil {
 		return nil, badRequest(fmt.Sprintf("error decoding patch: %v", err))
 	}
 	var patched object
-	switch {
-	case pt == rest.MergePatch:
+	if pt == rest.MergePatch {
 		patched, _ = mergePatch(deepCopy(old), po).(map[string]any)
-	case pt == rest.StrategicMergePatch && builtin(k.group):
+	} else {
 		patched = strategicMap(deepCopy(old), po)
-	default:
-		return nil, &apiError{code: 415, reason: "UnsupportedMediaType", message: fmt.Sprintf(
-			"the body of the request was in an unknown format - accepted media types include: %s", accepted(k.group))}
 	}
 	om, pm := meta(old), meta(patched)
 	if uid := str(pm, "uid"); uid != str(om, "uid") {
