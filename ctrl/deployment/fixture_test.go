@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -37,9 +36,7 @@ type fixture struct {
 	stored []*api.ReplicaSet
 	clock  *clock.Fake
 	api    *resttest.Server
-
-	mu     sync.Mutex
-	events []string
+	events resttest.Events
 }
 
 // creationClock is the apiserver's clock: each object it creates is a
@@ -57,13 +54,6 @@ func newFixture(t *testing.T) *fixture {
 	f.api = resttest.New(t, resttest.Options{Clock: creationClock{f.clock},
 		UID: func(_, name string) string { return "uid-" + name }})
 	return f
-}
-
-// Eventf implements EventRecorder.
-func (f *fixture) Eventf(ref api.ObjectReference, eventType, reason, format string, args ...any) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.events = append(f.events, eventType+" "+reason+" "+fmt.Sprintf(format, args...))
 }
 
 // run gives the apiserver and the listers the fixture's objects, syncs
@@ -84,7 +74,7 @@ func (f *fixture) controller(client *rest.Client) *Controller {
 		Deployments: informer.DeploymentLister{Lister: resttest.Lister("deployments", f.deployments...)},
 		ReplicaSets: informer.ReplicaSetLister{Lister: resttest.Lister("replicasets", f.replicaSets...)},
 		Pods:        informer.PodLister{Lister: resttest.Lister("pods", f.pods...)},
-		Client:      client, Events: f, Clock: f.clock, Logger: zerolog.Nop(),
+		Client:      client, Events: &f.events, Clock: f.clock, Logger: zerolog.Nop(),
 	})
 }
 
@@ -225,9 +215,7 @@ func (f *fixture) with(fn func(s *syncer), stored ...*api.ReplicaSet) {
 func (f *fixture) apply(settle bool) {
 	f.t.Helper()
 	f.api.Take()
-	f.mu.Lock()
-	f.events = nil
-	f.mu.Unlock()
+	f.events.Reset()
 	f.deployments = resttest.List[*api.Deployment](f.api, rest.Deployments, "")
 	f.replicaSets = resttest.List[*api.ReplicaSet](f.api, rest.ReplicaSets, "")
 	if !settle {
@@ -280,8 +268,4 @@ func (f *fixture) rsNamed(name string) *api.ReplicaSet {
 }
 
 // eventList returns the events recorded since the last apply.
-func (f *fixture) eventList() []string {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return slices.Clone(f.events)
-}
+func (f *fixture) eventList() []string { return f.events.Lines() }

@@ -463,12 +463,12 @@ func TestOwnerRefInvalidNamespaceEvent(t *testing.T) {
 	f := newFixture(t)
 	f.observe(obj("v1", "ConfigMap", "a", "cm", "c1", "1"))
 	f.observe(obj("v1", "Pod", "b", "p", "p9", "2", ownerRef("v1", "ConfigMap", "cm", "c1", false)))
-	want := []recordedEvent{{
-		ref:       api.ObjectReference{Kind: "Pod", APIVersion: "v1", Namespace: "b", Name: "p", UID: "p9"},
-		eventType: "Warning", reason: "OwnerRefInvalidNamespace",
-		text: `ownerRef [v1/ConfigMap, namespace: b, name: cm, uid: c1] does not exist in namespace "b"`,
+	want := []resttest.Event{{
+		Ref:  api.ObjectReference{Kind: "Pod", APIVersion: "v1", Namespace: "b", Name: "p", UID: "p9"},
+		Type: "Warning", Reason: "OwnerRefInvalidNamespace",
+		Message: `ownerRef [v1/ConfigMap, namespace: b, name: cm, uid: c1] does not exist in namespace "b"`,
 	}}
-	if !slices.Equal(f.events.events, want) {
-		t.Errorf("events %+v\nwant %+v", f.events.events, want)
+	if got := f.events.List(); !slices.Equal(got, want) {
+		t.Errorf("events %+v\nwant %+v", got, want)
 	}
 }

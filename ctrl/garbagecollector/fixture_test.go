@@ -1,7 +1,6 @@
 package garbagecollector
 
 import (
-	"fmt"
 	"sync"
 	"testing"
 
@@ -69,35 +68,18 @@ func (q *recordingQueue) AddRateLimited(k string) {
 	q.rateLimited = append(q.rateLimited, k)
 }
 
-// recordedEvent is one event the collector recorded.
-type recordedEvent struct {
-	ref                     api.ObjectReference
-	eventType, reason, text string
-}
-
-type eventLog struct {
-	mu     sync.Mutex
-	events []recordedEvent
-}
-
-func (l *eventLog) Eventf(ref api.ObjectReference, eventType, reason, format string, args ...any) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.events = append(l.events, recordedEvent{ref, eventType, reason, fmt.Sprintf(format, args...)})
-}
-
 // fixture is a collector acting through the recording fake apiserver
 // (resttest) that holds the live objects, with recording queues.
 type fixture struct {
 	c                *Collector
 	api              *resttest.Server
 	deleteQ, orphanQ *recordingQueue
-	events           *eventLog
+	events           *resttest.Events
 }
 
 func newFixture(t *testing.T, live ...*api.RawObject) *fixture {
 	t.Helper()
-	f := &fixture{api: resttest.New(t, resttest.Options{}), deleteQ: &recordingQueue{}, orphanQ: &recordingQueue{}, events: &eventLog{}}
+	f := &fixture{api: resttest.New(t, resttest.Options{}), deleteQ: &recordingQueue{}, orphanQ: &recordingQueue{}, events: &resttest.Events{}}
 	for _, o := range live {
 		put(f.api, o)
 	}

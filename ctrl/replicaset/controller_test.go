@@ -45,7 +45,7 @@ func TestSyncSlowStartStopsAtTheFailingBatch(t *testing.T) {
 	if add, del, _ := f.c.expectations.GetExpectations(key); add != 6 || del != 0 {
 		t.Fatalf("expectations add %d del %d, want the 6 created pods", add, del)
 	}
-	ev := f.events.get()
+	ev := f.events.Lines()
 	if got := len(slices.DeleteFunc(slices.Clone(ev), func(s string) bool { return !strings.HasPrefix(s, "Normal SuccessfulCreate Created pod: web-") })); got != 6 {
 		t.Fatalf("events %q: want 6 SuccessfulCreate", ev)
 	}
@@ -98,7 +98,7 @@ func TestSyncCreatesPodsFromTheTemplate(t *testing.T) {
 	if add, _, _ := f.c.expectations.GetExpectations(key); add != 10 {
 		t.Fatalf("expecting %d creations, want 10", add)
 	}
-	if ref := f.events.refs[0]; ref.Kind != "ReplicaSet" || ref.APIVersion != "apps/v1" || ref.Name != "web" || ref.Namespace != "ns" || ref.UID != "uid-web" {
+	if ref := f.events.List()[0].Ref; ref.Kind != "ReplicaSet" || ref.APIVersion != "apps/v1" || ref.Name != "web" || ref.Namespace != "ns" || ref.UID != "uid-web" {
 		t.Fatalf("event about %+v", ref)
 	}
 }
@@ -197,7 +197,7 @@ func TestSyncDeletesSurplusInRankOrder(t *testing.T) {
 	if !slices.Equal(uids, []string{"ns/not-ready", "ns/pending", "ns/unscheduled"}) {
 		t.Fatalf("expected deletions %q", uids)
 	}
-	ev := f.events.get()
+	ev := f.events.Lines()
 	slices.Sort(ev)
 	if !slices.Equal(ev, []string{"Normal SuccessfulDelete Deleted pod: not-ready", "Normal SuccessfulDelete Deleted pod: pending", "Normal SuccessfulDelete Deleted pod: unscheduled"}) {
 		t.Fatalf("events %q", ev)
@@ -239,7 +239,7 @@ func TestSyncDeleteFailures(t *testing.T) {
 	if uids := f.c.expectations.GetUIDs(key); !slices.Equal(uids, []string{"ns/web-p2"}) {
 		t.Fatalf("still expected %q", uids)
 	}
-	ev := f.events.get()
+	ev := f.events.Lines()
 	slices.Sort(ev)
 	if !slices.Equal(ev, []string{"Normal SuccessfulDelete Deleted pod: web-p2", "Warning FailedDelete Error deleting: etcd is sad"}) {
 		t.Fatalf("events %q", ev)
@@ -258,8 +258,8 @@ func TestSyncDeleteFailures(t *testing.T) {
 	if _, err := f2.sync(key); err != nil {
 		t.Fatalf("a pod already gone is an error: %v", err)
 	}
-	if _, del, _ := f2.c.expectations.GetExpectations(key); del != 0 || len(f2.events.get()) != 0 {
-		t.Fatalf("expecting %d deletions, events %q", del, f2.events.get())
+	if _, del, _ := f2.c.expectations.GetExpectations(key); del != 0 || len(f2.events.Lines()) != 0 {
+		t.Fatalf("expecting %d deletions, events %q", del, f2.events.Lines())
 	}
 }
 
@@ -398,8 +398,8 @@ func TestSyncSkips(t *testing.T) {
 		st := resttest.Failure(403, "Forbidden", "unable to create new content in namespace ns because it is being terminated")
 		st.Details = &rest.StatusDetails{Causes: []rest.StatusCause{{Type: "NamespaceTerminating"}}}
 		f.api.Fail(resttest.On("create", "pods"), st)
-		if _, err := f.sync(key); err != nil || len(f.events.get()) != 0 {
-			t.Fatalf("err %v events %q", err, f.events.get())
+		if _, err := f.sync(key); err != nil || len(f.events.Lines()) != 0 {
+			t.Fatalf("err %v events %q", err, f.events.Lines())
 		}
 	})
 	t.Run("template without labels", func(t *testing.T) {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"sync"
 
 	"github.com/kcmlab/kcm/ctrl/replicaset"
 	"github.com/kcmlab/kcm/informer"
@@ -12,18 +11,6 @@ import (
 	"github.com/kcmlab/kcm/kube/api"
 	"github.com/kcmlab/kcm/kube/rest"
 )
-
-// printer keeps the events the controller records.
-type printer struct {
-	mu    sync.Mutex
-	lines []string
-}
-
-func (p *printer) Eventf(_ api.ObjectReference, typ, reason, format string, args ...any) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.lines = append(p.lines, "event: "+typ+" "+reason+" "+fmt.Sprintf(format, args...))
-}
 
 // A new ReplicaSet of 3 and no pods yet: one sync creates 3 pods (slow
 // start: a batch of 1, then of 2) and writes the status it saw. The
@@ -44,11 +31,11 @@ func ExampleController_Sync() {
 				Spec: api.PodSpec{Containers: []api.Container{{Name: "web", Image: "nginx"}}}}},
 	}
 	resttest.Add(apiserver, rest.ReplicaSets, rs)
-	p := &printer{}
+	events := &resttest.Events{}
 	c := replicaset.NewController(
 		informer.ReplicaSetLister{Lister: resttest.Lister("replicasets", rs)},
 		informer.PodLister{Lister: resttest.Lister[*api.Pod]("pods")},
-		apiserver.Client(), replicaset.Config{Recorder: p})
+		apiserver.Client(), replicaset.Config{Recorder: events})
 
 	_, err = c.Sync(context.Background(), "ns/web")
 	for _, a := range apiserver.Actions() {
@@ -59,9 +46,10 @@ func ExampleController_Sync() {
 		}
 		fmt.Println(line)
 	}
-	slices.Sort(p.lines)
-	for _, l := range p.lines {
-		fmt.Println(l)
+	lines := events.Lines()
+	slices.Sort(lines)
+	for _, l := range lines {
+		fmt.Println("event:", l)
 	}
 	fmt.Println("error:", err)
 	// Output:

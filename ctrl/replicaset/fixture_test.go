@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -37,33 +36,13 @@ type fixture struct {
 
 	api    *resttest.Server
 	c      *Controller
-	events *eventLog
+	events *resttest.Events
 }
 
 func newFixture(t *testing.T) *fixture {
-	f := &fixture{t: t, clock: clock.NewFake(t0), events: &eventLog{}}
+	f := &fixture{t: t, clock: clock.NewFake(t0), events: &resttest.Events{}}
 	f.api = resttest.New(t, resttest.Options{Clock: f.clock})
 	return f
-}
-
-// eventLog is a recorder keeping "Type Reason Message" lines.
-type eventLog struct {
-	mu    sync.Mutex
-	lines []string
-	refs  []api.ObjectReference
-}
-
-func (e *eventLog) Eventf(ref api.ObjectReference, typ, reason, format string, args ...any) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	e.lines = append(e.lines, typ+" "+reason+" "+fmt.Sprintf(format, args...))
-	e.refs = append(e.refs, ref)
-}
-
-func (e *eventLog) get() []string {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return slices.Clone(e.lines)
 }
 
 // controller builds the controller on listers loaded with the fixture's

@@ -81,11 +81,17 @@
 // change the tracker's objects (a namespace re-created under its name)
 // or answer NoOp (the server says yes and does nothing).
 //
+// # Events
+//
+// Events is the recorder to give a controller: it keeps each core/v1
+// Event recorded (object, type, reason, message) for the test to check,
+// as "Type Reason Message" lines.
+//
 // # Client-go names
 //
 // Server ≈ client-go's fake clientset with its testing.ObjectTracker and
 // recorded testing.Action values, served over HTTP because kcm's
 // controllers take a rest.Client; Intercept/Fail ≈ PrependReactor, or
 // controller-runtime's interceptor.Funcs; Lister ≈ an informer's indexer
-// filled with Add in sample-controller's tests.
+// filled with Add in sample-controller's tests; Events ≈ record.FakeRecorder.
 package resttest
