@@ -15,9 +15,10 @@ import (
 // listers a controller under test reads its cache through.
 
 // Add stores objs as the apiserver holds them, replacing any object of the
-// same name, without recording an action. Their uid, resourceVersion and
-// creationTimestamp are kept (filled in when missing), apiVersion and kind
-// set from res when missing. A typed object decoded from JSON keeps the
+// same name, without recording an action. Their uid and resourceVersion
+// are kept (filled in when missing: the next resourceVersion), their
+// creationTimestamp as given, apiVersion and kind set from res when
+// missing. A typed object decoded from JSON keeps the
 // fields kcm does not model, as an Update of it would. Nil entries are
 // skipped.
 func Add[T api.Object](s *Server, res rest.Resource, objs ...T) {

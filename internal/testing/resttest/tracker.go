@@ -72,8 +72,9 @@ func (t *tracker) timestamp(d time.Duration) string {
 	return t.now().Add(d).UTC().Format(time.RFC3339)
 }
 
-// put stores o as it is (Add): a missing uid, resourceVersion or
-// creationTimestamp is filled in, given ones are kept.
+// put stores o as it is (Add): a missing uid or resourceVersion is
+// filled in, given ones are kept; creationTimestamp is left as given, so
+// that storing objects never reads the clock.
 func (t *tracker) put(r ref, o object) {
 	m := meta(o)
 	ns, name := str(m, "namespace"), str(m, "name")
@@ -84,9 +85,6 @@ func (t *tracker) put(r ref, o object) {
 		m["resourceVersion"] = t.nextRV()
 	} else {
 		t.seen(rv)
-	}
-	if str(m, "creationTimestamp") == "" {
-		m["creationTimestamp"] = t.timestamp(0)
 	}
 	t.objects[key{r, ns, name}] = o
 }
