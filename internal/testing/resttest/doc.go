@@ -43,7 +43,12 @@
 //   - Patches: JSON merge patches, and strategic merge patches for the
 //     lists kcm patches (ownerReferences by uid, conditions by type,
 //     finalizers as a set, $patch and $deleteFromPrimitiveList
-//     directives); custom resources refuse strategic merge with 415.
+//     directives); custom resources refuse strategic merge with 415,
+//     and JSON and apply patches, which kcm does not send, are refused
+//     with 415 too. Unknown subresources (scale, eviction) answer 404.
+//   - Add stores objects as given (a missing uid or resourceVersion is
+//     filled in) without reading the clock or recording an action;
+//     Remove takes one away as if whatever held it had let go.
 //   - delete checks the uid and resourceVersion preconditions (409);
 //     propagationPolicy Orphan and Foreground add the garbage
 //     collector's finalizers ("orphan", "foregroundDeletion"), Background
@@ -55,7 +60,9 @@
 //   - Watches are not served (405): tests load listers instead.
 //
 // It does not run admission, defaulting or validation beyond these rules,
-// and keeps no history.
+// keeps no history and serves no discovery documents. Empty maps and
+// lists compare equal to absent ones when it decides whether a write
+// changed anything.
 //
 // # Actions
 //
