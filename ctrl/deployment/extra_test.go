@@ -2,12 +2,12 @@ package deployment
 
 import (
 	"errors"
-	"net/http"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/kcmlab/kcm/internal/testing/resttest"
 	"github.com/kcmlab/kcm/kube/api"
 	"github.com/kcmlab/kcm/kube/rest"
 )
@@ -40,13 +40,12 @@ func TestClaimReplicaSets(t *testing.T) {
 	if !slices.Equal(names, []string{"web-orphan"}) {
 		t.Fatalf("claimed %q", names)
 	}
-	w := f.writes()
-	if !slices.Contains(w, "GET deployments web") || !slices.Contains(w, "PATCH replicasets web-orphan") || !slices.Contains(w, "PATCH replicasets web-gone") || len(w) != 3 {
-		t.Fatalf("writes %q", w)
+	if !resttest.ExpectUnordered(t, f.api.Actions(), "get deployments ns/web", "patch replicasets ns/web-orphan", "patch replicasets ns/web-gone") {
+		t.FailNow()
 	}
-	a, _ := f.find(http.MethodPatch, "replicasets", "web-orphan")
-	if !strings.Contains(string(a.raw), `"uid":"uid-web"`) || !strings.Contains(string(a.raw), `"controller":true`) {
-		t.Fatalf("adoption patch %s", a.raw)
+	a, _ := f.find("patch replicasets ns/web-orphan")
+	if !strings.Contains(string(a.Body), `"uid":"uid-web"`) || !strings.Contains(string(a.Body), `"controller":true`) {
+		t.Fatalf("adoption patch %s", a.Body)
 	}
 }
 
@@ -118,18 +117,19 @@ func TestScaleSaturatedAndRecreate(t *testing.T) {
 		if err := s.scale(t.Context(), d, nrs, []*api.ReplicaSet{old}); err != nil {
 			t.Fatal(err)
 		}
-	})
+	}, nrs, old)
 	if got := f.rsSizes(); !slices.Equal(got, []string{"web-old=0"}) {
 		t.Fatalf("saturated: %q", got)
 	}
 	rec := recreateDeployment("v2")
 	rec.Spec.Replicas = i32(5)
 	f = newFixture(t)
+	recNew := roundTrip(t, newRS(rec, "web-new", 2, 2, 0))
 	f.with(func(s *syncer) {
-		if err := s.scale(t.Context(), rec, roundTrip(t, newRS(rec, "web-new", 2, 2, 0)), []*api.ReplicaSet{old}); err != nil {
+		if err := s.scale(t.Context(), rec, recNew, []*api.ReplicaSet{old}); err != nil {
 			t.Fatal(err)
 		}
-	})
+	}, recNew, old)
 	if got := f.rsSizes(); len(got) != 0 {
 		t.Fatalf("recreate scaled %q", got)
 	}
@@ -154,11 +154,11 @@ func TestClaimRefusedForAGoneDeployment(t *testing.T) {
 	orphan.OwnerReferences = nil
 	f := newFixture(t)
 	f.load([]*api.Deployment{d}, orphan)
-	f.fail["GET deployments"] = &rest.Status{Code: 404, Reason: "NotFound"}
+	f.api.Fail(resttest.On("get", "deployments"), rest.Status{Code: 404, Reason: "NotFound"})
 	if _, err := f.run("ns/web"); !errors.Is(err, ErrDeploymentGone) {
 		t.Fatalf("adopted for a deployment that is gone: %q", f.writes())
 	}
-	if w := f.writes(); !slices.Equal(w, []string{"GET deployments web"}) {
-		t.Fatalf("writes %q", w)
+	if !resttest.Expect(t, f.api.Actions(), "get deployments ns/web") {
+		t.FailNow()
 	}
 }

@@ -4,12 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
-	"net/http"
-	"net/http/httptest"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -18,206 +14,99 @@ import (
 	"github.com/kcmlab/kcm/clock"
 	"github.com/kcmlab/kcm/ctrl"
 	"github.com/kcmlab/kcm/informer"
+	"github.com/kcmlab/kcm/internal/testing/resttest"
 	"github.com/kcmlab/kcm/kube/api"
 	"github.com/kcmlab/kcm/kube/rest"
-	"github.com/kcmlab/kcm/store"
 )
 
 // t0 is the fake clock's start in every unit test.
 var t0 = time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)
 
 // fixture is the sample-controller test shape: objects loaded into the
-// listers, a fake apiserver that records every write the sync makes and
-// answers it (echoing the body, or with a chosen error), a recorder that
-// keeps the events.
+// listers and held by the recording fake apiserver (resttest), which
+// answers the writes the sync makes, and a recorder that keeps the
+// events.
 type fixture struct {
 	t           *testing.T
 	deployments []*api.Deployment
 	replicaSets []*api.ReplicaSet
 	pods        []*api.Pod
-	clock       *clock.Fake
-	// fail maps "VERB resource[/subresource]" (e.g. "POST replicasets",
-	// "PUT deployments/status") to the Status to answer with.
-	fail map[string]*rest.Status
-
-	mu      sync.Mutex
-	actions []action
-	events  []string
+	// stored are ReplicaSets the apiserver holds that the listers do not
+	// show: the ones a test of one step passes to it.
+	stored []*api.ReplicaSet
+	clock  *clock.Fake
+	api    *resttest.Server
+	events resttest.Events
 }
 
-// action is one request the sync made.
-type action struct {
-	verb, resource, sub, name string
-	body                      map[string]any
-	raw                       []byte
-}
+// creationClock is the apiserver's clock: each object it creates is a
+// second younger than the one before (the fake clock moves a second per
+// creation), so that creation order shows in creationTimestamp.
+type creationClock struct{ *clock.Fake }
 
-func (a action) String() string {
-	r := a.resource
-	if a.sub != "" {
-		r += "/" + a.sub
-	}
-	return a.verb + " " + r + " " + a.name
+func (c creationClock) Now() time.Time {
+	c.Step(time.Second)
+	return c.Fake.Now()
 }
 
 func newFixture(t *testing.T) *fixture {
-	return &fixture{t: t, clock: clock.NewFake(t0), fail: map[string]*rest.Status{}}
+	f := &fixture{t: t, clock: clock.NewFake(t0)}
+	f.api = resttest.New(t, resttest.Options{Clock: creationClock{f.clock},
+		UID: func(_, name string) string { return "uid-" + name }})
+	return f
 }
 
-// Eventf implements EventRecorder.
-func (f *fixture) Eventf(ref api.ObjectReference, eventType, reason, format string, args ...any) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.events = append(f.events, eventType+" "+reason+" "+fmt.Sprintf(format, args...))
-}
-
-// parsePath splits /apis/apps/v1/namespaces/ns/replicasets/name/status.
-func parsePath(p string) (resource, name, sub string) {
-	parts := strings.Split(strings.Trim(p, "/"), "/")
-	for i, s := range parts {
-		if s == "namespaces" && i+2 < len(parts) {
-			rest := parts[i+2:]
-			resource = rest[0]
-			if len(rest) > 1 {
-				name = rest[1]
-			}
-			if len(rest) > 2 {
-				sub = rest[2]
-			}
-			return
-		}
-	}
-	return
-}
-
-func (f *fixture) serve(w http.ResponseWriter, r *http.Request) {
-	raw, _ := io.ReadAll(r.Body)
-	var body map[string]any
-	_ = json.Unmarshal(raw, &body)
-	res, name, sub := parsePath(r.URL.Path)
-	if name == "" {
-		if md, ok := body["metadata"].(map[string]any); ok {
-			name, _ = md["name"].(string)
-		}
-	}
-	a := action{verb: r.Method, resource: res, sub: sub, name: name, body: body, raw: raw}
-	f.mu.Lock()
-	f.actions = append(f.actions, a)
-	f.mu.Unlock()
-	w.Header().Set("Content-Type", "application/json")
-	key := r.Method + " " + res
-	if sub != "" {
-		key += "/" + sub
-	}
-	if st := f.fail[key]; st != nil {
-		st.Kind, st.APIVersion, st.Status = "Status", "v1", "Failure"
-		w.WriteHeader(int(st.Code))
-		_ = json.NewEncoder(w).Encode(st)
-		return
-	}
-	switch r.Method {
-	case http.MethodGet:
-		for _, d := range f.deployments {
-			if res == "deployments" && d.Name == name {
-				_ = json.NewEncoder(w).Encode(d)
-				return
-			}
-		}
-		w.WriteHeader(http.StatusNotFound)
-		_, _ = w.Write([]byte(`{"kind":"Status","apiVersion":"v1","status":"Failure","reason":"NotFound","code":404}`))
-	case http.MethodDelete:
-		_, _ = w.Write([]byte(`{"kind":"Status","apiVersion":"v1","status":"Success"}`))
-	case http.MethodPatch:
-		_, _ = fmt.Fprintf(w, `{"metadata":{"name":%q}}`, name)
-	default:
-		if r.Method == http.MethodPost {
-			w.WriteHeader(http.StatusCreated)
-		}
-		_, _ = w.Write(raw)
-	}
-}
-
-// run loads the listers, syncs key once and returns the sync's result
-// and error. The actions and events are on f.
+// run gives the apiserver and the listers the fixture's objects, syncs
+// key once and returns the sync's result and error. The actions are on
+// f.api, the events on f.
 func (f *fixture) run(key string) (ctrl.Result, error) {
 	f.t.Helper()
-	srv := httptest.NewServer(http.HandlerFunc(f.serve))
-	defer srv.Close()
-	client, err := rest.NewClient(&rest.Config{Host: srv.URL, QPS: -1}, rest.WithRetryPolicy(rest.RetryPolicy{MaxAttempts: 1}))
-	if err != nil {
-		f.t.Fatal(err)
-	}
-	defer client.CloseIdleConnections()
-	c := f.controller(client)
-	return c.Sync(context.Background(), key)
+	return f.controller(f.api.Client()).Sync(context.Background(), key)
 }
 
+// controller builds the controller on listers holding the fixture's
+// objects, which the apiserver then holds too.
 func (f *fixture) controller(client *rest.Client) *Controller {
-	ds := store.New(store.Options[*api.Deployment]{})
-	ds.Replace(f.deployments)
-	rss := store.New(store.Options[*api.ReplicaSet]{})
-	rss.Replace(f.replicaSets)
-	ps := store.New(store.Options[*api.Pod]{})
-	ps.Replace(f.pods)
+	resttest.Replace(f.api, rest.Deployments, f.deployments...)
+	resttest.Replace(f.api, rest.ReplicaSets, append(slices.Clone(f.stored), f.replicaSets...)...)
+	resttest.Replace(f.api, rest.Pods, f.pods...)
 	return NewController(Config{
-		Deployments: informer.DeploymentLister{Lister: informer.NewLister(ds.View(), "deployments")},
-		ReplicaSets: informer.ReplicaSetLister{Lister: informer.NewLister(rss.View(), "replicasets")},
-		Pods:        informer.PodLister{Lister: informer.NewLister(ps.View(), "pods")},
-		Client:      client, Events: f, Clock: f.clock, Logger: zerolog.Nop(),
+		Deployments: informer.DeploymentLister{Lister: resttest.Lister("deployments", f.deployments...)},
+		ReplicaSets: informer.ReplicaSetLister{Lister: resttest.Lister("replicasets", f.replicaSets...)},
+		Pods:        informer.PodLister{Lister: resttest.Lister("pods", f.pods...)},
+		Client:      client, Events: &f.events, Clock: f.clock, Logger: zerolog.Nop(),
 	})
 }
 
-// writes returns the actions as strings.
-func (f *fixture) writes() []string {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	out := make([]string, len(f.actions))
-	for i, a := range f.actions {
-		out[i] = a.String()
-	}
-	return out
+// writes returns the actions as resttest's lines.
+func (f *fixture) writes() []string { return resttest.Lines(f.api.Actions()) }
+
+// find returns the last action whose line starts with pattern's words.
+func (f *fixture) find(pattern string) (resttest.Action, bool) {
+	return resttest.Last(f.api.Actions(), pattern)
 }
 
-// find returns the last action matching verb, resource and name ("" =
-// any name).
-func (f *fixture) find(verb, resource, name string) (action, bool) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	for i := len(f.actions) - 1; i >= 0; i-- {
-		a := f.actions[i]
-		r := a.resource
-		if a.sub != "" {
-			r += "/" + a.sub
-		}
-		if a.verb == verb && r == resource && (name == "" || a.name == name) {
-			return a, true
-		}
-	}
-	return action{}, false
-}
-
-// rsSizes returns, for each PUT of a ReplicaSet, "name=replicas".
+// rsSizes returns, for each create or update of a ReplicaSet,
+// "name=replicas".
 func (f *fixture) rsSizes() []string {
-	f.mu.Lock()
-	defer f.mu.Unlock()
 	var out []string
-	for _, a := range f.actions {
-		if a.resource != "replicasets" || (a.verb != http.MethodPut && a.verb != http.MethodPost) {
+	for _, a := range f.api.Actions() {
+		if a.Resource != "replicasets" || a.Subresource != "" || (a.Verb != "update" && a.Verb != "create") {
 			continue
 		}
-		spec, _ := a.body["spec"].(map[string]any)
-		out = append(out, fmt.Sprintf("%s=%v", a.name, spec["replicas"]))
+		spec, _ := a.Object()["spec"].(map[string]any)
+		out = append(out, fmt.Sprintf("%s=%v", a.Name, spec["replicas"]))
 	}
 	return out
 }
 
 // lastStatus decodes the last status write of the Deployment.
 func (f *fixture) lastStatus() (*api.Deployment, bool) {
-	a, ok := f.find(http.MethodPut, "deployments/status", "")
+	a, ok := f.find("update deployments/status")
 	if !ok {
 		return nil, false
 	}
-	d, err := api.Typed[api.Deployment]().Decode(a.raw)
+	d, err := resttest.Decode[*api.Deployment](a)
 	if err != nil {
 		f.t.Fatal(err)
 	}
@@ -311,67 +200,39 @@ func (f *fixture) load(ds []*api.Deployment, rss ...*api.ReplicaSet) {
 }
 
 // with runs fn on a syncer wired to the fake apiserver and the fixture's
-// listers, for tests of one step of a sync.
-func (f *fixture) with(fn func(s *syncer)) {
+// listers, for tests of one step of a sync; the apiserver holds the
+// ReplicaSets stored (those fn passes to the step).
+func (f *fixture) with(fn func(s *syncer), stored ...*api.ReplicaSet) {
 	f.t.Helper()
-	srv := httptest.NewServer(http.HandlerFunc(f.serve))
-	defer srv.Close()
-	client, err := rest.NewClient(&rest.Config{Host: srv.URL, QPS: -1}, rest.WithRetryPolicy(rest.RetryPolicy{MaxAttempts: 1}))
-	if err != nil {
-		f.t.Fatal(err)
-	}
-	defer client.CloseIdleConnections()
-	fn(&syncer{Controller: f.controller(client)})
+	f.stored = stored
+	fn(&syncer{Controller: f.controller(f.api.Client())})
 }
 
-// apply plays the recorded writes onto the fixture's objects, as the
-// apiserver would have stored them, then forgets them: created
-// ReplicaSets get a UID and a creation time (the clock moves a second per
-// creation); with settle, every ReplicaSet's status then reports its spec
-// (a ReplicaSet controller and kubelet that are done), else statuses stay.
+// apply makes the fixture's objects what the apiserver now holds (the
+// informers caught up with the writes), then forgets the actions and
+// events; with settle, every ReplicaSet's status then reports its spec (a
+// ReplicaSet controller and kubelet that are done), else statuses stay.
 func (f *fixture) apply(settle bool) {
 	f.t.Helper()
-	f.mu.Lock()
-	acts := f.actions
-	f.actions, f.events = nil, nil
-	f.mu.Unlock()
-	for _, a := range acts {
-		switch {
-		case a.resource == "replicasets" && (a.verb == http.MethodPost || a.verb == http.MethodPut):
-			rs, err := api.Typed[api.ReplicaSet]().Decode(a.raw)
-			if err != nil {
-				f.t.Fatal(err)
-			}
-			if a.verb == http.MethodPost {
-				f.clock.Step(time.Second)
-				rs.UID, rs.CreationTimestamp, rs.Generation = "uid-"+rs.Name, api.NewTime(f.clock.Now()), 1
-			}
-			f.replicaSets = replaceRS(f.replicaSets, roundTrip(f.t, rs))
-		case a.resource == "replicasets" && a.verb == http.MethodDelete:
-			f.replicaSets = slices.DeleteFunc(f.replicaSets, func(rs *api.ReplicaSet) bool { return rs.Name == a.name })
-		case a.resource == "deployments" && a.verb == http.MethodPut:
-			d, err := api.Typed[api.Deployment]().Decode(a.raw)
-			if err != nil {
-				f.t.Fatal(err)
-			}
-			for i := range f.deployments {
-				if f.deployments[i].Name == d.Name {
-					f.deployments[i] = d
-				}
-			}
-		}
+	f.api.Take()
+	f.events.Reset()
+	f.deployments = resttest.List[*api.Deployment](f.api, rest.Deployments, "")
+	f.replicaSets = resttest.List[*api.ReplicaSet](f.api, rest.ReplicaSets, "")
+	if !settle {
+		return
 	}
-	if settle {
-		for i, rs := range f.replicaSets {
-			rs = roundTrip(f.t, rs)
-			n := specReplicas(rs)
-			rs.Status.Replicas, rs.Status.ReadyReplicas, rs.Status.AvailableReplicas = n, n, n
-			rs.Status.ObservedGeneration = rs.Generation
-			f.replicaSets[i] = roundTrip(f.t, rs)
-		}
+	for _, rs := range f.replicaSets {
+		n := specReplicas(rs)
+		rs.Status.Replicas, rs.Status.ReadyReplicas, rs.Status.AvailableReplicas = n, n, n
+		rs.Status.ObservedGeneration = rs.Generation
+		rs.ResourceVersion = "" // a new one: the status write of a ReplicaSet controller
+		resttest.Add(f.api, rest.ReplicaSets, rs)
 	}
+	f.replicaSets = resttest.List[*api.ReplicaSet](f.api, rest.ReplicaSets, "")
 }
 
+// replaceRS returns a copy of list with rs in place of the ReplicaSet of
+// its name (appended when there is none).
 func replaceRS(list []*api.ReplicaSet, rs *api.ReplicaSet) []*api.ReplicaSet {
 	for i := range list {
 		if list[i].Name == rs.Name {
@@ -407,8 +268,4 @@ func (f *fixture) rsNamed(name string) *api.ReplicaSet {
 }
 
 // eventList returns the events recorded since the last apply.
-func (f *fixture) eventList() []string {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return slices.Clone(f.events)
-}
+func (f *fixture) eventList() []string { return f.events.Lines() }

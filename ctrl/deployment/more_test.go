@@ -1,12 +1,12 @@
 package deployment
 
 import (
-	"net/http"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/kcmlab/kcm/internal/testing/resttest"
 	"github.com/kcmlab/kcm/kube/api"
 	"github.com/kcmlab/kcm/kube/rest"
 )
@@ -45,11 +45,11 @@ func TestAnnotationRollback(t *testing.T) {
 		if ev := f.eventList(); !slices.Equal(ev, []string{tc.wantEvent}) {
 			t.Errorf("to %s: events %q", tc.to, ev)
 		}
-		a, ok := f.find(http.MethodPut, "deployments", "web")
+		a, ok := f.find("update deployments ns/web")
 		if !ok {
 			t.Fatalf("to %s: no update: %q", tc.to, f.writes())
 		}
-		got, _ := api.Typed[api.Deployment]().Decode(a.raw)
+		got, _ := api.Typed[api.Deployment]().Decode(a.Body)
 		if _, still := got.Annotations[RollbackToAnnotation]; still || got.Annotations[RevisionAnnotation] != "2" {
 			t.Errorf("to %s: annotations %v", tc.to, got.Annotations)
 		}
@@ -62,8 +62,8 @@ func TestAnnotationRollback(t *testing.T) {
 		if _, hashed := got.Spec.Template.Labels[PodTemplateHashLabel]; hashed {
 			t.Errorf("to %s: hash label copied", tc.to)
 		}
-		if !strings.Contains(string(a.raw), `"dnsConfig"`) {
-			t.Errorf("to %s: unmodelled template field lost: %s", tc.to, a.raw)
+		if !strings.Contains(string(a.Body), `"dnsConfig"`) {
+			t.Errorf("to %s: unmodelled template field lost: %s", tc.to, a.Body)
 		}
 	}
 	// Revision 0 with no earlier revision.
@@ -223,7 +223,7 @@ func TestCleanupUnhealthyReplicas(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-		})
+		}, olds...)
 		if got := f.rsSizes(); !slices.Equal(got, tc.want) || n != tc.wantCount {
 			t.Errorf("%v/%v max %d: %q (%d), want %q (%d)", tc.specs, tc.avail, tc.maxCleanup, got, n, tc.want, tc.wantCount)
 		}
@@ -235,7 +235,7 @@ func TestCleanupUnhealthyReplicas(t *testing.T) {
 		if _, _, err := s.cleanupUnhealthyReplicas(t.Context(), []*api.ReplicaSet{rs}, d, 5); err == nil {
 			t.Error("scaled up while cleaning up")
 		}
-	})
+	}, rs)
 }
 
 // TestReconcileNewReplicaSetScalesDown: a new ReplicaSet above
@@ -249,7 +249,7 @@ func TestReconcileNewReplicaSetScalesDown(t *testing.T) {
 		if err != nil || !scaled {
 			t.Fatalf("scaled %v err %v", scaled, err)
 		}
-	})
+	}, nrs)
 	if got := f.rsSizes(); !slices.Equal(got, []string{"web-a=2"}) {
 		t.Fatalf("writes %q", got)
 	}
@@ -262,20 +262,20 @@ func TestWriteFailures(t *testing.T) {
 	rs := newRS(newDeployment("web", 3, "v1"), "web-a", 1, 3, 0)
 	f := newFixture(t)
 	f.load([]*api.Deployment{d}, rs)
-	f.fail["PUT replicasets"] = &rest.Status{Code: 500, Reason: "InternalError"}
+	f.api.Fail(resttest.On("update", "replicasets"), rest.Status{Code: 500, Reason: "InternalError"})
 	if _, err := f.run("ns/web"); err == nil || len(f.eventList()) != 0 {
 		t.Fatalf("scale: err %v events %q", err, f.eventList())
 	}
 	f = newFixture(t)
 	old := newRS(recreateDeployment("v1"), "web-old", 1, 3, 0)
 	f.load([]*api.Deployment{recreateDeployment("v2")}, old)
-	f.fail["PUT replicasets"] = &rest.Status{Code: 409, Reason: "Conflict"}
+	f.api.Fail(resttest.On("update", "replicasets"), rest.Status{Code: 409, Reason: "Conflict"})
 	if _, err := f.run("ns/web"); !rest.IsConflict(err) {
 		t.Fatalf("recreate: err %v", err)
 	}
 	f = newFixture(t)
 	f.load([]*api.Deployment{newDeployment("web", 3, "v1")})
-	f.fail["PUT deployments/status"] = &rest.Status{Code: 409, Reason: "Conflict"}
+	f.api.Fail(resttest.On("update", "deployments/status"), rest.Status{Code: 409, Reason: "Conflict"})
 	if _, err := f.run("ns/web"); !rest.IsConflict(err) {
 		t.Fatalf("status: err %v", err)
 	}

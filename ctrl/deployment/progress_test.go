@@ -1,7 +1,6 @@
 package deployment
 
 import (
-	"net/http"
 	"slices"
 	"testing"
 	"time"
@@ -134,7 +133,7 @@ func TestPausedConditions(t *testing.T) {
 	if _, err := f.run("ns/web"); err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := f.find(http.MethodPost, "replicasets", ""); ok {
+	if _, ok := f.find("create replicasets"); ok {
 		t.Fatal("a paused Deployment rolled out")
 	}
 	f.apply(false)
@@ -156,9 +155,9 @@ func TestPausedConditions(t *testing.T) {
 		t.Fatal(err)
 	}
 	var resumed bool
-	for _, a := range f.actions {
-		if a.resource == "deployments" && a.sub == "status" {
-			d, _ := api.Typed[api.Deployment]().Decode(a.raw)
+	for _, a := range f.api.Actions() {
+		if a.Resource == "deployments" && a.Subresource == "status" {
+			d, _ := api.Typed[api.Deployment]().Decode(a.Body)
 			if c := api.GetDeploymentCondition(&d.Status, api.DeploymentProgressing); c != nil && c.Reason == ReasonDeploymentResumed && c.Message == "Deployment is resumed" && c.Status == api.ConditionUnknown {
 				resumed = true
 			}
@@ -167,7 +166,7 @@ func TestPausedConditions(t *testing.T) {
 	if !resumed {
 		t.Fatalf("no DeploymentResumed written: %q", f.writes())
 	}
-	if _, ok := f.find(http.MethodPost, "replicasets", ""); !ok {
+	if _, ok := f.find("create replicasets"); !ok {
 		t.Fatal("resumed Deployment did not roll out")
 	}
 }

@@ -1,13 +1,14 @@
 package deployment
 
 import (
-	"net/http"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/kcmlab/kcm/internal/testing/resttest"
 	"github.com/kcmlab/kcm/kube/api"
+	"github.com/kcmlab/kcm/kube/rest"
 )
 
 func recreateDeployment(image string) *api.Deployment {
@@ -62,11 +63,11 @@ func TestRecreateGating(t *testing.T) {
 		{api.PodSucceeded, true}, {api.PodFailed, true},
 	} {
 		f.pods = []*api.Pod{podOf(f.rsNamed("web-old"), "p", tc.phase)}
-		f.actions = nil
+		f.api.Take()
 		if _, err := f.run("ns/web"); err != nil {
 			t.Fatal(err)
 		}
-		_, created := f.find(http.MethodPost, "replicasets", "")
+		_, created := f.find("create replicasets")
 		if created != tc.create {
 			t.Errorf("old pod %s: created %v, want %v", tc.phase, created, tc.create)
 		}
@@ -80,12 +81,29 @@ func TestRecreateGating(t *testing.T) {
 	stranger := podOf(newRS(newDeployment("x", 1, "x"), "x-1", 1, 1, 0), "q", api.PodRunning)
 	stranger.Labels = map[string]string{"app": "web"}
 	f.pods = []*api.Pod{stranger}
-	f.actions = nil
+	f.api.Take()
 	if _, err := f.run("ns/web"); err != nil {
 		t.Fatal(err)
 	}
-	if _, created := f.find(http.MethodPost, "replicasets", ""); !created {
+	if _, created := f.find("create replicasets"); !created {
 		t.Error("a pod of another controller held Recreate back")
+	}
+}
+
+// doubleWrite checks the first sync of a Deployment whose new ReplicaSet
+// already exists with old annotations: isScalingEvent brings them up to
+// date, then the rollout tries the same update from the same cached list
+// and the apiserver refuses it with a Conflict, as it refuses
+// kube-controller-manager's (getAllReplicaSetsAndSyncRevision runs twice
+// there too). The sync is retried once the cache has the update.
+func doubleWrite(t *testing.T, f *fixture) {
+	t.Helper()
+	_, err := f.run("ns/web")
+	if !rest.IsConflict(err) {
+		t.Fatalf("err %v, want the Conflict of the second annotation update", err)
+	}
+	if got := resttest.Lines(resttest.Select(f.api.Actions(), "update replicasets")); len(got) != 2 {
+		t.Fatalf("ReplicaSet updates %q, want the two annotation updates", got)
 	}
 }
 
@@ -98,10 +116,15 @@ func TestRecreateScalesExistingNew(t *testing.T) {
 	cur := newRS(recreateDeployment("v2"), "web-v2", 2, 0, -time.Hour)
 	f := newFixture(t)
 	f.load([]*api.Deployment{d}, back, cur)
+	doubleWrite(t, f)
+	if _, ok := f.find("create replicasets"); ok {
+		t.Fatal("created a ReplicaSet")
+	}
+	f.apply(false)
 	if _, err := f.run("ns/web"); err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := f.find(http.MethodPost, "replicasets", ""); ok {
+	if _, ok := f.find("create replicasets"); ok {
 		t.Fatal("created a ReplicaSet")
 	}
 	got := f.rsSizes()
@@ -116,11 +139,11 @@ func TestRecreateScalesExistingNew(t *testing.T) {
 // lastRSWrite decodes the last write of the named ReplicaSet.
 func (f *fixture) lastRSWrite(name string) *api.ReplicaSet {
 	f.t.Helper()
-	a, ok := f.find(http.MethodPut, "replicasets", name)
+	a, ok := f.find("update replicasets ns/" + name)
 	if !ok {
 		f.t.Fatalf("no write of %s: %q", name, f.writes())
 	}
-	rs, err := api.Typed[api.ReplicaSet]().Decode(a.raw)
+	rs, err := api.Typed[api.ReplicaSet]().Decode(a.Body)
 	if err != nil {
 		f.t.Fatal(err)
 	}
@@ -140,10 +163,8 @@ func TestRollbackByTemplate(t *testing.T) {
 	d.Annotations = map[string]string{RevisionAnnotation: "2"}
 	f := newFixture(t)
 	f.load([]*api.Deployment{d}, v1, v2)
-	if _, err := f.run("ns/web"); err != nil {
-		t.Fatal(err)
-	}
-	if _, ok := f.find(http.MethodPost, "replicasets", ""); ok {
+	doubleWrite(t, f)
+	if _, ok := f.find("create replicasets"); ok {
 		t.Fatal("created a ReplicaSet")
 	}
 	ann := f.lastRSWrite("web-v1").Annotations
@@ -242,11 +263,11 @@ func TestCleanupDeployment(t *testing.T) {
 		if err := s.cleanupDeployment(t.Context(), olds, d); err != nil {
 			t.Fatal(err)
 		}
-	})
+	}, olds...)
 	var deleted []string
-	for _, a := range f.actions {
-		if a.verb == http.MethodDelete {
-			deleted = append(deleted, a.name)
+	for _, a := range f.api.Actions() {
+		if a.Verb == "delete" {
+			deleted = append(deleted, a.Name)
 		}
 	}
 	if !slices.Equal(deleted, []string{"web-r1", "web-r5"}) {
@@ -255,8 +276,8 @@ func TestCleanupDeployment(t *testing.T) {
 	// No limit: nothing.
 	f = newFixture(t)
 	d.Spec.RevisionHistoryLimit = nil
-	f.with(func(s *syncer) { _ = s.cleanupDeployment(t.Context(), olds, d) })
-	if len(f.actions) != 0 {
+	f.with(func(s *syncer) { _ = s.cleanupDeployment(t.Context(), olds, d) }, olds...)
+	if len(f.api.Actions()) != 0 {
 		t.Fatalf("deleted without a limit: %q", f.writes())
 	}
 }

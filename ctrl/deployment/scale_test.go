@@ -2,7 +2,6 @@ package deployment
 
 import (
 	"context"
-	"net/http"
 	"slices"
 	"testing"
 	"time"
@@ -83,7 +82,7 @@ func TestScale(t *testing.T) {
 				if err := s.scale(context.Background(), roundTrip(t, d), nrs, olds); err != nil {
 					t.Fatal(err)
 				}
-			})
+			}, append(slices.Clone(olds), nrs)...)
 			orig := map[string]int32{}
 			for _, rs := range append(slices.Clone(olds), nrs) {
 				if rs != nil {
@@ -91,12 +90,12 @@ func TestScale(t *testing.T) {
 				}
 			}
 			got := map[string]int32{}
-			for _, a := range f.actions {
-				if a.verb != http.MethodPut {
+			for _, a := range f.api.Actions() {
+				if a.Verb != "update" {
 					t.Fatalf("unexpected %s", a)
 				}
-				n, _ := a.body["spec"].(map[string]any)["replicas"].(float64)
-				got[a.name] = int32(n)
+				n, _ := a.Object()["spec"].(map[string]any)["replicas"].(float64)
+				got[a.Name] = int32(n)
 			}
 			for name, want := range tc.want {
 				if got[name] != want {

@@ -3,12 +3,12 @@ package deployment
 import (
 	"encoding/json"
 	"fmt"
-	"net/http"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/kcmlab/kcm/internal/testing/resttest"
 	"github.com/kcmlab/kcm/kube/api"
 	"github.com/kcmlab/kcm/kube/rest"
 )
@@ -100,7 +100,7 @@ func TestCreateAtZeroRecordsNoEvent(t *testing.T) {
 	if _, err := f.run("ns/web"); err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := f.find(http.MethodPost, "replicasets", ""); !ok {
+	if _, ok := f.find("create replicasets"); !ok {
 		t.Fatal("nothing created")
 	}
 	for _, e := range f.eventList() {
@@ -145,10 +145,10 @@ func TestReconcileOldReplicaSets(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-		})
+		}, old, nrs)
 		got := tc.oldSize
-		if len(f.actions) > 0 {
-			got = int32(f.actions[len(f.actions)-1].body["spec"].(map[string]any)["replicas"].(float64))
+		if len(f.api.Actions()) > 0 {
+			got = int32(f.api.Actions()[len(f.api.Actions())-1].Object()["spec"].(map[string]any)["replicas"].(float64))
 		}
 		if scaled != tc.wantScaled || got != tc.wantOld {
 			t.Errorf("%+v: scaled %v, old %d (writes %q)", tc, scaled, got, f.rsSizes())
@@ -175,19 +175,19 @@ func TestScaleDownOldReplicaSetsForRollingUpdate(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-	})
+	}, o2, o1, o0, nrs)
 	// 8 available, minAvailable 5: 3 go, 2 from the oldest, 1 from the next.
 	if got := f.rsSizes(); n != 3 || !slices.Equal(got, []string{"web-o1=0", "web-o2=2"}) {
 		t.Fatalf("scaled %d: %q", n, got)
 	}
 	f = newFixture(t)
-	f.fail["PUT replicasets"] = &rest.Status{Code: 500, Reason: "InternalError"}
+	f.api.Fail(resttest.On("update", "replicasets"), rest.Status{Code: 500, Reason: "InternalError"})
 	f.with(func(s *syncer) {
 		n, err := s.scaleDownOldReplicaSetsForRollingUpdate(t.Context(), []*api.ReplicaSet{o2, o1, nrs}, []*api.ReplicaSet{o2, o1}, d)
-		if err == nil || n != 0 || len(f.actions) != 1 {
+		if err == nil || n != 0 || len(f.api.Actions()) != 1 {
 			t.Fatalf("n %d err %v writes %q", n, err, f.writes())
 		}
-	})
+	}, o2, o1, nrs)
 }
 
 // TestScaleMore: proportional scaling caps a ReplicaSet's share by what
@@ -204,48 +204,49 @@ func TestScaleMore(t *testing.T) {
 		if err := s.scale(t.Context(), d, b, []*api.ReplicaSet{a}); err != nil {
 			t.Fatal(err)
 		}
-	})
+	}, a, b)
 	if got := f.rsSizes(); !slices.Equal(got, []string{"b=7", "a=6"}) {
 		t.Fatalf("13: %q", got)
 	}
 	// To 0 with a surge of 1: nothing is left anywhere.
 	z := kcmDeployment(0, "1")
 	f = newFixture(t)
+	zn, zo := roundTrip(t, withAnno(newRS(z, "n", 2, 3, 0), 6, 7)), roundTrip(t, withAnno(newRS(z, "o", 1, 3, -time.Hour), 6, 7))
 	f.with(func(s *syncer) {
-		if err := s.scale(t.Context(), z, roundTrip(t, withAnno(newRS(z, "n", 2, 3, 0), 6, 7)),
-			[]*api.ReplicaSet{roundTrip(t, withAnno(newRS(z, "o", 1, 3, -time.Hour), 6, 7))}); err != nil {
+		if err := s.scale(t.Context(), z, zn, []*api.ReplicaSet{zo}); err != nil {
 			t.Fatal(err)
 		}
-	})
+	}, zn, zo)
 	if got := f.rsSizes(); !slices.Equal(got, []string{"n=0", "o=0"}) && !slices.Equal(got, []string{"o=0", "n=0"}) {
 		t.Fatalf("to 0: %q", got)
 	}
 	// The annotations written.
 	s2 := kcmDeployment(20, "2")
 	f = newFixture(t)
+	sn, so := roundTrip(t, withAnno(newRS(s2, "n", 2, 6, 0), 10, 12)), roundTrip(t, withAnno(newRS(s2, "o", 1, 6, -time.Hour), 10, 12))
 	f.with(func(s *syncer) {
-		if err := s.scale(t.Context(), s2, roundTrip(t, withAnno(newRS(s2, "n", 2, 6, 0), 10, 12)),
-			[]*api.ReplicaSet{roundTrip(t, withAnno(newRS(s2, "o", 1, 6, -time.Hour), 10, 12))}); err != nil {
+		if err := s.scale(t.Context(), s2, sn, []*api.ReplicaSet{so}); err != nil {
 			t.Fatal(err)
 		}
-	})
-	for _, a := range f.actions {
-		ann := a.body["metadata"].(map[string]any)["annotations"].(map[string]any)
+	}, sn, so)
+	for _, a := range f.api.Actions() {
+		ann := a.Object()["metadata"].(map[string]any)["annotations"].(map[string]any)
 		if ann[DesiredReplicasAnnotation] != "20" || ann[MaxReplicasAnnotation] != "22" {
-			t.Errorf("%s annotations %v", a.name, ann)
+			t.Errorf("%s annotations %v", a.Name, ann)
 		}
 	}
 	// Saturated: both old ones go to 0.
 	sd := newDeployment("web", 3, "v2")
 	f = newFixture(t)
+	sdNew := roundTrip(t, newRS(sd, "web-new", 3, 3, 0))
+	sdOld := []*api.ReplicaSet{
+		roundTrip(t, newRS(newDeployment("web", 3, "v1"), "web-o1", 1, 1, -2*time.Hour)),
+		roundTrip(t, newRS(newDeployment("web", 3, "v0"), "web-o2", 2, 1, -time.Hour))}
 	f.with(func(s *syncer) {
-		err := s.scale(t.Context(), sd, roundTrip(t, newRS(sd, "web-new", 3, 3, 0)), []*api.ReplicaSet{
-			roundTrip(t, newRS(newDeployment("web", 3, "v1"), "web-o1", 1, 1, -2*time.Hour)),
-			roundTrip(t, newRS(newDeployment("web", 3, "v0"), "web-o2", 2, 1, -time.Hour))})
-		if err != nil {
+		if err := s.scale(t.Context(), sd, sdNew, sdOld); err != nil {
 			t.Fatal(err)
 		}
-	})
+	}, append(sdOld, sdNew)...)
 	if got := f.rsSizes(); len(got) != 2 {
 		t.Fatalf("saturated: %q", got)
 	}
@@ -280,7 +281,7 @@ func TestPausedCleanup(t *testing.T) {
 				t.Fatal(err)
 			}
 		})
-		_, deleted := f.find(http.MethodDelete, "replicasets", "web-old")
+		_, deleted := f.find("delete replicasets ns/web-old")
 		if deleted == rollback {
 			t.Errorf("rollback requested %v: deleted %v", rollback, deleted)
 		}
@@ -292,7 +293,7 @@ func TestPausedCleanup(t *testing.T) {
 	old.Status = api.ReplicaSetStatus{ObservedGeneration: 1}
 	f := newFixture(t)
 	f.load([]*api.Deployment{d}, old, newRS(d, "web-cur", 2, 1, 0))
-	f.fail["DELETE replicasets"] = &rest.Status{Code: 500, Reason: "InternalError"}
+	f.api.Fail(resttest.On("delete", "replicasets"), rest.Status{Code: 500, Reason: "InternalError"})
 	if _, err := f.run("ns/web"); err == nil {
 		t.Fatal("a failed delete passed")
 	}
@@ -309,6 +310,8 @@ func TestRecreateWaitsForOldPodsWithExistingNew(t *testing.T) {
 	f := newFixture(t)
 	f.load([]*api.Deployment{d}, back, cur)
 	f.pods = []*api.Pod{podOf(f.rsNamed("web-v2"), "p", api.PodRunning), podOf(f.rsNamed("web-v1"), "q", api.PodRunning)}
+	doubleWrite(t, f)
+	f.apply(false)
 	if _, err := f.run("ns/web"); err != nil {
 		t.Fatal(err)
 	}
@@ -316,7 +319,7 @@ func TestRecreateWaitsForOldPodsWithExistingNew(t *testing.T) {
 		t.Fatalf("scaled up with an old pod running: %q", got)
 	}
 	f.pods = f.pods[1:]
-	f.actions = nil
+	f.api.Take()
 	if _, err := f.run("ns/web"); err != nil {
 		t.Fatal(err)
 	}
@@ -354,8 +357,8 @@ func TestRollbackKeepsDeploymentFields(t *testing.T) {
 	if _, err := f.run("ns/web"); err != nil {
 		t.Fatal(err)
 	}
-	a, ok := f.find(http.MethodPut, "deployments", "web")
-	if !ok || !strings.Contains(string(a.raw), `"schedulingGates"`) || strings.Contains(string(a.raw), RollbackToAnnotation) {
-		t.Fatalf("rollback write %s", a.raw)
+	a, ok := f.find("update deployments ns/web")
+	if !ok || !strings.Contains(string(a.Body), `"schedulingGates"`) || strings.Contains(string(a.Body), RollbackToAnnotation) {
+		t.Fatalf("rollback write %s", a.Body)
 	}
 }

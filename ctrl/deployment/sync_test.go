@@ -3,12 +3,12 @@ package deployment
 import (
 	"encoding/json"
 	"errors"
-	"net/http"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/kcmlab/kcm/internal/testing/resttest"
 	"github.com/kcmlab/kcm/kube/api"
 	"github.com/kcmlab/kcm/kube/rest"
 )
@@ -48,13 +48,13 @@ func TestSyncCreatesReplicaSet(t *testing.T) {
 	if _, err := f.run("ns/web"); err != nil {
 		t.Fatal(err)
 	}
-	post, ok := f.find(http.MethodPost, "replicasets", "")
+	post, ok := f.find("create replicasets")
 	if !ok {
 		t.Fatalf("no ReplicaSet created: %q", f.writes())
 	}
 	dt, _ := templateJSON(f.deployments[0], &f.deployments[0].Spec.Template)
 	hash := ComputeHash(dt, nil)
-	rs, err := api.Typed[api.ReplicaSet]().Decode(post.raw)
+	rs, err := api.Typed[api.ReplicaSet]().Decode(post.Body)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,8 +78,8 @@ func TestSyncCreatesReplicaSet(t *testing.T) {
 	if *rs.Spec.Replicas != 3 || rs.Spec.Template.Spec.Containers[0].Image != "nginx:1" {
 		t.Errorf("spec %+v", rs.Spec)
 	}
-	if !strings.Contains(string(post.raw), `"schedulingGates":[{"name":"gate"}]`) {
-		t.Errorf("unmodelled template field lost: %s", post.raw)
+	if !strings.Contains(string(post.Body), `"schedulingGates":[{"name":"gate"}]`) {
+		t.Errorf("unmodelled template field lost: %s", post.Body)
 	}
 	if ev := f.eventList(); !slices.Equal(ev, []string{"Normal ScalingReplicaSet Scaled up replica set web-" + hash + " from 0 to 3"}) {
 		t.Errorf("events %q", ev)
@@ -130,7 +130,7 @@ func TestSyncTakesOverKubeControllerManagersReplicaSet(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, w := range f.writes() {
-		if strings.HasPrefix(w, "POST") || strings.Contains(w, "replicasets") {
+		if strings.HasPrefix(w, "create") || strings.Contains(w, "replicasets") {
 			t.Errorf("unexpected write %s", w)
 		}
 	}
@@ -219,8 +219,8 @@ func TestRollingUpdateFirstSteps(t *testing.T) {
 		t.Fatal(err)
 	}
 	newName := ""
-	if p, ok := f.find(http.MethodPost, "replicasets", ""); ok {
-		newName = p.name
+	if p, ok := f.find("create replicasets"); ok {
+		newName = p.Name
 	}
 	want := []string{"Normal ScalingReplicaSet Scaled up replica set " + newName + " from 0 to 1"}
 	if ev := f.eventList(); newName == "" || !slices.Equal(ev, want) {
@@ -251,7 +251,7 @@ func TestSyncCreateFailure(t *testing.T) {
 	d := newDeployment("web", 3, "nginx:1")
 	f := newFixture(t)
 	f.load([]*api.Deployment{d})
-	f.fail["POST replicasets"] = &rest.Status{Code: 422, Reason: "Invalid", Message: "bad template"}
+	f.api.Fail(resttest.On("create", "replicasets"), rest.Status{Code: 422, Reason: "Invalid", Message: "bad template"})
 	_, err := f.run("ns/web")
 	if !rest.IsInvalid(err) {
 		t.Fatalf("error %v, want Invalid", err)
@@ -272,7 +272,7 @@ func TestSyncCreateFailure(t *testing.T) {
 	f = newFixture(t)
 	d.Spec.ProgressDeadlineSeconds = nil
 	f.load([]*api.Deployment{d})
-	f.fail["POST replicasets"] = &rest.Status{Code: 403, Reason: "Forbidden"}
+	f.api.Fail(resttest.On("create", "replicasets"), rest.Status{Code: 403, Reason: "Forbidden"})
 	if _, err := f.run("ns/web"); !rest.IsForbidden(err) {
 		t.Fatalf("error %v", err)
 	}
@@ -287,8 +287,8 @@ func TestSyncCreateFailure(t *testing.T) {
 func TestSyncNamespaceTerminating(t *testing.T) {
 	f := newFixture(t)
 	f.load([]*api.Deployment{newDeployment("web", 3, "nginx:1")})
-	f.fail["POST replicasets"] = &rest.Status{Code: 403, Reason: "Forbidden",
-		Details: &rest.StatusDetails{Causes: []rest.StatusCause{{Type: "NamespaceTerminating"}}}}
+	f.api.Fail(resttest.On("create", "replicasets"), rest.Status{Code: 403, Reason: "Forbidden",
+		Details: &rest.StatusDetails{Causes: []rest.StatusCause{{Type: "NamespaceTerminating"}}}})
 	if _, err := f.run("ns/web"); err != nil {
 		t.Fatalf("error %v", err)
 	}
@@ -310,7 +310,7 @@ func TestSyncHashCollision(t *testing.T) {
 	other := newRS(newDeployment("other", 1, "x"), name, 1, 1, 0)
 	other.Labels = map[string]string{"app": "zzz"}
 	f.load(nil, other)
-	f.fail["POST replicasets"] = &rest.Status{Code: 409, Reason: "AlreadyExists"}
+	f.api.Fail(resttest.On("create", "replicasets"), rest.Status{Code: 409, Reason: "AlreadyExists"})
 	if _, err := f.run("ns/web"); !rest.IsAlreadyExists(err) {
 		t.Fatalf("error %v", err)
 	}
@@ -329,7 +329,7 @@ func TestSyncHashCollision(t *testing.T) {
 	dt, _ = templateJSON(f.deployments[0], &f.deployments[0].Spec.Template)
 	name = "web-" + ComputeHash(dt, i32(4))
 	mine := newRS(d, name, 1, 3, 0)
-	f.fail["POST replicasets"] = &rest.Status{Code: 409, Reason: "AlreadyExists"}
+	f.api.Fail(resttest.On("create", "replicasets"), rest.Status{Code: 409, Reason: "AlreadyExists"})
 	f.with(func(s *syncer) {
 		got, err := s.createNewReplicaSet(t.Context(), f.deployments[0], dt, nil, 1)
 		if err == nil {
@@ -363,8 +363,8 @@ func TestSyncSelectingAll(t *testing.T) {
 	if ev := f.eventList(); !slices.Equal(ev, []string{"Warning SelectingAll This deployment is selecting all pods. A non-empty selector is required."}) {
 		t.Fatalf("events %q", ev)
 	}
-	if w := f.writes(); !slices.Equal(w, []string{"PUT deployments/status web"}) {
-		t.Fatalf("writes %q", w)
+	if !resttest.Expect(t, f.api.Actions(), "update deployments/status ns/web") {
+		t.FailNow()
 	}
 	if st, _ := f.lastStatus(); st.Status.ObservedGeneration != 2 {
 		t.Fatalf("observedGeneration %d", st.Status.ObservedGeneration)
@@ -414,8 +414,8 @@ func TestSyncBeingDeleted(t *testing.T) {
 	if _, err := f.run("ns/web"); err != nil {
 		t.Fatal(err)
 	}
-	if w := f.writes(); !slices.Equal(w, []string{"PUT deployments/status web"}) {
-		t.Fatalf("writes %q", w)
+	if !resttest.Expect(t, f.api.Actions(), "update deployments/status ns/web") {
+		t.FailNow()
 	}
 	st, _ := f.lastStatus()
 	if st.Status.Replicas != 3 || st.Status.UpdatedReplicas != 0 || st.Status.AvailableReplicas != 3 {

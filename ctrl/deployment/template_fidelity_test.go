@@ -3,7 +3,6 @@ package deployment
 import (
 	"encoding/json"
 	"fmt"
-	"net/http"
 	"reflect"
 	"strings"
 	"testing"
@@ -100,14 +99,14 @@ func TestNewReplicaSetCopiesTheTemplateAsWritten(t *testing.T) {
 	if _, err := f.run("ns/web"); err != nil {
 		t.Fatal(err)
 	}
-	post, ok := f.find(http.MethodPost, "replicasets", "")
+	post, ok := f.find("create replicasets")
 	if !ok {
 		t.Fatalf("no ReplicaSet created: %q", f.writes())
 	}
-	sameTemplate(t, "the ReplicaSet's template is not the Deployment's", post.raw, deploymentJSON(emptyObjectsTemplate))
+	sameTemplate(t, "the ReplicaSet's template is not the Deployment's", post.Body, deploymentJSON(emptyObjectsTemplate))
 	for _, member := range []string{`"securityContext":{}`, `"resources":{}`, `"nodeAffinity":{}`, `"enableServiceLinks":false`, `"seconds":0`} {
-		if !strings.Contains(string(post.raw), member) {
-			t.Errorf("%s lost on the way to the ReplicaSet: %s", member, post.raw)
+		if !strings.Contains(string(post.Body), member) {
+			t.Errorf("%s lost on the way to the ReplicaSet: %s", member, post.Body)
 		}
 	}
 }
@@ -144,7 +143,7 @@ func TestTemplatesWithEmptyObjectsMatch(t *testing.T) {
 			if _, err := f.run("ns/web"); err != nil {
 				t.Fatal(err)
 			}
-			_, created := f.find(http.MethodPost, "replicasets", "")
+			_, created := f.find("create replicasets")
 			if created != tc.wantCreate {
 				t.Errorf("ReplicaSet created: %v, want %v (writes %q)", created, tc.wantCreate, f.writes())
 			}
@@ -168,9 +167,9 @@ func TestRollbackRestoresTheTemplateAsWritten(t *testing.T) {
 	if _, err := f.run("ns/web"); err != nil {
 		t.Fatal(err)
 	}
-	put, ok := f.find(http.MethodPut, "deployments", "web")
+	put, ok := f.find("update deployments ns/web")
 	if !ok {
 		t.Fatalf("no rollback written: %q", f.writes())
 	}
-	sameTemplate(t, "the rolled-back template is not revision 1's", put.raw, deploymentJSON(emptyObjectsTemplate))
+	sameTemplate(t, "the rolled-back template is not revision 1's", put.Body, deploymentJSON(emptyObjectsTemplate))
 }

@@ -10,6 +10,10 @@ import (
 	"github.com/kcmlab/kcm/kube/rest"
 )
 
+func statusErr(code int32, reason string) error {
+	return rest.StatusErrorFrom("X", "/x", rest.Status{Code: code, Reason: reason})
+}
+
 // The simulated apiserver of the chaos suite: the ObjectAPI the collector
 // acts through, and the rule every accepted DELETE is checked against.
 

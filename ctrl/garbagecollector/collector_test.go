@@ -6,10 +6,13 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"testing/synctest"
+	"time"
 
+	"github.com/kcmlab/kcm/clock"
 	"github.com/kcmlab/kcm/ctrl"
+	"github.com/kcmlab/kcm/internal/testing/resttest"
 	"github.com/kcmlab/kcm/kube/api"
+	"github.com/kcmlab/kcm/kube/rest"
 )
 
 // Live objects of the sync tests: Deployment web (d1) → ReplicaSet web-1
@@ -278,12 +281,12 @@ func TestDeleteConflictRetriedWhenOwnersUnchanged(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			f := newFixture(t, liveReplicaSet())
 			f.observe(liveReplicaSet())
-			f.api.fail = func(a string) error {
-				if strings.HasPrefix(a, "delete ") && strings.Contains(a, "rv=20") {
-					f.api.objects[fakeKey(resourceOf("apps/v1", "ReplicaSet"), "ns", "web-1")] = tc.changed
+			f.api.Intercept(resttest.On("delete", ""), func(a resttest.Action) error {
+				if p := a.DeleteOptions().Preconditions; p != nil && p.ResourceVersion != nil && *p.ResourceVersion == "20" {
+					put(f.api, tc.changed)
 				}
 				return nil
-			}
+			})
 			_, err := syncItem(t, f, "rs1")
 			if (err != nil) != tc.err {
 				t.Fatalf("error %v, want one: %v", err, tc.err)
@@ -330,12 +333,29 @@ func TestCycleUnblocks(t *testing.T) {
 	b := obj("v1", "ConfigMap", "ns", "b", "b1", "2", ownerRef("v1", "ConfigMap", "a", "a1", true))
 	f := newFixture(t, a, b)
 	f.observe(a, b)
+	unblockThenDelete(t, f)
+}
+
+// unblockThenDelete syncs b1 of the cycle a ⇄ b twice. The first attempt
+// unblocks b's reference, then deletes b on condition of the
+// resourceVersion read before that patch: the apiserver refuses it (409),
+// and the ownerReferences changed since, so the delete is not retried at
+// once (Kubernetes' attemptToDeleteItem and deleteObject do the same). The
+// retry finds the references unblocked and deletes b in the foreground.
+func unblockThenDelete(t *testing.T, f *fixture) {
+	t.Helper()
+	if _, err := syncItem(t, f, "b1"); !rest.IsConflict(err) {
+		t.Fatalf("error %v, want the Conflict of the delete at the resourceVersion before the patch", err)
+	}
+	resttest.Expect(t, f.api.Take(), "get configmaps ns/b", "get configmaps ns/a",
+		`patch configmaps ns/b strategic {"metadata":{"uid":"b1","ownerReferences":[{"apiVersion":"v1","kind":"ConfigMap","name":"a","uid":"a1","controller":true,"blockOwnerDeletion":false}]}}`,
+		"delete configmaps ns/b uid=b1 rv=2 policy=Foreground", "get configmaps ns/b")
 	if _, err := syncItem(t, f, "b1"); err != nil {
 		t.Fatal(err)
 	}
 	wantActions(t, f, "get configmaps ns/b", "get configmaps ns/a",
 		`patch configmaps ns/b strategic {"metadata":{"uid":"b1","ownerReferences":[{"apiVersion":"v1","kind":"ConfigMap","name":"a","uid":"a1","controller":true,"blockOwnerDeletion":false}]}}`,
-		"delete configmaps ns/b uid=b1 rv=2 policy=Foreground")
+		"delete configmaps ns/b uid=b1 rv=3 policy=Foreground")
 }
 
 // TestCycleUnblocksBeforeTheGraphSeesTheOwnerWait: the same cycle when the
@@ -349,12 +369,7 @@ func TestCycleUnblocksBeforeTheGraphSeesTheOwnerWait(t *testing.T) {
 	b := obj("v1", "ConfigMap", "ns", "b", "b1", "2", ownerRef("v1", "ConfigMap", "a", "a1", true))
 	f := newFixture(t, a, b)
 	f.observe(aBefore, b)
-	if _, err := syncItem(t, f, "b1"); err != nil {
-		t.Fatal(err)
-	}
-	wantActions(t, f, "get configmaps ns/b", "get configmaps ns/a",
-		`patch configmaps ns/b strategic {"metadata":{"uid":"b1","ownerReferences":[{"apiVersion":"v1","kind":"ConfigMap","name":"a","uid":"a1","controller":true,"blockOwnerDeletion":false}]}}`,
-		"delete configmaps ns/b uid=b1 rv=2 policy=Foreground")
+	unblockThenDelete(t, f)
 }
 
 // TestAttemptToOrphan: an owner deleted with the orphan finalizer has its
@@ -366,16 +381,11 @@ func TestAttemptToOrphan(t *testing.T) {
 	rs2 := obj("apps/v1", "ReplicaSet", "ns", "web-2", "rs2", "25", refD1)
 	f := newFixture(t, d, liveReplicaSet())
 	f.observe(d, liveReplicaSet(), rs2)
-	f.api.fail = func(a string) error {
-		if strings.HasPrefix(a, "patch replicasets ns/web-2") {
-			return statusErr(404, "NotFound")
-		}
-		return nil
-	}
+	f.api.Fail(resttest.On("patch", "replicasets").Named("ns/web-2"), resttest.Failure(404, "NotFound", ""))
 	if _, err := f.c.AttemptToOrphan(context.Background(), "d1"); err != nil {
 		t.Fatal(err)
 	}
-	got := f.api.took()
+	got := resttest.Lines(f.api.Actions())
 	slices.Sort(got[:2]) // the dependents are patched in parallel
 	want := []string{
 		`patch replicasets ns/web-1 strategic {"metadata":{"uid":"rs1","ownerReferences":[{"$patch":"delete","uid":"d1"}]}}`,
@@ -394,16 +404,11 @@ func TestAttemptToOrphan(t *testing.T) {
 
 	f2 := newFixture(t, d, liveReplicaSet())
 	f2.observe(d, liveReplicaSet())
-	f2.api.fail = func(a string) error {
-		if strings.HasPrefix(a, "patch replicasets") {
-			return statusErr(500, "InternalError")
-		}
-		return nil
-	}
+	f2.api.Fail(resttest.On("patch", "replicasets"), resttest.Failure(500, "InternalError", ""))
 	if _, err := f2.c.AttemptToOrphan(context.Background(), "d1"); err == nil {
 		t.Fatal("a failed orphaning did not fail the item")
 	}
-	for _, a := range f2.api.took() {
+	for _, a := range resttest.Lines(f2.api.Actions()) {
 		if strings.HasPrefix(a, "patch deployments") {
 			t.Fatal("the orphan finalizer was removed though a dependent still names the owner")
 		}
@@ -414,23 +419,42 @@ func TestAttemptToOrphan(t *testing.T) {
 // finalizer is retried on a fresh read, with client-go's DefaultBackoff,
 // four tries in all; then the item fails and is retried later.
 func TestRemoveFinalizerRetriesConflicts(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		d := withFinalizers(liveDeployment(), FinalizerOrphanDependents)
-		f := newFixture(t, d)
-		f.observe(d)
-		conflicts := 0
-		f.api.fail = func(a string) error {
-			if strings.HasPrefix(a, "patch deployments") {
-				conflicts++
-				return statusErr(409, "Conflict")
-			}
-			return nil
-		}
+	d := withFinalizers(liveDeployment(), FinalizerOrphanDependents)
+	f := newFixture(t, d)
+	clk := clock.NewFake(time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC))
+	f.c.clock = clk
+	f.observe(d)
+	f.api.Fail(resttest.On("patch", "deployments"), resttest.Failure(409, "Conflict", "the object has been modified"))
+	err := stepTimers(clk, func() error {
 		_, err := f.c.AttemptToOrphan(context.Background(), "d1")
-		if !errors.Is(err, ErrTooManyConflicts) || conflicts != 4 {
-			t.Fatalf("error %v after %d conflicts, want ErrTooManyConflicts after 4", err, conflicts)
-		}
+		return err
 	})
+	if conflicts := len(resttest.Select(f.api.Actions(), "patch deployments")); !errors.Is(err, ErrTooManyConflicts) || conflicts != 4 {
+		t.Fatalf("error %v after %d conflicts, want ErrTooManyConflicts after 4", err, conflicts)
+	}
+}
+
+// stepTimers runs fn, stepping clk past every timer it waits on, until fn
+// returns.
+func stepTimers(clk *clock.Fake, fn func() error) error {
+	done := make(chan error, 1)
+	go func() { done <- fn() }()
+	for {
+		ctx, cancel := context.WithCancel(context.Background())
+		armed := make(chan error, 1)
+		go func() { armed <- clk.BlockUntilWaiters(ctx, 1) }()
+		select {
+		case err := <-done:
+			cancel()
+			<-armed
+			return err
+		case err := <-armed:
+			cancel()
+			if err == nil {
+				clk.Step(time.Minute)
+			}
+		}
+	}
 }
 
 // TestOwnerRefInvalidNamespaceEvent: the graph's report becomes the
@@ -439,12 +463,12 @@ func TestOwnerRefInvalidNamespaceEvent(t *testing.T) {
 	f := newFixture(t)
 	f.observe(obj("v1", "ConfigMap", "a", "cm", "c1", "1"))
 	f.observe(obj("v1", "Pod", "b", "p", "p9", "2", ownerRef("v1", "ConfigMap", "cm", "c1", false)))
-	want := []recordedEvent{{
-		ref:       api.ObjectReference{Kind: "Pod", APIVersion: "v1", Namespace: "b", Name: "p", UID: "p9"},
-		eventType: "Warning", reason: "OwnerRefInvalidNamespace",
-		text: `ownerRef [v1/ConfigMap, namespace: b, name: cm, uid: c1] does not exist in namespace "b"`,
+	want := []resttest.Event{{
+		Ref:  api.ObjectReference{Kind: "Pod", APIVersion: "v1", Namespace: "b", Name: "p", UID: "p9"},
+		Type: "Warning", Reason: "OwnerRefInvalidNamespace",
+		Message: `ownerRef [v1/ConfigMap, namespace: b, name: cm, uid: c1] does not exist in namespace "b"`,
 	}}
-	if !slices.Equal(f.events.events, want) {
-		t.Errorf("events %+v\nwant %+v", f.events.events, want)
+	if got := f.events.List(); !slices.Equal(got, want) {
+		t.Errorf("events %+v\nwant %+v", got, want)
 	}
 }

@@ -66,7 +66,7 @@ func TestConditionUpdater(t *testing.T) {
 // TestErrorMessage: a condition shows the apiserver's message of a
 // refusal (as client-go's StatusError prints it), else the error's text.
 func TestErrorMessage(t *testing.T) {
-	se := rest.StatusErrorFrom("DELETE", "/api/v1/namespaces/ns/secrets", *forbidden("deletecollection", "secrets"))
+	se := rest.StatusErrorFrom("DELETE", "/api/v1/namespaces/ns/secrets", forbidden("deletecollection", "secrets"))
 	if got := errorMessage(se); got != forbidden("deletecollection", "secrets").Message {
 		t.Errorf("status error: %q", got)
 	}

@@ -9,19 +9,28 @@ import (
 	"time"
 
 	"github.com/kcmlab/kcm/ctrl"
+	"github.com/kcmlab/kcm/internal/testing/resttest"
 	"github.com/kcmlab/kcm/kube/api"
 	"github.com/kcmlab/kcm/kube/rest"
 )
 
+// The actions of a sync (resttest's lines); every delete is background.
 const (
-	getNS      = "GET /api/v1/namespaces/ns"
-	putStatus  = "PUT /api/v1/namespaces/ns/status"
-	putFinal   = "PUT /api/v1/namespaces/ns/finalize"
-	podsPath   = "/api/v1/namespaces/ns/pods"
-	cmPath     = "/api/v1/namespaces/ns/configmaps"
-	widgetPath = "/apis/example.com/v1/namespaces/ns/widgets"
-	blindPath  = "/apis/example.com/v1/namespaces/ns/blinds"
+	getNS       = "get namespaces ns"
+	putStatus   = "update namespaces/status ns"
+	putFinal    = "update namespaces/finalize ns"
+	listPods    = "list pods ns/"
+	deletePods  = "deletecollection pods ns/ policy=Background"
+	listCMs     = "list configmaps ns/"
+	deleteCMs   = "deletecollection configmaps ns/ policy=Background"
+	listWidgets = "list widgets ns/"
+	deleteBlind = "deletecollection blinds ns/ policy=Background"
 )
+
+// deleteOne is the delete of one object of res.
+func deleteOne(res, name string) string {
+	return "delete " + res + " ns/" + name + " policy=Background"
+}
 
 // allFalse is the conditions of a namespace whose content is all gone.
 var allFalse = map[string]string{
@@ -58,30 +67,30 @@ func TestSyncDeletesContentThenFinalizes(t *testing.T) {
 	if err != nil || res != (ctrl.Result{}) {
 		t.Fatalf("result %+v err %v", res, err)
 	}
-	want := []string{getNS,
-		"GET " + podsPath, "DELETE " + podsPath, "GET " + podsPath,
-		"DELETE " + cmPath, "GET " + cmPath,
-		"DELETE " + blindPath,
-		"GET " + widgetPath, "DELETE " + widgetPath + "/w1", "DELETE " + widgetPath + "/w2", "GET " + widgetPath,
-		putStatus, putFinal}
-	if !slices.Equal(actions, want) {
-		t.Fatalf("actions\n got %q\nwant %q", actions, want)
+	if !resttest.Expect(t, actions, getNS,
+		listPods, deletePods, listPods,
+		deleteCMs, listCMs,
+		deleteBlind,
+		listWidgets, deleteOne("widgets", "w1"), deleteOne("widgets", "w2"), listWidgets,
+		putStatus, putFinal) {
+		t.FailNow()
 	}
-	for coll, objs := range f.objects {
-		if len(objs) > 0 {
-			t.Errorf("%s still holds %d objects", coll, len(objs))
-		}
+	if left := f.remaining(); len(left) > 0 {
+		t.Errorf("%q still there", left)
 	}
 	expectConditions(t, f, allFalse)
-	if len(f.ns.Spec.Finalizers) != 0 {
-		t.Errorf("spec.finalizers %q after finalize", f.ns.Spec.Finalizers)
+	if fins := f.state().Spec.Finalizers; len(fins) != 0 {
+		t.Errorf("spec.finalizers %q after finalize", fins)
+	}
+	if _, ok := resttest.Get[*api.Namespace](f.api, rest.Namespaces, "", "ns"); ok {
+		t.Error("the namespace is still there after its finalize")
 	}
 	var fin map[string]any
-	if err := json.Unmarshal(f.bodies[putFinal], &fin); err != nil || fin["metadata"].(map[string]any)["uid"] != "uid-1" {
-		t.Errorf("finalize body %s (%v): want the namespace's metadata with its UID", f.bodies[putFinal], err)
+	if err := json.Unmarshal(f.finalized.Body, &fin); err != nil || fin["metadata"].(map[string]any)["uid"] != "uid-1" {
+		t.Errorf("finalize body %s (%v): want the namespace's metadata with its UID", f.finalized.Body, err)
 	}
 	var order []string
-	for _, c := range f.ns.Status.Conditions {
+	for _, c := range f.state().Status.Conditions {
 		order = append(order, c.Type)
 	}
 	kubernetesOrder := []string{"NamespaceDeletionDiscoveryFailure", "NamespaceDeletionGroupVersionParsingFailure",
@@ -89,7 +98,7 @@ func TestSyncDeletesContentThenFinalizes(t *testing.T) {
 	if !slices.Equal(order, kubernetesOrder) {
 		t.Errorf("conditions in order %q, want Kubernetes' %q", order, kubernetesOrder)
 	}
-	for _, c := range f.ns.Status.Conditions {
+	for _, c := range f.state().Status.Conditions {
 		if !c.LastTransitionTime.Equal(t0) {
 			t.Errorf("%s lastTransitionTime %v, want the clock's %v", c.Type, c.LastTransitionTime, t0)
 		}
@@ -115,8 +124,8 @@ func TestSyncNothingToDo(t *testing.T) {
 			f.add(rest.ConfigMaps, &fakeObject{name: "a"})
 			tc.setup(f)
 			res, err, actions := f.run()
-			if err != nil || res != (ctrl.Result{}) || !slices.Equal(actions, tc.want) {
-				t.Fatalf("result %+v err %v actions %q, want %q", res, err, actions, tc.want)
+			if !resttest.Expect(t, actions, tc.want...) || err != nil || res != (ctrl.Result{}) {
+				t.Fatalf("result %+v err %v actions %q, want %q", res, err, resttest.Lines(actions), tc.want)
 			}
 		})
 	}
@@ -132,11 +141,11 @@ func TestSyncMarksTerminating(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(actions) < 2 || actions[1] != putStatus {
-		t.Fatalf("actions %q: want the phase written right after the GET", actions)
+	if len(actions) < 2 || actions[1].String() != putStatus {
+		t.Fatalf("actions %q: want the phase written right after the GET", resttest.Lines(actions))
 	}
-	if f.ns.Status.Phase != api.NamespaceTerminating {
-		t.Errorf("phase %q", f.ns.Status.Phase)
+	if ph := f.state().Status.Phase; ph != api.NamespaceTerminating {
+		t.Errorf("phase %q", ph)
 	}
 }
 
@@ -150,15 +159,15 @@ func TestSyncDiscoveryFailure(t *testing.T) {
 	f.add(rest.ConfigMaps, &fakeObject{name: "a"})
 	f.discoverErr = &rest.GroupDiscoveryError{Groups: map[string]error{
 		"metrics.k8s.io/v1beta1": rest.StatusErrorFrom("GET", "/apis/metrics.k8s.io/v1beta1",
-			*failure(503, "ServiceUnavailable", "the server is currently unable to handle the request")),
+			failure(503, "ServiceUnavailable", "the server is currently unable to handle the request")),
 		"broken.example/v1": errors.New("connection refused"),
 	}}
 	_, err, actions := f.run()
 	if !errors.Is(err, rest.ErrGroupDiscovery) {
 		t.Fatalf("err %v, want the discovery failure", err)
 	}
-	if has(actions, putFinal) || !has(actions, "DELETE "+cmPath) {
-		t.Fatalf("actions %q: want the discovered types emptied and no finalize", actions)
+	if has(actions, putFinal) || !has(actions, deleteCMs) {
+		t.Fatalf("actions %q: want the discovered types emptied and no finalize", resttest.Lines(actions))
 	}
 	expectConditions(t, f, map[string]string{
 		ConditionDiscoveryFailure: "True DiscoveryFailed: Discovery failed for some groups, 2 failing: " +
@@ -169,9 +178,9 @@ func TestSyncDiscoveryFailure(t *testing.T) {
 
 	// A whole discovery failure: its message as is.
 	f = newFixture(t)
-	f.resources, f.discoverErr = nil, rest.StatusErrorFrom("GET", "/api/v1", *failure(500, "InternalError", "etcd is down"))
+	f.resources, f.discoverErr = nil, rest.StatusErrorFrom("GET", "/api/v1", failure(500, "InternalError", "etcd is down"))
 	if _, err, actions = f.run(); err == nil || has(actions, putFinal) {
-		t.Fatalf("err %v actions %q", err, actions)
+		t.Fatalf("err %v actions %q", err, resttest.Lines(actions))
 	}
 	expectConditions(t, f, map[string]string{ConditionDiscoveryFailure: "True DiscoveryFailed: etcd is down"})
 }
@@ -188,9 +197,8 @@ func TestSyncGroupVersionParsingFailure(t *testing.T) {
 	if !errors.Is(err, ErrGroupVersion) {
 		t.Fatalf("err %v", err)
 	}
-	want := []string{getNS, putStatus}
-	if !slices.Equal(actions, want) {
-		t.Fatalf("actions %q, want %q (nothing deleted)", actions, want)
+	if !resttest.Expect(t, actions, getNS, putStatus) {
+		t.Fatal("want nothing deleted")
 	}
 	expectConditions(t, f, map[string]string{
 		ConditionGroupVersionParsingFailure: "True GroupVersionParsingFailed: unexpected GroupVersion string: a/b/c",
@@ -206,14 +214,14 @@ func TestSyncForbiddenDelete(t *testing.T) {
 	f := newFixture(t)
 	f.add(rest.ConfigMaps, &fakeObject{name: "a"})
 	f.add(widgets.Resource, &fakeObject{name: "w1"})
-	f.fail["DELETE "+cmPath] = forbidden("deletecollection", "configmaps")
-	f.fail["DELETE "+widgetPath+"/w1"] = forbidden("delete", "widgets")
+	grantCMs := f.api.Fail(resttest.On("deletecollection", "configmaps"), forbidden("deletecollection", "configmaps"))
+	grantWidgets := f.api.Fail(resttest.On("delete", "widgets").Named("ns/w1"), forbidden("delete", "widgets"))
 	res, err, actions := f.run()
 	if !rest.IsForbidden(err) || res != (ctrl.Result{}) {
 		t.Fatalf("result %+v err %v", res, err)
 	}
 	if has(actions, putFinal) {
-		t.Fatalf("finalized with content left: %q", actions)
+		t.Fatalf("finalized with content left: %q", resttest.Lines(actions))
 	}
 	expectConditions(t, f, map[string]string{
 		ConditionContentFailure: "True ContentDeletionFailed: Failed to delete all resource types, 2 remaining: " +
@@ -223,11 +231,10 @@ func TestSyncForbiddenDelete(t *testing.T) {
 	})
 
 	// Permission granted: the next pass clears the condition and finalizes.
-	delete(f.fail, "DELETE "+cmPath)
-	delete(f.fail, "DELETE "+widgetPath+"/w1")
-	f.actions = nil
+	grantCMs()
+	grantWidgets()
 	if _, err, actions = f.run(); err != nil || !has(actions, putFinal) {
-		t.Fatalf("after the grant: err %v actions %q", err, actions)
+		t.Fatalf("after the grant: err %v actions %q", err, resttest.Lines(actions))
 	}
 	expectConditions(t, f, allFalse)
 }
@@ -249,7 +256,7 @@ func TestSyncContentRemaining(t *testing.T) {
 			t.Fatalf("result %+v err %v: want a requeue after 8s", res, err)
 		}
 		if has(actions, putFinal) {
-			t.Fatalf("finalized with content left: %q", actions)
+			t.Fatalf("finalized with content left: %q", resttest.Lines(actions))
 		}
 		expectConditions(t, f, map[string]string{
 			ConditionContentRemaining: "True SomeResourcesRemain: Some resources are remaining: " +
@@ -259,14 +266,13 @@ func TestSyncContentRemaining(t *testing.T) {
 			ConditionContentFailure: allFalse[ConditionContentFailure],
 		})
 		// The finalizers' owners finish: the next pass finalizes.
-		f.objects = map[string][]*fakeObject{}
-		f.actions = nil
+		f.finish()
 		if res, err, actions = f.run(); err != nil || res != (ctrl.Result{}) || !has(actions, putFinal) {
-			t.Fatalf("result %+v err %v actions %q", res, err, actions)
+			t.Fatalf("result %+v err %v actions %q", res, err, resttest.Lines(actions))
 		}
 		expectConditions(t, f, allFalse)
-		if !f.ns.Status.Conditions[3].LastTransitionTime.Equal(t0) {
-			t.Errorf("ContentRemaining flipped but kept its time: %v", f.ns.Status.Conditions[3].LastTransitionTime)
+		if c := f.state().Status.Conditions[3]; !c.LastTransitionTime.Equal(t0) {
+			t.Errorf("ContentRemaining flipped but kept its time: %v", c.LastTransitionTime)
 		}
 	})
 	t.Run("pods in their grace period", func(t *testing.T) {
@@ -280,14 +286,13 @@ func TestSyncContentRemaining(t *testing.T) {
 		if err != nil || res.RequeueAfter != 16*time.Second {
 			t.Fatalf("result %+v err %v: want a requeue after 30/2+1 s", res, err)
 		}
-		want := []string{getNS, "GET " + podsPath, "DELETE " + podsPath, "GET " + podsPath, putStatus}
-		if !slices.Equal(actions, want) {
-			t.Fatalf("actions\n got %q\nwant %q (pods first, the rest waits)", actions, want)
+		if !resttest.Expect(t, actions, getNS, listPods, deletePods, listPods, putStatus) {
+			t.Fatal("want pods first, the rest waiting")
 		}
 		// As Kubernetes v1.37 writes them while pods remain: no content
 		// totals, so ContentRemaining reads False.
 		expectConditions(t, f, allFalse)
-		if len(f.objects[cmPath]) != 1 {
+		if len(resttest.List[*api.RawObject](f.api, rest.ConfigMaps, "ns")) != 1 {
 			t.Error("a ConfigMap was deleted while pods remained")
 		}
 	})
@@ -297,7 +302,7 @@ func TestSyncContentRemaining(t *testing.T) {
 		f.add(rest.Pods, &fakeObject{name: "p1", grace: grace(30), phase: api.PodRunning})
 		_, err, actions := f.run()
 		if !errors.Is(err, ErrContentRemains) || has(actions, putFinal) {
-			t.Fatalf("err %v actions %q: a pod past its grace period with no finalizer is unexpected", err, actions)
+			t.Fatalf("err %v actions %q: a pod past its grace period with no finalizer is unexpected", err, resttest.Lines(actions))
 		}
 		expectConditions(t, f, map[string]string{ConditionContentFailure: "True ContentDeletionFailed: Failed to delete all resource types, 1 remaining: " +
 			"unexpected items still remain in namespace: ns for gvr: /v1, Resource=pods"})
@@ -310,7 +315,7 @@ func TestSyncContentRemaining(t *testing.T) {
 		f.add(rest.ConfigMaps, &fakeObject{name: "c", sticky: true})
 		_, err, actions := f.run()
 		if !errors.Is(err, ErrContentRemains) || has(actions, putFinal) {
-			t.Fatalf("err %v actions %q", err, actions)
+			t.Fatalf("err %v actions %q", err, resttest.Lines(actions))
 		}
 		expectConditions(t, f, map[string]string{
 			ConditionContentFailure: "True ContentDeletionFailed: Failed to delete all resource types, 1 remaining: " +
@@ -327,17 +332,14 @@ func TestSyncNotSupported(t *testing.T) {
 	f.resources = []rest.APIResource{configMaps, widgets}
 	f.add(rest.ConfigMaps, &fakeObject{name: "a"})
 	f.add(widgets.Resource, &fakeObject{name: "w1"})
-	f.fail["DELETE "+cmPath] = failure(405, "MethodNotAllowed", "not allowed")
-	f.fail["GET "+widgetPath] = failure(404, "NotFound", "the server could not find the requested resource")
+	f.api.Fail(resttest.On("deletecollection", "configmaps"), failure(405, "MethodNotAllowed", "not allowed"))
+	f.api.Fail(resttest.On("list", "widgets"), failure(404, "NotFound", "the server could not find the requested resource"))
 	_, err, actions := f.run()
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{getNS, "DELETE " + cmPath, "GET " + cmPath, "DELETE " + cmPath + "/a", "GET " + cmPath,
-		"GET " + widgetPath, "GET " + widgetPath, putStatus, putFinal}
-	if !slices.Equal(actions, want) {
-		t.Fatalf("actions\n got %q\nwant %q", actions, want)
-	}
+	resttest.Expect(t, actions, getNS, deleteCMs, listCMs, deleteOne("configmaps", "a"), listCMs,
+		listWidgets, listWidgets, putStatus, putFinal)
 }
 
 // TestSyncFinalizeKeepsOtherFinalizers: only "kubernetes" is removed;
@@ -349,8 +351,8 @@ func TestSyncFinalizeKeepsOtherFinalizers(t *testing.T) {
 	if _, err, _ := f.run(); err != nil {
 		t.Fatal(err)
 	}
-	if want := []string{"a.example/y", "z.example/x"}; !slices.Equal(f.ns.Spec.Finalizers, want) {
-		t.Fatalf("spec.finalizers %q, want %q", f.ns.Spec.Finalizers, want)
+	if want, got := []string{"a.example/y", "z.example/x"}, f.state().Spec.Finalizers; !slices.Equal(got, want) {
+		t.Fatalf("spec.finalizers %q, want %q", got, want)
 	}
 }
 
@@ -360,30 +362,36 @@ func TestSyncFinalizeKeepsOtherFinalizers(t *testing.T) {
 func TestSyncConflicts(t *testing.T) {
 	t.Run("finalize conflict", func(t *testing.T) {
 		f := newFixture(t)
-		f.fail[putFinal], f.failOnce[putFinal] = failure(409, "Conflict", "modified"), true
+		f.api.Fail(resttest.On("update", "namespaces/finalize").Times(1), failure(409, "Conflict", "modified"))
 		_, err, actions := f.run()
-		if err != nil || len(actions) < 3 || !slices.Equal(actions[len(actions)-3:], []string{putFinal, getNS, putFinal}) {
-			t.Fatalf("err %v actions %q", err, actions)
+		if err != nil || len(actions) < 3 || !resttest.Expect(t, actions[len(actions)-3:], putFinal, getNS, putFinal) {
+			t.Fatalf("err %v actions %q", err, resttest.Lines(actions))
 		}
-		if len(f.ns.Spec.Finalizers) != 0 {
+		if len(f.state().Spec.Finalizers) != 0 {
 			t.Error("not finalized after the retry")
 		}
 	})
 	t.Run("re-created", func(t *testing.T) {
 		f := newFixture(t)
-		f.fail[putFinal], f.failOnce[putFinal] = failure(409, "Conflict", "modified"), true
-		f.recreateAtGet = 2 // the GET after the conflict sees another namespace
+		f.api.Fail(resttest.On("update", "namespaces/finalize").Times(1), failure(409, "Conflict", "modified"))
+		// The GET after the conflict sees another namespace.
+		f.api.Intercept(resttest.On("get", "namespaces").Named("ns").Nth(2), func(resttest.Action) error {
+			again := *f.ns
+			again.UID, again.ResourceVersion = "uid-2", ""
+			resttest.Add(f.api, rest.Namespaces, &again)
+			return nil
+		})
 		_, err, _ := f.run()
 		if !errors.Is(err, ErrUIDChanged) {
 			t.Fatalf("err %v, want ErrUIDChanged", err)
 		}
-		if len(f.ns.Spec.Finalizers) == 0 {
+		if len(f.state().Spec.Finalizers) == 0 {
 			t.Error("the re-created namespace was finalized")
 		}
 	})
 	t.Run("gone before finalize", func(t *testing.T) {
 		f := newFixture(t)
-		f.fail[putFinal] = failure(404, "NotFound", "gone")
+		f.api.Fail(resttest.On("update", "namespaces/finalize"), failure(404, "NotFound", "gone"))
 		if res, err, _ := f.run(); err != nil || res != (ctrl.Result{}) {
 			t.Fatalf("result %+v err %v", res, err)
 		}
@@ -394,10 +402,10 @@ func TestSyncConflicts(t *testing.T) {
 // error; the namespace is still finalized.
 func TestSyncStatusWriteFailure(t *testing.T) {
 	f := newFixture(t)
-	f.fail[putStatus] = failure(500, "InternalError", "etcd timeout")
+	f.api.Fail(resttest.On("update", "namespaces/status"), failure(500, "InternalError", "etcd timeout"))
 	_, err, actions := f.run()
 	if err != nil || !has(actions, putFinal) {
-		t.Fatalf("err %v actions %q", err, actions)
+		t.Fatalf("err %v actions %q", err, resttest.Lines(actions))
 	}
 }
 

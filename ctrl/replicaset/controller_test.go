@@ -10,6 +10,7 @@ import (
 
 	"github.com/kcmlab/kcm/ctrl"
 	"github.com/kcmlab/kcm/ctrl/controllerref"
+	"github.com/kcmlab/kcm/internal/testing/resttest"
 	"github.com/kcmlab/kcm/kube/api"
 	"github.com/kcmlab/kcm/kube/rest"
 )
@@ -30,12 +31,7 @@ func repeat(s string, n int) []string {
 func TestSyncSlowStartStopsAtTheFailingBatch(t *testing.T) {
 	f := newFixture(t)
 	f.rss = []*api.ReplicaSet{newRS("web", 10, "")}
-	f.createFails = func(n int) *rest.Status {
-		if n == 4 {
-			return failure(422, "Invalid", `Pod "web-" is invalid: spec.containers[0].image: Required value`)
-		}
-		return nil
-	}
+	f.api.Fail(resttest.On("create", "pods").Nth(4), resttest.Failure(422, "Invalid", `Pod "web-" is invalid: spec.containers[0].image: Required value`))
 	_, err := f.sync(key)
 	if err == nil || err.Error() != `Pod "web-" is invalid: spec.containers[0].image: Required value` {
 		t.Fatalf("err %v", err)
@@ -43,13 +39,13 @@ func TestSyncSlowStartStopsAtTheFailingBatch(t *testing.T) {
 	if !rest.IsInvalid(err) {
 		t.Fatalf("err %v does not wrap the apiserver's error", err)
 	}
-	if n := f.count("POST pods"); n != 7 {
+	if n := f.count("create pods"); n != 7 {
 		t.Fatalf("%d creates, want 1+2+4 = 7", n)
 	}
 	if add, del, _ := f.c.expectations.GetExpectations(key); add != 6 || del != 0 {
 		t.Fatalf("expectations add %d del %d, want the 6 created pods", add, del)
 	}
-	ev := f.events.get()
+	ev := f.events.Lines()
 	if got := len(slices.DeleteFunc(slices.Clone(ev), func(s string) bool { return !strings.HasPrefix(s, "Normal SuccessfulCreate Created pod: web-") })); got != 6 {
 		t.Fatalf("events %q: want 6 SuccessfulCreate", ev)
 	}
@@ -78,7 +74,7 @@ func TestSyncCreatesPodsFromTheTemplate(t *testing.T) {
 	if err != nil || res != (ctrl.Result{}) {
 		t.Fatalf("result %+v err %v", res, err)
 	}
-	if got := f.count("POST pods"); got != 10 {
+	if got := f.count("create pods"); got != 10 {
 		t.Fatalf("%d creates", got)
 	}
 	var pod struct {
@@ -86,7 +82,7 @@ func TestSyncCreatesPodsFromTheTemplate(t *testing.T) {
 		Metadata         map[string]any  `json:"metadata"`
 		Spec             json.RawMessage `json:"spec"`
 	}
-	if err := json.Unmarshal(f.bodies["POST pods"][0], &pod); err != nil {
+	if err := json.Unmarshal(f.body("create pods", 0), &pod); err != nil {
 		t.Fatal(err)
 	}
 	meta, _ := json.Marshal(pod.Metadata)
@@ -102,7 +98,7 @@ func TestSyncCreatesPodsFromTheTemplate(t *testing.T) {
 	if add, _, _ := f.c.expectations.GetExpectations(key); add != 10 {
 		t.Fatalf("expecting %d creations, want 10", add)
 	}
-	if ref := f.events.refs[0]; ref.Kind != "ReplicaSet" || ref.APIVersion != "apps/v1" || ref.Name != "web" || ref.Namespace != "ns" || ref.UID != "uid-web" {
+	if ref := f.events.List()[0].Ref; ref.Kind != "ReplicaSet" || ref.APIVersion != "apps/v1" || ref.Name != "web" || ref.Namespace != "ns" || ref.UID != "uid-web" {
 		t.Fatalf("event about %+v", ref)
 	}
 }
@@ -116,11 +112,11 @@ func TestExpectationsHoldBackASecondCreate(t *testing.T) {
 	if _, err := f.sync(key); err != nil {
 		t.Fatal(err)
 	}
-	f.take(false)
+	f.take()
 	if _, err := f.sync(key); err != nil {
 		t.Fatal(err)
 	}
-	if got := f.count("POST pods"); got != 0 {
+	if got := f.count("create pods"); got != 0 {
 		t.Fatalf("%d creates while 3 are expected", got)
 	}
 	for range 3 {
@@ -129,15 +125,15 @@ func TestExpectationsHoldBackASecondCreate(t *testing.T) {
 	if _, err := f.sync(key); err != nil {
 		t.Fatal(err)
 	}
-	if got := f.count("POST pods"); got != 3 {
+	if got := f.count("create pods"); got != 3 {
 		t.Fatalf("%d creates after the expectations were met, want 3 (the cache is still empty)", got)
 	}
-	f.take(false)
+	f.take()
 	f.clock.Step(ctrl.ExpectationsTimeout + time.Second)
 	if _, err := f.sync(key); err != nil {
 		t.Fatal(err)
 	}
-	if got := f.count("POST pods"); got != 3 {
+	if got := f.count("create pods"); got != 3 {
 		t.Fatalf("%d creates after the expectations expired, want 3", got)
 	}
 }
@@ -152,7 +148,7 @@ func TestBurstReplicasBoundsOneSync(t *testing.T) {
 	if _, err := f.sync(key); err != nil {
 		t.Fatal(err)
 	}
-	if got := f.count("POST pods"); got != 5 {
+	if got := f.count("create pods"); got != 5 {
 		t.Fatalf("%d creates, want 5", got)
 	}
 	f2 := newFixture(t)
@@ -163,10 +159,10 @@ func TestBurstReplicasBoundsOneSync(t *testing.T) {
 	if _, err := f2.sync(key); err != nil {
 		t.Fatal(err)
 	}
-	if got := len(f2.take(false)) - 1; got != 5 { // less the status update
+	if got := len(f2.take()) - 1; got != 5 { // less the status update
 		t.Fatalf("%d deletes, want 5", got)
 	}
-	if NewController(c.rsLister, c.podLister, f.client, Config{}).burstReplicas != 500 {
+	if NewController(c.rsLister, c.podLister, f.api.Client(), Config{}).burstReplicas != 500 {
 		t.Fatal("default burst is not 500")
 	}
 }
@@ -189,10 +185,9 @@ func TestSyncDeletesSurplusInRankOrder(t *testing.T) {
 	if _, err := f.sync(key); err != nil {
 		t.Fatal(err)
 	}
-	got := f.take(true)
-	want := []string{"DELETE pods/not-ready", "DELETE pods/pending", "DELETE pods/unscheduled", "PUT replicasets/web/status"}
-	if !slices.Equal(got, want) {
-		t.Fatalf("actions %q\nwant %q", got, want)
+	if !resttest.ExpectUnordered(t, f.take(), "delete pods ns/not-ready", "delete pods ns/pending", "delete pods ns/unscheduled",
+		"update replicasets/status ns/web") {
+		t.FailNow()
 	}
 	if _, del, _ := f.c.expectations.GetExpectations(key); del != 3 {
 		t.Fatalf("expecting %d deletions, want 3", del)
@@ -202,7 +197,7 @@ func TestSyncDeletesSurplusInRankOrder(t *testing.T) {
 	if !slices.Equal(uids, []string{"ns/not-ready", "ns/pending", "ns/unscheduled"}) {
 		t.Fatalf("expected deletions %q", uids)
 	}
-	ev := f.events.get()
+	ev := f.events.Lines()
 	slices.Sort(ev)
 	if !slices.Equal(ev, []string{"Normal SuccessfulDelete Deleted pod: not-ready", "Normal SuccessfulDelete Deleted pod: pending", "Normal SuccessfulDelete Deleted pod: unscheduled"}) {
 		t.Fatalf("events %q", ev)
@@ -219,7 +214,7 @@ func TestSyncDeletesSurplusInRankOrder(t *testing.T) {
 	if _, err := f2.sync(key); err != nil {
 		t.Fatal(err)
 	}
-	if got := f2.take(true); got[0] != "DELETE pods/ready-new" {
+	if got := resttest.Lines(f2.take()); got[0] != "delete pods ns/ready-new" {
 		t.Fatalf("actions %q: want ready-new deleted", got)
 	}
 }
@@ -232,8 +227,8 @@ func TestSyncDeleteFailures(t *testing.T) {
 	rs := newRS("web", 0, "")
 	f.rss = []*api.ReplicaSet{rs}
 	f.pods = ownedPods(rs, 3)
-	f.deleteFails["web-p0"] = failure(404, "NotFound", `pods "web-p0" not found`)
-	f.deleteFails["web-p1"] = failure(500, "InternalError", "etcd is sad")
+	f.api.Fail(resttest.On("delete", "pods").Named("ns/web-p0"), resttest.Failure(404, "NotFound", `pods "web-p0" not found`))
+	f.api.Fail(resttest.On("delete", "pods").Named("ns/web-p1"), resttest.Failure(500, "InternalError", "etcd is sad"))
 	_, err := f.sync(key)
 	if err == nil || err.Error() != "unable to delete pods: etcd is sad" {
 		t.Fatalf("err %v", err)
@@ -244,7 +239,7 @@ func TestSyncDeleteFailures(t *testing.T) {
 	if uids := f.c.expectations.GetUIDs(key); !slices.Equal(uids, []string{"ns/web-p2"}) {
 		t.Fatalf("still expected %q", uids)
 	}
-	ev := f.events.get()
+	ev := f.events.Lines()
 	slices.Sort(ev)
 	if !slices.Equal(ev, []string{"Normal SuccessfulDelete Deleted pod: web-p2", "Warning FailedDelete Error deleting: etcd is sad"}) {
 		t.Fatalf("events %q", ev)
@@ -257,14 +252,14 @@ func TestSyncDeleteFailures(t *testing.T) {
 	f2 := newFixture(t)
 	f2.rss = []*api.ReplicaSet{newRS("web", 2, "")}
 	f2.pods = ownedPods(f2.rss[0], 3)
-	f2.deleteFails["web-p0"] = failure(404, "NotFound", "gone")
-	f2.deleteFails["web-p1"] = failure(404, "NotFound", "gone")
-	f2.deleteFails["web-p2"] = failure(404, "NotFound", "gone")
+	for _, p := range []string{"ns/web-p0", "ns/web-p1", "ns/web-p2"} {
+		f2.api.Fail(resttest.On("delete", "pods").Named(p), resttest.Failure(404, "NotFound", "gone"))
+	}
 	if _, err := f2.sync(key); err != nil {
 		t.Fatalf("a pod already gone is an error: %v", err)
 	}
-	if _, del, _ := f2.c.expectations.GetExpectations(key); del != 0 || len(f2.events.get()) != 0 {
-		t.Fatalf("expecting %d deletions, events %q", del, f2.events.get())
+	if _, del, _ := f2.c.expectations.GetExpectations(key); del != 0 || len(f2.events.Lines()) != 0 {
+		t.Fatalf("expecting %d deletions, events %q", del, f2.events.Lines())
 	}
 }
 
@@ -287,15 +282,14 @@ func TestSyncAdoptsAndReleases(t *testing.T) {
 	if _, err := f.sync(key); err != nil {
 		t.Fatal(err)
 	}
-	got := f.take(false)
 	// Adoption re-reads the ReplicaSet first; then the create for the
 	// missing replica (2 wanted, only the orphan claimed); then status.
-	want := []string{"PATCH pods/mine-relabelled", "GET replicasets/web", "PATCH pods/orphan", "POST pods", "PUT replicasets/web/status"}
-	if !slices.Equal(got, want) {
-		t.Fatalf("actions %q\nwant %q", got, want)
+	if !resttest.Expect(t, f.api.Actions(), "patch pods ns/mine-relabelled", "get replicasets ns/web", "patch pods ns/orphan",
+		"create pods ns/web-*", "update replicasets/status ns/web") {
+		t.FailNow()
 	}
-	if !strings.Contains(string(f.bodies["PATCH pods/mine-relabelled"][0]), `"$patch":"delete"`) {
-		t.Fatalf("release patch %s", f.bodies["PATCH pods/mine-relabelled"][0])
+	if release := f.body("patch pods ns/mine-relabelled", 0); !strings.Contains(string(release), `"$patch":"delete"`) {
+		t.Fatalf("release patch %s", release)
 	}
 	if st := f.lastStatus(); st.Replicas != 1 {
 		t.Fatalf("status replicas %d, want 1 (the adopted orphan)", st.Replicas)
@@ -311,8 +305,8 @@ func TestSyncAdoptsAndReleases(t *testing.T) {
 	if _, err := f2.sync(key); !errors.Is(err, controllerref.ErrCannotAdopt) {
 		t.Fatalf("err %v, want ErrCannotAdopt", err)
 	}
-	if got := f2.take(false); !slices.Equal(got, []string{"GET replicasets/web"}) {
-		t.Fatalf("actions %q", got)
+	if !resttest.Expect(t, f2.take(), "get replicasets ns/web") {
+		t.FailNow()
 	}
 	// One that is gone altogether: the 404 of the owner's fresh read fails
 	// the sync (Kubernetes' RecheckDeletionTimestamp formats the read
@@ -321,12 +315,12 @@ func TestSyncAdoptsAndReleases(t *testing.T) {
 	f3 := newFixture(t)
 	f3.rss = []*api.ReplicaSet{newRS("web", 0, "")}
 	f3.pods = []*api.Pod{newPod("orphan")}
-	f3.getFails = failure(404, "NotFound", "gone")
+	f3.api.Fail(resttest.On("get", "replicasets"), resttest.Failure(404, "NotFound", "gone"))
 	if _, err := f3.sync(key); !errors.Is(err, controllerref.ErrCannotAdopt) {
 		t.Fatalf("err %v, want ErrCannotAdopt", err)
 	}
-	if got := f3.take(false); !slices.Equal(got, []string{"GET replicasets/web"}) {
-		t.Fatalf("actions %q", got)
+	if !resttest.Expect(t, f3.take(), "get replicasets ns/web") {
+		t.FailNow()
 	}
 }
 
@@ -345,7 +339,7 @@ func TestSyncIgnoresInactivePods(t *testing.T) {
 	if _, err := f.sync(key); err != nil {
 		t.Fatal(err)
 	}
-	if got := f.count("POST pods"); got != 2 {
+	if got := f.count("create pods"); got != 2 {
 		t.Fatalf("%d creates, want 2", got)
 	}
 	if st := f.lastStatus(); st.Replicas != 1 || st.TerminatingReplicas == nil || *st.TerminatingReplicas != 1 {
@@ -360,7 +354,7 @@ func TestSyncSkips(t *testing.T) {
 		if _, err := f.sync(key); err != nil {
 			t.Fatal(err)
 		}
-		if _, _, ok := f.c.expectations.GetExpectations(key); ok || len(f.take(false)) != 0 {
+		if _, _, ok := f.c.expectations.GetExpectations(key); ok || len(f.take()) != 0 {
 			t.Fatal("expectations kept or requests made")
 		}
 	})
@@ -369,19 +363,19 @@ func TestSyncSkips(t *testing.T) {
 		rs := newRS("web", 3, "")
 		rs.Spec.Selector = &api.LabelSelector{MatchExpressions: []api.LabelSelectorRequirement{{Key: "app", Operator: "Bogus"}}}
 		f.rss = []*api.ReplicaSet{rs}
-		if _, err := f.sync(key); err != nil || len(f.take(false)) != 0 {
+		if _, err := f.sync(key); err != nil || len(f.take()) != 0 {
 			t.Fatalf("err %v, requests made", err)
 		}
 		rs.Spec.Selector = nil
 		f2 := newFixture(t)
 		f2.rss = []*api.ReplicaSet{rs}
-		if _, err := f2.sync(key); err != nil || len(f2.take(false)) != 0 {
+		if _, err := f2.sync(key); err != nil || len(f2.take()) != 0 {
 			t.Fatalf("nil selector: err %v, requests made", err)
 		}
 	})
 	t.Run("malformed key", func(t *testing.T) {
 		f := newFixture(t)
-		if _, err := f.sync("web"); err != nil || len(f.take(false)) != 0 {
+		if _, err := f.sync("web"); err != nil || len(f.take()) != 0 {
 			t.Fatal("a key without namespace was acted on")
 		}
 	})
@@ -394,20 +388,18 @@ func TestSyncSkips(t *testing.T) {
 		if _, err := f.sync(key); err != nil {
 			t.Fatal(err)
 		}
-		if got := f.take(false); !slices.Equal(got, []string{"PUT replicasets/web/status"}) {
-			t.Fatalf("actions %q", got)
+		if !resttest.Expect(t, f.take(), "update replicasets/status ns/web") {
+			t.FailNow()
 		}
 	})
 	t.Run("namespace terminating: no event, no error", func(t *testing.T) {
 		f := newFixture(t)
 		f.rss = []*api.ReplicaSet{newRS("web", 2, "")}
-		f.createFails = func(int) *rest.Status {
-			st := failure(403, "Forbidden", "unable to create new content in namespace ns because it is being terminated")
-			st.Details = &rest.StatusDetails{Causes: []rest.StatusCause{{Type: "NamespaceTerminating"}}}
-			return st
-		}
-		if _, err := f.sync(key); err != nil || len(f.events.get()) != 0 {
-			t.Fatalf("err %v events %q", err, f.events.get())
+		st := resttest.Failure(403, "Forbidden", "unable to create new content in namespace ns because it is being terminated")
+		st.Details = &rest.StatusDetails{Causes: []rest.StatusCause{{Type: "NamespaceTerminating"}}}
+		f.api.Fail(resttest.On("create", "pods"), st)
+		if _, err := f.sync(key); err != nil || len(f.events.Lines()) != 0 {
+			t.Fatalf("err %v events %q", err, f.events.Lines())
 		}
 	})
 	t.Run("template without labels", func(t *testing.T) {
@@ -416,7 +408,7 @@ func TestSyncSkips(t *testing.T) {
 		rs.Spec.Template.Labels = nil
 		f.rss = []*api.ReplicaSet{rs}
 		_, err := f.sync(key)
-		if !errors.Is(err, ErrNoLabels) || f.count("POST pods") != 0 {
+		if !errors.Is(err, ErrNoLabels) || f.count("create pods") != 0 {
 			t.Fatalf("err %v", err)
 		}
 		if add, _, _ := f.c.expectations.GetExpectations(key); add != 0 {
@@ -426,11 +418,9 @@ func TestSyncSkips(t *testing.T) {
 	t.Run("forbidden: the sync fails with the apiserver's reason", func(t *testing.T) {
 		f := newFixture(t)
 		f.rss = []*api.ReplicaSet{newRS("web", 2, "")}
-		f.createFails = func(int) *rest.Status {
-			return failure(403, "Forbidden", `pods is forbidden: User "kcm" cannot create resource "pods"`)
-		}
+		f.api.Fail(resttest.On("create", "pods"), resttest.Failure(403, "Forbidden", `pods is forbidden: User "kcm" cannot create resource "pods"`))
 		_, err := f.sync(key)
-		if !rest.IsForbidden(err) || f.count("POST pods") != 1 {
+		if !rest.IsForbidden(err) || f.count("create pods") != 1 {
 			t.Fatalf("err %v", err)
 		}
 		var me *manageError
@@ -487,14 +477,14 @@ func TestSyncRanksByColocationWithSiblings(t *testing.T) {
 	if _, err := f.sync(key); err != nil {
 		t.Fatal(err)
 	}
-	if n := f.count("DELETE pods/b"); n != 1 {
-		t.Fatalf("actions %q: want b deleted (3 related pods on n2, 2 on n1)", f.take(true))
+	if n := f.count("delete pods ns/b"); n != 1 {
+		t.Fatalf("actions %q: want b deleted (3 related pods on n2, 2 on n1)", resttest.Lines(f.take()))
 	}
 }
 
 func TestNew(t *testing.T) {
 	f := newFixture(t)
-	cc, err := ctrl.CreateControllerContext(f.client, ctrl.Config{})
+	cc, err := ctrl.CreateControllerContext(f.api.Client(), ctrl.Config{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,12 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
-	"net/http"
-	"net/http/httptest"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -18,180 +14,53 @@ import (
 	"github.com/kcmlab/kcm/clock"
 	"github.com/kcmlab/kcm/ctrl"
 	"github.com/kcmlab/kcm/informer"
+	"github.com/kcmlab/kcm/internal/testing/resttest"
 	"github.com/kcmlab/kcm/kube/api"
 	"github.com/kcmlab/kcm/kube/rest"
-	"github.com/kcmlab/kcm/store"
 )
 
 // t0 is the fake clock's start.
 var t0 = time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)
 
 // fixture is the sample-controller test shape: objects loaded into the
-// listers, a fake apiserver that records every request the sync makes
-// and answers as configured, and a recorder that keeps the events.
+// listers and held by the recording fake apiserver (resttest), which
+// answers the sync's requests, and a recorder that keeps the events.
 type fixture struct {
 	t     *testing.T
 	rss   []*api.ReplicaSet
 	pods  []*api.Pod
 	clock *clock.Fake
-
-	// createFails, when set, answers the n-th pod create (from 1) with a
-	// status; nil lets it succeed.
-	createFails func(n int) *rest.Status
-	// deleteFails answers the delete of the named pod with a status.
-	deleteFails map[string]*rest.Status
-	// statusFails answers the n-th status update (from 1) with a status.
-	statusFails func(n int) *rest.Status
-	// getRS is what GET replicaset answers; nil: the first of rss.
+	// getRS, when set, is the ReplicaSet the apiserver holds in place of
+	// the first of rss (the cache is behind).
 	getRS *api.ReplicaSet
-	// getFails answers GET replicaset with a status.
-	getFails *rest.Status
 
-	srv    *httptest.Server
-	client *rest.Client
+	api    *resttest.Server
 	c      *Controller
-	events *eventLog
-
-	mu       sync.Mutex
-	actions  []string
-	creates  int
-	updates  int
-	bodies   map[string][][]byte // by action
-	statuses []api.ReplicaSetStatus
+	events *resttest.Events
 }
 
 func newFixture(t *testing.T) *fixture {
-	f := &fixture{t: t, clock: clock.NewFake(t0), deleteFails: map[string]*rest.Status{}, bodies: map[string][][]byte{}}
-	f.srv = httptest.NewServer(http.HandlerFunc(f.serve))
-	t.Cleanup(f.srv.Close)
-	c, err := rest.NewClient(&rest.Config{Host: f.srv.URL, QPS: -1}, rest.WithRetryPolicy(rest.RetryPolicy{MaxAttempts: 1}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(c.CloseIdleConnections)
-	f.client = c
-	f.events = &eventLog{}
+	f := &fixture{t: t, clock: clock.NewFake(t0), events: &resttest.Events{}}
+	f.api = resttest.New(t, resttest.Options{Clock: f.clock})
 	return f
 }
 
-// eventLog is a recorder keeping "Type Reason Message" lines.
-type eventLog struct {
-	mu    sync.Mutex
-	lines []string
-	refs  []api.ObjectReference
-}
-
-func (e *eventLog) Eventf(ref api.ObjectReference, typ, reason, format string, args ...any) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	e.lines = append(e.lines, typ+" "+reason+" "+fmt.Sprintf(format, args...))
-	e.refs = append(e.refs, ref)
-}
-
-func (e *eventLog) get() []string {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return slices.Clone(e.lines)
-}
-
-func failure(code int32, reason, msg string) *rest.Status {
-	return &rest.Status{TypeMeta: api.TypeMeta{Kind: "Status", APIVersion: "v1"}, Status: "Failure", Code: code, Reason: reason, Message: msg}
-}
-
-func (f *fixture) answer(w http.ResponseWriter, st *rest.Status) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(int(st.Code))
-	_ = json.NewEncoder(w).Encode(st)
-}
-
-func (f *fixture) reply(w http.ResponseWriter, code int, body []byte) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(code)
-	_, _ = w.Write(body)
-}
-
-// serve records "VERB resource[/name[/sub]]" (the path after the
-// namespace) and answers.
-func (f *fixture) serve(w http.ResponseWriter, r *http.Request) {
-	body, _ := io.ReadAll(r.Body)
-	_, rel, _ := strings.Cut(r.URL.Path, "/namespaces/ns/")
-	action := r.Method + " " + rel
-	f.mu.Lock()
-	f.actions = append(f.actions, action)
-	f.bodies[action] = append(f.bodies[action], body)
-	f.mu.Unlock()
-	switch {
-	case r.Method == http.MethodPost && rel == "pods":
-		f.mu.Lock()
-		f.creates++
-		n := f.creates
-		f.mu.Unlock()
-		if f.createFails != nil {
-			if st := f.createFails(n); st != nil {
-				f.answer(w, st)
-				return
-			}
-		}
-		var m map[string]any
-		_ = json.Unmarshal(body, &m)
-		meta := m["metadata"].(map[string]any)
-		meta["name"] = fmt.Sprintf("%s%d", meta["generateName"], n)
-		out, _ := json.Marshal(m)
-		f.reply(w, http.StatusCreated, out)
-	case r.Method == http.MethodDelete && strings.HasPrefix(rel, "pods/"):
-		if st := f.deleteFails[strings.TrimPrefix(rel, "pods/")]; st != nil {
-			f.answer(w, st)
-			return
-		}
-		f.reply(w, http.StatusOK, []byte(`{"kind":"Status","apiVersion":"v1","status":"Success"}`))
-	case r.Method == http.MethodPatch && strings.HasPrefix(rel, "pods/"):
-		f.reply(w, http.StatusOK, []byte(`{"kind":"Pod","apiVersion":"v1","metadata":{"name":"`+strings.TrimPrefix(rel, "pods/")+`"}}`))
-	case r.Method == http.MethodGet && strings.HasPrefix(rel, "replicasets/"):
-		if f.getFails != nil {
-			f.answer(w, f.getFails)
-			return
-		}
-		rs := f.getRS
-		if rs == nil {
-			rs = f.rss[0]
-		}
-		out, _ := json.Marshal(rs)
-		f.reply(w, http.StatusOK, out)
-	case r.Method == http.MethodPut && strings.HasSuffix(rel, "/status"):
-		f.mu.Lock()
-		f.updates++
-		n := f.updates
-		f.mu.Unlock()
-		if f.statusFails != nil {
-			if st := f.statusFails(n); st != nil {
-				f.answer(w, st)
-				return
-			}
-		}
-		var rs api.ReplicaSet
-		_ = json.Unmarshal(body, &rs)
-		f.mu.Lock()
-		f.statuses = append(f.statuses, rs.Status)
-		f.mu.Unlock()
-		f.reply(w, http.StatusOK, body)
-	default:
-		f.reply(w, http.StatusNotFound, []byte(`{"kind":"Status","apiVersion":"v1","status":"Failure","code":404,"reason":"NotFound"}`))
-	}
-}
-
 // controller builds the controller on listers loaded with the fixture's
-// objects (once; later calls return the same controller).
+// objects, and gives the apiserver the same objects (getRS in place of
+// the first ReplicaSet); once: later calls return the same controller.
 func (f *fixture) controller() *Controller {
 	if f.c != nil {
 		return f.c
 	}
-	rsStore := store.New(store.Options[*api.ReplicaSet]{Indexers: store.BuiltinIndexers[*api.ReplicaSet]()})
-	rsStore.Replace(f.rss)
-	podStore := store.New(store.Options[*api.Pod]{Indexers: store.BuiltinIndexers[*api.Pod]()})
-	podStore.Replace(f.pods)
-	f.c = NewController(informer.ReplicaSetLister{Lister: informer.NewLister(rsStore.View(), "replicasets")},
-		informer.PodLister{Lister: informer.NewLister(podStore.View(), "pods")},
-		f.client, Config{Clock: f.clock, Logger: zerolog.Nop(), Recorder: f.events})
+	held := slices.Clone(f.rss)
+	if f.getRS != nil {
+		held = append([]*api.ReplicaSet{f.getRS}, held[min(1, len(held)):]...)
+	}
+	resttest.Add(f.api, rest.ReplicaSets, held...)
+	resttest.Add(f.api, rest.Pods, f.pods...)
+	f.c = NewController(informer.ReplicaSetLister{Lister: resttest.Lister("replicasets", f.rss...)},
+		informer.PodLister{Lister: resttest.Lister("pods", f.pods...)},
+		f.api.Client(), Config{Clock: f.clock, Logger: zerolog.Nop(), Recorder: f.events})
 	return f.c
 }
 
@@ -201,38 +70,35 @@ func (f *fixture) sync(key string) (ctrl.Result, error) {
 	return f.controller().Sync(context.Background(), key)
 }
 
-// take returns and clears the actions so far, sorted when they ran
-// concurrently is irrelevant to the test (sorted=true).
-func (f *fixture) take(sorted bool) []string {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	out := f.actions
-	f.actions = nil
-	if sorted {
-		slices.Sort(out)
-	}
-	return out
-}
+// take returns and forgets the actions so far.
+func (f *fixture) take() []resttest.Action { return f.api.Take() }
 
-func (f *fixture) count(action string) int {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	n := 0
-	for _, a := range f.actions {
-		if a == action {
-			n++
-		}
-	}
-	return n
-}
+// count is how many actions so far start with pattern's words.
+func (f *fixture) count(pattern string) int { return len(resttest.Select(f.api.Actions(), pattern)) }
 
+// lastStatus is the status of ReplicaSet ns/web as the apiserver holds it
+// after the sync's status writes; it fails the test when none was made.
 func (f *fixture) lastStatus() api.ReplicaSetStatus {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if len(f.statuses) == 0 {
+	f.t.Helper()
+	if f.count("update replicasets/status ns/web") == 0 {
 		f.t.Fatal("no status written")
 	}
-	return f.statuses[len(f.statuses)-1]
+	rs, ok := resttest.Get[*api.ReplicaSet](f.api, rest.ReplicaSets, "ns", "web")
+	if !ok {
+		f.t.Fatal("ReplicaSet ns/web is gone")
+	}
+	return rs.Status
+}
+
+// body is the body of the n-th action (from 0) starting with pattern's
+// words.
+func (f *fixture) body(pattern string, n int) []byte {
+	f.t.Helper()
+	sel := resttest.Select(f.api.Actions(), pattern)
+	if n >= len(sel) {
+		f.t.Fatalf("no action %d of %q in %q", n, pattern, resttest.Lines(f.api.Actions()))
+	}
+	return sel[n].Body
 }
 
 // Builders.

@@ -3,11 +3,11 @@ package replicaset
 import (
 	"encoding/json"
 	"errors"
-	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/kcmlab/kcm/internal/testing/resttest"
 	"github.com/kcmlab/kcm/kube/api"
 	"github.com/kcmlab/kcm/kube/rest"
 )
@@ -248,8 +248,8 @@ func TestSyncStatusWrites(t *testing.T) {
 	if _, err := f.sync(key); err != nil {
 		t.Fatal(err)
 	}
-	if got := f.take(false); len(got) != 0 {
-		t.Fatalf("actions %q for an unchanged status", got)
+	if got := f.take(); len(got) != 0 {
+		t.Fatalf("actions %q for an unchanged status", resttest.Lines(got))
 	}
 	// A status written before terminatingReplicas existed (Kubernetes
 	// 1.34, or kcm before it) is written once to add it, as Kubernetes'
@@ -282,24 +282,21 @@ func TestSyncStatusWrites(t *testing.T) {
 // updateReplicaSetStatus: a failed write is retried once on a fresh read;
 // a second failure, or a failed read, fails the sync.
 func TestSyncStatusRetry(t *testing.T) {
-	conflict := failure(409, "Conflict", "the object has been modified")
+	conflict := resttest.Failure(409, "Conflict", "the object has been modified")
+	statusWrites := resttest.On("update", "replicasets/status")
 	for _, tc := range []struct {
 		name    string
-		fails   func(int) *rest.Status
+		fails   resttest.Match
 		getFail *rest.Status
 		want    []string
 		wantErr bool
 	}{
-		{"first write conflicts", func(n int) *rest.Status {
-			if n == 1 {
-				return conflict
-			}
-			return nil
-		}, nil, []string{"PUT replicasets/web/status", "GET replicasets/web", "PUT replicasets/web/status"}, false},
-		{"both writes fail", func(int) *rest.Status { return conflict }, nil,
-			[]string{"PUT replicasets/web/status", "GET replicasets/web", "PUT replicasets/web/status"}, true},
-		{"the fresh read fails", func(int) *rest.Status { return conflict }, failure(500, "InternalError", "x"),
-			[]string{"PUT replicasets/web/status", "GET replicasets/web"}, true},
+		{"first write conflicts", statusWrites.Nth(1), nil,
+			[]string{"update replicasets/status ns/web", "get replicasets ns/web", "update replicasets/status ns/web"}, false},
+		{"both writes fail", statusWrites, nil,
+			[]string{"update replicasets/status ns/web", "get replicasets ns/web", "update replicasets/status ns/web"}, true},
+		{"the fresh read fails", statusWrites, &rest.Status{Code: 500, Reason: "InternalError", Message: "x"},
+			[]string{"update replicasets/status ns/web", "get replicasets ns/web"}, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f := newFixture(t)
@@ -309,17 +306,20 @@ func TestSyncStatusRetry(t *testing.T) {
 			fresh := newRS("web", 1, "")
 			fresh.ResourceVersion = "8"
 			f.getRS = fresh
-			f.statusFails, f.getFails = tc.fails, tc.getFail
+			f.api.Fail(tc.fails, conflict)
+			if tc.getFail != nil {
+				f.api.Fail(resttest.On("get", "replicasets"), *tc.getFail)
+			}
 			_, err := f.sync(key)
 			if (err != nil) != tc.wantErr {
 				t.Fatalf("err %v", err)
 			}
-			if got := f.take(false); !slices.Equal(got, tc.want) {
-				t.Fatalf("actions %q\nwant %q", got, tc.want)
+			if !resttest.Expect(t, f.api.Actions(), tc.want...) {
+				t.FailNow()
 			}
 			if !tc.wantErr {
 				var sent api.ReplicaSet
-				_ = json.Unmarshal(f.bodies["PUT replicasets/web/status"][1], &sent)
+				_ = json.Unmarshal(f.body("update replicasets/status ns/web", 1), &sent)
 				if sent.ResourceVersion != "8" || sent.Status.Replicas != 1 || sent.Status.ObservedGeneration != 1 {
 					t.Fatalf("retry sent rv %s status %+v", sent.ResourceVersion, sent.Status)
 				}
@@ -353,7 +353,7 @@ func TestSyncCountsTerminatingPods(t *testing.T) {
 	if st := f.lastStatus(); st.Replicas != 1 || st.TerminatingReplicas == nil || *st.TerminatingReplicas != 2 {
 		t.Fatalf("status %+v: want 1 replica, terminatingReplicas 2", st)
 	}
-	if got := f.count("PATCH pods"); got != 0 {
+	if got := f.count("patch pods"); got != 0 {
 		t.Fatalf("%d pod patches: a terminating pod must not be adopted or released", got)
 	}
 }

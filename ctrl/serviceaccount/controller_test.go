@@ -2,35 +2,29 @@ package serviceaccount
 
 import (
 	"context"
-	"encoding/json"
-	"io"
-	"net/http"
-	"net/http/httptest"
 	"slices"
-	"sync"
 	"testing"
 
 	"github.com/kcmlab/kcm/informer"
+	"github.com/kcmlab/kcm/internal/testing/resttest"
 	"github.com/kcmlab/kcm/kube/api"
 	"github.com/kcmlab/kcm/kube/rest"
 	"github.com/kcmlab/kcm/queue"
-	"github.com/kcmlab/kcm/store"
 )
 
 // fixture is the sample-controller test shape: objects loaded into the
-// listers, a fake apiserver that records the actions sync takes.
+// listers (and held by the fake apiserver), the recording fake apiserver
+// that answers the sync's writes.
 type fixture struct {
 	t          *testing.T
 	namespaces []*api.Namespace
 	accounts   []*api.ServiceAccount
-	// answer, when set, is the status the apiserver answers a create with.
-	answer *rest.Status
-
-	mu      sync.Mutex
-	actions []string
+	api        *resttest.Server
 }
 
-func newFixture(t *testing.T) *fixture { return &fixture{t: t} }
+func newFixture(t *testing.T) *fixture {
+	return &fixture{t: t, api: resttest.New(t, resttest.Options{})}
+}
 
 func namespace(name string, phase api.NamespacePhase) *api.Namespace {
 	return &api.Namespace{ObjectMeta: api.ObjectMeta{Name: name}, Status: api.NamespaceStatus{Phase: phase}}
@@ -40,49 +34,19 @@ func account(ns, name string) *api.ServiceAccount {
 	return &api.ServiceAccount{ObjectMeta: api.ObjectMeta{Namespace: ns, Name: name}}
 }
 
-func (f *fixture) serve(w http.ResponseWriter, r *http.Request) {
-	body, _ := io.ReadAll(r.Body)
-	var obj struct {
-		Metadata api.ObjectMeta `json:"metadata"`
-	}
-	_ = json.Unmarshal(body, &obj)
-	f.mu.Lock()
-	f.actions = append(f.actions, r.Method+" "+r.URL.Path+" "+obj.Metadata.Name)
-	f.mu.Unlock()
-	w.Header().Set("Content-Type", "application/json")
-	if f.answer != nil {
-		w.WriteHeader(int(f.answer.Code))
-		_ = json.NewEncoder(w).Encode(f.answer)
-		return
-	}
-	w.WriteHeader(http.StatusCreated)
-	_, _ = w.Write(body)
-}
-
-// run loads the listers, syncs key once and returns the error and the
-// actions it took.
-func (f *fixture) run(key string) ([]string, error) {
+// run loads the listers and the server, syncs key once and returns the
+// error and the actions it took.
+func (f *fixture) run(key string) ([]resttest.Action, error) {
 	f.t.Helper()
-	srv := httptest.NewServer(http.HandlerFunc(f.serve))
-	defer srv.Close()
-	client, err := rest.NewClient(&rest.Config{Host: srv.URL, QPS: -1}, rest.WithRetryPolicy(rest.RetryPolicy{MaxAttempts: 1}))
-	if err != nil {
-		f.t.Fatal(err)
-	}
-	defer client.CloseIdleConnections()
-	nsStore := store.New(store.Options[*api.Namespace]{})
-	nsStore.Replace(f.namespaces)
-	saStore := store.New(store.Options[*api.ServiceAccount]{})
-	saStore.Replace(f.accounts)
-	c := NewController(informer.NewLister(nsStore.View(), "namespaces"),
-		informer.ServiceAccountLister{Lister: informer.NewLister(saStore.View(), "serviceaccounts")}, client)
-	_, err = c.Sync(context.Background(), key)
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return slices.Clone(f.actions), err
+	resttest.Add(f.api, rest.Namespaces, f.namespaces...)
+	resttest.Add(f.api, rest.ServiceAccounts, f.accounts...)
+	c := NewController(resttest.Lister("namespaces", f.namespaces...),
+		informer.ServiceAccountLister{Lister: resttest.Lister("serviceaccounts", f.accounts...)}, f.api.Client())
+	_, err := c.Sync(context.Background(), key)
+	return f.api.Actions(), err
 }
 
-const create = "POST /api/v1/namespaces/ns/serviceaccounts default"
+const create = "create serviceaccounts ns/default"
 
 // TestSync follows kubernetes/pkg/controller/serviceaccount's
 // TestServiceAccountCreation: which namespaces get a default account.
@@ -106,8 +70,8 @@ func TestSync(t *testing.T) {
 			f := newFixture(t)
 			f.namespaces, f.accounts = tc.namespaces, tc.accounts
 			got, err := f.run("ns")
-			if err != nil || !slices.Equal(got, tc.want) {
-				t.Fatalf("actions %q, err %v; want %q", got, err, tc.want)
+			if !resttest.Expect(t, got, tc.want...) || err != nil {
+				t.Fatalf("actions %q, err %v; want %q", resttest.Lines(got), err, tc.want)
 			}
 		})
 	}
@@ -129,11 +93,10 @@ func TestSyncCreateAnswers(t *testing.T) {
 	} {
 		f := newFixture(t)
 		f.namespaces = []*api.Namespace{namespace("ns", api.NamespaceActive)}
-		f.answer = &tc.status
-		f.answer.Kind, f.answer.APIVersion, f.answer.Status = "Status", "v1", "Failure"
+		f.api.Fail(resttest.On("create", "serviceaccounts"), tc.status)
 		got, err := f.run("ns")
-		if (err != nil) != tc.wantErr || !slices.Equal(got, []string{create}) {
-			t.Errorf("%d %s: actions %q err %v, want error %v", tc.status.Code, tc.status.Reason, got, err, tc.wantErr)
+		if !resttest.Expect(t, got, create) || (err != nil) != tc.wantErr {
+			t.Errorf("%d %s: actions %q err %v, want error %v", tc.status.Code, tc.status.Reason, resttest.Lines(got), err, tc.wantErr)
 		}
 	}
 }

@@ -3,7 +3,8 @@
 // ctrl.ControllerContext on the given client, the controller built by its
 // descriptor's constructor, the shared informers started, its workers run.
 //
-// Tests of a controller's sync use listers and a recording fake instead;
+// Tests of a controller's sync use listers and the recording fake
+// apiserver of internal/testing/resttest instead;
 // this package is for the tests that check a controller against the real
 // kube-apiserver (ctrl/<name>/controller_integration_test.go).
 package ctrltest
