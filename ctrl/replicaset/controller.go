@@ -87,8 +87,8 @@ type Controller struct {
 	// than the controller's own last write for it; nil when off.
 	consistency *ctrl.Consistency
 	recorder    EventRecorder
-	clock        clock.Clock
-	log          zerolog.Logger
+	clock       clock.Clock
+	log         zerolog.Logger
 	// burstReplicas bounds the writes of one sync.
 	burstReplicas int
 }
