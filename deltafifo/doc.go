@@ -60,7 +60,8 @@
 //   - Invariant: a key has bookkeeping iff it has pending deltas (queued, or
 //     in the batch being processed), and its pending count is the number of
 //     its deltas there.
-//   - Relists: a replace streams its items as Replaced deltas; Finish adds a
+//   - Relists (without AtomicReplaces, and every initial list): a replace
+//     streams its items as Replaced deltas; Finish adds a
 //     Deleted tombstone with FinalStateUnknown (client-go's
 //     DeletedFinalStateUnknown) for each key the store or the queue has and
 //     the list had not, carrying the last known object. An aborted replace
