@@ -45,6 +45,12 @@
 //     workqueue series, on a caller's prometheus.Registerer.
 //   - expectations.go: ControllerExpectations and
 //     UIDTrackingControllerExpectations.
+//   - consistency.go: Consistency, the stale-controller check (KEP-5647):
+//     a controller records the resourceVersion of its writes per owner and
+//     skips a sync of that owner while a cache is older
+//     (api.CompareResourceVersion against the informer's
+//     LastStoreSyncResourceVersion), counted in
+//     <subsystem>_stale_sync_skips_total (Metrics.StaleSyncSkips).
 //   - event.go, event_correlator.go, event_broadcaster.go, event_sink.go,
 //     lru.go: core/v1 Event recording as client-go's recorder does it;
 //     EventRecorder is what controllers record with, NopRecorder the one
@@ -88,7 +94,9 @@
 // and kube-rs's Controller::new(..).owns(..) do, without reflection: typed
 // calls in the constructor. Owners is the resolveControllerRef of
 // kube-controller-manager's controllers. ControllerExpectations
-// are pkg/controller's. Recorder, Broadcaster and the correlator are
+// are pkg/controller's; Consistency is pkg/controller/util/consistency's
+// ConsistencyStore (StaleError its ConsistencyError). Recorder,
+// Broadcaster and the correlator are
 // client-go's tools/record EventRecorder, EventBroadcaster and
 // EventCorrelator; EventSink is its EventSink.
 package ctrl

@@ -21,6 +21,10 @@ type Metrics struct {
 	// Queue is handed to every controller's queue.
 	Queue *queue.Metrics
 
+	// reg is where the families are registered, and a controller's own
+	// (StaleSyncSkips).
+	reg prometheus.Registerer
+
 	total    *prometheus.CounterVec
 	errors   *prometheus.CounterVec
 	terminal *prometheus.CounterVec
@@ -59,6 +63,7 @@ func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
 	ctl := []string{"controller"}
 	m := &Metrics{
 		Queue: qm,
+		reg:   reg,
 		total: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "controller_runtime_reconcile_total",
 			Help: "Total number of reconciliations per controller, by result (success, error, requeue_after)."},
 			[]string{"controller", "result"}),

@@ -24,6 +24,14 @@ const (
 	Replaced DeltaType = "Replaced"
 	// Sync: a periodic resync re-delivers what the store already holds.
 	Sync DeltaType = "Sync"
+	// Bookmark: the server's state has reached Info.ResourceVersion; once
+	// the deltas before it are applied, the consumer's content is current
+	// at it. It carries no key and no object (Options.Bookmarks).
+	Bookmark DeltaType = "Bookmark"
+	// ReplacedAll: a relist as one delta, Info.Objects being the whole
+	// content as of Info.ResourceVersion, to be swapped in at once
+	// (Options.AtomicReplaces). It carries no key and no object.
+	ReplacedAll DeltaType = "ReplacedAll"
 )
 
 // Delta is one change to one object, in the order the FIFO received it.
@@ -44,7 +52,25 @@ type Delta[T api.Object] struct {
 	// items and tombstones of every replace that started before the first
 	// replace finished. The processor reports them as OnAdd(isInitialList=true).
 	InitialList bool
+	// Info is what a Bookmark or ReplacedAll delta says; nil for the
+	// other types.
+	Info *Info[T]
 }
+
+// Info is the content of a Bookmark or ReplacedAll delta (client-go's
+// BookmarkInfo and ReplacedAllInfo).
+type Info[T api.Object] struct {
+	// ResourceVersion is what the consumer's content is current at once
+	// the delta is applied: a watch bookmark's, or a list's.
+	ResourceVersion string
+	// Objects is a ReplacedAll's whole content, in list order; nil for a
+	// Bookmark.
+	Objects []T
+}
+
+// keyless reports whether d is a Bookmark or a ReplacedAll: a delta about
+// the whole content, with no key, outside the per-key bookkeeping.
+func (d *Delta[T]) keyless() bool { return d.Type == Bookmark || d.Type == ReplacedAll }
 
 // KnownObjects is the part of the store the FIFO reads: which keys the
 // consumer has applied, and their objects. The FIFO only asks about keys that
@@ -76,6 +102,23 @@ type Options[T api.Object] struct {
 	// it shared. What a delta waits is bounded by the list's own progress:
 	// until max more items arrive or the list ends.
 	GatherReplaces bool
+	// Bookmarks makes the FIFO carry resourceVersions to the consumer in
+	// order with the objects: Bookmark(rv) enqueues a Bookmark delta, and
+	// a replace ends with one holding the list's resourceVersion (after
+	// its tombstones). Off, Bookmark does nothing (client-go's RealFIFO
+	// EmitDeltaTypeBookmark).
+	Bookmarks bool
+	// AtomicReplaces delivers each replace that starts after the first
+	// one finished (a relist) as one ReplacedAll delta enqueued by Finish,
+	// instead of a stream of Replaced deltas and tombstones: the consumer
+	// swaps the whole content at once, so that nobody sees half the old
+	// content and half the new (client-go's AtomicFIFO). The initial list
+	// is still streamed, so that it is never held whole in memory. The
+	// replace keeps, instead of each listed object, the one Known already
+	// holds for the key when it is the same version (same UID and
+	// resourceVersion): a relist then costs memory only for what
+	// changed. It needs Known; without it the option is ignored.
+	AtomicReplaces bool
 }
 
 // Sentinel errors; callers test them with errors.Is.

@@ -6,7 +6,8 @@
 //
 //	apiserver ──LIST/WATCH──▶ reflector
 //	                             │ Add / Update / Delete        (watch events)
-//	                             │ StartReplace → Add… → Finish (a relist, streamed)
+//	                             │ StartReplace → Add… → Finish (a list, streamed; a relist, one delta)
+//	                             │ Bookmark                     (the server's resourceVersion)
 //	                             │ Resync                       (periodic)
 //	                             ▼
 //	               ┌──────────── deltafifo ─────────────┐
@@ -59,13 +60,32 @@
 //   - Invariant: a key has bookkeeping iff it has pending deltas (queued, or
 //     in the batch being processed), and its pending count is the number of
 //     its deltas there.
-//   - Relists: a replace streams its items as Replaced deltas; Finish adds a
+//   - Relists (without AtomicReplaces, and every initial list): a replace
+//     streams its items as Replaced deltas; Finish adds a
 //     Deleted tombstone with FinalStateUnknown (client-go's
 //     DeletedFinalStateUnknown) for each key the store or the queue has and
 //     the list had not, carrying the last known object. An aborted replace
 //     adds no tombstones. The first finished replace defines the initial
 //     population: its deltas carry InitialList, and HasSynced turns true
 //     once everything enqueued up to its Finish has been consumed.
+//   - ResourceVersions (Options.Bookmarks): Bookmark(rv) enqueues a
+//     keyless Bookmark delta, and every streamed replace ends with one at
+//     the list's resourceVersion, after its tombstones, so that the
+//     consumer learns what its content is current at in order with the
+//     objects, never ahead of them. A Bookmark is dropped while a replace
+//     is open, and replaces one queued right before it.
+//   - Atomic relists (Options.AtomicReplaces): a replace that starts after
+//     the first one finished enqueues nothing until Finish, which enqueues
+//     one keyless ReplacedAll delta with the whole list and its
+//     resourceVersion, for the consumer to swap in at once (client-go's
+//     AtomicFIFO; the initial list stays streamed, so it is never held
+//     whole). Listed objects that Known already holds at the same version
+//     are replaced by the held ones, so a relist holds only what changed.
+//     Adds, updates and deletes that arrive while it is open are queued
+//     as usual and also replace the listed state of their keys. While a
+//     ReplacedAll is pending, Resync does nothing and a Delete is never
+//     ignored: the consumer may then receive a Deleted for a key the swap
+//     removed, and must skip it.
 //   - Batches: Pop hands over up to max of what is queued. With
 //     Options.GatherReplaces (the informer's), while a replace is open it
 //     waits until max deltas are queued or the replace ends, so that a
@@ -93,5 +113,7 @@
 //
 // client-go's tools/cache DeltaFIFO (key queue, Deltas, Replace,
 // DeletedFinalStateUnknown, KnownObjects, Resync) and RealFIFO (in-order
-// delivery, batched pops). The delta types keep client-go's names.
+// delivery, batched pops; with the AtomicFIFO gate, on by default since
+// Kubernetes 1.36, Bookmark and ReplacedAll deltas). The delta types keep
+// client-go's names.
 package deltafifo

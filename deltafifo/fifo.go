@@ -60,6 +60,12 @@ type FIFO[T api.Object] struct {
 	// woken at.
 	gather   bool
 	gatherAt int
+	// bookmarks and atomic are Options.Bookmarks and AtomicReplaces.
+	// wholePending counts the ReplacedAll deltas pending (queued or in
+	// flight): until the consumer has applied one, its objects are in
+	// neither the bookkeeping nor Known.
+	bookmarks, atomic bool
+	wholePending      int
 
 	// waitHook, when set (by tests only), runs each time Pop is about to
 	// block, without the lock held.
@@ -79,13 +85,15 @@ func New[T api.Object](o Options[T]) *FIFO[T] {
 		keyOf = metaKey[T]
 	}
 	return &FIFO[T]{
-		keyOf:    keyOf,
-		known:    o.Known,
-		log:      o.Logger,
-		notify:   make(chan struct{}, 1),
-		closedCh: make(chan struct{}),
-		keys:     make(map[string]keyState),
-		gather:   o.GatherReplaces,
+		keyOf:     keyOf,
+		known:     o.Known,
+		log:       o.Logger,
+		notify:    make(chan struct{}, 1),
+		closedCh:  make(chan struct{}),
+		keys:      make(map[string]keyState),
+		gather:    o.GatherReplaces,
+		bookmarks: o.Bookmarks,
+		atomic:    o.AtomicReplaces && o.Known != nil,
 	}
 }
 
@@ -104,8 +112,8 @@ func (f *FIFO[T]) enqueue(t DeltaType, obj T) error {
 	}
 	if f.replace != nil {
 		// News about key newer than the open replace's snapshot: its Finish
-		// must not infer the key deleted.
-		f.replace.seen[key] = struct{}{}
+		// must not infer the key deleted, nor put the list's older state back.
+		f.replace.heardLocked(key, obj, false)
 	}
 	f.pushLocked(Delta[T]{Type: t, Object: obj, Key: key})
 	return nil
@@ -113,7 +121,8 @@ func (f *FIFO[T]) enqueue(t DeltaType, obj T) error {
 
 // Delete enqueues a Deleted delta (a watch DELETED event), except that
 //   - a Delete of a key that is neither pending nor known to the store is
-//     ignored (there is nothing the consumer could remove);
+//     ignored (there is nothing the consumer could remove), unless a
+//     ReplacedAll is pending, whose objects the FIFO cannot see;
 //   - a Delete of a key whose last pending delta is already a Deleted is
 //     merged with it: a pending tombstone still in the queue is upgraded in
 //     place to this real Deleted; otherwise the new Delete is dropped.
@@ -125,11 +134,14 @@ func (f *FIFO[T]) Delete(obj T) error {
 		return ErrClosed
 	}
 	d := Delta[T]{Type: Deleted, Object: obj, Key: key}
+	if f.replace != nil && f.replace.atomic {
+		f.replace.heardLocked(key, obj, true) // even if ignored below: the list may hold key
+	}
 	if st, ok := f.keys[key]; ok {
 		if f.mergeDeleteLocked(st, d) {
 			return nil
 		}
-	} else if f.known != nil {
+	} else if f.known != nil && f.wholePending == 0 {
 		if _, ok := f.known.GetByKey(key); !ok {
 			return nil
 		}
@@ -157,13 +169,15 @@ func (f *FIFO[T]) mergeDeleteLocked(st keyState, d Delta[T]) bool {
 // Resync enqueues a Sync delta for every key the store knows that has no
 // pending deltas, in the order Known.ListKeys returns them. Keys with pending
 // deltas are skipped: their newest state is on its way to the consumer.
+// While a ReplacedAll is pending Resync does nothing: the store's objects
+// would come back after it and undo it, and it notifies every key anyway.
 func (f *FIFO[T]) Resync() error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.closed {
 		return ErrClosed
 	}
-	if f.known == nil {
+	if f.known == nil || f.wholePending > 0 {
 		return nil
 	}
 	for _, key := range f.known.ListKeys() {
@@ -174,6 +188,31 @@ func (f *FIFO[T]) Resync() error {
 			f.pushLocked(Delta[T]{Type: Sync, Object: obj, Key: key})
 		}
 	}
+	return nil
+}
+
+// Bookmark enqueues a Bookmark delta: the server's state has reached rv
+// (a watch bookmark). It does nothing without Options.Bookmarks, and while
+// a replace is open (the replace's end carries the list's
+// resourceVersion; a bookmark amid its items would claim the items not
+// yet listed). A Bookmark queued right behind another one, not yet
+// popped, replaces it: only the newer says something.
+func (f *FIFO[T]) Bookmark(rv string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.closed {
+		return ErrClosed
+	}
+	if !f.bookmarks || f.replace != nil {
+		return nil
+	}
+	if n := f.queue.Len(); n > 0 {
+		if last := f.queue.At(n - 1); last.Type == Bookmark {
+			last.Info = &Info[T]{ResourceVersion: rv}
+			return nil
+		}
+	}
+	f.pushLocked(Delta[T]{Type: Bookmark, Info: &Info[T]{ResourceVersion: rv}})
 	return nil
 }
 
@@ -223,6 +262,7 @@ func (f *FIFO[T]) Close() {
 	f.queue.Reset()
 	f.keys = nil
 	f.replace = nil
+	f.wholePending = 0
 }
 
 // IsClosed reports whether Close was called.
@@ -232,14 +272,20 @@ func (f *FIFO[T]) IsClosed() bool {
 	return f.closed
 }
 
-// pushLocked appends d to the queue and records it in the key's bookkeeping.
+// pushLocked appends d to the queue and records it in the key's
+// bookkeeping (a keyless delta: in wholePending, for a ReplacedAll).
 func (f *FIFO[T]) pushLocked(d Delta[T]) {
 	wasEmpty := f.queue.Len() == 0
 	f.queue.Push(d)
-	st := f.keys[d.Key]
-	st.pending++
-	st.last = f.tail
-	f.keys[d.Key] = st
+	switch {
+	case d.Type == ReplacedAll:
+		f.wholePending++
+	case !d.keyless():
+		st := f.keys[d.Key]
+		st.pending++
+		st.last = f.tail
+		f.keys[d.Key] = st
+	}
 	f.tail++
 	if wasEmpty {
 		f.wakeLocked()

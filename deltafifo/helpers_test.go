@@ -33,6 +33,7 @@ func mk(key, rv string) *obj {
 type store struct {
 	mu sync.Mutex
 	m  map[string]*obj
+	rv string // the last Bookmark's or ReplacedAll's resourceVersion
 }
 
 func newStore(objs ...*obj) *store {
@@ -71,6 +72,18 @@ func (s *store) has(key string) bool {
 func (s *store) apply(d Delta[*obj]) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	switch d.Type {
+	case Bookmark:
+		s.rv = d.Info.ResourceVersion
+		return nil
+	case ReplacedAll:
+		s.m = map[string]*obj{}
+		for _, o := range d.Info.Objects {
+			s.m[o.Key()] = o
+		}
+		s.rv = d.Info.ResourceVersion
+		return nil
+	}
 	if d.Type == Deleted {
 		if _, ok := s.m[d.Key]; !ok {
 			return fmt.Errorf("Deleted delivered for %q, which the store does not hold", d.Key)
@@ -95,6 +108,16 @@ func (s *store) String() string {
 // render writes a delta as "Type key@rv", with " tomb" for a tombstone and
 // " init" for the initial list.
 func render(d Delta[*obj]) string {
+	switch d.Type {
+	case Bookmark:
+		return "Bookmark @" + d.Info.ResourceVersion
+	case ReplacedAll:
+		var objs []string
+		for _, o := range d.Info.Objects {
+			objs = append(objs, o.Key()+"@"+o.ResourceVersion)
+		}
+		return fmt.Sprintf("ReplacedAll @%s [%s]", d.Info.ResourceVersion, strings.Join(objs, " "))
+	}
 	s := fmt.Sprintf("%s %s@%s", d.Type, d.Key, d.Object.ResourceVersion)
 	if d.FinalStateUnknown {
 		s += " tomb"
@@ -127,7 +150,14 @@ func (f *FIFO[T]) checkInvariant() error {
 		return fmt.Errorf("%d in flight but batch buffer has %d", f.head-f.done, len(f.batch))
 	}
 	want := map[string]keyState{}
+	whole := 0
 	visit := func(seq uint64, d *Delta[T]) {
+		if d.keyless() {
+			if d.Type == ReplacedAll {
+				whole++
+			}
+			return
+		}
 		st := want[d.Key]
 		st.pending++
 		st.last = seq
@@ -138,6 +168,9 @@ func (f *FIFO[T]) checkInvariant() error {
 	}
 	for s := f.head; s < f.tail; s++ {
 		visit(s, f.queue.At(int(s-f.head)))
+	}
+	if whole != f.wholePending {
+		return fmt.Errorf("wholePending = %d, log holds %d ReplacedAll", f.wholePending, whole)
 	}
 	if len(want) != len(f.keys) {
 		return fmt.Errorf("bookkeeping has %d keys, log has %d", len(f.keys), len(want))

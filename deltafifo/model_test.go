@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"slices"
 	"strconv"
@@ -25,14 +26,31 @@ type model struct {
 	open    bool            // a replace is open
 	seen    map[string]bool // keys the open replace listed or heard of
 	initial bool            // the open replace's deltas carry InitialList
+	rv      string          // the open replace's resourceVersion
+	atomic  bool            // the open replace is atomic: objs, then one ReplacedAll
+	objs    []*obj
+	later   map[string]*obj // an atomic replace's news while open (nil: deleted)
 
 	initialDone bool
 	syncEnd     int
+
+	// Options.Bookmarks and AtomicReplaces.
+	bookmarks, atomicReplaces bool
+}
+
+// wholePending reports whether a ReplacedAll is pending.
+func (m *model) wholePending() bool {
+	for _, d := range m.log {
+		if d.Type == ReplacedAll {
+			return true
+		}
+	}
+	return false
 }
 
 func (m *model) lastIdx(key string) int {
 	for i := len(m.log) - 1; i >= 0; i-- {
-		if m.log[i].Key == key {
+		if !m.log[i].keyless() && m.log[i].Key == key {
 			return i
 		}
 	}
@@ -42,45 +60,94 @@ func (m *model) lastIdx(key string) int {
 func (m *model) push(d Delta[*obj]) { m.log = append(m.log, d); m.pushed++ }
 
 func (m *model) event(t DeltaType, o *obj) {
-	if m.open {
+	switch {
+	case m.open && m.atomic:
+		m.later[o.Key()] = o
+	case m.open:
 		m.seen[o.Key()] = true
 	}
 	m.push(Delta[*obj]{Type: t, Object: o, Key: o.Key()})
 }
 
-func (m *model) del(o *obj) {
+// del models Delete and reports whether it enqueued a Deleted while a
+// ReplacedAll was pending: the consumer may not hold its key by then.
+func (m *model) del(o *obj) (blind bool) {
 	d := Delta[*obj]{Type: Deleted, Object: o, Key: o.Key()}
+	if m.open && m.atomic {
+		m.later[d.Key] = nil
+	}
 	if i := m.lastIdx(d.Key); i >= 0 {
 		if m.log[i].Type == Deleted {
 			if i >= m.inflight && m.log[i].FinalStateUnknown {
 				d.InitialList = m.log[i].InitialList
 				m.log[i] = d
 			}
-			return
+			return false
 		}
-	} else if !m.store.has(d.Key) {
-		return
+	} else if !m.store.has(d.Key) && !m.wholePending() {
+		return false
 	}
 	m.push(d)
+	return m.wholePending()
 }
 
-func (m *model) start() {
-	m.open, m.seen, m.initial = true, map[string]bool{}, !m.initialDone
+func (m *model) start(rv string) {
+	m.open, m.seen, m.initial, m.rv = true, map[string]bool{}, !m.initialDone, rv
+	m.atomic, m.objs, m.later = m.atomicReplaces && m.initialDone, nil, map[string]*obj{}
 }
 
+// replaceAdd models Replacer.Add; an atomic replace keeps the store's
+// object when it is the same version.
 func (m *model) replaceAdd(o *obj) {
+	if m.atomic {
+		if held, ok := m.store.GetByKey(o.Key()); ok && held.ResourceVersion == o.ResourceVersion && held.UID == o.UID {
+			o = held
+		}
+		m.objs = append(m.objs, o)
+		return
+	}
 	m.seen[o.Key()] = true
 	m.push(Delta[*obj]{Type: Replaced, Object: o, Key: o.Key(), InitialList: m.initial})
 }
 
+// bookmark models Bookmark.
+func (m *model) bookmark(rv string) {
+	if !m.bookmarks || m.open {
+		return
+	}
+	if n := len(m.log); n > m.inflight && m.log[n-1].Type == Bookmark {
+		m.log[n-1].Info = &Info[*obj]{ResourceVersion: rv}
+		return
+	}
+	m.push(Delta[*obj]{Type: Bookmark, Info: &Info[*obj]{ResourceVersion: rv}})
+}
+
 func (m *model) finish() {
+	if m.atomic {
+		var objs []*obj
+		for _, o := range m.objs {
+			if _, ok := m.later[o.Key()]; !ok {
+				objs = append(objs, o)
+			}
+		}
+		for _, k := range slices.Sorted(maps.Keys(m.later)) {
+			if o := m.later[k]; o != nil {
+				objs = append(objs, o)
+			}
+		}
+		m.push(Delta[*obj]{Type: ReplacedAll, Info: &Info[*obj]{ResourceVersion: m.rv, Objects: objs}})
+		m.open, m.objs = false, nil
+		return
+	}
 	var tombs []Delta[*obj]
 	tomb := func(k string, o *obj) {
 		tombs = append(tombs, Delta[*obj]{Type: Deleted, Object: o, Key: k, FinalStateUnknown: true, InitialList: m.initial})
 	}
 	pending := map[string]bool{}
 	for _, d := range m.log {
-		pending[d.Key] = true
+		if !d.keyless() {
+			pending[d.Key] = true
+		}
 	}
 	for k := range pending {
 		if last := m.log[m.lastIdx(k)]; !m.seen[k] && last.Type != Deleted {
@@ -97,6 +164,9 @@ func (m *model) finish() {
 	for _, d := range tombs {
 		m.push(d)
 	}
+	if m.bookmarks {
+		m.push(Delta[*obj]{Type: Bookmark, Info: &Info[*obj]{ResourceVersion: m.rv}})
+	}
 	if !m.initialDone {
 		m.initialDone, m.syncEnd = true, m.pushed
 	}
@@ -104,6 +174,9 @@ func (m *model) finish() {
 }
 
 func (m *model) resync() {
+	if m.wholePending() {
+		return
+	}
 	for _, k := range m.store.ListKeys() {
 		if m.lastIdx(k) < 0 {
 			o, _ := m.store.GetByKey(k)
@@ -136,7 +209,10 @@ type run struct {
 	// lastType is the type of the last delta delivered per key, to check
 	// that no key ever gets two Deleted in a row.
 	lastType map[string]DeltaType
-	trace    []string
+	// blind are the objects of Deleted deltas enqueued for a key neither
+	// pending nor held, while a ReplacedAll was pending.
+	blind map[*obj]bool
+	trace []string
 }
 
 var modelKeys = []string{"ns/a", "ns/b", "ns/c", "ns/d", "other/a", "node1"}
@@ -171,7 +247,9 @@ func (x *run) step(inProcess bool) {
 		o := x.obj()
 		x.trace = append(x.trace, "Delete "+o.Key())
 		x.must(x.f.Delete(o))
-		x.m.del(o)
+		if x.m.del(o) {
+			x.blind[o] = true
+		}
 	case op == 6:
 		x.trace = append(x.trace, "StartReplace")
 		old := x.r
@@ -181,9 +259,12 @@ func (x *run) step(inProcess bool) {
 				x.t.Fatalf("superseded Finish = %v", err)
 			}
 		}
-		x.m.start()
+		x.m.start(strconv.Itoa(x.rv))
 	case op == 7 && x.r != nil:
 		o := x.obj()
+		if held, ok := x.m.store.GetByKey(o.Key()); ok && x.rng.IntN(3) == 0 {
+			o = mk(held.Key(), held.ResourceVersion) // the version the store holds, decoded again
+		}
 		x.trace = append(x.trace, "r.Add "+o.Key())
 		x.must(x.r.Add(o))
 		x.m.replaceAdd(o)
@@ -201,6 +282,11 @@ func (x *run) step(inProcess bool) {
 		x.trace = append(x.trace, "Resync")
 		x.must(x.f.Resync())
 		x.m.resync()
+	case op == 11 && x.rng.IntN(3) == 0:
+		x.rv++
+		x.trace = append(x.trace, "Bookmark")
+		x.must(x.f.Bookmark(strconv.Itoa(x.rv)))
+		x.m.bookmark(strconv.Itoa(x.rv))
 	case op >= 10 && !inProcess && len(x.m.log) > 0:
 		x.pop()
 	}
@@ -214,22 +300,34 @@ func (x *run) pop() {
 	errFail := errors.New("process failed")
 	err := x.f.Pop(context.Background(), max, func(b []Delta[*obj]) error {
 		want := x.m.take(max)
-		if !slices.Equal(b, want) {
+		if !slices.EqualFunc(b, want, sameDelta) {
 			x.t.Fatalf("batch\n  %v\nwant\n  %v\ntrace: %q", renderAll(b), renderAll(want), x.trace)
 		}
 		for n := x.rng.IntN(3); n > 0; n-- {
 			x.step(true)
 		}
-		if !slices.Equal(b, want) {
+		if !slices.EqualFunc(b, want, sameDelta) {
 			x.t.Fatalf("batch changed while in flight\n  %v\nwant\n  %v\ntrace: %q", renderAll(b), renderAll(want), x.trace)
 		}
 		for _, d := range b {
+			if d.Type == ReplacedAll {
+				clear(x.lastType)
+			}
+			if blind := x.blind[d.Object]; d.Type == Deleted && blind {
+				if x.m.store.has(d.Key) {
+					x.lastType[d.Key] = d.Type
+					x.must(x.m.store.apply(d))
+				}
+				continue
+			}
 			if d.Type == Deleted && x.lastType[d.Key] == Deleted {
 				x.t.Fatalf("two Deleted in a row for %s\ntrace: %q", d.Key, x.trace)
 			}
-			x.lastType[d.Key] = d.Type
+			if !d.keyless() {
+				x.lastType[d.Key] = d.Type
+			}
 			if err := x.m.store.apply(d); err != nil {
-				x.t.Fatalf("%v\ntrace: %q", err, x.trace)
+				x.t.Fatalf("%v\nbatch %v (delta %s)\ntrace: %q", err, renderAll(b), render(d), x.trace)
 			}
 		}
 		if fail {
@@ -264,7 +362,29 @@ func renderAll(ds []Delta[*obj]) []string {
 	return out
 }
 
+// sameDelta compares deltas field by field, the Info of a Bookmark or a
+// ReplacedAll by content (its objects by identity: an atomic replace
+// keeps the store's object of an unchanged key).
+func sameDelta(a, b Delta[*obj]) bool {
+	ai, bi := a.Info, b.Info
+	a.Info, b.Info = nil, nil
+	if a != b || (ai == nil) != (bi == nil) {
+		return false
+	}
+	return ai == nil || (ai.ResourceVersion == bi.ResourceVersion && slices.Equal(ai.Objects, bi.Objects))
+}
+
+// TestModel runs the model against the FIFO with each combination of
+// Options.Bookmarks and Options.AtomicReplaces.
 func TestModel(t *testing.T) {
+	for _, o := range []struct{ bookmarks, atomic bool }{{false, false}, {true, false}, {false, true}, {true, true}} {
+		t.Run(fmt.Sprintf("bookmarks=%v,atomic=%v", o.bookmarks, o.atomic), func(t *testing.T) {
+			testModel(t, o.bookmarks, o.atomic)
+		})
+	}
+}
+
+func testModel(t *testing.T, bookmarks, atomic bool) {
 	seeds, steps := 120, 300
 	if testing.Short() {
 		seeds = 50
@@ -274,9 +394,10 @@ func TestModel(t *testing.T) {
 		s := newStore()
 		x := &run{
 			t: t, rng: rng,
-			f:        New(Options[*obj]{Known: s}),
-			m:        &model{store: s},
+			f:        New(Options[*obj]{Known: s, Bookmarks: bookmarks, AtomicReplaces: atomic}),
+			m:        &model{store: s, bookmarks: bookmarks, atomicReplaces: atomic},
 			lastType: map[string]DeltaType{},
+			blind:    map[*obj]bool{},
 		}
 		for range steps {
 			x.step(false)

@@ -86,7 +86,7 @@ func (f *FIFO[T]) tryTake(ctx context.Context, limit int) ([]Delta[T], error) {
 	if n == 0 {
 		return nil, nil
 	}
-	if f.gather && f.replace != nil && n < limit {
+	if f.gather && f.replace != nil && !f.replace.atomic && n < limit {
 		f.gatherAt = limit // wait for a full batch, or the replace's end
 		return nil, nil
 	}
@@ -106,7 +106,12 @@ func (f *FIFO[T]) endPop(batch []Delta[T]) {
 	defer f.mu.Unlock()
 	if !f.closed {
 		for i := range batch {
-			f.consumeLocked(batch[i].Key)
+			switch d := &batch[i]; {
+			case d.Type == ReplacedAll:
+				f.wholePending--
+			case !d.keyless():
+				f.consumeLocked(d.Key)
+			}
 		}
 		f.done += uint64(len(batch))
 	}

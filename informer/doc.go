@@ -38,6 +38,27 @@
 //     (For[api.Pod](f, rest.Deployments) panics with ErrKindMismatch at
 //     construction; CheckKind returns the error, ctrl.Watch fails its
 //     controller's construction with it).
+//   - The store knows the resourceVersion it is current at
+//     (LastStoreSyncResourceVersion, also on Store() and Lister): the
+//     list's, then each watch event's and each bookmark's, carried through
+//     the FIFO in order with the objects and moved only after the writes
+//     that brought the store there, so a reader never finds it ahead of
+//     the objects. Controllers compare it with their own last write
+//     (ctrl.Consistency, Kubernetes' KEP-5647).
+//   - A relist (after 410 Gone, a failed watch, an out-of-order stream)
+//     is applied as one swap of the whole content (deltafifo's
+//     ReplacedAll, store.ReplaceOps): listers see the old content or the
+//     new, never part of each, and every handler call the relist causes
+//     finds the store already holding all of it, at the list's
+//     resourceVersion: deletes (finalStateUnknown) of the vanished keys
+//     first, then an update or add per listed object in list order, as
+//     client-go's AtomicFIFO does. An object listed at the version the
+//     store holds is kept, not its new copy, so a relist holds memory only
+//     for what changed. The initial list stays streamed into the store,
+//     batch by batch (nobody may trust the cache before HasSynced, and an
+//     empty store cannot be half old): its peak memory is the steady
+//     cache's plus one batch. client-go applies the initial list in one
+//     step too, after holding it whole.
 //   - Options.Transform rewrites each object on its way into the FIFO. When
 //     it returns an error the object is refused, not dropped: the reflector
 //     backs off and asks for it again (the LIST again, or the watch from

@@ -27,11 +27,12 @@ import (
 //     handlers). client-go observes one item, or one batch where it
 //     batches; kcm always pops batches (Options.BatchSize).
 //   - informer_store_resource_version: the 15 least significant digits of
-//     the resourceVersion of the newest object written to the store. kcm
-//     sets it from the last delta of each applied batch that carries the
-//     object's state (a tombstone of a relist carries an older one), so it
-//     advances with events and listed items but not with bookmarks or the
-//     list's own resourceVersion, which client-go's store also records.
+//     the store's resourceVersion (Informer.LastStoreSyncResourceVersion),
+//     set whenever that moves, as client-go's thread-safe store sets it
+//     with its rv: the list's once a list or relist is applied, each
+//     watch event's, each bookmark's. A resourceVersion that is not a
+//     number leaves it as it was (client-go's too; an empty one, which
+//     client-go reports as 0, as well).
 var (
 	fifoLabels       = []string{"name", "group", "version", "resource"}
 	queuedItemsDesc  = prometheus.NewDesc("informer_queued_items", "Number of items currently queued in the FIFO.", fifoLabels, nil)

@@ -1,12 +1,15 @@
 package informer_test
 
 import (
+	"context"
 	"testing"
 
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
 
+	"github.com/kcmlab/kcm/clock"
 	"github.com/kcmlab/kcm/informer"
+	"github.com/kcmlab/kcm/internal/fakelw"
 	"github.com/kcmlab/kcm/kube/rest"
 	"github.com/kcmlab/kcm/reflector"
 )
@@ -41,8 +44,8 @@ func family(t *testing.T, reg *prometheus.Registry, name string, want map[string
 
 // The informer exports client-go v0.37's FIFO and store series, labelled
 // name, group, version, resource: informer_store_resource_version follows
-// the newest object written (its last 15 digits), set before the handlers
-// hear of it; informer_processing_latency_seconds counts applied pops;
+// the store's resourceVersion (its last 15 digits): the list's once the
+// list is applied, then each event's, set before the handlers hear of it; informer_processing_latency_seconds counts applied pops;
 // informer_queued_items counts the deltas not yet popped, so it is 0 once
 // a handler has heard of the last one (the batch being applied is not
 // queued; counting it made this test fail in one cold make test of four,
@@ -55,8 +58,13 @@ func TestInformerFIFOMetrics(t *testing.T) {
 	labels := map[string]string{"name": "pods", "group": "apps", "version": "v1", "resource": "deployments"}
 	ls.lw.ExpectList().List(rest.ListMeta{ResourceVersion: "100"}, rawPod("a", "90"), rawPod("b", "99"))
 	ls.expect(t, "add a@90 ", "add b@99 ")
-	if m := family(t, reg, "informer_store_resource_version", labels); m == nil || m.GetGauge().GetValue() != 99 {
-		t.Fatalf("informer_store_resource_version after the list: %v, want 99", m)
+	ctx, cancel := context.WithTimeout(context.Background(), fakelw.Patience)
+	defer cancel()
+	if synced := informer.WaitForCacheSync(ctx, clock.Real{}, ls.inf); !synced["pods"] {
+		t.Fatal("informer did not sync")
+	}
+	if m := family(t, reg, "informer_store_resource_version", labels); m == nil || m.GetGauge().GetValue() != 100 {
+		t.Fatalf("informer_store_resource_version after the list: %v, want the list's 100", m)
 	}
 	w := ls.lw.ExpectWatch().Open()
 	w.Event(rest.Added, rawPod("c", "123456789012345678"))

@@ -95,8 +95,9 @@ type Informer[T api.Object] struct {
 	log   zerolog.Logger
 	batch int
 	obs   Observer[T]
-	// ops is applyBatch's reusable buffer (apply goroutine only).
-	ops []store.Op[T]
+	// ops and removed are applyBatch's reusable buffers (apply goroutine
+	// only).
+	ops, removed []store.Op[T]
 	// indexers are the store's indexes, for the Store stage's index
 	// changes; stored reports applied deltas (nil without a Tap).
 	indexers store.Indexers[T]
@@ -133,8 +134,12 @@ func New[T api.Object](lw reflector.ListerWatcher[T], o Options[T]) (*Informer[T
 	inf.store = store.New(store.Options[T]{Indexers: o.Indexers})
 	// A LIST is applied in full batches (GatherReplaces): one index publish
 	// per BatchSize items instead of one per few items as the apply loop
-	// catches up with the decoder.
-	inf.fifo = deltafifo.New(deltafifo.Options[T]{Known: knownObjects[T]{inf.store.View()}, Logger: log, GatherReplaces: true})
+	// catches up with the decoder. The FIFO carries the list's and the
+	// bookmarks' resourceVersions in order with the objects (Bookmarks),
+	// and hands over a relist as one swap of the whole content
+	// (AtomicReplaces).
+	inf.fifo = deltafifo.New(deltafifo.Options[T]{Known: knownObjects[T]{inf.store.View()}, Logger: log,
+		GatherReplaces: true, Bookmarks: true, AtomicReplaces: true})
 	inf.stored.Gauge("objects", func() int64 { return int64(inf.store.Len()) })
 	labels := [4]string{o.Name, o.Resource.Group, o.Resource.Version, o.Resource.Resource}
 	series, err := newFIFOSeries(o.Registerer, labels, inf.fifo.Queued)
@@ -226,8 +231,20 @@ func (i *Informer[T]) HasSynced() bool {
 	return false
 }
 
-// LastSyncResourceVersion is the resourceVersion of the newest state seen.
+// LastSyncResourceVersion is the resourceVersion of the newest state seen
+// by the reflector, which may not be in the store yet (client-go's
+// SharedIndexInformer.LastSyncResourceVersion).
 func (i *Informer[T]) LastSyncResourceVersion() string { return i.refl.LastSyncResourceVersion() }
+
+// LastStoreSyncResourceVersion is the resourceVersion the store's content
+// is current at: the list's once it is applied, then each watch event's
+// and bookmark's as it is applied, never ahead of the objects (client-go's
+// Store.LastStoreSyncResourceVersion with the AtomicFIFO gate). "" until
+// the first list is applied. A controller compares it with the
+// resourceVersion of its own last write (ctrl.Consistency).
+func (i *Informer[T]) LastStoreSyncResourceVersion() string {
+	return i.store.LastStoreSyncResourceVersion()
+}
 
 // AddEventHandler registers h; see processor.Processor.AddHandler.
 func (i *Informer[T]) AddEventHandler(h processor.Handler[T], o processor.HandlerOptions) (*processor.Registration, error) {
@@ -328,93 +345,6 @@ func (i *Informer[T]) applyLoop(ctx context.Context, pop func(context.Context) e
 		return nil
 	}
 	return fmt.Errorf("batches failed: %d; the first: %w", failed, first)
-}
-
-// applyBatch writes the batch to the store in one Apply (one index publish
-// per batch, far cheaper than one per delta) and hands the matching
-// notifications to the processor, both under the processor's lock so that
-// a handler added concurrently sees each change exactly once.
-func (i *Informer[T]) applyBatch(batch []deltafifo.Delta[T]) error {
-	var start time.Time
-	if i.series != nil {
-		start = i.clk.Now()
-	}
-	ops := i.ops[:0]
-	for _, d := range batch {
-		ops = append(ops, store.Op[T]{Delete: d.Type == deltafifo.Deleted, Obj: d.Object, Key: d.Key})
-	}
-	i.proc.Apply(func(emit func(processor.Notification[T])) {
-		i.store.Apply(ops)
-		// Before the notifications: a handler that sees this batch sees
-		// the gauge at its resourceVersion.
-		if i.series != nil {
-			i.series.storeResourceVersion(storedRV(batch))
-		}
-		for j, d := range batch {
-			emit(notification(d, &ops[j]))
-			if i.obs != nil {
-				i.obs.Applied(d, ops[j].Existed, i.fifo.Len())
-			}
-		}
-	})
-	if i.stored.On() {
-		i.reportApplied(batch, ops)
-	}
-	clear(ops) // do not keep objects alive through the reused buffer
-	i.ops = ops[:0]
-	if i.series != nil {
-		i.series.processed(i.clk.Since(start))
-	}
-	return nil
-}
-
-// storedRV is the resourceVersion of the newest state batch wrote: its
-// last delta's that is not a relist's tombstone (whose object is an older
-// state), or "".
-func storedRV[T api.Object](batch []deltafifo.Delta[T]) string {
-	for j := len(batch) - 1; j >= 0; j-- {
-		if !batch[j].FinalStateUnknown {
-			return batch[j].Object.GetObjectMeta().ResourceVersion
-		}
-	}
-	return ""
-}
-
-// reportApplied reports a batch written to the store: each delta the view
-// wants, with the index entries its write moved.
-func (i *Informer[T]) reportApplied(batch []deltafifo.Delta[T], ops []store.Op[T]) {
-	at, depth, res := i.stored.Now(), i.fifo.Len(), tap.ResourceOf(i.name)
-	for j, d := range batch {
-		m := d.Object.GetObjectMeta()
-		if !i.stored.Want(m.Namespace, m.Name) {
-			continue
-		}
-		e := tap.Event{At: at, Op: string(d.Type), Resource: res, Key: d.Key, Depth: depth}
-		e.RV, e.UID = m.ResourceVersion, m.UID
-		if d.FinalStateUnknown {
-			e.Op += " (final state unknown)"
-		}
-		e.Index = store.IndexChanges(i.indexers, ops[j].Old, ops[j].Existed, d.Object, d.Type != deltafifo.Deleted)
-		i.stored.Emit(e)
-	}
-}
-
-// notification is what handlers are told about delta d, given what the
-// store held before it (op.Old, op.Existed).
-func notification[T api.Object](d deltafifo.Delta[T], op *store.Op[T]) processor.Notification[T] {
-	switch {
-	case d.Type == deltafifo.Deleted:
-		obj := d.Object
-		if op.Existed && d.FinalStateUnknown {
-			obj = op.Old // the cache's last state is the newest known one
-		}
-		return processor.DeleteNotification(obj, d.FinalStateUnknown)
-	case d.Type == deltafifo.Sync:
-		return processor.SyncNotification(op.Old, d.Object)
-	case op.Existed:
-		return processor.UpdateNotification(op.Old, d.Object)
-	}
-	return processor.AddNotification(d.Object, d.InitialList)
 }
 
 // noteSync logs the initial sync once, with its rate.

@@ -64,6 +64,11 @@ func (l Lister[T]) Namespace(ns string) NamespaceLister[T] {
 // ByIndex returns the objects with value in the named index, ordered by key.
 func (l Lister[T]) ByIndex(index, value string) ([]T, error) { return l.s.ByIndex(index, value) }
 
+// LastStoreSyncResourceVersion is the resourceVersion the cache is current
+// at (Informer.LastStoreSyncResourceVersion): what a controller compares
+// with its own last write before trusting what it lists.
+func (l Lister[T]) LastStoreSyncResourceVersion() string { return l.s.LastStoreSyncResourceVersion() }
+
 // NamespaceLister reads one namespace of the cache.
 type NamespaceLister[T api.Object] struct {
 	l  Lister[T]

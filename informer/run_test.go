@@ -297,8 +297,11 @@ func TestSyncLoggedAfterHasSyncedPoll(t *testing.T) {
 	if err := inf.fifo.Replace(nil, "1"); err != nil {
 		t.Fatal(err)
 	}
+	if err := inf.fifo.Pop(context.Background(), 10, inf.applyBatch); err != nil { // the list's end Bookmark
+		t.Fatal(err)
+	}
 	if !inf.HasSynced() {
-		t.Fatal("HasSynced = false after an empty Replace")
+		t.Fatal("HasSynced = false after an empty Replace was applied")
 	}
 	inf.noteSync()
 	inf.noteSync()

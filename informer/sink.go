@@ -101,6 +101,10 @@ func (s fifoSink[T]) queuedAs(t deltafifo.DeltaType, obj T) {
 	}
 }
 
+// Bookmark hands the FIFO a watch bookmark's resourceVersion, to reach
+// the store in order with the events.
+func (s fifoSink[T]) Bookmark(rv string) error { return s.f.Bookmark(rv) }
+
 func (s fifoSink[T]) StartReplace() reflector.Replacer[T] {
 	return &replacer[T]{r: s.f.StartReplace(""), sink: s}
 }
@@ -123,8 +127,8 @@ func (r *replacer[T]) Add(obj T) error {
 	return nil
 }
 
-func (r *replacer[T]) Finish(string) error { return r.r.Finish() }
-func (r *replacer[T]) Abort()              { r.r.Abort() }
+func (r *replacer[T]) Finish(rv string) error { return r.r.FinishAt(rv) }
+func (r *replacer[T]) Abort()                 { r.r.Abort() }
 
 // newTransformErrors returns the informer_transform_errors_total family
 // registered with reg, or the identical family an informer registered

@@ -149,7 +149,9 @@
 //     which an RBAC binding may fix a second later: it costs WatchList only
 //     for that attempt's backoff window (a LIST now, WatchList again for a
 //     relist after the window).
-//   - Bookmarks are requested and advance the resourceVersion; each watch asks
+//   - Bookmarks are requested and advance the resourceVersion, and the sink
+//     is told of each one past the initial events that does not go back
+//     (Sink.Bookmark), in order with the events; each watch asks
 //     for a random timeout in [5, 10) minutes so informers do not reconnect in
 //     step; a connection silent past IdleTimeout is closed and resumed.
 //

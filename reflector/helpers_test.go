@@ -66,9 +66,10 @@ func (s *sink) Ops() []string {
 	return append([]string(nil), s.ops...)
 }
 
-func (s *sink) Add(o obj) error    { return s.do("add " + o.Name + "@" + o.ResourceVersion) }
-func (s *sink) Update(o obj) error { return s.do("update " + o.Name + "@" + o.ResourceVersion) }
-func (s *sink) Delete(o obj) error { return s.do("delete " + o.Name + "@" + o.ResourceVersion) }
+func (s *sink) Add(o obj) error          { return s.do("add " + o.Name + "@" + o.ResourceVersion) }
+func (s *sink) Update(o obj) error       { return s.do("update " + o.Name + "@" + o.ResourceVersion) }
+func (s *sink) Delete(o obj) error       { return s.do("delete " + o.Name + "@" + o.ResourceVersion) }
+func (s *sink) Bookmark(rv string) error { return s.do("bookmark " + rv) }
 func (s *sink) StartReplace() reflector.Replacer[obj] {
 	_ = s.do("start")
 	return replacer{s}

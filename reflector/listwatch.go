@@ -32,6 +32,12 @@ type Sink[T api.Object] interface {
 	// one as they arrive; Finish ends it (keys not seen are deleted) and
 	// Abort drops it when the list failed midway.
 	StartReplace() Replacer[T]
+	// Bookmark reports that the server's state reached rv: a watch
+	// bookmark at or after the last resourceVersion applied, in order
+	// with the events (client-go's ReflectorBookmarkStore). Bookmarks
+	// amid a WatchList's initial events are not reported; their end is
+	// the replace's Finish.
+	Bookmark(rv string) error
 }
 
 // Replacer is one replace in progress.

@@ -79,16 +79,24 @@ func TestEventAtLastRVIsApplied(t *testing.T) {
 }
 
 // A bookmark lower than the last resourceVersion moves nothing back: the
-// next watch resumes from the newest state applied.
+// next watch resumes from the newest state applied, and the sink is not
+// told (its content would claim an older point); one at or above it is.
 func TestLowBookmarkIsIgnored(t *testing.T) {
 	h := run(t, listWatch())
 	h.listAt("100")
 	w := h.watchFrom("100")
 	w.Event(rest.Added, pod("a", "105"))
 	w.Send(bookmark("99", false))
+	w.Send(bookmark("105", false))
+	w.Send(bookmark("", false))
 	w.End(io.EOF)
 	h.watchFrom("105")
 	if rv := h.r.LastSyncResourceVersion(); rv != "105" {
 		t.Fatalf("LastSyncResourceVersion %q after a lower bookmark, want 105", rv)
+	}
+	h.stop()
+	want := []string{"start", "finish 100", "add a@105", "bookmark 105"}
+	if got := h.sink.Ops(); !equal(got, want) {
+		t.Fatalf("sink saw %q, want %q", got, want)
 	}
 }

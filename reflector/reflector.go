@@ -332,7 +332,7 @@ func (r *Reflector[T]) stream(w Watch[T], rep Replacer[T], start time.Time) (int
 			return n, fmt.Errorf("%w: %s %s at resourceVersion %s, after %s", ErrOutOfOrder, ev.Type,
 				ev.Object.GetObjectMeta().Key(), rv, r.m.LastRV())
 		}
-		if err := r.apply(route, ev.Object, rv, rep); err != nil {
+		if err := r.apply(route, ev.Type, ev.Object, rv, rep); err != nil {
 			return n, fmt.Errorf("%s event at resourceVersion %s: %w", ev.Type, rv, refused(err))
 		}
 		r.m.Accepted(route, rv)
@@ -349,8 +349,9 @@ func (r *Reflector[T]) stream(w Watch[T], rep Replacer[T], start time.Time) (int
 	}
 }
 
-// apply hands obj, routed to route, to the sink.
-func (r *Reflector[T]) apply(route Route, obj T, rv string, rep Replacer[T]) error {
+// apply hands obj, of an event of type t routed to route, to the sink; a
+// bookmark routed ToNothing goes to Sink.Bookmark when it advances.
+func (r *Reflector[T]) apply(route Route, t rest.EventType, obj T, rv string, rep Replacer[T]) error {
 	switch route {
 	case ToAdd:
 		return r.sink.Add(obj)
@@ -362,8 +363,20 @@ func (r *Reflector[T]) apply(route Route, obj T, rv string, rep Replacer[T]) err
 		return rep.Add(obj)
 	case ToReplaceFinish:
 		return rep.Finish(rv)
+	case ToNothing:
+		if t == rest.Bookmark && r.bookmarkAdvances(rv) {
+			return r.sink.Bookmark(rv)
+		}
 	}
 	return nil
+}
+
+// bookmarkAdvances reports whether a bookmark at rv, routed ToNothing,
+// tells the sink something: the watch is past the initial events, and rv
+// is set and not older than the last resourceVersion applied (an older
+// one is a server's mistake the machine ignores too).
+func (r *Reflector[T]) bookmarkAdvances(rv string) bool {
+	return r.m.Phase() == Watching && rv != "" && !olderRV(rv, r.m.LastRV())
 }
 
 // reportEvent reports a watch event to the tap, if the view wants it: its

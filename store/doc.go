@@ -145,7 +145,13 @@
 //     an Apply batch, within the rules above.
 //   - Replace builds a whole new table (items, trees, snapshot) aside and
 //     swaps it in with one atomic store: a reader sees the old content or
-//     the new, never a mixture, whichever call it makes.
+//     the new, never a mixture, whichever call it makes. ReplaceOps does
+//     the same and reports what each key held before and which keys went
+//     (for an informer to notify its handlers of a relist).
+//   - LastStoreSyncResourceVersion is the resourceVersion the writer last
+//     gave Bookmark. The writer bookmarks after the writes that brought
+//     the content there, so a reader that loads it and then reads objects
+//     finds them at least that new.
 //   - List and ListKeys walk the item table's slots once, without locks:
 //     each key comes at most once (a key holds one slot per table, even
 //     across deletes and re-adds), every key stored before the call began

@@ -221,7 +221,7 @@ func applyRandom(t *testing.T, g gen, s *Store[*tobj], o *oracle, all []string) 
 			}
 		}
 		return "apply"
-	case p < 93:
+	case p < 89:
 		items := make([]*tobj, g.r.IntN(25))
 		o.items = map[string]*tobj{}
 		for i := range items {
@@ -230,6 +230,9 @@ func applyRandom(t *testing.T, g gen, s *Store[*tobj], o *oracle, all []string) 
 		}
 		s.Replace(items)
 		return "replace"
+	case p < 93:
+		replaceOps(t, g, s, o)
+		return "replace ops"
 	default:
 		var add []string
 		for _, n := range all {
@@ -447,5 +450,43 @@ func checkInternals(t *testing.T, s *Store[*tobj], o *oracle) {
 		if !maps.Equal(got, want) {
 			t.Errorf("%s: interner counts %v, want %v", w.def.name, got, want)
 		}
+	}
+}
+
+// replaceOps replaces the content with ReplaceOps and checks what it
+// reports against the oracle: each op's Old and Existed (the content
+// before, the same for a key given twice), and the removed keys in key
+// order with their last objects.
+func replaceOps(t *testing.T, g gen, s *Store[*tobj], o *oracle) {
+	t.Helper()
+	before := maps.Clone(o.items)
+	ops := make([]Op[*tobj], g.r.IntN(25))
+	o.items = map[string]*tobj{}
+	for i := range ops {
+		ops[i].Obj = g.obj()
+		o.set(ops[i].Obj)
+	}
+	removed := s.ReplaceOps(ops, nil)
+	for i, op := range ops {
+		want, ok := before[op.Obj.Key()]
+		if op.Old != want || op.Existed != ok || op.Key != op.Obj.Key() {
+			t.Errorf("ReplaceOps op %d (%s): (%v, %v), want (%v, %v)", i, op.Key, op.Old, op.Existed, want, ok)
+		}
+	}
+	var wantGone []string
+	for _, k := range slices.Sorted(maps.Keys(before)) {
+		if _, kept := o.items[k]; !kept {
+			wantGone = append(wantGone, k)
+		}
+	}
+	var gone []string
+	for _, r := range removed {
+		gone = append(gone, r.Key)
+		if !r.Delete || !r.Existed || r.Old != before[r.Key] {
+			t.Errorf("ReplaceOps removed %s: %+v, want a Delete of %v", r.Key, r, before[r.Key])
+		}
+	}
+	if !slices.Equal(gone, wantGone) {
+		t.Errorf("ReplaceOps removed %v, want %v", gone, wantGone)
 	}
 }

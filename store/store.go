@@ -35,6 +35,9 @@ type Store[T api.Object] struct {
 	tab atomic.Pointer[table[T]]
 	// bufs recycles the readers' collection buffers (*[]T, empty).
 	bufs sync.Pool
+	// rv is the resourceVersion the content is current at (Bookmark);
+	// nil until the first Bookmark.
+	rv atomic.Pointer[string]
 
 	// The writer's fields have cache lines of their own, so that taking
 	// wmu does not evict the line readers load tab from.

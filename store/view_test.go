@@ -10,7 +10,7 @@ import (
 // added here, after checking it cannot write.
 var readMethods = []string{
 	"AppendByIndex", "ByIndex", "ByIndexPage", "ByIndexRange", "Get", "IndexKeys", "IndexLen",
-	"KeyOf", "Len", "List", "ListIndexValues", "ListKeys",
+	"KeyOf", "LastStoreSyncResourceVersion", "Len", "List", "ListIndexValues", "ListKeys",
 }
 
 // TestViewCannotWrite: a View offers the reading half of client-go's
@@ -29,7 +29,7 @@ func TestViewCannotWrite(t *testing.T) {
 		t.Errorf("View's methods = %v, want exactly %v", got, readMethods)
 	}
 	st := reflect.TypeOf(s)
-	for _, w := range []string{"Set", "Delete", "DeleteObject", "Apply", "Replace", "AddIndexers"} {
+	for _, w := range []string{"Set", "Delete", "DeleteObject", "Apply", "Replace", "ReplaceOps", "Bookmark", "AddIndexers"} {
 		if _, ok := st.MethodByName(w); !ok {
 			t.Fatalf("*Store has no %s: the list of writes is stale", w)
 		}

@@ -86,43 +86,6 @@ func (s *Store[T]) Apply(ops []Op[T]) {
 	}
 }
 
-// Replace makes items the whole content of the store (client-go's
-// Replace), atomically for readers: the new items and indexes are built
-// aside and swapped in with one atomic store, so a reader sees the old
-// content or the new, never a mixture. A key given twice keeps its last
-// object.
-func (s *Store[T]) Replace(items []T) {
-	s.wmu.Lock()
-	defer s.wmu.Unlock()
-	old := s.tab.Load()
-	t := newTable[T](len(items))
-	t.w = make([]*windex[T], len(old.w))
-	for i, w := range old.w {
-		t.w[i] = newWindex(w.def)
-	}
-	gen := s.gen + 1
-	for _, obj := range items {
-		key := s.keyFunc(obj)
-		h := s.hash(key)
-		if sl, c := t.getCell(h, key); c != nil {
-			setObj(sl, c, obj) // a key given twice keeps its last object
-			continue
-		}
-		c := &cell[T]{key: key}
-		c.gen.Store(gen)
-		c.store(obj)
-		t.insertCell(h, c) // t is not visible to readers yet
-		t.n.Add(1)
-	}
-	for _, w := range t.w {
-		w.bulkLoad(&s.sc, t)
-	}
-	s.gen = gen
-	t.snap.Store(old.snap.Load()) // names and defs carry over
-	s.publishLocked(t, false)
-	s.tab.Store(t)
-}
-
 // AddIndexers adds indexes, built from the current content, at any time.
 // All or none are added: a name already maintained yields ErrIndexExists,
 // a nil func under a name not built in ErrNilIndexFunc.

@@ -71,6 +71,9 @@ func (r *recorder) PhaseChange(from, to reflector.Phase, err error) {
 // Applied is part of informer.Observer: the informer's apply loop calls it
 // after writing d to the store.
 func (r *recorder) Applied(d deltafifo.Delta[*api.RawObject], existed bool, depth int) {
+	if d.Type == deltafifo.Bookmark {
+		return // no object: the store's resourceVersion moved, nothing the trace shows
+	}
 	e := applied{Type: d.Type, Key: d.Key, InitialList: d.InitialList, FinalStateUnknown: d.FinalStateUnknown,
 		Existed: existed, Depth: depth}
 	if d.Object != nil {

@@ -16,6 +16,7 @@ import (
 	"github.com/kcmlab/kcm/kube/labels"
 	"github.com/kcmlab/kcm/kube/rest"
 	"github.com/kcmlab/kcm/processor"
+	"github.com/kcmlab/kcm/store"
 )
 
 // Name is the controller's canonical name, kube-controller-manager's; it
@@ -51,7 +52,22 @@ type Config struct {
 	// BurstReplicas bounds the pods created or deleted per sync; 0 means
 	// BurstReplicas.
 	BurstReplicas int
+	// StaleSkips counts the syncs skipped because a cache was older than
+	// the controller's own last write
+	// (replicaset_controller_stale_sync_skips_total); nil counts none.
+	StaleSkips *ctrl.StaleSkips
+	// NoStaleCheck turns that check off (kube-controller-manager's
+	// StaleControllerConsistencyReplicaSet gate, beta and on by default
+	// since 1.36).
+	NoStaleCheck bool
 }
+
+// The resources whose caches the stale-controller check compares with the
+// controller's writes.
+var (
+	podsResource        = ctrl.GroupResourceOf(rest.Pods)
+	replicaSetsResource = ctrl.GroupResourceOf(rest.ReplicaSets)
+)
 
 // Controller holds what a sync reads and writes. It has no goroutines of
 // its own (a ctrl.Loop runs Sync; deletions and batch creations fan out
@@ -63,9 +79,12 @@ type Controller struct {
 	rsClient     *rest.Resources[*api.ReplicaSet]
 	podClient    *rest.Resources[*api.RawObject]
 	expectations *ctrl.UIDTrackingControllerExpectations
-	recorder     ctrl.EventRecorder
-	clock        clock.Clock
-	log          zerolog.Logger
+	// consistency holds a ReplicaSet's sync back while a cache is older
+	// than the controller's own last write for it; nil when off.
+	consistency *ctrl.Consistency
+	recorder    ctrl.EventRecorder
+	clock       clock.Clock
+	log         zerolog.Logger
 	// burstReplicas bounds the writes of one sync.
 	burstReplicas int
 }
@@ -82,11 +101,18 @@ func NewController(rss informer.ReplicaSetLister, pods informer.PodLister, clien
 	if cfg.BurstReplicas <= 0 {
 		cfg.BurstReplicas = BurstReplicas
 	}
+	var consistency *ctrl.Consistency
+	if !cfg.NoStaleCheck {
+		consistency = ctrl.NewConsistency(map[ctrl.GroupResource]ctrl.ResourceVersionSource{
+			podsResource: pods, replicaSetsResource: rss,
+		}, cfg.StaleSkips)
+	}
 	return &Controller{
 		rsLister: rss, podLister: pods, owners: ctrl.OwnersOf(rest.ReplicaSets, rss.Lister),
 		rsClient:      rest.NewResources(client, rest.ReplicaSets, api.Typed[api.ReplicaSet]()),
 		podClient:     rest.NewResources(client, rest.Pods, api.Raw()),
 		expectations:  ctrl.NewUIDTrackingControllerExpectations(ctrl.NewControllerExpectations(cfg.Clock, cfg.Logger)),
+		consistency:   consistency,
 		recorder:      cfg.Recorder,
 		clock:         cfg.Clock,
 		log:           cfg.Logger,
@@ -108,14 +134,21 @@ func New(_ context.Context, cc ctrl.ControllerContext, name string) (ctrl.Contro
 	pods := ctrl.Watch(w, rest.Pods, processor.HandlerFuncs[*api.Pod]{
 		AddFunc: h.addPod, UpdateFunc: h.updatePod, DeleteFunc: h.deletePod,
 	})
+	skips, err := cc.Metrics.StaleSyncSkips("replicaset_controller", "ReplicaSet")
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
 	h.c = NewController(informer.ReplicaSetLister{Lister: rss}, informer.PodLister{Lister: pods},
-		client, Config{Clock: cc.Clock, Logger: cc.LoggerFor(name), Recorder: events.NewRecorder(Name)})
+		client, Config{Clock: cc.Clock, Logger: cc.LoggerFor(name), Recorder: events.NewRecorder(Name), StaleSkips: skips})
 	return w.Build(h.c.Sync)
 }
 
 // Sync reconciles the ReplicaSet named key, "namespace/name" (Kubernetes'
 // syncReplicaSet):
 //
+//  0. a cache (pods or ReplicaSets) older than the controller's own last
+//     write for this ReplicaSet: skip, and sync again after the rate
+//     limiter's backoff (the stale-controller check, KEP-5647);
 //  1. gone from the cache: forget its expectations, done;
 //  2. claim the active pods of its namespace (adopt matching orphans,
 //     release owned pods that stopped matching);
@@ -133,8 +166,15 @@ func (c *Controller) Sync(ctx context.Context, key string) (ctrl.Result, error) 
 		c.log.Error().Str("key", key).Msg("ReplicaSet key is not namespace/name; dropping it")
 		return ctrl.Result{}, nil
 	}
+	if err := c.consistency.EnsureReady(key); err != nil {
+		// Not a failure: the cache will catch up, and the write's own
+		// event usually syncs the key again before the backoff ends.
+		c.log.Debug().Err(err).Str("replicaset", key).Msg("cache older than this controller's last write; requeueing")
+		return ctrl.Result{Requeue: true}, nil
+	}
 	rs, err := c.rsLister.ReplicaSets(ns).Get(name)
 	if rest.IsNotFound(err) {
+		c.consistency.Clear(key, "")
 		c.expectations.DeleteExpectations(key)
 		return ctrl.Result{}, nil
 	}
@@ -172,8 +212,12 @@ func (c *Controller) Sync(ctx context.Context, key string) (ctrl.Result, error) 
 		manageErr = c.manageReplicas(ctx, key, active, rs)
 	}
 	now := c.clock.Now()
-	if _, err := c.updateStatus(ctx, rs, calculateStatus(rs, active, terminating, manageErr, now)); err != nil {
+	updated, err := c.updateStatus(ctx, rs, calculateStatus(rs, active, terminating, manageErr, now))
+	if err != nil {
 		return ctrl.Result{}, errors.Join(manageErr, err)
+	}
+	if updated != rs { // written
+		c.consistency.WroteAt(key, rs.UID, replicaSetsResource, updated.ResourceVersion)
 	}
 	if manageErr != nil {
 		return ctrl.Result{}, manageErr
@@ -212,8 +256,27 @@ func (c *Controller) claimPods(ctx context.Context, rs *api.ReplicaSet, sel labe
 		return &fresh.ObjectMeta, nil
 	})
 	m := controllerref.NewManager[*api.Pod](controllerref.OwnerOf(rs, "apps/v1", "ReplicaSet"), sel,
-		controllerref.PatcherFor(c.podClient.InNamespace(rs.Namespace)), recheck)
+		c.podPatcher(rs.Namespace), recheck)
 	return m.Claim(ctx, pods)
+}
+
+// podPatcher patches pods of namespace ns (adoption, release) and records
+// each patched pod's resourceVersion for the ReplicaSet that controls it
+// afterwards, if any (Kubernetes' RealPodControl.PatchPod with its OnWrite
+// callback): an adopted pod is a write of its new owner's; a released one
+// is nobody's.
+func (c *Controller) podPatcher(ns string) controllerref.Patcher {
+	pods := c.podClient.InNamespace(ns)
+	return func(ctx context.Context, name string, patch []byte) error {
+		pod, err := pods.Patch(ctx, name, rest.StrategicMergePatch, patch, rest.PatchOptions{})
+		if err != nil {
+			return err
+		}
+		if ref := pod.ControllerRef(); ref != nil {
+			c.consistency.WroteAt(store.MetaNamespaceKey(ns, ref.Name), ref.UID, podsResource, pod.ResourceVersion)
+		}
+		return nil
+	}
 }
 
 // ref is the involvedObject of rs's events.

@@ -24,7 +24,8 @@
 //	             ─ orphan add/relabel: every ReplicaSet whose selector matches
 //
 //	Sync(key):
-//	  ReplicaSet gone            ─▶ forget its expectations
+//	  a cache older than this controller's last write for key ─▶ skip, Requeue (backoff)
+//	  ReplicaSet gone            ─▶ forget its expectations and writes
 //	  selector invalid           ─▶ log; wait for the object to change
 //	  pods of the namespace ─ active only (not terminal, not being deleted)
 //	                        ─ claim (ctrl/controllerref): adopt orphans, release non-matching
@@ -61,6 +62,16 @@
 //     a fresh read.
 //   - Only the claimed pods are touched: another controller's pod is never
 //     deleted or counted, even if the selector matches.
+//   - No sync on a cache that has not shown the controller its own last
+//     write (the stale-controller check, KEP-5647): each pod created, each
+//     pod adopted and each status written records its resourceVersion for
+//     the ReplicaSet (ctrl.Consistency); a sync of that ReplicaSet is
+//     skipped, asking the loop to retry after its backoff, while the pod
+//     or ReplicaSet cache is older (Informer.LastStoreSyncResourceVersion),
+//     and counted in replicaset_controller_stale_sync_skips_total{group,
+//     resource}. Expectations cover creations and deletions only; this
+//     also covers status updates and adoptions. Deletions record nothing
+//     (a DELETE answers no resourceVersion), as in Kubernetes.
 //
 // # Behaviour matched with kube-controller-manager 1.37
 //
@@ -95,6 +106,15 @@
 //     all available. kcm's sync instead asks to run again exactly when the
 //     next Ready pod reaches minReadySeconds, so availableReplicas moves at
 //     that moment whatever the other pods do.
+//
+// A stale-cache skip is a Requeue, not an error: kube-controller-manager
+// returns its ConsistencyError, which logs an error line ("sync ... failed
+// with read version: ...") for what is normal operation; kcm logs it at
+// debug level and counts it under controller_runtime_reconcile_total's
+// result "requeue". The retry timing is the same: the rate limiter's
+// backoff. The StaleControllerConsistencyReplicaSet gate is at its
+// default, on (kcm has no --feature-gates); Config.NoStaleCheck turns it
+// off.
 //
 // # Kubernetes counterparts
 //

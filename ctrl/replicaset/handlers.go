@@ -37,9 +37,11 @@ func (h *handlers) updateRS(old, cur *api.ReplicaSet) {
 	h.q.Add(cur.Key())
 }
 
-// deleteRS forgets the ReplicaSet's expectations, so that one created
-// again under the same name starts clean, and syncs the key once more.
+// deleteRS forgets the ReplicaSet's expectations and writes, so that one
+// created again under the same name starts clean, and syncs the key once
+// more.
 func (h *handlers) deleteRS(rs *api.ReplicaSet, _ bool) {
+	h.c.consistency.Clear(rs.Key(), rs.UID)
 	h.c.expectations.DeleteExpectations(rs.Key())
 	h.q.Add(rs.Key())
 }

@@ -72,6 +72,7 @@ func (c *Controller) createPod(ctx context.Context, rs *api.ReplicaSet, body []b
 		c.recorder.Eventf(c.ref(rs), api.EventTypeWarning, ctrl.ReasonFailedCreate, "Error creating: %s", apiMessage(err))
 		return &manageError{msg: apiMessage(err), err: fmt.Errorf("creating a pod for ReplicaSet %s: %w", rs.Key(), err)}
 	}
+	c.consistency.WroteAt(rs.Key(), rs.UID, podsResource, created.ResourceVersion)
 	c.log.Debug().Str("replicaset", rs.Key()).Str("pod", created.Name).Msg("created pod")
 	c.recorder.Eventf(c.ref(rs), api.EventTypeNormal, ctrl.ReasonSuccessfulCreate, "Created pod: %s", created.Name)
 	return nil
