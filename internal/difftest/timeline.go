@@ -190,11 +190,15 @@ func (s *timelineState) renderSpecs() string {
 	return strings.Join(parts, " ")
 }
 
-// addState records a scenario's state, unless it repeats the last one.
+// addState records a scenario's state, unless it repeats the last one,
+// whatever phase that was recorded in: a phase boundary that changes
+// nothing is not a step. (An update that renders the same, such as a
+// condition message that differs only in the text normalisation hides,
+// may arrive just before or just after the scenario moves to its next
+// phase; which one is timing, not behaviour.)
 func (s *timelineState) addState(state string) {
-	st := Step{Phase: s.phase, State: state}
-	if n := len(s.tl.States); n == 0 || s.tl.States[n-1] != st {
-		s.tl.States = append(s.tl.States, st)
+	if n := len(s.tl.States); n == 0 || s.tl.States[n-1].State != state {
+		s.tl.States = append(s.tl.States, Step{Phase: s.phase, State: state})
 	}
 }
 
