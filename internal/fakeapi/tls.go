@@ -142,6 +142,7 @@ type h2Conn struct {
 	hdr       [9]byte
 	hdrN      int  // bytes of the current frame header written
 	left      int  // payload bytes of the current frame still to come
+	frames    int  // whole frames written: a GOAWAY waits for the first, the server's SETTINGS (its preface)
 	goAway    bool // a GOAWAY waits for the next frame boundary
 	closeThen bool // ... and the connection is cut after it
 	silent    bool // LostPings: every write is dropped
@@ -165,7 +166,7 @@ func (c *h2Conn) Write(p []byte) (int, error) {
 	out := make([]byte, 0, len(p)+17)
 	n := len(p)
 	for len(p) > 0 {
-		if c.hdrN == 0 && c.goAway {
+		if c.hdrN == 0 && c.goAway && c.frames > 0 {
 			if done, err := c.sendGoAwayLocked(out); done || err != nil {
 				return n, err
 			}
@@ -178,6 +179,7 @@ func (c *h2Conn) Write(p []byte) (int, error) {
 				c.left = int(c.hdr[0])<<16 | int(c.hdr[1])<<8 | int(c.hdr[2])
 				if c.left == 0 {
 					c.hdrN = 0
+					c.frames++
 				}
 			}
 			continue
@@ -186,7 +188,12 @@ func (c *h2Conn) Write(p []byte) (int, error) {
 		out, p, c.left = append(out, p[:k]...), p[k:], c.left-k
 		if c.left == 0 {
 			c.hdrN = 0
+			c.frames++
 		}
+	}
+	if c.hdrN == 0 && c.goAway && c.frames > 0 { // asked for before this write's first frame was out
+		_, err := c.sendGoAwayLocked(out)
+		return n, err
 	}
 	if _, err := c.Conn.Write(out); err != nil {
 		return 0, err
@@ -214,7 +221,8 @@ func (c *h2Conn) sendGoAwayLocked(pending []byte) (done bool, err error) {
 }
 
 // inject asks for a connection fault: GOAWAY at the next frame boundary
-// (now, when the connection stands between frames), optionally followed
+// after the server's first frame (now, when the connection stands between
+// frames and that frame is out), optionally followed
 // by a cut; or silence.
 func (c *h2Conn) inject(f Fault) {
 	c.mu.Lock()
@@ -227,7 +235,11 @@ func (c *h2Conn) inject(f Fault) {
 		c.closeThen = true
 	}
 	c.goAway = true
-	if c.hdrN == 0 {
+	// Between two frames, and never before the server's SETTINGS: a request
+	// can reach its handler before the server's preface has been written,
+	// and a client that reads a GOAWAY first fails the connection
+	// (PROTOCOL_ERROR), which no real apiserver makes it do.
+	if c.hdrN == 0 && c.frames > 0 {
 		_, _ = c.sendGoAwayLocked(nil)
 	}
 }
