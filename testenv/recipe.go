@@ -29,6 +29,18 @@ type recipe struct {
 	ldflags  string // linker flags; they do not affect the compile cache
 	estimate string // how long a first build takes, for the progress line
 	setup    func(ctx context.Context, g *goTool) error
+
+	// test makes pkg a test package: the binary is its test binary,
+	// built by go test -c.
+	test bool
+	// compile, when set, lists packages that go build -v compiles before
+	// the binary is built. They land in the Go build cache, where the
+	// binary's build finds them; the step exists so that the progress
+	// line can count packages, which go test -c does not name.
+	compile []string
+	// source identifies generated source files the setup writes (a hash),
+	// so that changing them changes the stamp.
+	source string
 }
 
 // buildArgs are the go build arguments that produce the binary at out.
@@ -37,17 +49,37 @@ type recipe struct {
 // is what the progress line counts.
 func (r recipe) buildArgs(out string) []string {
 	args := []string{"build", "-trimpath", "-v"}
+	if r.test {
+		args = []string{"test", "-c", "-trimpath"}
+	}
 	if r.ldflags != "" {
 		args = append(args, "-ldflags="+r.ldflags)
 	}
 	return append(args, "-o", out, r.pkg)
 }
 
+// compileArgs are the go build arguments of the compile step (see
+// recipe.compile), or nil when the recipe has none. The flags that shape
+// compilation are buildArgs's, so the binary's build reuses the results.
+func (r recipe) compileArgs() []string {
+	if len(r.compile) == 0 {
+		return nil
+	}
+	return append([]string{"build", "-trimpath", "-v"}, r.compile...)
+}
+
 // stamp identifies everything that shapes the binary. It is stored next
 // to the cached binary; a binary whose stamp differs is rebuilt, so a
 // change of recipe never reuses a stale build.
 func (r recipe) stamp() string {
-	return fmt.Sprintf("%s %s\nCGO_ENABLED=0 go %s\n", r.name, r.version, strings.Join(r.buildArgs("BINARY"), " "))
+	s := fmt.Sprintf("%s %s\nCGO_ENABLED=0 go %s\n", r.name, r.version, strings.Join(r.buildArgs("BINARY"), " "))
+	if len(r.compile) > 0 {
+		s += "compiled first: " + strings.Join(r.compile, " ") + "\n"
+	}
+	if r.source != "" {
+		s += "source " + r.source + "\n"
+	}
+	return s
 }
 
 // etcdRecipe builds etcd: its server module's root package is the etcd
@@ -108,6 +140,15 @@ func kubernetesSetup(cmd string) func(context.Context, *goTool) error {
 // setupKubernetesModule writes the throw-away go.mod for building the
 // k8s.io/kubernetes command cmd and resolves its dependencies.
 func setupKubernetesModule(ctx context.Context, g *goTool, cmd string) error {
+	if err := writeKubernetesGoMod(ctx, g); err != nil {
+		return err
+	}
+	return g.run(ctx, "get", cmd+"@"+KubernetesVersion)
+}
+
+// writeKubernetesGoMod writes the go.mod of a throw-away module that
+// requires k8s.io/kubernetes at KubernetesVersion (see throwAwayGoMod).
+func writeKubernetesGoMod(ctx context.Context, g *goTool) error {
 	const mod = "k8s.io/kubernetes"
 	out, err := g.output(ctx, "mod", "download", "-json", mod+"@"+KubernetesVersion)
 	if err != nil {
@@ -135,7 +176,7 @@ func setupKubernetesModule(ctx context.Context, g *goTool, cmd string) error {
 	if err := os.WriteFile(filepath.Join(g.dir, "go.mod"), []byte(gomod), 0o644); err != nil {
 		return fmt.Errorf("write go.mod: %w", err)
 	}
-	return g.run(ctx, "get", cmd+"@"+KubernetesVersion)
+	return nil
 }
 
 // throwAwayGoMod renders the go.mod of the module that builds a Kubernetes
