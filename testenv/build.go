@@ -164,6 +164,11 @@ func (b *builder) build(ctx context.Context, r recipe, dir, final string) error 
 	if err := g.run(ctx, r.buildArgs(tmp)...); err != nil {
 		return withTail(err, logPath, sink)
 	}
+	if r.finish != nil {
+		if err := r.finish(ctx, g, dir); err != nil {
+			return withTail(err, logPath, sink)
+		}
+	}
 	if err := install(tmp, final, r); err != nil {
 		return err
 	}
@@ -309,11 +314,16 @@ func (s *buildSink) tail() string {
 func stampPath(binary string) string { return binary + ".stamp" }
 
 // isCurrent reports whether path is an executable built by recipe r as it
-// is now (its stamp matches).
+// is now (its stamp matches) and the recipe's extra files are beside it.
 func isCurrent(path string, r recipe) bool {
 	fi, err := os.Stat(path)
 	if err != nil || !fi.Mode().IsRegular() || fi.Mode().Perm()&0o111 == 0 {
 		return false
+	}
+	for _, name := range r.extras {
+		if fi, err := os.Stat(filepath.Join(filepath.Dir(path), name)); err != nil || !fi.Mode().IsRegular() {
+			return false
+		}
 	}
 	stamp, err := os.ReadFile(stampPath(path))
 	return err == nil && string(stamp) == r.stamp()

@@ -132,9 +132,9 @@ func TestBuilderFailureShowsOutputTail(t *testing.T) {
 func helloTestRecipe() recipe {
 	return recipe{
 		name: "hello.test", version: "v0.0.1", pkg: ".", estimate: "a second", test: true,
-		compile: []string{"kcm.local/hellotest/greet"},
-		source:  "1",
-		ldflags: "-X kcm.local/hellotest/greet.greeting=built-by-testenv",
+		compile:   []string{"kcm.local/hellotest/greet"},
+		stampNote: "source 1",
+		ldflags:   "-X kcm.local/hellotest/greet.greeting=built-by-testenv",
 		setup: func(ctx context.Context, g *goTool) error {
 			files := map[string]string{
 				"go.mod":         "module kcm.local/hellotest\n\ngo 1.22\n",
@@ -176,7 +176,7 @@ func TestBuilderBuildsTestBinary(t *testing.T) {
 		t.Errorf("progress did not count the compile step's package:\n%s", progress.String())
 	}
 	// The generated source is part of the stamp.
-	r.source = "2"
+	r.stampNote = "source 2"
 	if isCurrent(path, r) {
 		t.Errorf("a binary built from other generated source counts as current")
 	}

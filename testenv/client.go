@@ -49,9 +49,22 @@ func (e *StatusError) Error() string {
 // do sends a JSON request and decodes a JSON answer into out (if not nil).
 // Non-2xx answers are returned as *StatusError.
 func (c *apiClient) do(ctx context.Context, method, path string, in, out any) error {
+	return c.send(ctx, method, path, "", in, out)
+}
+
+// mergePatch sends a JSON merge patch (RFC 7386) to path.
+func (c *apiClient) mergePatch(ctx context.Context, path string, patch, out any) error {
+	return c.send(ctx, http.MethodPatch, path, "application/merge-patch+json", patch, out)
+}
+
+// send is do with the request's Content-Type ("" means JSON).
+func (c *apiClient) send(ctx context.Context, method, path, contentType string, in, out any) error {
 	req, err := newJSONRequest(ctx, method, c.host+path, in)
 	if err != nil {
 		return err
+	}
+	if contentType != "" {
+		req.Header.Set("Content-Type", contentType)
 	}
 	req.Header.Set("Authorization", "Bearer "+c.token)
 	req.Header.Set("Accept", "application/json")

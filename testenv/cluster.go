@@ -34,6 +34,22 @@ type Options struct {
 	ReadyTimeout time.Duration
 	// Binaries, when set, are used as they are instead of the cached builds.
 	Binaries *Binaries
+
+	// Scheduler starts kube-scheduler (StartScheduler) before Start
+	// returns. Its first build happens then, not before.
+	Scheduler bool
+	// Nodes, when not empty, starts kwok and kube-scheduler and adds these
+	// nodes (AddNodes) before Start returns: pods created on the cluster
+	// are scheduled to them and become Running and Ready.
+	Nodes []NodeSpec
+	// NodeLeaseDurationSeconds is the duration kwok writes into each
+	// node's Lease and renews it at a quarter of (as the kubelet does).
+	// Zero means 40, the kubelet's default.
+	NodeLeaseDurationSeconds int
+	// SchedulerBinary and Kwok, when set, are used instead of the cached
+	// builds.
+	SchedulerBinary string
+	Kwok            *KwokFiles
 }
 
 // Cluster is a running etcd and kube-apiserver on loopback ports, with
@@ -42,8 +58,10 @@ type Options struct {
 // serialised with each other.
 type Cluster struct {
 	log          zerolog.Logger
+	progress     io.Writer // build progress of lazily built helpers; nil: os.Stderr
 	readyTimeout time.Duration
 	dir          string // the temporary directory; removed by Stop
+	opts         Options
 
 	// Fixed once Start returns.
 	host           string
@@ -54,10 +72,17 @@ type Cluster struct {
 	client         *apiClient
 	etcdHTTP       *http.Client
 
-	mu      sync.Mutex
-	api     *apiServer           // its process changes on restart; guarded by mu
-	kcms    []*ControllerManager // started on this cluster; guarded by mu
-	stopped bool                 // guarded by mu
+	mu        sync.Mutex
+	api       *apiServer           // its process changes on restart; guarded by mu
+	kcms      []*ControllerManager // started on this cluster; guarded by mu
+	scheduler *daemon              // kube-scheduler, once started; guarded by mu
+	kwok      *daemon              // kwok, once started; guarded by mu
+	stopped   bool                 // guarded by mu
+
+	// helpers serialises StartScheduler, StartKwok and AddNodes (which
+	// numbers the nodes); it is never held together with mu's long waits.
+	helpers   sync.Mutex
+	nodeCount int // nodes added so far; guarded by helpers
 }
 
 // Start builds (or finds cached) etcd and kube-apiserver, starts both, and
@@ -76,7 +101,8 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 	if err != nil {
 		return nil, fmt.Errorf("testenv: %w", err)
 	}
-	c := &Cluster{log: opts.Logger, readyTimeout: opts.ReadyTimeout, dir: dir, etcdHTTP: &http.Client{}}
+	c := &Cluster{log: opts.Logger, progress: opts.Progress, readyTimeout: opts.ReadyTimeout, dir: dir,
+		etcdHTTP: &http.Client{}, opts: opts}
 	if c.readyTimeout <= 0 {
 		c.readyTimeout = DefaultReadyTimeout
 	}
@@ -84,7 +110,24 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 		c.Stop()
 		return nil, fmt.Errorf("testenv: start cluster: %w", err)
 	}
+	if err := c.startNodes(ctx); err != nil {
+		c.Stop()
+		return nil, err
+	}
 	return c, nil
+}
+
+// startNodes starts what Options.Scheduler and Options.Nodes ask for.
+func (c *Cluster) startNodes(ctx context.Context) error {
+	if c.opts.Scheduler || len(c.opts.Nodes) > 0 {
+		if err := c.StartScheduler(ctx); err != nil {
+			return err
+		}
+	}
+	if len(c.opts.Nodes) > 0 {
+		return c.AddNodes(ctx, c.opts.Nodes...)
+	}
+	return nil
 }
 
 // start runs etcd, then kube-apiserver, then writes the kubeconfig.
@@ -242,10 +285,10 @@ func (c *Cluster) CompactEtcd(ctx context.Context) (int64, error) {
 	return rev, nil
 }
 
-// Stop kills the kube-controller-managers started on the cluster, then
-// kube-apiserver and etcd (each gets SIGTERM, then SIGKILL after a
-// bound), waits for them, and removes the temporary directory. It is
-// idempotent.
+// Stop kills kwok, kube-scheduler and the kube-controller-managers started
+// on the cluster, then kube-apiserver and etcd (each gets SIGTERM, then
+// SIGKILL after a bound), waits for them, and removes the temporary
+// directory. It is idempotent.
 func (c *Cluster) Stop() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -253,6 +296,11 @@ func (c *Cluster) Stop() {
 		return
 	}
 	c.stopped = true
+	for _, d := range []*daemon{c.kwok, c.scheduler} {
+		if d != nil {
+			d.proc.stop(daemonStopGrace)
+		}
+	}
 	for _, cm := range c.kcms {
 		_ = cm.Stop() // a crash it reports is the test's business, not Stop's
 	}

@@ -2,11 +2,9 @@ package testenv
 
 import (
 	"context"
-	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -169,30 +167,9 @@ func kcmArgs(kubeconfig, certDir string, port int, opts KCMOptions) []string {
 	return append(args, opts.Args...)
 }
 
-// waitHealthy polls /healthz (its certificate is self-signed, so it is not
-// verified: the probe only asks whether the process is up).
+// waitHealthy polls /healthz until it answers ok.
 func (cm *ControllerManager) waitHealthy(ctx context.Context) error {
-	// Not verifying is safe here: the probe asks a local test process
-	// whether it is up, and sends nothing secret.
-	tr := &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}
-	defer tr.CloseIdleConnections()
-	client := &http.Client{Transport: tr}
-	return waitReady(ctx, cm.proc, func(ctx context.Context) error {
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, cm.healthURL, nil)
-		if err != nil {
-			return err
-		}
-		resp, err := client.Do(req)
-		if err != nil {
-			return err
-		}
-		defer resp.Body.Close()
-		body, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
-		if resp.StatusCode != http.StatusOK {
-			return fmt.Errorf("GET %s: HTTP %d: %s", cm.healthURL, resp.StatusCode, strings.TrimSpace(string(body)))
-		}
-		return nil
-	})
+	return waitHealthz(ctx, cm.proc, cm.healthURL)
 }
 
 // ErrControllerManagerExited is returned by Stop when the process had

@@ -109,14 +109,14 @@ func TestE2E(t *testing.T) { e2e.RunE2ETests(t) }
 func e2eRecipe() recipe {
 	src := e2eTestSource()
 	return recipe{
-		name:     "e2e.test",
-		version:  KubernetesVersion,
-		pkg:      ".",
-		test:     true,
-		compile:  e2eImports(),
-		source:   fmt.Sprintf("%x", sha256.Sum256([]byte(src))),
-		ldflags:  versionLDFlags(KubernetesVersion),
-		estimate: "about 10-20 min on 2 cores, less after kube-apiserver's build",
+		name:      "e2e.test",
+		version:   KubernetesVersion,
+		pkg:       ".",
+		test:      true,
+		compile:   e2eImports(),
+		stampNote: fmt.Sprintf("e2e_test.go sha256 %x", sha256.Sum256([]byte(src))),
+		ldflags:   versionLDFlags(KubernetesVersion),
+		estimate:  "about 10-20 min on 2 cores, less after kube-apiserver's build",
 		setup: func(ctx context.Context, g *goTool) error {
 			if err := writeKubernetesGoMod(ctx, g); err != nil {
 				return err

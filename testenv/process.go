@@ -37,6 +37,12 @@ type process struct {
 // startProcess starts bin with args, appending its stdout and stderr to
 // logPath (a restart keeps the earlier run's lines above a marker).
 func startProcess(name, bin string, args []string, logPath string) (*process, error) {
+	return startProcessEnv(name, bin, args, nil, logPath)
+}
+
+// startProcessEnv is startProcess with env ("KEY=value") added to the
+// inherited environment.
+func startProcessEnv(name, bin string, args, env []string, logPath string) (*process, error) {
 	logFile, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("%s log: %w", name, err)
@@ -45,6 +51,9 @@ func startProcess(name, bin string, args []string, logPath string) (*process, er
 	fmt.Fprintf(logFile, "=== testenv: starting %s at %s\n", name, time.Now().Format(time.RFC3339Nano))
 
 	cmd := exec.Command(bin, args...)
+	if len(env) > 0 {
+		cmd.Env = append(os.Environ(), env...)
+	}
 	cmd.Stdout = logFile
 	cmd.Stderr = logFile
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}

@@ -38,9 +38,16 @@ type recipe struct {
 	// binary's build finds them; the step exists so that the progress
 	// line can count packages, which go test -c does not name.
 	compile []string
-	// source identifies generated source files the setup writes (a hash),
-	// so that changing them changes the stamp.
-	source string
+	// extras names files the recipe writes next to the binary (kwok's
+	// Stage configuration); a binary whose extras are missing is rebuilt.
+	extras []string
+	// finish, if set, runs after go build succeeded and before the binary
+	// is installed, in the same throw-away module; it writes the extras
+	// into dir (each one atomically).
+	finish func(ctx context.Context, g *goTool, dir string) error
+	// stampNote is added to the stamp: whatever else shapes the outputs
+	// (which Stage files kwok's configuration is made of).
+	stampNote string
 }
 
 // buildArgs are the go build arguments that produce the binary at out.
@@ -76,8 +83,8 @@ func (r recipe) stamp() string {
 	if len(r.compile) > 0 {
 		s += "compiled first: " + strings.Join(r.compile, " ") + "\n"
 	}
-	if r.source != "" {
-		s += "source " + r.source + "\n"
+	if r.stampNote != "" {
+		s += r.stampNote + "\n"
 	}
 	return s
 }
