@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -128,8 +129,10 @@ func TestBuilderFailureShowsOutputTail(t *testing.T) {
 }
 
 // helloTestRecipe builds the test binary of a tiny local package, with a
-// compile step for the package it imports, as the e2e recipe does.
-func helloTestRecipe() recipe {
+// compile step for the package it imports, as the e2e recipe does. unique
+// goes into the imported package's source, so that the Go build cache
+// cannot hold it yet and go build -v names it.
+func helloTestRecipe(unique string) recipe {
 	return recipe{
 		name: "hello.test", version: "v0.0.1", pkg: ".", estimate: "a second", test: true,
 		compile:   []string{"kcm.local/hellotest/greet"},
@@ -137,8 +140,9 @@ func helloTestRecipe() recipe {
 		ldflags:   "-X kcm.local/hellotest/greet.greeting=built-by-testenv",
 		setup: func(ctx context.Context, g *goTool) error {
 			files := map[string]string{
-				"go.mod":         "module kcm.local/hellotest\n\ngo 1.22\n",
-				"greet/greet.go": "package greet\n\nvar greeting = \"default\"\n\nfunc Greeting() string { return greeting }\n",
+				"go.mod": "module kcm.local/hellotest\n\ngo 1.22\n",
+				"greet/greet.go": "package greet\n\nvar greeting = \"default\"\n\nconst unique = " + strconv.Quote(unique) + "\n\n" +
+					"func Greeting() string { return greeting }\n",
 				"hello_test.go": "package hellotest\n\nimport (\n\t\"testing\"\n\n\t\"kcm.local/hellotest/greet\"\n)\n\n" +
 					"func TestHello(t *testing.T) { t.Log(greet.Greeting()) }\n",
 			}
@@ -161,8 +165,9 @@ func TestBuilderBuildsTestBinary(t *testing.T) {
 		t.Fatalf("the go command is required: %v", err)
 	}
 	var progress syncbuf.Buffer
-	b := &builder{cacheDir: t.TempDir(), progress: &progress}
-	r := helloTestRecipe()
+	cache := t.TempDir()
+	b := &builder{cacheDir: cache, progress: &progress}
+	r := helloTestRecipe(cache)
 	path, err := b.ensure(t.Context(), r)
 	if err != nil {
 		t.Fatal(err)
