@@ -186,12 +186,23 @@ func startKCM(ctx context.Context, cfg Config, cl *testenv.Cluster) (*managerben
 	return proc, nil
 }
 
-// runE2E runs the e2e binary, its output into res.E2ELog, and echoes
-// ginkgo's one line per finished spec to cfg.Progress.
+// The headers ginkgo's verbose output starts a finished spec's report
+// with: "• [12.345 seconds]" for a pass, "• [FAILED] [...]" and the like
+// for a failure (github.com/onsi/ginkgo/v2/reporters, DefaultReporter).
+var (
+	specDone     = "• ["
+	specFailures = []string{"• [FAILED]", "• [TIMEDOUT]", "• [PANICKED]", "• [INTERRUPTED]", "• [ABORTED]"}
+)
+
+// progressInterval is how often a run reports how far it got.
+const progressInterval = 2 * time.Minute
+
+// runE2E runs the e2e binary, its output into res.E2ELog, and tells
+// cfg.Progress every progressInterval how many specs finished.
 func runE2E(ctx context.Context, cfg Config, bin, kubeconfig string, res Result) error {
 	args := E2EArgs(kubeconfig, res.Report, cfg)
 	cfg.Log.Info().Str("mode", string(res.Mode)).Str("log", res.E2ELog).Strs("args", args).Msg("running the e2e suite")
-	proc, err := managerbench.StartProc("e2e.test", bin, args, res.E2ELog)
+	proc, err := managerbench.StartProc("e2e.test", bin, args, res.E2ELog, append([]string{specDone}, specFailures...)...)
 	if err != nil {
 		return err
 	}
@@ -201,16 +212,34 @@ func runE2E(ctx context.Context, cfg Config, bin, kubeconfig string, res Result)
 	}
 	t := time.NewTimer(timeout)
 	defer t.Stop()
-	select {
-	case <-proc.Exited():
-		return proc.Stop(e2eStopGrace) // nil after a clean exit; ginkgo exits 1 when a spec failed
-	case <-ctx.Done():
-		_ = proc.Stop(e2eStopGrace)
-		return ctx.Err()
-	case <-t.C:
-		_ = proc.Stop(e2eStopGrace) // ginkgo writes its report on SIGTERM
-		return fmt.Errorf("e2e: %s: the e2e binary ran past %s", res.Mode, timeout)
+	tick := time.NewTicker(progressInterval)
+	defer tick.Stop()
+	for {
+		select {
+		case <-tick.C:
+			failed := 0
+			for _, f := range specFailures {
+				failed += proc.Log.Marks(f).Count
+			}
+			fmt.Fprintf(progressOut(cfg), "e2e %s: %d specs finished, %d failed, %s elapsed\n",
+				res.Mode, proc.Log.Marks(specDone).Count, failed, time.Since(proc.Started).Round(time.Second))
+		case <-proc.Exited():
+			return proc.Stop(e2eStopGrace) // nil after a clean exit; ginkgo exits 1 when a spec failed
+		case <-ctx.Done():
+			_ = proc.Stop(e2eStopGrace)
+			return ctx.Err()
+		case <-t.C:
+			_ = proc.Stop(e2eStopGrace) // ginkgo writes its report on SIGTERM
+			return fmt.Errorf("e2e: %s: the e2e binary ran past %s", res.Mode, timeout)
+		}
 	}
+}
+
+func progressOut(cfg Config) io.Writer {
+	if cfg.Progress == nil {
+		return os.Stderr
+	}
+	return cfg.Progress
 }
 
 // E2EArgs is the e2e binary's command line: the cluster, the skeleton
