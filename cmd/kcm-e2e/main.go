@@ -44,6 +44,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		modes      = fs.String("modes", "kube-controller-manager,kcm", "which runs to make, in order: kube-controller-manager (alone), kcm (with kube-controller-manager for the other controllers)")
 		nodes      = fs.Int("nodes", 3, "kwok nodes, one per zone")
 		renderOnly = fs.Bool("render-only", false, "run nothing: render the table from the reports in --workdir")
+		buildOnly  = fs.Bool("build-only", false, "build (or find cached) the e2e test binary, print its path, and exit")
 	)
 	fs.StringVar(&cfg.KCMBinary, "kcm", "bin/kcm", "the kcm binary (make e2e builds it from this tree)")
 	fs.StringVar(&cfg.KubeBinary, "kube-controller-manager", "", "the kube-controller-manager binary; empty: testenv's cached build")
@@ -74,9 +75,20 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	cfg.Controllers = manager.NewControllerDescriptors().KnownControllers()
-	cfg.Nodes = Nodes(*nodes)
 	cfg.Progress = stderr
 	cfg.Log = zerolog.New(zerolog.ConsoleWriter{Out: stderr, TimeFormat: "15:04:05"}).With().Timestamp().Logger()
+	if *buildOnly {
+		began := time.Now()
+		bin, err := testenv.EnsureE2E(context.Background(), cfg.Progress, cfg.Log)
+		if err != nil {
+			fmt.Fprintf(stderr, "kcm-e2e: %v\n", err)
+			return 1
+		}
+		fmt.Fprintf(stdout, "%s\n", bin)
+		cfg.Log.Info().Dur("took", time.Since(began)).Msg("e2e test binary ready")
+		return 0
+	}
+	cfg.Nodes = Nodes(*nodes)
 	if !*renderOnly {
 		abs, err := filepath.Abs(cfg.KCMBinary)
 		if err == nil {

@@ -45,9 +45,10 @@ type Row struct {
 	Stale bool
 }
 
-// Compare pairs the specs of the two runs by name, in the order the
-// kube-controller-manager run ran them (specs only the kcm run has come
-// last, by name), and classifies each with known's reasons.
+// Compare pairs the specs of the two runs by name, sorted by name (ginkgo
+// runs them in a random order; sorted, the specs of one Describe block
+// stay together and two tables compare line by line), and classifies each
+// with known's reasons.
 func Compare(kube, kcm Suite, known []Reason) []Row {
 	byName := make(map[string]*Row)
 	var order []string
@@ -67,11 +68,10 @@ func Compare(kube, kcm Suite, known []Reason) []Row {
 	for _, s := range kube.Specs {
 		add(s, true)
 	}
-	n := len(order)
 	for _, s := range kcm.Specs {
 		add(s, false)
 	}
-	sort.Strings(order[n:])
+	sort.Strings(order)
 	rows := make([]Row, 0, len(order))
 	for _, name := range order {
 		r := byName[name]

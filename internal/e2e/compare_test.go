@@ -29,8 +29,7 @@ func TestVerdict(t *testing.T) {
 	}
 }
 
-// Compare pairs the runs' specs by name in the kube-controller-manager
-// run's order, classifies each, and applies known reasons only where the
+// Compare pairs the runs' specs by name, sorted by name, classifies each, and applies known reasons only where the
 // spec failed (or was skipped) under both.
 func TestCompare(t *testing.T) {
 	kube := readSuite(t, "testdata/kube.json")
@@ -49,10 +48,10 @@ func TestCompare(t *testing.T) {
 		stale   bool
 	}{
 		{"[sig-apps] Deployment deployment should support rollover [Conformance]", Passed, Failed, Regression, "", false},
-		{"[sig-apps] ReplicaSet should serve a basic image on each replica with a public image [Conformance]", Failed, Failed, BothFailed, "sends HTTP to the pods", false},
-		{"[sig-apps] ReplicaSet should serve a basic image on each replica with a private image", Skipped, Skipped, BothSkipped, "", false},
 		{"[sig-apps] Deployment should validate Deployment Status endpoints [Conformance]", Failed, Passed, KCMOnly, "", true},
 		{"[sig-apps] ReplicaSet Replace and Patch tests [Conformance]", NotRun, Passed, Incomplete, "", false},
+		{"[sig-apps] ReplicaSet should serve a basic image on each replica with a private image", Skipped, Skipped, BothSkipped, "", false},
+		{"[sig-apps] ReplicaSet should serve a basic image on each replica with a public image [Conformance]", Failed, Failed, BothFailed, "sends HTTP to the pods", false},
 	}
 	if len(rows) != len(want) {
 		t.Fatalf("%d rows, want %d: %+v", len(rows), len(want), rows)

@@ -24,7 +24,7 @@ func TestMarkdownFlags(t *testing.T) {
 		"skipped under both: Only supported for providers [gce] (not skeleton)",
 		"| `\\[sig-apps\\] Deployment ` | deployment-controller |",
 		"- `\\[sig-auth\\] ServiceAccounts should mount an API token into pods`: reads the token",
-		"| 5 | [sig-apps] ReplicaSet Replace and Patch tests [Conformance] | not run | passed 4s | not comparable |",
+		"| 3 | [sig-apps] ReplicaSet Replace and Patch tests [Conformance] | not run | passed 4s | not comparable |",
 		"  ```\n  Did not get expected responses within the timeout period of 120.00 seconds.\n  second line\n  ```\n",
 	} {
 		if !strings.Contains(md, want) {
