@@ -44,6 +44,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		modes      = fs.String("modes", "kube-controller-manager,kcm", "which runs to make, in order: kube-controller-manager (alone), kcm (with kube-controller-manager for the other controllers)")
 		nodes      = fs.Int("nodes", 3, "kwok nodes, one per zone")
 		renderOnly = fs.Bool("render-only", false, "run nothing: render the table from the reports in --workdir")
+		kcmArgs    = fs.String("kcm-args", "", "extra flags for kcm, space-separated, e.g. --v=4")
 		buildOnly  = fs.Bool("build-only", false, "build (or find cached) the e2e test binary, print its path, and exit")
 	)
 	fs.StringVar(&cfg.KCMBinary, "kcm", "bin/kcm", "the kcm binary (make e2e builds it from this tree)")
@@ -85,10 +86,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 			return 1
 		}
 		fmt.Fprintf(stdout, "%s\n", bin)
-		cfg.Log.Info().Dur("took", time.Since(began)).Msg("e2e test binary ready")
+		cfg.Log.Info().Str("took", time.Since(began).Round(time.Second).String()).Msg("e2e test binary ready")
 		return 0
 	}
 	cfg.Nodes = Nodes(*nodes)
+	cfg.KCMArgs = strings.Fields(*kcmArgs)
 	if !*renderOnly {
 		abs, err := filepath.Abs(cfg.KCMBinary)
 		if err == nil {
@@ -136,7 +138,7 @@ func runModesIn(ctx context.Context, cfg e2e.Config, modes []e2e.Mode, stderr io
 			fmt.Fprintf(stderr, "kcm-e2e: %v\n", err)
 			return 1
 		}
-		cfg.Log.Info().Str("binary", bin).Dur("took", time.Since(began)).Msg("e2e test binary ready")
+		cfg.Log.Info().Str("binary", bin).Str("took", time.Since(began).Round(time.Second).String()).Msg("e2e test binary ready")
 		cfg.E2EBinary = bin
 	}
 	commit, machine := machineLine(ctx)
@@ -151,7 +153,7 @@ func runModesIn(ctx context.Context, cfg e2e.Config, modes []e2e.Mode, stderr io
 			fmt.Fprintf(stderr, "kcm-e2e: %v\n", err)
 			return 1
 		}
-		cfg.Log.Info().Str("mode", string(m)).Dur("e2e", res.Wall).Str("report", res.Report).Msg("run done")
+		cfg.Log.Info().Str("mode", string(m)).Str("e2e", res.Wall.Round(time.Second).String()).Str("report", res.Report).Msg("run done")
 	}
 	return 0
 }

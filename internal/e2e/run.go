@@ -36,6 +36,8 @@ type Config struct {
 	KubeBinary string
 	// E2EBinary is the e2e test binary; empty: testenv's cached build.
 	E2EBinary string
+	// KCMArgs are extra flags for kcm (--v=4 for its debug log).
+	KCMArgs []string
 	// Controllers are kcm's controllers, by kube-controller-manager's
 	// names (manager.NewControllerDescriptors().KnownControllers()).
 	Controllers []string
@@ -171,7 +173,8 @@ func startKCM(ctx context.Context, cfg Config, cl *testenv.Cluster) (*managerben
 	if err != nil {
 		return nil, err
 	}
-	mgr := managerbench.Manager{Label: "kcm", Kind: managerbench.KCM, Binary: cfg.KCMBinary, Controllers: cfg.Controllers}
+	mgr := managerbench.Manager{Label: "kcm", Kind: managerbench.KCM, Binary: cfg.KCMBinary, Controllers: cfg.Controllers,
+		ExtraArgs: cfg.KCMArgs}
 	args := mgr.Args(cl.KubeconfigPath(), port, filepath.Join(cfg.WorkDir, "kcm-certs"), 50, 100)
 	proc, err := managerbench.StartProc("kcm", cfg.KCMBinary, args, filepath.Join(cfg.WorkDir, "kcm.log"), kcmSyncedLine)
 	if err != nil {
