@@ -90,7 +90,9 @@ func (p Page) Markdown() string {
 				fmt.Fprintf(&b, "- %s: %s at `%s`\n\n", s.label, s.spec.State, s.spec.Where)
 				fmt.Fprintf(&b, "  ```\n%s\n  ```\n\n", indent(firstLines(s.spec.Failure, failureLines), "  "))
 			}
-			b.WriteString("\n")
+			if !r.KCM.State.Failed() {
+				b.WriteString("\n")
+			}
 		}
 	}
 	return b.String()
@@ -130,7 +132,10 @@ func (p Page) summary(b *strings.Builder) {
 	for _, r := range p.Rows {
 		if r.Verdict == BothFailed || r.Verdict == BothSkipped {
 			k := r.Reason.Kind
-			if k == "" {
+			switch {
+			case k == "" && r.Verdict == BothSkipped:
+				k = "the e2e framework's own skip (its reason is in the row)"
+			case k == "":
 				k = "no reason listed"
 			}
 			kinds[string(r.Verdict)+": "+k]++
