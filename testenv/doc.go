@@ -1,7 +1,9 @@
 // Package testenv runs a real Kubernetes control plane for tests: one etcd
-// and one kube-apiserver on free loopback ports, with no kubelet, no
-// scheduler and no controllers. Every integration test in kcm talks to it,
-// so what kcm is tested against is the real API server, not a fake.
+// and one kube-apiserver on free loopback ports and, when a test asks for
+// them, kube-scheduler and fake nodes played by kwok. No controllers run
+// unless a test starts kube-controller-manager. Every integration test in
+// kcm talks to it, so what kcm is tested against is the real API server,
+// not a fake.
 //
 // # Where it sits
 //
@@ -56,6 +58,43 @@
 // imported packages runs first for the progress line. Only `make e2e`
 // (package internal/e2e) uses it; a first build takes tens of minutes on
 // two cores, less once kube-apiserver's packages are in the Go build cache.
+//
+// # Nodes and the scheduler
+//
+// By default a cluster has no nodes and no scheduler: a pod stays Pending
+// and a test that needs it Ready writes its status itself (which stays the
+// way to get exact, deterministic pod states). Tests that need pods to be
+// scheduled and run, nodes that heartbeat, or nodes that stop doing so ask
+// for them:
+//
+//	c, err := testenv.Start(ctx, testenv.Options{Nodes: []testenv.NodeSpec{
+//		{Name: "node-1", Zone: "zone-a"}, {Name: "node-2", Zone: "zone-b", CPU: "4", Memory: "8Gi"},
+//	}})
+//	// or, on any cluster: c.StartScheduler(ctx); c.AddNodes(ctx, specs...)
+//
+// StartScheduler runs kube-scheduler (KubernetesVersion, built like
+// kube-apiserver) with leader election off. AddNodes starts kwok
+// (KwokVersion, sigs.k8s.io/kwok, the kubelet simulator SIG Scalability
+// uses) and creates the Node objects, each with its zone and region
+// labels, capacity, an InternalIP and a pod range of its own, and returns
+// once every node is Ready and has its Lease in kube-node-lease. kwok
+// plays the kubelet through the Stage objects of its own module (see
+// KwokStagesFile): it renews each node's Lease every quarter of
+// Options.NodeLeaseDurationSeconds (40 s, the kubelet's default, unless
+// set), refreshes the Ready condition's heartbeat every 10-20 min, gives
+// each pod bound to a node an IP from the node's range and makes it
+// Running and Ready, completes the pods of Jobs, and deletes a pod marked
+// for deletion (as a kubelet does once its containers stopped). No
+// container runs: exec, logs and traffic to pods do not work.
+//
+// PauseHeartbeat(node) makes a node look dead — its Lease's renewTime and
+// its status stop changing, its pods are left as they are — and
+// ResumeHeartbeat brings it back (Ready again, Lease renewed); node
+// lifecycle tests watch the Lease go stale and come back. kwok and
+// kube-scheduler are built lazily, the first time a cluster asks for them
+// (EnsureKwok, EnsureScheduler), and are stopped by Stop like every other
+// process; their logs are kwok.log and kube-scheduler.log in the cluster's
+// directory.
 //
 // # Guarantees
 //

@@ -63,7 +63,9 @@ const maxNodes = 255
 // to kwok, status.capacity and allocatable from the spec, an InternalIP
 // (172.18.0.N) and a Hostname address, and a pod range of its own,
 // spec.podCIDR 10.244.N.0/24, from which kwok gives its pods their IPs.
-// N counts the nodes added to the cluster, from 1; at most 255.
+// N counts the nodes added to the cluster, from 1; at most 255. Once a node
+// is Ready, AddNodes removes the not-ready taint kube-apiserver gave it at
+// creation (see waitNodeUp), so pods are scheduled to it.
 func (c *Cluster) AddNodes(ctx context.Context, nodes ...NodeSpec) error {
 	if err := c.createNodes(ctx, nodes); err != nil {
 		return err
@@ -176,8 +178,12 @@ func orDefault(v, def string) string {
 // nodeStatus is the part of a Node testenv reads.
 type nodeStatus struct {
 	Metadata struct {
-		Labels map[string]string `json:"labels"`
+		ResourceVersion string            `json:"resourceVersion"`
+		Labels          map[string]string `json:"labels"`
 	} `json:"metadata"`
+	Spec struct {
+		Taints []nodeTaint `json:"taints"`
+	} `json:"spec"`
 	Status struct {
 		Conditions []struct {
 			Type              string `json:"type"`
@@ -185,6 +191,34 @@ type nodeStatus struct {
 			LastHeartbeatTime string `json:"lastHeartbeatTime"`
 		} `json:"conditions"`
 	} `json:"status"`
+}
+
+// nodeTaint is one of a node's spec.taints.
+type nodeTaint struct {
+	Key       string `json:"key"`
+	Value     string `json:"value,omitempty"`
+	Effect    string `json:"effect"`
+	TimeAdded string `json:"timeAdded,omitempty"`
+}
+
+// TaintNodeNotReady is the taint kube-apiserver's TaintNodesByCondition
+// admission plugin puts on every node it creates (with effect NoSchedule),
+// and that the node lifecycle controller removes once the node is Ready.
+const TaintNodeNotReady = "node.kubernetes.io/not-ready"
+
+// withoutNotReady returns the taints without the NoSchedule not-ready
+// one, and whether it was there.
+func withoutNotReady(taints []nodeTaint) ([]nodeTaint, bool) {
+	kept := make([]nodeTaint, 0, len(taints))
+	found := false
+	for _, t := range taints {
+		if t.Key == TaintNodeNotReady && t.Effect == "NoSchedule" {
+			found = true
+			continue
+		}
+		kept = append(kept, t)
+	}
+	return kept, found
 }
 
 // ready returns the status of the node's Ready condition ("" if none).
@@ -238,7 +272,15 @@ func (c *Cluster) getLease(ctx context.Context, name string) (*leaseState, error
 	return &l, nil
 }
 
-// waitNodeUp polls until the node is Ready and its Lease has been renewed.
+// waitNodeUp polls until the node is Ready and its Lease has been renewed,
+// and then removes the not-ready taint the node was created with.
+//
+// The taint is kube-apiserver's doing (admission plugin
+// TaintNodesByCondition), and removing it once Ready is the node lifecycle
+// controller's (kube-controller-manager's nodelifecycle, which no test
+// cluster runs by default). Without that step no pod without a toleration
+// would ever be scheduled. testenv does it once, per node, here; a node
+// lifecycle controller that runs later does its own tainting.
 func (c *Cluster) waitNodeUp(ctx context.Context, name string) error {
 	return c.poll(ctx, func(ctx context.Context) error {
 		n, err := c.getNode(ctx, name)
@@ -247,6 +289,17 @@ func (c *Cluster) waitNodeUp(ctx context.Context, name string) error {
 		}
 		if r := n.ready(); r != "True" {
 			return fmt.Errorf("Ready is %q", r)
+		}
+		if kept, found := withoutNotReady(n.Spec.Taints); found {
+			// The resourceVersion makes the patch conditional: if kwok
+			// wrote the node meanwhile, the next poll reads it again.
+			patch := map[string]any{
+				"metadata": map[string]any{"resourceVersion": n.Metadata.ResourceVersion},
+				"spec":     map[string]any{"taints": kept},
+			}
+			if err := c.client.mergePatch(ctx, nodePath(name), patch, nil); err != nil {
+				return fmt.Errorf("remove the %s taint: %w", TaintNodeNotReady, err)
+			}
 		}
 		l, err := c.getLease(ctx, name)
 		if err != nil {
@@ -271,12 +324,16 @@ func (c *Cluster) poll(ctx context.Context, check func(context.Context) error) e
 	c.mu.Unlock()
 	t := time.NewTicker(readyPollInterval)
 	defer t.Stop()
+	var last error
 	for {
 		cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-		last := check(cctx)
+		err := check(cctx)
 		cancel()
-		if last == nil {
+		if err == nil {
 			return nil
+		}
+		if last == nil || ctx.Err() == nil { // keep what the check saw, not the deadline cutting it
+			last = err
 		}
 		select {
 		case <-ctx.Done():

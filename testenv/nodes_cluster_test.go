@@ -10,8 +10,6 @@ import (
 	"net/http"
 	"testing"
 	"time"
-
-	"github.com/rs/zerolog"
 )
 
 // nodeTimeout bounds the node tests: a first build of kwok or
@@ -44,7 +42,8 @@ type nodeObj struct {
 		Annotations map[string]string `json:"annotations"`
 	} `json:"metadata"`
 	Spec struct {
-		PodCIDR string `json:"podCIDR"`
+		PodCIDR string      `json:"podCIDR"`
+		Taints  []nodeTaint `json:"taints"`
 	} `json:"spec"`
 	Status struct {
 		Capacity    map[string]string `json:"capacity"`
@@ -103,6 +102,9 @@ func TestAddNodesAreReadyWithZoneAndCapacity(t *testing.T) {
 		}
 		if got := n.condition("Ready"); got != "True" {
 			t.Errorf("%s: Ready = %q, want True", names[i], got)
+		}
+		if _, tainted := withoutNotReady(n.Spec.Taints); tainted {
+			t.Errorf("%s: still has the %s taint: %v", names[i], TaintNodeNotReady, n.Spec.Taints)
 		}
 		l := n.Metadata.Labels
 		if l[LabelZone] != want.zone || l[LabelRegion] != want.region || l[LabelHostname] != names[i] {
@@ -173,9 +175,16 @@ func podManifest(name, pool string, owner map[string]any) map[string]any {
 	}
 }
 
+// waitBound bounds each wait of the node tests for something kwok or
+// kube-scheduler does (they act within a second; the bound is for a
+// loaded machine).
+const waitBound = 2 * time.Minute
+
 // waitPod polls the pod until ok accepts it.
 func waitPod(t *testing.T, ctx context.Context, c *Cluster, path string, ok func(*podObj, error) error) {
 	t.Helper()
+	ctx, cancel := context.WithTimeout(ctx, waitBound)
+	defer cancel()
 	if err := c.poll(ctx, func(ctx context.Context) error {
 		var p podObj
 		err := c.client.do(ctx, http.MethodGet, path, nil, &p)
@@ -209,9 +218,21 @@ func TestPodsAreScheduledAndRunOnNodes(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("kube-scheduler ready in %v (built or cached, started)", time.Since(began))
+	c.mu.Lock()
+	schedPID, kwokPID := c.scheduler.proc.pid(), c.kwok.proc.pid()
+	c.mu.Unlock()
 	if err := c.StartScheduler(ctx); err != nil { // idempotent
 		t.Fatal(err)
 	}
+	if err := c.StartKwok(ctx); err != nil {
+		t.Fatal(err)
+	}
+	c.mu.Lock()
+	if c.scheduler.proc.pid() != schedPID || c.kwok.proc.pid() != kwokPID {
+		t.Errorf("a second start replaced the running kube-scheduler (%d, was %d) or kwok (%d, was %d)",
+			c.scheduler.proc.pid(), schedPID, c.kwok.proc.pid(), kwokPID)
+	}
+	c.mu.Unlock()
 	ns := c.Namespace(t)
 	podsPath := "/api/v1/namespaces/" + ns + "/pods"
 
@@ -290,185 +311,4 @@ func TestPodsAreScheduledAndRunOnNodes(t *testing.T) {
 		}
 		return fmt.Errorf("still there (deletionTimestamp %q)", p.Metadata.DeletionTimestamp)
 	})
-}
-
-// leaseWatch follows node Leases by polling: renewals counts the distinct
-// renewTimes seen per node.
-type leaseWatch struct {
-	c        *Cluster
-	last     map[string]string
-	renewals map[string]int
-}
-
-func newLeaseWatch(c *Cluster) *leaseWatch {
-	return &leaseWatch{c: c, last: map[string]string{}, renewals: map[string]int{}}
-}
-
-// until polls the nodes' Leases until done says the counts suffice.
-func (w *leaseWatch) until(t *testing.T, ctx context.Context, nodes []string, done func() error) {
-	t.Helper()
-	err := w.c.poll(ctx, func(ctx context.Context) error {
-		for _, n := range nodes {
-			l, err := w.c.getLease(ctx, n)
-			if err != nil {
-				return err
-			}
-			if rt := l.renewTime(); rt != w.last[n] {
-				if w.last[n] != "" {
-					w.renewals[n]++
-				}
-				w.last[n] = rt
-			}
-		}
-		return done()
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-}
-
-// setReady writes the node's Ready condition, as a node lifecycle
-// controller does when the heartbeat is overdue.
-func setReady(t *testing.T, ctx context.Context, c *Cluster, node, status string) {
-	t.Helper()
-	for {
-		var n map[string]any
-		if err := c.client.do(ctx, http.MethodGet, nodePath(node), nil, &n); err != nil {
-			t.Fatal(err)
-		}
-		st := n["status"].(map[string]any)
-		for _, cond := range st["conditions"].([]any) {
-			if m := cond.(map[string]any); m["type"] == "Ready" {
-				m["status"], m["reason"] = status, "NodeStatusUnknown"
-			}
-		}
-		err := c.client.do(ctx, http.MethodPut, nodePath(node)+"/status", n, nil)
-		var se *StatusError
-		if errors.As(err, &se) && se.Code == http.StatusConflict {
-			continue
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-}
-
-func (c *Cluster) nodeReady(ctx context.Context, node string) (string, error) {
-	n, err := c.getNode(ctx, node)
-	if err != nil {
-		return "", err
-	}
-	return n.ready(), nil
-}
-
-// TestPauseAndResumeHeartbeat runs its own cluster, started with Options
-// asking for nodes, with 4 s node leases (kwok renews every second). The
-// node "steady" is the clock: while it is renewed three times, the paused
-// node's Lease keeps its renewTime and holder, and a Ready=Unknown written
-// on it (as the node lifecycle controller would) stays, whereas on steady
-// kwok sets Ready back to True at once. After ResumeHeartbeat the paused
-// node's Lease is renewed again, repeatedly, and it is Ready. Stop ends
-// kwok and kube-scheduler.
-//
-// The node "fenced" checks PauseHeartbeat's second step on its own: kwok
-// still manages it, but leaves its Lease alone once it names another
-// holder.
-func TestPauseAndResumeHeartbeat(t *testing.T) {
-	ctx := nodeContext(t)
-	began := time.Now()
-	c, err := Start(ctx, Options{
-		Logger:                   zerolog.New(zerolog.NewTestWriter(t)),
-		NodeLeaseDurationSeconds: 4,
-		Nodes:                    []NodeSpec{{Name: "steady", Zone: "zone-a"}, {Name: "paused", Zone: "zone-b"}, {Name: "fenced"}},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(c.Stop)
-	t.Logf("cluster with kube-scheduler, kwok and 2 nodes ready in %v", time.Since(began))
-	all := []string{"steady", "paused", "fenced"}
-
-	if err := c.PauseHeartbeat(ctx, "paused"); err != nil {
-		t.Fatal(err)
-	}
-	if err := c.PauseHeartbeat(ctx, "paused"); err != nil { // idempotent
-		t.Fatal(err)
-	}
-	frozen, err := c.getLease(ctx, "paused")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := c.fenceLease(ctx, "fenced"); err != nil {
-		t.Fatal(err)
-	}
-	fenced, err := c.getLease(ctx, "fenced")
-	if err != nil {
-		t.Fatal(err)
-	}
-	setReady(t, ctx, c, "paused", "Unknown")
-	setReady(t, ctx, c, "steady", "Unknown")
-
-	w := newLeaseWatch(c)
-	w.until(t, ctx, all, func() error {
-		if w.renewals["steady"] < 3 {
-			return fmt.Errorf("steady renewed %d times", w.renewals["steady"])
-		}
-		if r, err := c.nodeReady(ctx, "steady"); err != nil || r != "True" {
-			return fmt.Errorf("steady: Ready %q, %v", r, err)
-		}
-		return nil
-	})
-	if w.renewals["paused"] != 0 || w.last["paused"] != frozen.renewTime() {
-		t.Errorf("paused node's Lease renewed %d times (renewTime %s, frozen at %s) while steady's was renewed %d times",
-			w.renewals["paused"], w.last["paused"], frozen.renewTime(), w.renewals["steady"])
-	}
-	if w.renewals["fenced"] != 0 || w.last["fenced"] != fenced.renewTime() {
-		t.Errorf("fenced Lease renewed %d times (renewTime %s, frozen at %s)", w.renewals["fenced"], w.last["fenced"], fenced.renewTime())
-	}
-	if r, err := c.nodeReady(ctx, "paused"); err != nil || r != "Unknown" {
-		t.Errorf("paused node: Ready = %q, %v; want the Unknown written during the pause to stay", r, err)
-	}
-	if l, err := c.getLease(ctx, "paused"); err != nil || l.Spec.HolderIdentity == nil || *l.Spec.HolderIdentity != pausedHolder {
-		t.Errorf("paused node's Lease: %+v, %v; want holder %s", l, err, pausedHolder)
-	}
-
-	if err := c.ResumeHeartbeat(ctx, "paused"); err != nil {
-		t.Fatal(err)
-	}
-	if r, err := c.nodeReady(ctx, "paused"); err != nil || r != "True" {
-		t.Errorf("after resume: Ready = %q, %v", r, err)
-	}
-	steady, err := c.getLease(ctx, "steady")
-	if err != nil {
-		t.Fatal(err)
-	}
-	resumed, err := c.getLease(ctx, "paused")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if *resumed.Spec.HolderIdentity != *steady.Spec.HolderIdentity || resumed.Metadata.Annotations[pausedHolderAnnotation] != "" {
-		t.Errorf("resumed Lease held by %q (annotations %v), want kwok's %q", *resumed.Spec.HolderIdentity,
-			resumed.Metadata.Annotations, *steady.Spec.HolderIdentity)
-	}
-	w = newLeaseWatch(c)
-	w.until(t, ctx, []string{"paused"}, func() error {
-		if w.renewals["paused"] < 2 {
-			return fmt.Errorf("paused node renewed %d times since the resume", w.renewals["paused"])
-		}
-		return nil
-	})
-	if err := c.ResumeHeartbeat(ctx, "steady"); err != nil { // not paused: a no-op
-		t.Fatal(err)
-	}
-
-	c.mu.Lock()
-	pids := []int{c.kwok.proc.pid(), c.scheduler.proc.pid()}
-	c.mu.Unlock()
-	c.Stop()
-	for _, pid := range pids {
-		if !pidGone(pid) {
-			t.Errorf("process %d (kwok or kube-scheduler) survived Stop", pid)
-		}
-	}
 }

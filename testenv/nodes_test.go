@@ -306,3 +306,23 @@ func TestNodeHelpersOnStoppedCluster(t *testing.T) {
 		}
 	}
 }
+
+func TestWithoutNotReady(t *testing.T) {
+	other := nodeTaint{Key: "dedicated", Value: "x", Effect: "NoSchedule"}
+	noExec := nodeTaint{Key: TaintNodeNotReady, Effect: "NoExecute"}
+	for _, tc := range []struct {
+		name  string
+		in    []nodeTaint
+		want  []nodeTaint
+		found bool
+	}{
+		{"none", nil, []nodeTaint{}, false},
+		{"only the admission plugin's", []nodeTaint{{Key: TaintNodeNotReady, Effect: "NoSchedule"}}, []nodeTaint{}, true},
+		{"others are kept, NoExecute too", []nodeTaint{other, {Key: TaintNodeNotReady, Effect: "NoSchedule"}, noExec}, []nodeTaint{other, noExec}, true},
+	} {
+		got, found := withoutNotReady(tc.in)
+		if found != tc.found || !slices.Equal(got, tc.want) {
+			t.Errorf("%s: withoutNotReady = %v, %t; want %v, %t", tc.name, got, found, tc.want, tc.found)
+		}
+	}
+}

@@ -24,19 +24,22 @@ import (
 func runDev(args []string, stdout, stderr io.Writer) int {
 	fs := pflag.NewFlagSet("kcm dev", pflag.ContinueOnError)
 	fs.SetOutput(stderr)
-	buildOnly := fs.Bool("build-only", false, "build (or find in the cache) etcd, kube-apiserver and kube-controller-manager, print their paths, and exit")
+	buildOnly := fs.Bool("build-only", false, "build (or find in the cache) etcd, kube-apiserver, kube-controller-manager, kube-scheduler and kwok, print their paths, and exit")
 	verbose := fs.BoolP("verbose", "v", false, "log each step and its timing")
 	demo := fs.Bool("demo", false, "also run the demo workload (pods and configmaps written directly) in namespace "+DemoNamespace)
 	noManager := fs.Bool("no-manager", false, "do not run the controller manager (only the cluster, the trace and the demo)")
 	traced := fs.String("trace", "pods", "trace this resource in all namespaces (\"\" = no trace); see kcm trace --help")
+	nodes := fs.Int("nodes", 3, "start kube-scheduler and kwok with this many fake nodes, spread over zones zone-a, zone-b, zone-c, so that pods run (0 = no nodes, no scheduler: pods stay Pending)")
 	view := fs.String("view", "127.0.0.1:0", "serve the pipeline view (/debug/pipeline) over HTTP at this loopback address; port 0 picks a free one; \"\" = no view")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: kcm dev [flags]\n\n"+
 			"Starts etcd %s and kube-apiserver %s on free loopback ports, building them from the Go module\n"+
-			"proxy the first time (cached in $%s or the user cache directory), runs the kcm controller manager\n"+
-			"against it (as `kcm` would, leader election on), traces pods through kcm's informer pipeline, and\n"+
-			"runs until interrupted. --demo adds a workload that churns pods and configmaps in namespace "+DemoNamespace+".\n\nflags:\n",
-			testenv.EtcdVersion, testenv.KubernetesVersion, testenv.EnvCache)
+			"proxy the first time (cached in $%s or the user cache directory), with kube-scheduler and\n"+
+			"kwok %s playing --nodes fake nodes (pods get scheduled, an IP, and become Running and Ready),\n"+
+			"runs the kcm controller manager against it (as `kcm` would, leader election on), traces pods\n"+
+			"through kcm's informer pipeline, and runs until interrupted. --demo adds a workload that churns\n"+
+			"pods and configmaps in namespace "+DemoNamespace+".\n\nflags:\n",
+			testenv.EtcdVersion, testenv.KubernetesVersion, testenv.EnvCache, testenv.KwokVersion)
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -49,6 +52,10 @@ func runDev(args []string, stdout, stderr io.Writer) int {
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "kcm dev: unexpected arguments %q\n", fs.Args())
+		return 2
+	}
+	if *nodes < 0 || *nodes > maxDevNodes {
+		fmt.Fprintf(stderr, "kcm dev: --nodes=%d: want 0 to %d\n", *nodes, maxDevNodes)
 		return 2
 	}
 	log := zerolog.Nop()
@@ -72,13 +79,26 @@ func runDev(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "kcm dev: %v\n", err)
 			return 1
 		}
-		fmt.Fprintf(stdout, "etcd:                    %s\nkube-apiserver:          %s\nkube-controller-manager: %s\n",
-			bins.Etcd, bins.APIServer, kcm)
+		// kube-scheduler and kwok: `kcm dev`'s nodes, and the tests that
+		// need pods to run.
+		sched, err := testenv.EnsureScheduler(ctx, stderr, log)
+		if err != nil {
+			fmt.Fprintf(stderr, "kcm dev: %v\n", err)
+			return 1
+		}
+		kwok, err := testenv.EnsureKwok(ctx, stderr, log)
+		if err != nil {
+			fmt.Fprintf(stderr, "kcm dev: %v\n", err)
+			return 1
+		}
+		fmt.Fprintf(stdout, "etcd:                    %s\nkube-apiserver:          %s\nkube-controller-manager: %s\n"+
+			"kube-scheduler:          %s\nkwok:                    %s\nkwok stages:             %s\n",
+			bins.Etcd, bins.APIServer, kcm, sched, kwok.Binary, kwok.Stages)
 		return 0
 	}
 
 	began := time.Now()
-	c, err := testenv.Start(ctx, testenv.Options{Logger: log, Progress: stderr})
+	c, err := testenv.Start(ctx, devClusterOptions(*nodes, log, stderr))
 	if err != nil {
 		fmt.Fprintf(stderr, "kcm dev: %v\n", err)
 		return 1
@@ -92,7 +112,7 @@ func runDev(args []string, stdout, stderr io.Writer) int {
 			return 1
 		}
 	}
-	printReach(stdout, c, time.Since(began), w.Manager)
+	printReach(stdout, c, time.Since(began), w.Manager, devNodes(*nodes))
 	out := &lineWriter{w: stdout}
 	err = runDevWorkload(ctx, c.Config(), w, out)
 	fmt.Fprintln(stderr, "kcm dev: stopping")
@@ -105,19 +125,20 @@ func runDev(args []string, stdout, stderr io.Writer) int {
 
 // printReach tells the user how to talk to the cluster, without showing
 // the token (it is in the kubeconfig file).
-func printReach(w io.Writer, c *testenv.Cluster, took time.Duration, m *devManager) {
+func printReach(w io.Writer, c *testenv.Cluster, took time.Duration, m *devManager, nodes []testenv.NodeSpec) {
 	cfg := c.Config()
 	fmt.Fprintf(w, `kcm dev: cluster ready in %s
   kube-apiserver %s  %s
   etcd           %s  %s
-  kubeconfig     %s
+%s  kubeconfig     %s
 
   export KUBECONFIG=%s
   kubectl get --raw /version
+  kubectl get nodes -L topology.kubernetes.io/zone
   curl --cacert <(awk '/certificate-authority-data:/{print $2}' "$KUBECONFIG" | base64 -d) \
        -H "Authorization: Bearer $(awk '/token:/{print $2}' "$KUBECONFIG")" %s/version
 `, took.Round(time.Millisecond), testenv.KubernetesVersion, cfg.Host, testenv.EtcdVersion, c.EtcdURL(),
-		c.KubeconfigPath(), c.KubeconfigPath(), cfg.Host)
+		describeNodes(nodes), c.KubeconfigPath(), c.KubeconfigPath(), cfg.Host)
 	if m != nil {
 		fmt.Fprintln(w)
 		m.describe(w)

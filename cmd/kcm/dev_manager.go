@@ -139,7 +139,7 @@ func watchHint(kubeconfig string, controllers []string) string {
 	b.WriteString("Watch it work (kubectl is not part of kcm; install it, or use the kcm-only line):\n")
 	if slices.Contains(controllers, "deployment-controller") {
 		fmt.Fprintf(&b, "  %s create deployment web --image=nginx --replicas=3\n", k)
-		fmt.Fprintf(&b, "  %s get rs,pods -w\n", k)
+		fmt.Fprintf(&b, "  %s get rs,pods -o wide -w\n", k)
 		fmt.Fprintf(&b, "  kcm-only: kcm trace pods --kubeconfig %s\n", kubeconfig)
 		return b.String()
 	}
