@@ -16,7 +16,7 @@ MUTATE_PKGS    ?= ./reflector ./deltafifo ./store ./processor ./queue ./lease ./
 PKG            ?= $(MUTATE_PKGS)
 MUTATE_WORKERS ?= 1
 
-.PHONY: test dev vet prepare browser bench bench-manager fmt chaos mutate compat
+.PHONY: test dev vet prepare browser bench bench-manager fmt chaos mutate compat e2e
 
 ## test: vet, build the real test cluster (cached), run every test with -race, then the bench module's tests.
 test: vet prepare browser
@@ -85,3 +85,12 @@ compat:
 
 fmt:
 	gofmt -w $$(git ls-files '*.go')
+
+## e2e: upstream's e2e specs of kcm's controllers (k8s.io/kubernetes test/e2e) under kube-controller-manager alone,
+## then under kcm, on test clusters with kube-scheduler and kwok nodes; writes docs/e2e/RESULTS.md. Not part of `make
+## test`: a first run builds the e2e binary (minutes), and each run takes tens of minutes. E2E_ARGS passes flags
+## (go run ./cmd/kcm-e2e --help).
+E2E_ARGS ?=
+e2e:
+	@mkdir -p bin && $(GO) build -o bin/kcm ./cmd/kcm
+	$(GO) run ./cmd/kcm-e2e --kcm bin/kcm --out docs/e2e/RESULTS.md $(E2E_ARGS)

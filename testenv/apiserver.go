@@ -37,6 +37,16 @@ type apiServer struct {
 	proc *process // nil while stopped
 }
 
+// serviceAccountKeyFile is the name, in the cluster's directory, of the
+// RSA key kube-apiserver signs and verifies ServiceAccount tokens with.
+const serviceAccountKeyFile = "service-account.key"
+
+// ServiceAccountKeyFile returns the path of the private key kube-apiserver
+// signs ServiceAccount tokens with: kube-controller-manager's
+// --service-account-private-key-file, which its serviceaccount-token
+// controller needs to run. It is removed by Stop.
+func (c *Cluster) ServiceAccountKeyFile() string { return filepath.Join(c.dir, serviceAccountKeyFile) }
+
 // serviceCIDR is the Service IP range. Nothing routes it; it only has to be
 // valid and must contain the address of the "kubernetes" Service.
 const serviceCIDR = "10.96.0.0/24"
@@ -54,7 +64,7 @@ func newAPIServer(bin, dir, etcdURL string, port int) (*apiServer, string, error
 	if err := os.WriteFile(tokenFile, []byte(line), 0o600); err != nil {
 		return nil, "", fmt.Errorf("write token file: %w", err)
 	}
-	keyFile := filepath.Join(dir, "service-account.key")
+	keyFile := filepath.Join(dir, serviceAccountKeyFile)
 	if err := writeRSAKey(keyFile); err != nil {
 		return nil, "", err
 	}

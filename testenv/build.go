@@ -171,6 +171,11 @@ func (b *builder) build(ctx context.Context, r recipe, dir, final string) error 
 	if err := r.setup(ctx, g); err != nil {
 		return withTail(err, logPath, sink)
 	}
+	if args := r.compileArgs(); args != nil {
+		if err := g.run(ctx, args...); err != nil {
+			return withTail(err, logPath, sink)
+		}
+	}
 	tmp := filepath.Join(dir, "."+r.name+".tmp-"+filepath.Base(work))
 	defer os.Remove(tmp) // a no-op after the rename
 	if err := g.run(ctx, r.buildArgs(tmp)...); err != nil {

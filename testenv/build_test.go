@@ -5,6 +5,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -123,5 +125,86 @@ func TestBuilderFailureShowsOutputTail(t *testing.T) {
 	t.Logf("error: %v", err)
 	if _, statErr := os.Stat(filepath.Join(b.cacheDir, "hello-v0.0.1", "hello")); !os.IsNotExist(statErr) {
 		t.Errorf("a failed build installed a binary: %v", statErr)
+	}
+}
+
+// helloTestRecipe builds the test binary of a tiny local package, with a
+// compile step for the package it imports, as the e2e recipe does. unique
+// goes into the imported package's source, so that the Go build cache
+// cannot hold it yet and go build -v names it.
+func helloTestRecipe(unique string) recipe {
+	return recipe{
+		name: "hello.test", version: "v0.0.1", pkg: ".", estimate: "a second", test: true,
+		compile:   []string{"kcm.local/hellotest/greet"},
+		stampNote: "source 1",
+		ldflags:   "-X kcm.local/hellotest/greet.greeting=built-by-testenv",
+		setup: func(ctx context.Context, g *goTool) error {
+			files := map[string]string{
+				"go.mod": "module kcm.local/hellotest\n\ngo 1.22\n",
+				"greet/greet.go": "package greet\n\nvar greeting = \"default\"\n\nconst unique = " + strconv.Quote(unique) + "\n\n" +
+					"func Greeting() string { return greeting }\n",
+				"hello_test.go": "package hellotest\n\nimport (\n\t\"testing\"\n\n\t\"kcm.local/hellotest/greet\"\n)\n\n" +
+					"func TestHello(t *testing.T) { t.Log(greet.Greeting()) }\n",
+			}
+			for name, text := range files {
+				path := filepath.Join(g.dir, name)
+				if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+					return err
+				}
+				if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+					return err
+				}
+			}
+			return nil
+		},
+	}
+}
+
+func TestBuilderBuildsTestBinary(t *testing.T) {
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Fatalf("the go command is required: %v", err)
+	}
+	var progress syncbuf.Buffer
+	cache := t.TempDir()
+	b := &builder{cacheDir: cache, progress: &progress}
+	r := helloTestRecipe(cache)
+	path, err := b.ensure(t.Context(), r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command(path, "-test.v", "-test.run", "TestHello").CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "built-by-testenv") || !strings.Contains(string(out), "--- PASS: TestHello") {
+		t.Errorf("the test binary says %q, %v: want TestHello to pass and log the linker-set greeting", out, err)
+	}
+	// The compile step ran go build -v, which named the imported package.
+	if !strings.Contains(progress.String(), "1 packages compiled") {
+		t.Errorf("progress did not count the compile step's package:\n%s", progress.String())
+	}
+	// The generated source is part of the stamp.
+	r.stampNote = "source 2"
+	if isCurrent(path, r) {
+		t.Errorf("a binary built from other generated source counts as current")
+	}
+}
+
+func TestE2ERecipe(t *testing.T) {
+	r := e2eRecipe()
+	args := strings.Join(r.buildArgs("OUT"), " ")
+	if !strings.HasPrefix(args, "test -c -trimpath ") || !strings.HasSuffix(args, "-o OUT .") {
+		t.Errorf("build args %q: want go test -c -trimpath ... -o OUT .", args)
+	}
+	src := e2eTestSource()
+	for _, pkg := range e2eImports() {
+		if !strings.Contains(src, "\""+pkg+"\"") {
+			t.Errorf("the test file does not import %s, which the compile step builds", pkg)
+		}
+		if !slices.Contains(r.compile, pkg) {
+			t.Errorf("the compile step lacks %s", pkg)
+		}
+	}
+	for _, s := range []string{"apps", "apimachinery", "auth", "network"} {
+		if !strings.Contains(src, "\"k8s.io/kubernetes/test/e2e/"+s+"\"") {
+			t.Errorf("the e2e binary lacks the %s suite", s)
+		}
 	}
 }

@@ -57,8 +57,21 @@
 // authentication: only /healthz is served), and
 // --use-service-account-credentials=false. It returns once /healthz
 // answers ok, or an error with the tail of its log. Controllers that need
-// files testenv does not write (the CSR signer's key, the token
-// controller's private key, a cloud provider) are not for tests.
+// files testenv does not write (the CSR signer's key, a cloud provider)
+// are not for tests; the serviceaccount-token controller runs when given
+// --service-account-private-key-file=ServiceAccountKeyFile().
+//
+// # The e2e test binary
+//
+// EnsureE2E builds the test binary of upstream's e2e framework
+// (k8s.io/kubernetes/test/e2e at KubernetesVersion) with the suites
+// E2ESuites, the way kube-apiserver is built: a throw-away module, plus one
+// generated test file whose TestMain reads the framework's flags and
+// registers its embedded manifests, as upstream's e2e_test.go does. go
+// test -c names no package as it compiles, so a go build -v of the
+// imported packages runs first for the progress line. Only `make e2e`
+// (package internal/e2e) uses it; a first build takes tens of minutes on
+// two cores, less once kube-apiserver's packages are in the Go build cache.
 //
 // # Nodes and the scheduler
 //

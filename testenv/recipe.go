@@ -31,6 +31,14 @@ type recipe struct {
 	estimate string // how long a first build takes, for the progress line
 	setup    func(ctx context.Context, g *goTool) error
 
+	// test makes pkg a test package: the binary is its test binary,
+	// built by go test -c.
+	test bool
+	// compile, when set, lists packages that go build -v compiles before
+	// the binary is built. They land in the Go build cache, where the
+	// binary's build finds them; the step exists so that the progress
+	// line can count packages, which go test -c does not name.
+	compile []string
 	// extras names files the recipe writes next to the binary (kwok's
 	// Stage configuration); a binary whose extras are missing is rebuilt.
 	extras []string
@@ -49,10 +57,23 @@ type recipe struct {
 // is what the progress line counts.
 func (r recipe) buildArgs(out string) []string {
 	args := []string{"build", "-trimpath", "-v"}
+	if r.test {
+		args = []string{"test", "-c", "-trimpath"}
+	}
 	if r.ldflags != "" {
 		args = append(args, "-ldflags="+r.ldflags)
 	}
 	return append(args, "-o", out, r.pkg)
+}
+
+// compileArgs are the go build arguments of the compile step (see
+// recipe.compile), or nil when the recipe has none. The flags that shape
+// compilation are buildArgs's, so the binary's build reuses the results.
+func (r recipe) compileArgs() []string {
+	if len(r.compile) == 0 {
+		return nil
+	}
+	return append([]string{"build", "-trimpath", "-v"}, r.compile...)
 }
 
 // stamp identifies everything that shapes the binary. It is stored next
@@ -60,6 +81,9 @@ func (r recipe) buildArgs(out string) []string {
 // change of recipe never reuses a stale build.
 func (r recipe) stamp() string {
 	s := fmt.Sprintf("%s %s\nCGO_ENABLED=0 go %s\n", r.name, r.version, strings.Join(r.buildArgs("BINARY"), " "))
+	if len(r.compile) > 0 {
+		s += "compiled first: " + strings.Join(r.compile, " ") + "\n"
+	}
 	if r.stampNote != "" {
 		s += r.stampNote + "\n"
 	}
@@ -126,6 +150,15 @@ func kubernetesSetup(version, cmd string) func(context.Context, *goTool) error {
 // setupKubernetesModule writes the throw-away go.mod for building the
 // k8s.io/kubernetes command cmd at version and resolves its dependencies.
 func setupKubernetesModule(ctx context.Context, g *goTool, version, cmd string) error {
+	if err := writeKubernetesGoMod(ctx, g, version); err != nil {
+		return err
+	}
+	return g.run(ctx, "get", cmd+"@"+version)
+}
+
+// writeKubernetesGoMod writes the go.mod of a throw-away module that
+// requires k8s.io/kubernetes at version (see throwAwayGoMod).
+func writeKubernetesGoMod(ctx context.Context, g *goTool, version string) error {
 	const mod = "k8s.io/kubernetes"
 	out, err := g.output(ctx, "mod", "download", "-json", mod+"@"+version)
 	if err != nil {
@@ -153,7 +186,7 @@ func setupKubernetesModule(ctx context.Context, g *goTool, version, cmd string) 
 	if err := os.WriteFile(filepath.Join(g.dir, "go.mod"), []byte(gomod), 0o644); err != nil {
 		return fmt.Errorf("write go.mod: %w", err)
 	}
-	return g.run(ctx, "get", cmd+"@"+version)
+	return nil
 }
 
 // throwAwayGoMod renders the go.mod of the module that builds a Kubernetes

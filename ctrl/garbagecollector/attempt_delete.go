@@ -141,8 +141,13 @@ func (c *Collector) attemptToDeleteItem(ctx context.Context, it Item) error {
 		}
 		for _, d := range it.Dependents {
 			if d.DeletingDependents || waitingUIDs[d.Identity.UID] {
+				smp := unblockOwnerRefsSMP(it)
+				if smp == nil {
+					// An earlier attempt unblocked them already.
+					break
+				}
 				log.Debug().Stringer("dependent", d.Identity).Msg("owner and dependent both delete their dependents; unblocking the item's references to prevent a cycle")
-				if err := c.patch(ctx, id, unblockOwnerRefsSMP(it), c.unblockOwnerRefsJMP(it)); err != nil {
+				if err := c.patch(ctx, id, smp, c.unblockOwnerRefsJMP(it)); err != nil {
 					return err
 				}
 				break

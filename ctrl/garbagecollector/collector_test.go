@@ -372,6 +372,24 @@ func TestCycleUnblocksBeforeTheGraphSeesTheOwnerWait(t *testing.T) {
 	unblockThenDelete(t, f)
 }
 
+// TestCycleAlreadyUnblocked: the cycle again, on a later attempt, when the
+// item's references were unblocked by the first one (whose foreground
+// delete then lost a race on the resourceVersion): nothing blocks any
+// more, so nothing is patched, and above all the references stay. A patch
+// of "ownerReferences": null would remove them all, leaving the item an
+// orphan that is never deleted (the upstream e2e spec "[sig-api-machinery]
+// Garbage collector should not be blocked by dependency circle" failed so).
+func TestCycleAlreadyUnblocked(t *testing.T) {
+	a := withFinalizers(obj("v1", "ConfigMap", "ns", "a", "a1", "1", ownerRef("v1", "ConfigMap", "b", "b1", true)), FinalizerDeleteDependents)
+	b := obj("v1", "ConfigMap", "ns", "b", "b1", "3", ownerRef("v1", "ConfigMap", "a", "a1", false))
+	f := newFixture(t, a, b)
+	f.observe(a, b)
+	if _, err := syncItem(t, f, "b1"); err != nil {
+		t.Fatal(err)
+	}
+	wantActions(t, f, "get configmaps ns/b", "get configmaps ns/a", "delete configmaps ns/b uid=b1 rv=3 policy=Foreground")
+}
+
 // TestAttemptToOrphan: an owner deleted with the orphan finalizer has its
 // reference removed from each dependent — patches, never updates — then
 // loses the finalizer; a dependent already gone is no failure, another

@@ -196,7 +196,9 @@ func (c *Collector) deleteOwnerRefsJMP(id objectRef, ownerUIDs ...string) func(c
 
 // unblockOwnerRefsSMP is the strategic merge patch that sets
 // blockOwnerDeletion to false on the item's blocking references (merged
-// by uid).
+// by uid), or nil when none blocks: the patch would then carry
+// "ownerReferences": null, which removes every reference. (Kubernetes
+// sends a patch with the uid alone then, which changes nothing.)
 func unblockOwnerRefsSMP(it Item) []byte {
 	p := metaPatch{Metadata: patchMeta{UID: it.Identity.UID}}
 	for _, o := range it.Owners {
@@ -204,6 +206,9 @@ func unblockOwnerRefsSMP(it Item) []byte {
 			o.BlockOwnerDeletion = new(bool)
 			p.Metadata.OwnerReferences = append(p.Metadata.OwnerReferences, o)
 		}
+	}
+	if len(p.Metadata.OwnerReferences) == 0 {
+		return nil
 	}
 	return mustJSON(p)
 }

@@ -1,0 +1,75 @@
+package e2e
+
+import "strings"
+
+// Group is a set of upstream specs run because they exercise one of kcm's
+// controllers.
+type Group struct {
+	// Pattern is a ginkgo --focus regular expression.
+	Pattern string
+	// Controller is the kcm controller the specs exercise.
+	Controller string
+	// Why says what the specs check of that controller.
+	Why string
+}
+
+// Exclusion is a set of specs inside a Group that are not run, with the
+// reason.
+type Exclusion struct {
+	Pattern string
+	Why     string
+}
+
+// Groups are the specs `make e2e` runs: every spec of the upstream
+// Describe blocks that are about kcm's controllers. Each test namespace
+// the framework creates also waits for its "default" ServiceAccount, so
+// every spec exercises the serviceaccount controller as well.
+var Groups = []Group{
+	{`\[sig-apps\] Deployment `, "deployment-controller",
+		"rollouts (rolling, recreate, rollover, proportional scaling), revision history cleanup, adoption and orphaning of ReplicaSets, the scale subresource, status"},
+	{`\[sig-apps\] ReplicaSet `, "replicaset-controller",
+		"creating and deleting pods, adoption and release of pods, the ReplicaFailure condition under a quota, scale, status"},
+	{`\[sig-api-machinery\] Garbage collector `, "garbage-collector-controller",
+		"background and foreground cascading deletion, orphaning, dependency circles, owners of custom resources (with kube-controller-manager's replication, cronjob and job controllers as owners' controllers)"},
+	{`\[sig-api-machinery\] Namespaces `, "namespace-controller",
+		"deleting a namespace's content and the namespace, finalizers, namespace status, deletion throughput (100 namespaces)"},
+	{`\[sig-api-machinery\] OrderedNamespaceDeletion `, "namespace-controller",
+		"pods are deleted before the other resources of a namespace"},
+	{`\[sig-auth\] ServiceAccounts `, "serviceaccount-controller",
+		"the default ServiceAccount of each namespace, no legacy token Secrets, ServiceAccount lifecycle"},
+}
+
+// Exclusions are the specs of Groups that are not run: they test the
+// kubelet's token volume through a container's files or output, which
+// kwok's nodes do not have, and nothing of the serviceaccount controller
+// beyond the default ServiceAccount that every spec waits for.
+var Exclusions = []Exclusion{
+	{`\[sig-auth\] ServiceAccounts should mount an API token into pods`,
+		"reads the token, CA and namespace files inside a running container (kubectl exec): kubelet's token volume, needs a real container"},
+	{`\[sig-auth\] ServiceAccounts should mount projected service account token`,
+		"a container prints the projected token file and the spec reads its log: kubelet's projected volume, needs a real container"},
+	{`\[sig-auth\] ServiceAccounts should set ownership `,
+		"containers print the token files' owner and mode: kubelet's volume ownership, needs real containers"},
+	{`\[sig-auth\] ServiceAccounts should support InClusterConfig with token rotation`,
+		"a container calls the API with its rotated token and the spec reads its log: needs a real container (and is [Slow])"},
+	{`\[sig-auth\] ServiceAccounts ServiceAccountIssuerDiscovery`,
+		"a container fetches the OIDC discovery document and must exit 0: needs a real container"},
+}
+
+// Focus is the --ginkgo.focus expression of the groups.
+func Focus(groups []Group) string {
+	parts := make([]string, len(groups))
+	for i, g := range groups {
+		parts[i] = g.Pattern
+	}
+	return strings.Join(parts, "|")
+}
+
+// Skip is the --ginkgo.skip expression of the exclusions.
+func Skip(ex []Exclusion) string {
+	parts := make([]string, len(ex))
+	for i, e := range ex {
+		parts[i] = e.Pattern
+	}
+	return strings.Join(parts, "|")
+}

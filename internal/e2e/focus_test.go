@@ -1,0 +1,50 @@
+package e2e
+
+import (
+	"regexp"
+	"testing"
+)
+
+// The focus selects the specs of kcm's controllers and nothing of the
+// controllers kcm lacks; each exclusion lies inside the focus; both are
+// valid regular expressions (ginkgo refuses the run otherwise).
+func TestFocusAndSkip(t *testing.T) {
+	focus := regexp.MustCompile(Focus(Groups))
+	skip := regexp.MustCompile(Skip(Exclusions))
+	tests := []struct {
+		name    string
+		focused bool
+		skipped bool
+	}{
+		{"[sig-apps] Deployment deployment should support rollover [Conformance]", true, false},
+		{"[sig-apps] ReplicaSet should adopt matching pods on creation and release no longer matching pods [Conformance]", true, false},
+		{"[sig-api-machinery] Garbage collector should not be blocked by dependency circle [Conformance]", true, false},
+		{"[sig-api-machinery] Namespaces [Serial] should ensure that all pods are removed when a namespace is deleted [Conformance]", true, false},
+		{"[sig-api-machinery] OrderedNamespaceDeletion namespace deletion should delete pod first [Conformance]", true, false},
+		{"[sig-auth] ServiceAccounts no secret-based service account token should be auto-generated", true, false},
+		{"[sig-auth] ServiceAccounts should mount an API token into pods [Conformance]", true, true},
+		{"[sig-auth] ServiceAccounts ServiceAccountIssuerDiscovery should support OIDC discovery of service account issuer [Conformance]", true, true},
+		{"[sig-apps] ReplicationController should serve a basic image on each replica with a public image [Conformance]", false, false},
+		{"[sig-apps] DeploymentConfig is not a thing", false, false},
+		{"[sig-apps] StatefulSet Basic StatefulSet functionality [StatefulSetBasic] should have a working scale subresource [Conformance]", false, false},
+		{"[sig-api-machinery] ResourceQuota should create a ResourceQuota and capture the life of a replica set. [Conformance]", false, false},
+	}
+	for _, tt := range tests {
+		if got := focus.MatchString(tt.name); got != tt.focused {
+			t.Errorf("focus matches %q: %v, want %v", tt.name, got, tt.focused)
+		}
+		if got := skip.MatchString(tt.name); got != tt.skipped {
+			t.Errorf("skip matches %q: %v, want %v", tt.name, got, tt.skipped)
+		}
+	}
+	for _, g := range Groups {
+		if g.Controller == "" || g.Why == "" {
+			t.Errorf("group %q lacks its controller or reason", g.Pattern)
+		}
+	}
+	for _, e := range Exclusions {
+		if e.Why == "" {
+			t.Errorf("exclusion %q has no reason", e.Pattern)
+		}
+	}
+}
