@@ -138,8 +138,11 @@ func (s *timelineState) applyReplicaSet(rs *api.ReplicaSet, deleted bool) {
 	} else {
 		s.specs[rs.Name] = rsSpec{image: templateImage(rs.Spec.Template), replicas: replicasOrOne(rs.Spec.Replicas)}
 	}
+	// As in addState: a repeat of the last spec state is not a step, even
+	// when the scenario moved to its next phase in between (an update that
+	// renders the same, e.g. a status write, may land on either side).
 	st := Step{Phase: s.phase, State: s.renderSpecs()}
-	if n := len(s.tl.Specs); n == 0 || s.tl.Specs[n-1] != st {
+	if n := len(s.tl.Specs); n == 0 || s.tl.Specs[n-1].State != st.State {
 		s.tl.Specs = append(s.tl.Specs, st)
 	}
 }
