@@ -319,6 +319,11 @@ func (l *Loop) reportEnd(e tap.Event, act action, res Result, err error) {
 		e.Op = "error: terminal, not retried"
 	case requeueAfter:
 		e.Op, e.Delay = "success: requeue after", res.RequeueAfter
+	case requeue:
+		// Not a success: the work waits for something (a cache to show
+		// the controller's own write); the view follows the key on to
+		// its next sync, as after an error.
+		e.Op = "requeue with backoff"
 	default:
 		e.Op = "success"
 	}
