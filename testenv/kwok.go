@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"time"
 )
 
 // The node annotation that hands a node to kwok: kwok manages exactly the
@@ -53,55 +52,34 @@ func (c *Cluster) StartKwok(ctx context.Context) error {
 
 // startKwokLocked is StartKwok for a caller that holds c.helpers.
 func (c *Cluster) startKwokLocked(ctx context.Context) error {
-	c.mu.Lock()
-	stopped, old := c.stopped, c.kwok
-	c.mu.Unlock()
-	if stopped {
-		return ErrStopped
-	}
-	if old.running() {
-		return nil
-	}
-	if old != nil {
-		c.log.Warn().Err(old.proc.exitError()).Msg("kwok had exited; starting it again")
-	}
-	files := c.opts.Kwok
-	if files == nil {
-		f, err := EnsureKwok(ctx, c.progress, c.log)
-		if err != nil {
-			return err
+	return c.startHelperDaemon(ctx, &c.kwok, func(ctx context.Context) (daemonSpec, error) {
+		files := c.opts.Kwok
+		if files == nil {
+			f, err := EnsureKwok(ctx, c.progress, c.log)
+			if err != nil {
+				return daemonSpec{}, err
+			}
+			files = &f
 		}
-		files = &f
-	}
-	// kwok also loads ~/.kwok/kwok.yaml when it exists; a home of its own
-	// keeps a developer's kwok settings out of the cluster.
-	home := filepath.Join(c.dir, "kwok-home")
-	if err := os.MkdirAll(home, 0o700); err != nil {
-		return fmt.Errorf("testenv: %w", err)
-	}
-	lease := c.opts.NodeLeaseDurationSeconds
-	if lease <= 0 {
-		lease = defaultNodeLeaseDurationSeconds
-	}
-	rctx, cancel := c.readyContext(ctx)
-	defer cancel()
-	began := time.Now()
-	d, err := startDaemon(rctx, daemonSpec{
-		name:      "kwok",
-		bin:       files.Binary,
-		logPath:   filepath.Join(c.dir, "kwok.log"),
-		env:       []string{"HOME=" + home},
-		args:      func(port int) []string { return kwokArgs(c.kubeconfigPath, files.Stages, port, lease) },
-		healthURL: func(port int) string { return fmt.Sprintf("http://127.0.0.1:%d/healthz", port) },
+		// kwok also loads ~/.kwok/kwok.yaml when it exists; a home of its own
+		// keeps a developer's kwok settings out of the cluster.
+		home := filepath.Join(c.dir, "kwok-home")
+		if err := os.MkdirAll(home, 0o700); err != nil {
+			return daemonSpec{}, fmt.Errorf("testenv: %w", err)
+		}
+		lease := c.opts.NodeLeaseDurationSeconds
+		if lease <= 0 {
+			lease = defaultNodeLeaseDurationSeconds
+		}
+		return daemonSpec{
+			name:      "kwok",
+			bin:       files.Binary,
+			logPath:   filepath.Join(c.dir, "kwok.log"),
+			env:       []string{"HOME=" + home},
+			args:      func(port int) []string { return kwokArgs(c.kubeconfigPath, files.Stages, port, lease) },
+			healthURL: func(port int) string { return fmt.Sprintf("http://127.0.0.1:%d/healthz", port) },
+		}, nil
 	})
-	if err != nil {
-		return err
-	}
-	if !c.adopt(&c.kwok, d) {
-		return ErrStopped
-	}
-	c.log.Info().Str("healthz", d.healthURL).Dur("took", time.Since(began)).Msg("kwok ready")
-	return nil
 }
 
 // kwokArgs are kwok's flags for a test cluster.

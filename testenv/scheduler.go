@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"time"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -25,65 +24,30 @@ import (
 func (c *Cluster) StartScheduler(ctx context.Context) error {
 	c.helpers.Lock()
 	defer c.helpers.Unlock()
-	c.mu.Lock()
-	stopped, old := c.stopped, c.scheduler
-	c.mu.Unlock()
-	if stopped {
-		return ErrStopped
-	}
-	if old.running() {
-		return nil
-	}
-	if old != nil {
-		c.log.Warn().Err(old.proc.exitError()).Msg("kube-scheduler had exited; starting it again")
-	}
-	bin := c.opts.SchedulerBinary
-	if bin == "" {
-		var err error
-		if bin, err = EnsureScheduler(ctx, c.progress, c.log); err != nil {
-			return err
+	return c.startHelperDaemon(ctx, &c.scheduler, func(ctx context.Context) (daemonSpec, error) {
+		bin := c.opts.SchedulerBinary
+		if bin == "" {
+			var err error
+			if bin, err = EnsureScheduler(ctx, c.progress, c.log); err != nil {
+				return daemonSpec{}, err
+			}
 		}
-	}
-	configPath := filepath.Join(c.dir, "kube-scheduler.yaml")
-	if err := writeSchedulerConfig(configPath, c.kubeconfigPath); err != nil {
-		return err
-	}
-	certDir := filepath.Join(c.dir, "kube-scheduler-certs")
-	if err := os.MkdirAll(certDir, 0o700); err != nil {
-		return fmt.Errorf("testenv: %w", err)
-	}
-	rctx, cancel := c.readyContext(ctx)
-	defer cancel()
-	began := time.Now()
-	d, err := startDaemon(rctx, daemonSpec{
-		name:      "kube-scheduler",
-		bin:       bin,
-		logPath:   filepath.Join(c.dir, "kube-scheduler.log"),
-		args:      func(port int) []string { return schedulerArgs(configPath, certDir, port) },
-		healthURL: func(port int) string { return fmt.Sprintf("https://127.0.0.1:%d/readyz", port) },
+		configPath := filepath.Join(c.dir, "kube-scheduler.yaml")
+		if err := writeSchedulerConfig(configPath, c.kubeconfigPath); err != nil {
+			return daemonSpec{}, err
+		}
+		certDir := filepath.Join(c.dir, "kube-scheduler-certs")
+		if err := os.MkdirAll(certDir, 0o700); err != nil {
+			return daemonSpec{}, fmt.Errorf("testenv: %w", err)
+		}
+		return daemonSpec{
+			name:      "kube-scheduler",
+			bin:       bin,
+			logPath:   filepath.Join(c.dir, "kube-scheduler.log"),
+			args:      func(port int) []string { return schedulerArgs(configPath, certDir, port) },
+			healthURL: func(port int) string { return fmt.Sprintf("https://127.0.0.1:%d/readyz", port) },
+		}, nil
 	})
-	if err != nil {
-		return err
-	}
-	if !c.adopt(&c.scheduler, d) {
-		return ErrStopped
-	}
-	c.log.Info().Str("readyz", d.healthURL).Dur("took", time.Since(began)).Msg("kube-scheduler ready")
-	return nil
-}
-
-// adopt records a started daemon in *slot, unless Stop ran meanwhile (it
-// could not see the daemon): then the daemon is stopped and adopt reports
-// false.
-func (c *Cluster) adopt(slot **daemon, d *daemon) bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.stopped {
-		d.proc.stop(daemonStopGrace)
-		return false
-	}
-	*slot = d
-	return true
 }
 
 // schedulerArgs are kube-scheduler's flags; everything else is in the
