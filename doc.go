@@ -4,27 +4,113 @@
 // doc.go that names the concept, draws its place in the pipeline, states
 // its guarantees and gives the client-go name it corresponds to.
 //
+// # Reading order
+//
+// Every package of the module is named below, one line each
+// (TestTableOfContents fails on a package left out or one that is gone):
+//
 //		kube-apiserver ─LIST+WATCH─▶ reflector ─▶ deltafifo ─▶ store ─▶ processor ─▶ handler ─▶ queue ─▶ workers
 //		                             └──────────── informer (one per resource, shared by a Factory) ──────────┘
 //		lease: only the leader runs controllers
 //
-//	 1. kube       — overview of the four packages below, read in this order:
-//	    kube/api       — the object model: ObjectMeta, Object, RawObject, typed kinds, codecs
-//	    kube/labels    — label selectors: parse, compile, match
-//	    kube/rest      — the REST client: Client, Resources, list/watch, errors, retries
-//	    kube/clientcmd — kubeconfig, exec plugins, in-cluster: a rest.Config
-//	 2. testenv    — the real etcd + kube-apiserver the tests and `make dev` run
-//	 3. clock      — the injectable clock, so tests step time
-//	 4. reflector  — LIST + WATCH as an explicit state machine
-//	 5. deltafifo  — the arrival-ordered queue of changes
-//	 6. store      — the lock-free-read cache with copy-on-write B-tree indexes
-//	 7. processor  — fan-out to event handlers, one buffer each
-//	 8. informer   — the pieces assembled; the shared Factory; listers
-//	 9. queue      — the work queue: dedup, processing set, rate-limited retries
-//	 10. lease     — leader election on a coordination.k8s.io Lease
-//	 11. ctrl      — the controller framework: registry, context, work loop,
-//	                 expectations, events; ctrl/<name> the controllers
-//	 12. cmd/kcm   — the binary: kcm dev, kcm trace
+//	 1. kube                  — overview of kcm's Kubernetes foundation; its packages, read in this order:
+//	    kube/api              — the object model: ObjectMeta, Object, RawObject, typed kinds, codecs
+//	    kube/labels           — label selectors: parse, compile, match
+//	    kube/rest             — the REST client: Client, Resources, list/watch, errors, retries
+//	    kube/clientcmd        — kubeconfig, exec plugins, in-cluster: a rest.Config
+//	    kube/protowire        — a prototype: Kubernetes' protobuf encoding read without generated code
+//	 2. testenv               — the real etcd + kube-apiserver (and kwok nodes) the tests and `make dev` run
+//	 3. clock                 — the injectable clock, so tests step time
+//	 4. reflector             — LIST + WATCH as an explicit state machine
+//	 5. deltafifo             — the arrival-ordered queue of changes
+//	 6. store                 — the lock-free-read cache with copy-on-write B-tree indexes
+//	 7. processor             — fan-out to event handlers, one buffer each
+//	 8. informer              — the pieces assembled; the shared Factory; listers
+//	 9. queue                 — the work queue: dedup, processing set, rate-limited retries
+//	10. lease                 — leader election on a coordination.k8s.io Lease
+//	11. ctrl                  — the controller framework: registry, context, wiring, work loop, expectations, events
+//	    ctrl/controllerref    — which objects a controller owns: adopt, release
+//	    ctrl/serviceaccount   — the smallest controller: a "default" ServiceAccount in every namespace
+//	    ctrl/replicaset       — pods to match replicas: expectations, slow start, deletion ranking, status
+//	    ctrl/deployment       — ReplicaSets per template: rolling update, Recreate, scaling, rollback, progress
+//	    ctrl/namespace        — a deleted namespace emptied through discovery, then finalized
+//	    ctrl/garbagecollector — the ownerReference graph: background, foreground and orphan deletion
+//	12. tap                   — the observation points every layer reports to while someone watches
+//	    pipeview              — the live view behind /debug/pipeline, drawn from tap's points
+//	13. manager               — the controller manager: flags, endpoints, leader election, start-up
+//	14. cmd/kcm               — the binary: kcm [flags] (the manager), kcm dev, kcm trace, kcm version
+//	15. docs/tour             — the guided tour: kube-controller-manager's start-up and one object's trip, in kcm's code
 //
-// Benchmarks against client-go live in the separate module bench/.
+// # Internals
+//
+//	internal/ring             — the growable FIFO buffer under deltafifo, processor and queue
+//	internal/promreg          — Prometheus register-or-reuse, shared by every component's metrics
+//	kube/internal/jsonx       — kcm's JSON bytes: the json-iterator configuration and a value scanner
+//	kube/internal/redact      — how kube/rest's and kube/clientcmd's types keep secrets out of print
+//
+// # Test and verification support
+//
+// Under internal/testing/: imported only by _test.go files, by each other
+// and by the harness binaries (TestLayering).
+//
+//	internal/testing/resttest     — the recording fake apiserver every controller's unit tests use
+//	internal/testing/ctrltest     — one controller started against a real apiserver as the manager wires it
+//	internal/testing/fakeapi      — an in-process apiserver with seeded faults, for the chaos suite
+//	internal/testing/fakelw       — a scripted ListerWatcher: a reflector in lockstep with its test
+//	internal/testing/podgen       — realistic pods, lists and watch streams for benchmarks and tests
+//	internal/testing/syncbuf      — a log buffer goroutines write while a test reads it
+//	internal/testing/browser      — a small Chrome DevTools Protocol client for the view's browser tests
+//	internal/testing/difftest     — differential tests: a scenario under kcm and under kube-controller-manager
+//	internal/testing/compat       — kcm's real-apiserver tests against every supported release
+//	internal/testing/managerbench — kcm and kube-controller-manager measured as separate processes
+//	internal/testing/e2e          — upstream's e2e specs of kcm's controllers, under both managers
+//	kube/internal/redact/redacttest — the check that no exported type prints a secret
+//	cmd/kcm-compat                — make compat
+//	cmd/kcm-bench                 — make bench-manager
+//	cmd/kcm-e2e                   — make e2e
+//
+// Benchmarks against client-go live in the separate module bench/, which
+// may use k8s.io modules; this module may not.
+//
+// # Layers
+//
+// An import never runs up. A non-test file imports only packages of lower
+// layers, or of its own "dir/..." unit; the packages of one layer are
+// independent of each other. testenv and internal/testing/... are imported
+// only by _test.go files, the verification packages and the harness
+// binaries — and testenv also by cmd/kcm, because `kcm dev` (a local
+// cluster with the manager on it) is a product feature. The table is data
+// in layers_test.go (TestLayering checks every file against it,
+// TestLayersAreDocumented this copy), lowest first:
+//
+//  0. contents: ., kube, docs/tour — chapters without code: the table of contents,
+//     the kube overview and the guided tour import nothing
+//  1. base: clock, internal/ring, internal/promreg, kube/internal/jsonx, kube/internal/redact —
+//     leaves every layer may use: the injectable clock, the FIFO buffer under deltafifo,
+//     processor and queue, the Prometheus register-or-reuse helper, kcm's JSON bytes,
+//     secret redaction; they import no kcm package
+//  2. model: kube/api/..., tap — what every layer passes and reports: the object model
+//     (the cache imports nothing more) and the observation points
+//  3. client: kube/labels, kube/rest, kube/protowire — talking to the apiserver about
+//     objects: selectors, the REST client, the protobuf prototype
+//  4. stages: reflector, deltafifo, store, processor, queue, lease, kube/clientcmd, testenv —
+//     the pipeline's stages and the ways to reach a cluster: none imports another, so each
+//     is tested alone
+//  5. assembly: informer, pipeview — informer assembles reflector, deltafifo, store and
+//     processor; pipeview draws what tap reports and the lease
+//  6. framework: ctrl, ctrl/controllerref — what every controller shares: registry, context,
+//     wiring, work loop, expectations, events; ownership
+//  7. controllers: ctrl/* — one package per controller; a controller never imports another
+//  8. manager: manager — the controller manager: flags, endpoints, leader election,
+//     start-up of every controller
+//  9. binary: cmd/kcm — the kcm binary; it links testenv for `kcm dev`, a product feature
+//  10. verification: internal/testing/..., kube/internal/redact/redacttest — test and
+//     verification support (fakes, fixtures, differential and benchmark harnesses): it may
+//     import any layer, and only tests and the harness binaries import it (restricted)
+//  11. harness: cmd/kcm-bench, cmd/kcm-compat, cmd/kcm-e2e — the binaries behind make
+//     bench-manager, make compat and make e2e
+//
+// A doc.go that lists its package's files does so in one paragraph or list
+// opened by "One concept per file:"; TestDocFileLists checks that every file
+// it names exists and that it names every non-test file but doc.go.
 package kcm

@@ -13,7 +13,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/kcmlab/kcm/internal/managerbench"
+	"github.com/kcmlab/kcm/internal/testing/managerbench"
 )
 
 // APISample is one sync of the real-apiserver benchmark: what the process

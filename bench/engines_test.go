@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/kcmlab/kcm/bench"
-	"github.com/kcmlab/kcm/internal/podgen"
+	"github.com/kcmlab/kcm/internal/testing/podgen"
 )
 
 func engines(tb testing.TB, host string) []bench.Engine {

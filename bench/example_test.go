@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"github.com/kcmlab/kcm/bench"
-	"github.com/kcmlab/kcm/internal/podgen"
+	"github.com/kcmlab/kcm/internal/testing/podgen"
 )
 
 // The floor scans the bytes an engine reads, once, keeping nothing.

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/kcmlab/kcm/bench"
-	"github.com/kcmlab/kcm/internal/podgen"
+	"github.com/kcmlab/kcm/internal/testing/podgen"
 )
 
 // TestFloorCounts: the floor's scanners count what they were given and fail

@@ -8,7 +8,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/kcmlab/kcm/informer"
-	"github.com/kcmlab/kcm/internal/podgen"
+	"github.com/kcmlab/kcm/internal/testing/podgen"
 	"github.com/kcmlab/kcm/kube/api"
 	"github.com/kcmlab/kcm/kube/labels"
 	"github.com/kcmlab/kcm/store"

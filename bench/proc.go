@@ -6,7 +6,7 @@ import (
 )
 
 // What another process spends is read from the kernel with
-// internal/managerbench's readers (/proc/<pid>/stat for CPU time,
+// internal/testing/managerbench's readers (/proc/<pid>/stat for CPU time,
 // /proc/<pid>/status for resident memory). The real-apiserver benchmark
 // reads kube-apiserver's and etcd's this way, and resets kube-apiserver's
 // peak before each sync so that the peak read after it is that sync's.

@@ -11,7 +11,7 @@ import (
 	"k8s.io/client-go/kubernetes/scheme"
 
 	"github.com/kcmlab/kcm/bench"
-	"github.com/kcmlab/kcm/internal/podgen"
+	"github.com/kcmlab/kcm/internal/testing/podgen"
 	"github.com/kcmlab/kcm/kube/api"
 	"github.com/kcmlab/kcm/kube/protowire"
 )

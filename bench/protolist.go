@@ -18,7 +18,7 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 
-	"github.com/kcmlab/kcm/internal/managerbench"
+	"github.com/kcmlab/kcm/internal/testing/managerbench"
 	"github.com/kcmlab/kcm/kube/api"
 	"github.com/kcmlab/kcm/kube/protowire"
 	kcmrest "github.com/kcmlab/kcm/kube/rest"

@@ -10,7 +10,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/kcmlab/kcm/clock"
-	"github.com/kcmlab/kcm/internal/fakeapi"
+	"github.com/kcmlab/kcm/internal/testing/fakeapi"
 	"github.com/kcmlab/kcm/kube/rest"
 )
 

@@ -10,7 +10,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/kcmlab/kcm/informer"
-	"github.com/kcmlab/kcm/internal/fakeapi"
+	"github.com/kcmlab/kcm/internal/testing/fakeapi"
 	"github.com/kcmlab/kcm/kube/api"
 	"github.com/kcmlab/kcm/kube/rest"
 	"github.com/kcmlab/kcm/processor"

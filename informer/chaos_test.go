@@ -17,7 +17,7 @@ import (
 
 	"github.com/kcmlab/kcm/clock"
 	"github.com/kcmlab/kcm/informer"
-	"github.com/kcmlab/kcm/internal/fakeapi"
+	"github.com/kcmlab/kcm/internal/testing/fakeapi"
 	"github.com/kcmlab/kcm/kube/api"
 	"github.com/kcmlab/kcm/kube/rest"
 	"github.com/kcmlab/kcm/processor"

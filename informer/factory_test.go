@@ -11,8 +11,8 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/kcmlab/kcm/informer"
-	"github.com/kcmlab/kcm/internal/fakeapi"
-	"github.com/kcmlab/kcm/internal/syncbuf"
+	"github.com/kcmlab/kcm/internal/testing/fakeapi"
+	"github.com/kcmlab/kcm/internal/testing/syncbuf"
 	"github.com/kcmlab/kcm/kube/api"
 	"github.com/kcmlab/kcm/kube/rest"
 	"github.com/kcmlab/kcm/processor"

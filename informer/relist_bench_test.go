@@ -24,7 +24,7 @@ import (
 	"time"
 
 	"github.com/kcmlab/kcm/deltafifo"
-	"github.com/kcmlab/kcm/internal/podgen"
+	"github.com/kcmlab/kcm/internal/testing/podgen"
 	"github.com/kcmlab/kcm/kube/api"
 	"github.com/kcmlab/kcm/kube/rest"
 	"github.com/kcmlab/kcm/processor"

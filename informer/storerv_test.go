@@ -15,7 +15,7 @@ import (
 	"github.com/kcmlab/kcm/clock"
 	"github.com/kcmlab/kcm/deltafifo"
 	"github.com/kcmlab/kcm/informer"
-	"github.com/kcmlab/kcm/internal/fakelw"
+	"github.com/kcmlab/kcm/internal/testing/fakelw"
 	"github.com/kcmlab/kcm/kube/labels"
 	"github.com/kcmlab/kcm/kube/rest"
 	"github.com/kcmlab/kcm/processor"

@@ -11,7 +11,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/kcmlab/kcm/informer"
-	"github.com/kcmlab/kcm/internal/fakelw"
+	"github.com/kcmlab/kcm/internal/testing/fakelw"
 	"github.com/kcmlab/kcm/kube/api"
 	"github.com/kcmlab/kcm/kube/rest"
 	"github.com/kcmlab/kcm/processor"

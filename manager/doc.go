@@ -34,7 +34,9 @@
 // start.go (BuildControllers, StartControllers), status.go (what the
 // controller and readiness checks read), healthz.go (the k8s-style health
 // handler), serve.go and tls.go (the HTTPS server and its certificate),
-// metrics.go, logging.go, version.go.
+// debug.go (the controllers' pages under /debug/controllers/<name>/),
+// profiling.go (/debug/pprof/ under --profiling), controllers.go (the
+// registry, above), metrics.go, logging.go, version.go.
 //
 // # The command line
 //
@@ -89,6 +91,12 @@
 //	           {op,reason}), and the informers' error counters
 //	           (informer_transform_errors_total, informer_handler_panics_total;
 //	           listed once they count something)
+//	/debug/controllers/<name>/  the pages of a controller that has them
+//	           (ctrl.Debuggable), under its name and its aliases, as
+//	           kube-controller-manager mounts them: the garbage collector's
+//	           graph in DOT at .../garbage-collector-controller/graph (?uid=
+//	           repeatable; also under garbagecollector); 404 while this
+//	           instance does not lead
 //
 //	/debug/pipeline  only with --enable-pipeline-view (kcm's own flag, off by
 //	           default): the live view of the pipeline (package pipeview), a

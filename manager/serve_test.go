@@ -16,7 +16,7 @@ import (
 
 	"github.com/kcmlab/kcm/clock"
 	"github.com/kcmlab/kcm/ctrl"
-	"github.com/kcmlab/kcm/internal/syncbuf"
+	"github.com/kcmlab/kcm/internal/testing/syncbuf"
 	"github.com/kcmlab/kcm/kube/rest"
 )
 

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/kcmlab/kcm/clock"
-	"github.com/kcmlab/kcm/internal/browser"
+	"github.com/kcmlab/kcm/internal/testing/browser"
 	"github.com/kcmlab/kcm/pipeview"
 	"github.com/kcmlab/kcm/tap"
 )

@@ -29,7 +29,7 @@ import (
 
 	"github.com/kcmlab/kcm/ctrl"
 	"github.com/kcmlab/kcm/informer"
-	"github.com/kcmlab/kcm/internal/podgen"
+	"github.com/kcmlab/kcm/internal/testing/podgen"
 	"github.com/kcmlab/kcm/kube/api"
 	"github.com/kcmlab/kcm/kube/rest"
 	"github.com/kcmlab/kcm/pipeview"

@@ -11,7 +11,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/kcmlab/kcm/clock"
-	"github.com/kcmlab/kcm/internal/fakelw"
+	"github.com/kcmlab/kcm/internal/testing/fakelw"
 	"github.com/kcmlab/kcm/kube/api"
 	"github.com/kcmlab/kcm/kube/rest"
 	"github.com/kcmlab/kcm/reflector"

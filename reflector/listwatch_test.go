@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kcmlab/kcm/internal/fakeapi"
-	"github.com/kcmlab/kcm/internal/fakelw"
+	"github.com/kcmlab/kcm/internal/testing/fakeapi"
+	"github.com/kcmlab/kcm/internal/testing/fakelw"
 	"github.com/kcmlab/kcm/kube/api"
 	"github.com/kcmlab/kcm/kube/rest"
 	"github.com/kcmlab/kcm/reflector"

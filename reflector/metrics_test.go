@@ -13,7 +13,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
 
-	"github.com/kcmlab/kcm/internal/fakelw"
+	"github.com/kcmlab/kcm/internal/testing/fakelw"
 	"github.com/kcmlab/kcm/kube/rest"
 	"github.com/kcmlab/kcm/reflector"
 )

@@ -12,7 +12,7 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/kcmlab/kcm/internal/syncbuf"
+	"github.com/kcmlab/kcm/internal/testing/syncbuf"
 )
 
 // helloRecipe builds a tiny local program, offline, through the same

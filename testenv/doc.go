@@ -37,7 +37,7 @@
 // etcd: Releases lists them, each Kubernetes release with the etcd its own
 // sources say it is tested with (v1.35.4 with etcd 3.6.6, v1.36.3 with
 // 3.6.8, v1.37.2 with 3.7.0). Every test binary then starts its clusters at
-// that release, which is how `make compat` (internal/compat) runs the same
+// that release, which is how `make compat` (internal/testing/compat) runs the same
 // tests against each; an unknown release is an error naming the supported
 // ones. Each release and etcd version has its own cache directory.
 // kube-controller-manager stays at the reference release, the one kcm's
@@ -47,7 +47,7 @@
 // # kube-controller-manager
 //
 // The same recipe builds kube-controller-manager, the reference kcm's
-// controllers are compared with (package internal/difftest). It is built
+// controllers are compared with (package internal/testing/difftest). It is built
 // lazily by EnsureControllerManager, never by Start, so tests that do not
 // run it never wait for its first build (about five minutes on two
 // cores, most of it shared with kube-apiserver's in the Go build cache).
@@ -70,7 +70,7 @@
 // registers its embedded manifests, as upstream's e2e_test.go does. go
 // test -c names no package as it compiles, so a go build -v of the
 // imported packages runs first for the progress line. Only `make e2e`
-// (package internal/e2e) uses it; a first build takes tens of minutes on
+// (package internal/testing/e2e) uses it; a first build takes tens of minutes on
 // two cores, less once kube-apiserver's packages are in the Go build cache.
 //
 // # Nodes and the scheduler

@@ -14,7 +14,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"github.com/kcmlab/kcm/internal/syncbuf"
+	"github.com/kcmlab/kcm/internal/testing/syncbuf"
 )
 
 func TestNodeObject(t *testing.T) {

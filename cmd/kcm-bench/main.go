@@ -1,6 +1,6 @@
 // Command kcm-bench measures the kcm controller manager beside
 // kube-controller-manager on the same machine, in the same run, with the
-// same controllers (package internal/managerbench says what and how):
+// same controllers (package internal/testing/managerbench says what and how):
 //
 //	make bench-manager          # builds bin/kcm, then runs this with the defaults
 //	go run ./cmd/kcm-bench --kcm bin/kcm --runs 1 --benchmarks scale
@@ -25,7 +25,7 @@ import (
 
 	"github.com/rs/zerolog"
 
-	"github.com/kcmlab/kcm/internal/managerbench"
+	"github.com/kcmlab/kcm/internal/testing/managerbench"
 )
 
 func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }

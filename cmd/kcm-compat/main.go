@@ -1,6 +1,6 @@
 // Command kcm-compat runs kcm's real-apiserver engine tests and the
 // manager smoke test against every supported Kubernetes release (package
-// internal/compat says what and how):
+// internal/testing/compat says what and how):
 //
 //	make compat                                   # every release, every group
 //	go run ./cmd/kcm-compat --releases v1.35.4 --groups watchlist,manager
@@ -26,7 +26,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/kcmlab/kcm/internal/compat"
+	"github.com/kcmlab/kcm/internal/testing/compat"
 	"github.com/kcmlab/kcm/testenv"
 )
 

@@ -3,7 +3,7 @@
 // kube-apiserver, kube-scheduler, kwok nodes; package testenv): under
 // kube-controller-manager alone, then under kcm for its controllers with
 // kube-controller-manager running the others. It writes one markdown table
-// with a row per spec (package internal/e2e says how):
+// with a row per spec (package internal/testing/e2e says how):
 //
 //	make e2e                                    # builds bin/kcm, then runs this with the defaults
 //	go run ./cmd/kcm-e2e --kcm bin/kcm --modes kcm --focus '\[sig-apps\] ReplicaSet '
@@ -28,7 +28,7 @@ import (
 
 	"github.com/rs/zerolog"
 
-	"github.com/kcmlab/kcm/internal/e2e"
+	"github.com/kcmlab/kcm/internal/testing/e2e"
 	"github.com/kcmlab/kcm/manager"
 	"github.com/kcmlab/kcm/testenv"
 )

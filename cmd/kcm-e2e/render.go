@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/kcmlab/kcm/internal/e2e"
-	"github.com/kcmlab/kcm/internal/managerbench"
+	"github.com/kcmlab/kcm/internal/testing/e2e"
+	"github.com/kcmlab/kcm/internal/testing/managerbench"
 	"github.com/kcmlab/kcm/testenv"
 )
 

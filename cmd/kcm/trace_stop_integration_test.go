@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kcmlab/kcm/internal/syncbuf"
+	"github.com/kcmlab/kcm/internal/testing/syncbuf"
 	"github.com/kcmlab/kcm/testenv"
 )
 

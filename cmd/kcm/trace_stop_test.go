@@ -21,7 +21,7 @@ import (
 
 	"go.uber.org/goleak"
 
-	"github.com/kcmlab/kcm/internal/syncbuf"
+	"github.com/kcmlab/kcm/internal/testing/syncbuf"
 	"github.com/kcmlab/kcm/kube/rest"
 )
 

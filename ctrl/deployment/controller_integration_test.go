@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/kcmlab/kcm/informer"
-	"github.com/kcmlab/kcm/internal/ctrltest"
+	"github.com/kcmlab/kcm/internal/testing/ctrltest"
 	"github.com/kcmlab/kcm/kube/api"
 	"github.com/kcmlab/kcm/kube/rest"
 	"github.com/kcmlab/kcm/processor"

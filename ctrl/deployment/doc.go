@@ -46,7 +46,8 @@
 // newrs.go (finding and creating the new ReplicaSet), scale.go, rolling.go,
 // recreate.go, cleanup.go (revisionHistoryLimit), progress.go
 // (Progressing), status.go (counters, Available), rollback.go,
-// handlers.go, controller.go (Descriptor, Sync).
+// handlers.go, controller.go (Descriptor, Sync), names.go (the labels and
+// annotations kube-controller-manager writes, which kcm writes too).
 //
 // # Guarantees
 //

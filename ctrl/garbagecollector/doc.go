@@ -45,15 +45,15 @@
 //	    waiting + item has dependents ─▶ DELETE Foreground (propagates down)
 //	    none left ─▶ DELETE (Background, or the item's own finalizer's mode)
 //
-// Files: identity.go (identities, finalizers, reference diffs), node.go
-// (nodes and the Item copies workers read), graph.go (the state machine),
-// dot.go (the DOT dump), absent.go (the absent-owner cache), discovery.go
-// (deletable resources, ignored resources, the kind mapper), codec.go
-// (the cached metadata), monitors.go (the informers), collector.go
-// (Collector: graph, effects, handlers), attempt_delete.go and orphan.go
-// (the two syncs), operations.go (reads, deletes, patches), controller.go
-// (GarbageCollector: Run, discovery resync, the debug handler; the
-// descriptor and flags).
+// One concept per file: identity.go (identities, finalizers, reference
+// diffs), node.go (nodes and the Item copies workers read), graph.go (the
+// state machine), dot.go (the DOT dump), absent.go (the absent-owner
+// cache), discovery.go (deletable resources, ignored resources, the kind
+// mapper), codec.go (the cached metadata), monitors.go (the informers),
+// collector.go (Collector: graph, effects, handlers), attempt_delete.go and
+// orphan.go (the two syncs), operations.go (reads, deletes, patches),
+// controller.go (GarbageCollector: Run, discovery resync, the debug
+// handler; the descriptor and flags).
 //
 // # Guarantees
 //

@@ -22,7 +22,7 @@
 //	nothing left ──▶ PUT namespaces/<name>/finalize without "kubernetes"
 //	                 (kube-apiserver then deletes the namespace)
 //
-// One file per concept: controller.go (descriptor, flags, handlers,
+// One concept per file: controller.go (descriptor, flags, handlers,
 // Sync), deleter.go (the pass over one namespace: phase, content,
 // finalize, conflicts), content.go (one resource type: estimate, delete,
 // check), resources.go (which types discovery offers for deletion) and

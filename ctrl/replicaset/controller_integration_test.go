@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/kcmlab/kcm/ctrl"
-	"github.com/kcmlab/kcm/internal/ctrltest"
+	"github.com/kcmlab/kcm/internal/testing/ctrltest"
 	"github.com/kcmlab/kcm/kube/api"
 	"github.com/kcmlab/kcm/kube/rest"
 	"github.com/kcmlab/kcm/testenv"

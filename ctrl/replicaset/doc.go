@@ -35,11 +35,11 @@
 //	  calculateStatus ─▶ PUT .../replicasets/<name>/status if it changed
 //	  RequeueAfter: when the next Ready pod reaches minReadySeconds
 //
-// Files: controller.go (Descriptor, New, Sync, claiming), handlers.go
-// (informer handlers), manage.go (manageReplicas, slowStartBatch, pod
-// writes and their events), rank.go (the deletion order), podtemplate.go
-// (a pod from the template's raw JSON), status.go (calculateStatus,
-// updateStatus, the availability requeue).
+// One concept per file: controller.go (Descriptor, New, Sync, claiming),
+// handlers.go (informer handlers), manage.go (manageReplicas,
+// slowStartBatch, pod writes and their events), rank.go (the deletion
+// order), podtemplate.go (a pod from the template's raw JSON), status.go
+// (calculateStatus, updateStatus, the availability requeue).
 //
 // # Guarantees
 //

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kcmlab/kcm/internal/ctrltest"
+	"github.com/kcmlab/kcm/internal/testing/ctrltest"
 	"github.com/kcmlab/kcm/kube/api"
 	"github.com/kcmlab/kcm/kube/rest"
 	"github.com/kcmlab/kcm/testenv"

@@ -8,7 +8,7 @@ import (
 	"time"
 	"unsafe"
 
-	"github.com/kcmlab/kcm/internal/podgen"
+	"github.com/kcmlab/kcm/internal/testing/podgen"
 	"github.com/kcmlab/kcm/kube/internal/jsonx"
 )
 

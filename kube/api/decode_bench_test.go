@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kcmlab/kcm/internal/podgen"
+	"github.com/kcmlab/kcm/internal/testing/podgen"
 	"github.com/kcmlab/kcm/kube/api"
 )
 

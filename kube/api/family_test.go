@@ -11,7 +11,7 @@ import (
 	"time"
 	"weak"
 
-	"github.com/kcmlab/kcm/internal/podgen"
+	"github.com/kcmlab/kcm/internal/testing/podgen"
 )
 
 // familyForm reports whether o keeps its JSON as a delta against a base

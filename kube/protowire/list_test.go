@@ -5,7 +5,7 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/kcmlab/kcm/internal/podgen"
+	"github.com/kcmlab/kcm/internal/testing/podgen"
 	"github.com/kcmlab/kcm/kube/api"
 	"github.com/kcmlab/kcm/kube/protowire"
 )

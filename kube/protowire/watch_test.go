@@ -6,7 +6,7 @@ import (
 	"io"
 	"testing"
 
-	"github.com/kcmlab/kcm/internal/podgen"
+	"github.com/kcmlab/kcm/internal/testing/podgen"
 	"github.com/kcmlab/kcm/kube/protowire"
 )
 

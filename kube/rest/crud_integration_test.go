@@ -4,7 +4,7 @@ import (
 	"context"
 	"testing"
 
-	"github.com/kcmlab/kcm/internal/podgen"
+	"github.com/kcmlab/kcm/internal/testing/podgen"
 	"github.com/kcmlab/kcm/kube/api"
 	"github.com/kcmlab/kcm/kube/rest"
 )

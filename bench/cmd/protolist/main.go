@@ -23,7 +23,7 @@ import (
 	"time"
 
 	"github.com/kcmlab/kcm/bench"
-	"github.com/kcmlab/kcm/internal/managerbench"
+	"github.com/kcmlab/kcm/internal/testing/managerbench"
 	"github.com/kcmlab/kcm/testenv"
 )
 

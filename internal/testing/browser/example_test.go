@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/kcmlab/kcm/internal/browser"
+	"github.com/kcmlab/kcm/internal/testing/browser"
 )
 
 // The flags a test browser starts with: headless, isolated in its own

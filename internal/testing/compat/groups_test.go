@@ -15,7 +15,7 @@ import (
 // package's source, so a rename is caught here and not first by a compat
 // run (which would also fail: a test that did not run fails its group).
 func TestGroupsNameExistingTests(t *testing.T) {
-	root := filepath.Join("..", "..")
+	root := filepath.Join("..", "..", "..")
 	seen := map[string]bool{}
 	for _, g := range Groups() {
 		if len(g.Tests) == 0 || g.Name == "" || g.What == "" {

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kcmlab/kcm/internal/fakeapi"
+	"github.com/kcmlab/kcm/internal/testing/fakeapi"
 )
 
 // Each bad-content fault, alone and always striking, on a watch from rv 11

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kcmlab/kcm/internal/fakeapi"
+	"github.com/kcmlab/kcm/internal/testing/fakeapi"
 	"github.com/kcmlab/kcm/kube/rest"
 )
 

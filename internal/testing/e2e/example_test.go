@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/kcmlab/kcm/internal/e2e"
+	"github.com/kcmlab/kcm/internal/testing/e2e"
 )
 
 // Two runs of two specs: one passes under both managers, one fails under

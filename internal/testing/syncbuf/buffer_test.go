@@ -5,7 +5,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/kcmlab/kcm/internal/syncbuf"
+	"github.com/kcmlab/kcm/internal/testing/syncbuf"
 )
 
 func Example() {

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/kcmlab/kcm/internal/compat"
+	"github.com/kcmlab/kcm/internal/testing/compat"
 	"github.com/kcmlab/kcm/testenv"
 )
 

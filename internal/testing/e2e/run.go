@@ -12,7 +12,7 @@ import (
 
 	"github.com/rs/zerolog"
 
-	"github.com/kcmlab/kcm/internal/managerbench"
+	"github.com/kcmlab/kcm/internal/testing/managerbench"
 	"github.com/kcmlab/kcm/testenv"
 )
 

@@ -11,7 +11,7 @@ import (
 	"github.com/gorilla/websocket"
 	"go.uber.org/goleak"
 
-	"github.com/kcmlab/kcm/internal/fakeapi"
+	"github.com/kcmlab/kcm/internal/testing/fakeapi"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
