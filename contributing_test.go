@@ -61,7 +61,7 @@ func TestContributing(t *testing.T) {
 func TestContributingChecksCatch(t *testing.T) {
 	root := t.TempDir()
 	for name, body := range map[string]string{
-		"lib/pkg/a.go": "package pkg\n\n// The function.\nfunc Foo() {}\n\ntype T struct{}\n\nfunc (T) Method() {}\n\nvar (\n\tV = 1\n)\n",
+		"lib/pkg/a.go": "package pkg\n\n// The function.\nfunc Foo() {}\n\ntype T struct{}\n\n// Method is.\nfunc (T) Method() {}\n\nvar (\n\tV = 1\n)\n",
 		"lib/pkg/b.go": "package pkg\n\nconst C = 2\n",
 		"Makefile":     "X ?= 1\ntest: vet\n\tgo test ./...\nvet:\n\tgo vet\n",
 		"deploy.md":    "# a\n",
@@ -74,7 +74,7 @@ func TestContributingChecksCatch(t *testing.T) {
 		}
 	}
 	good := "`lib/pkg/a.go`, `./lib/...`, `deploy.md`, `Makefile`, `testing/synctest`, `--flag=x`, `~/.cache/x`, `<name>/x`\n" +
-		"`Foo` (`lib/pkg/a.go:4`), `Method` (`lib/pkg/a.go:8`), `Foo` in `lib/pkg/a.go`, `Method` in `lib/pkg/a.go`,\n" +
+		"`Foo` (`lib/pkg/a.go:4`), `Method` (`lib/pkg/a.go:9`), `Foo` in `lib/pkg/a.go`, `Method` in `lib/pkg/a.go`,\n" +
 		"`V` in `lib/pkg/a.go`, `C` in `lib/pkg`, `T` from\n`lib/pkg/a.go`, `make test`, `make vet PKG=./lib/pkg`\n" +
 		"```sh\nmake test   # lib/missing.go in a comment is not checked\ngo test ./lib/pkg/\n```\n"
 	if bad, _ := contributingViolations(root, good); len(bad) != 0 {
@@ -82,10 +82,11 @@ func TestContributingChecksCatch(t *testing.T) {
 	}
 	for _, tc := range []struct{ text, want string }{
 		{"`lib/missing.go`", "lib/missing.go does not exist"},
-		{"`lib/pkg/a.go:99`", "lib/pkg/a.go:99: the file has 12 lines"},
+		{"`lib/pkg/a.go:99`", "lib/pkg/a.go:99: the file has 13 lines"},
 		{"`lib/pkg:3`", "lib/pkg:3 is not a file"},
 		{"`Foo` (`lib/pkg/a.go:3`)", "`Foo` is not on lib/pkg/a.go:3 (it is declared on line 4)"},
 		{"`Gone` (`lib/pkg/a.go:4`)", "`Gone` is not on lib/pkg/a.go:4 (it is not in the file)"},
+		{"`Method` (`lib/pkg/a.go:8`)", "`Method` is not on lib/pkg/a.go:8 (it is declared on line 9)"},
 		{"`Bar` in `lib/pkg/a.go`", "`Bar` is not declared in lib/pkg/a.go"},
 		{"`C` in `lib/pkg/a.go`", "`C` is not declared in lib/pkg/a.go"},
 		{"`Bar` in `lib/pkg`", "`Bar` is not declared in lib/pkg"},
@@ -239,7 +240,7 @@ func contributingCheckCitation(root, name, p string, line int) string {
 		return "" // contributingCheckPath reports it
 	}
 	word := regexp.MustCompile(`\b` + regexp.QuoteMeta(name) + `\b`)
-	if word.MatchString(lines[line-1]) {
+	if word.MatchString(contributingCode(lines[line-1])) {
 		return ""
 	}
 	decl := regexp.MustCompile(`^(func (\([^)]*\) )?|type |const |var |\t)` + regexp.QuoteMeta(name) + `\b`)
@@ -249,11 +250,20 @@ func contributingCheckCitation(root, name, p string, line int) string {
 		}
 	}
 	for i, l := range lines {
-		if word.MatchString(l) {
+		if word.MatchString(contributingCode(l)) {
 			return fmt.Sprintf("`%s` is not on %s:%d (it is on line %d)", name, p, line, i+1)
 		}
 	}
 	return fmt.Sprintf("`%s` is not on %s:%d (it is not in the file)", name, p, line)
+}
+
+// contributingCode is a line without its // comment: a citation points
+// at code, not at the comment above it.
+func contributingCode(line string) string {
+	if i := strings.Index(line, "//"); i >= 0 {
+		return line[:i]
+	}
+	return line
 }
 
 // contributingCheckDeclared reports a name that the Go file p, or the Go files of the
