@@ -99,10 +99,12 @@
 // # Memory
 //
 // The log is a ring buffer (internal/ring) that doubles when full and,
-// once larger than 1024 slots, shrinks whenever it drains to an eighth, so
-// a 50k-item initial list does not leave a 50k-slot buffer behind. An enqueued delta
-// costs one slot and, for a key that had nothing pending, one map entry;
-// Pop reuses one batch slice, which is why process must not retain it.
+// once larger than ring.KeepCap (1024) slots, shrinks whenever it drains
+// to an eighth, so a 50k-item initial list does not leave a 50k-slot
+// buffer behind (TestQueueShrinksAfterBurst in memory_test.go). An
+// enqueued delta costs one slot and, for a key that had nothing pending,
+// one map entry; Pop reuses one batch slice, which is why process must
+// not retain it.
 //
 // # Lock order
 //

@@ -77,9 +77,10 @@
 //     informers, which strip them to save memory.
 //   - For caches compact typed objects (api.Compact): no JSON is kept,
 //     repeated parts are shared between objects, and what the struct does
-//     not model is kept as a small remainder — a pod costs about 0.4× the
-//     heap of client-go's informer with managedFields stripped
-//     (bench/RESULTS.md). The objects are read-only views, as every
+//     not model is kept as a small remainder — a pod costs at most half
+//     the heap of client-go's informer with managedFields stripped
+//     (TestHeapPerPod in bench/heap_test.go fails above it; the figures
+//     are in bench/RESULTS.md). The objects are read-only views, as every
 //     cached object is, and a read-modify-write through api.DeepCopy and
 //     rest's Update still keeps every field kcm does not model (tested
 //     against a real kube-apiserver). A Transform on a typed informer must

@@ -69,8 +69,11 @@
 //     WriteTimeout is disconnected.
 //   - Bounded: an update's size depends on the number of stages, not of
 //     objects or events (Recent events per stage, Detail for the selected
-//     one, at most maxSteps trail steps), so the page stays responsive
-//     with 50 000 objects cached and 1000 events a second.
+//     one, at most maxSteps trail steps: hub_test.go's
+//     TestUpdatesAreBoundedHoweverMuchPasses), so the page stays
+//     responsive with 50 000 objects cached and 1000 events a second
+//     (browser_test.go's TestPageStaysResponsiveUnderLoad drives a real
+//     Chromium at that load).
 //   - Metadata only: events carry resource, namespace/name,
 //     resourceVersion, uid, timings and depths — never an object's body,
 //     labels aside from the index entries a write moved, or a failed

@@ -189,4 +189,7 @@ func TestDelayHeapGrowsByDoubling(t *testing.T) {
 	if got := unsafe.Sizeof(waiter[string]{}); got != 24 {
 		t.Errorf("a waiter with a string key is %d bytes, want 24 (slot and hash 32 bits each)", got)
 	}
+	if got := unsafe.Sizeof(waiting{}); got != 24 {
+		t.Errorf("a heap slot is %d bytes, want 24 (deadline, arrival number, waiter number: doc.go)", got)
+	}
 }

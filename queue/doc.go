@@ -60,16 +60,17 @@
 //   - keyIndex is an open-addressing table with linear probing and
 //     backward-shift deletion: no tombstones. A Go map was measured first:
 //     the queue inserts and deletes distinct keys in FIFO order, a swiss
-//     table keeps a tombstone per delete until it rehashes, and 40 % of
-//     the CPU of the Add/Get/Done benchmark went to scanning control words.
+//     table keeps a tombstone per delete until it rehashes, and a large
+//     share of the CPU of the Add/Get/Done benchmark went to scanning
+//     control words.
 //   - Done of a key not added again deletes it from the index while the
 //     index is small (up to 4096 cells: in cache, deleting is cheap). In a
 //     larger index the node stays, idle, so Done pays no cache miss and a
 //     key added again finds its node and pays no insert; idle nodes leave
 //     when the index is half full (removed in place) or when the queue
-//     drains with more than 1024 of them. Measured both ways: idle nodes
-//     save a flood of distinct keys 30-50 % and cost a small, fast queue
-//     15-20 %, hence the size rule.
+//     drains with more than 1024 of them. Measured both ways, idle nodes
+//     speed up a flood of distinct keys and slow down a small, fast queue,
+//     hence the size rule.
 //   - Done finds the node in the held list (hash, then key); past 32 held
 //     keys it uses the index.
 //   - Memory a flood left (nodes, index, lanes) is given back: the lanes
@@ -91,7 +92,7 @@
 //     work and again after it lets go. Every lock acquisition applies the
 //     ring first, so a caller never sees the queue without an Add or Done
 //     that returned before its call began. Without it, a producer and
-//     workers on different cores spent half their CPU handing the mutex
+//     workers on different cores spent much of their CPU handing the mutex
 //     back and forth (parking and waking goroutines); only Get waits now.
 //   - Adds of a key that already waits in its lane — most adds under load,
 //     when handlers deliver update after update — do not take the lock.
@@ -106,7 +107,7 @@
 //   - A Get that finds nothing spins briefly (one Get at a time, only with
 //     GOMAXPROCS > 1) before parking: parking and waking a goroutine costs
 //     a futex call on each side, while a busy producer has the next key
-//     ready within a few hundred nanoseconds. Adds do not wake a parked
+//     ready sooner than that. Adds do not wake a parked
 //     Get while one spins; the spinner takes the key and passes the wake-up
 //     on, and it looks again under the lock before it parks, so no wake-up
 //     is lost.
@@ -115,8 +116,8 @@
 // a run of adds of new keys (16 384 on one processor, 1024 on more), with
 // no repeated key in between and as many keys ready, the adder yields its
 // processor, so that a worker woken long ago runs before the backlog
-// reaches the hundred thousand keys a producer adds between two
-// preemptions. A repeated key (something to merge) restarts the run, so a
+// grows to all the keys a producer adds between two preemptions. A
+// repeated key (something to merge) restarts the run, so a
 // backlog that merges adds is kept.
 //
 // # Delays and rate limiting
@@ -124,13 +125,16 @@
 // AddAfter puts a key into a binary heap ordered by deadline, with an index
 // from key to heap slot: a key added twice keeps the earlier deadline, in
 // place. The heap's slots are 24 bytes (deadline as nanoseconds after a
-// base time, arrival number, waiter number); each waiter records its slot,
+// base time, arrival number, waiter number; TestDelayHeapGrowsByDoubling
+// in delay_test.go checks the size); each waiter records its slot,
 // so a sift updates slice elements, and only AddAfter's lookup hashes (the
 // same keyIndex as the sets). One goroutine per queue sleeps on one timer
 // for the earliest deadline and moves due keys into the queue with Add.
 // There is no goroutine per delayed key, and a steady population of
-// delayed keys allocates nothing; a growing one (a storm of new delays)
-// doubles the heap's arrays, about 190 bytes allocated per key on the way.
+// delayed keys allocates nothing (TestDelayHeapSteadyStateAllocatesNothing);
+// a growing one (a storm of new delays) doubles the heap's arrays
+// (TestDelayHeapGrowsByDoubling), so the bytes allocated per key on the way
+// are a constant, not a copy of the heap.
 //
 //	AddAfter(k, d) ──▶ delay heap (min on deadline; key → waiter → slot)
 //	                       │ one timer, armed for the top deadline

@@ -30,17 +30,17 @@
 // `kcm trace` use them: the first LIST at resourceVersion "0"
 // (ListFromCache, client-go's first list), 500 items per LIST page, watch
 // timeouts in [5, 10) minutes, a 5-minute idle timeout, client-go's
-// backoff. The first-list default was chosen on the numbers in
-// bench/RESULTS.md ("list+sync against the real kube-apiserver", 20,000
-// pods on kube-apiserver 1.34): every LIST form cost kcm the same CPU
-// (about a third of client-go's), and the apiserver's answer at "0" is
-// one response from its watch cache, with no wait for etcd, still paged
-// from etcd for a resource without a watch cache; WatchList cost the
-// client 1.8 to 2 times the CPU of a LIST, cost the apiserver the most,
-// and was the slowest. The paging forms (consistent, 500 and 5000 per
-// page) were not measurably slower than one response on that machine (two
-// shared, loaded cores), but each page is a round trip that an idle
-// many-core machine would wait for.
+// backoff. The first-list default was chosen on the measurements in
+// bench/RESULTS.md, section "list+sync against the real kube-apiserver"
+// (the figures are there, not here): every LIST form cost kcm the same
+// CPU, well under client-go's, and the apiserver's answer at "0" is one
+// response from its watch cache, with no wait for etcd, still paged from
+// etcd for a resource without a watch cache; WatchList cost the client
+// more CPU than a LIST, cost the apiserver the most, and was the slowest.
+// The paging forms (consistent, and pages of every size measured) were
+// not measurably slower than one response on that machine (shared,
+// loaded cores), but each page is a round trip that an idle many-core
+// machine would wait for.
 //
 // # What the first list may serve stale
 //

@@ -25,8 +25,8 @@
 // throw-away module replaces each one with its published v0.Y.Z version,
 // reading the list from that go.mod. The results are cached per version in
 // CacheDir (override with KCM_TESTENV_CACHE). A first kube-apiserver build
-// takes about five minutes on two cores and prints its progress to stderr;
-// afterwards starting a cluster takes seconds. Parallel test binaries
+// takes minutes and prints its progress to stderr; afterwards starting a
+// cluster takes seconds. Parallel test binaries
 // serialise the build with an exclusive file lock. `kcm dev --build-only`
 // warms the cache.
 //
@@ -49,8 +49,8 @@
 // The same recipe builds kube-controller-manager, the reference kcm's
 // controllers are compared with (package internal/testing/difftest). It is built
 // lazily by EnsureControllerManager, never by Start, so tests that do not
-// run it never wait for its first build (about five minutes on two
-// cores, most of it shared with kube-apiserver's in the Go build cache).
+// run it never wait for its first build (minutes, most of it shared with
+// kube-apiserver's in the Go build cache).
 // Cluster.StartKubeControllerManager runs it against a cluster with the
 // cluster's kubeconfig, the given --controllers, --leader-elect=false
 // unless asked, HTTPS on a free loopback port (self-signed, no delegated
@@ -70,8 +70,9 @@
 // registers its embedded manifests, as upstream's e2e_test.go does. go
 // test -c names no package as it compiles, so a go build -v of the
 // imported packages runs first for the progress line. Only `make e2e`
-// (package internal/testing/e2e) uses it; a first build takes tens of minutes on
-// two cores, less once kube-apiserver's packages are in the Go build cache.
+// (package internal/testing/e2e) uses it; a first build takes longer than
+// kube-apiserver's, less once kube-apiserver's packages are in the Go
+// build cache.
 //
 // # Nodes and the scheduler
 //

@@ -224,3 +224,78 @@ func TestReplicaFailureCondition(t *testing.T) {
 		t.Fatalf("ReplicaFailure kept: %v", ok)
 	}
 }
+
+// TestDeploymentProgressing: each kind of step forward counts on its own
+// (DeploymentProgressing): more updated, fewer old (replicas − updated),
+// more ready, more available; nothing else does.
+func TestDeploymentProgressing(t *testing.T) {
+	d := newDeployment("web", 3, "v1")
+	d.Status = api.DeploymentStatus{Replicas: 4, UpdatedReplicas: 1, ReadyReplicas: 3, AvailableReplicas: 3}
+	for _, tc := range []struct {
+		name string
+		st   api.DeploymentStatus
+		want bool
+	}{
+		{"same", api.DeploymentStatus{Replicas: 4, UpdatedReplicas: 1, ReadyReplicas: 3, AvailableReplicas: 3}, false},
+		{"more updated", api.DeploymentStatus{Replicas: 5, UpdatedReplicas: 2, ReadyReplicas: 3, AvailableReplicas: 3}, true},
+		{"fewer old", api.DeploymentStatus{Replicas: 3, UpdatedReplicas: 1, ReadyReplicas: 3, AvailableReplicas: 3}, true},
+		{"more old", api.DeploymentStatus{Replicas: 5, UpdatedReplicas: 1, ReadyReplicas: 3, AvailableReplicas: 3}, false},
+		{"more ready", api.DeploymentStatus{Replicas: 4, UpdatedReplicas: 1, ReadyReplicas: 4, AvailableReplicas: 3}, true},
+		{"more available", api.DeploymentStatus{Replicas: 4, UpdatedReplicas: 1, ReadyReplicas: 3, AvailableReplicas: 4}, true},
+		{"fewer ready", api.DeploymentStatus{Replicas: 4, UpdatedReplicas: 1, ReadyReplicas: 2, AvailableReplicas: 3}, false},
+	} {
+		if got := deploymentProgressing(d, &tc.st); got != tc.want {
+			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
+// TestCompleteDeploymentStaysAvailable: a finished rollout that is then
+// scaled up keeps NewReplicaSetAvailable while the new replicas come up
+// (syncRolloutStatus's isCompleteDeployment guard); without a progress
+// deadline no Progressing condition is written at all.
+func TestCompleteDeploymentStaysAvailable(t *testing.T) {
+	d := newDeployment("web", 5, "v1")
+	rs := withStatus(newRS(d, "web-a", 1, 5, 0), 5, 3, 3)
+	at := api.NewTime(t0.Add(-time.Hour))
+	d.Annotations = map[string]string{RevisionAnnotation: "1"}
+	d.Status = api.DeploymentStatus{ObservedGeneration: 1, Replicas: 3, UpdatedReplicas: 3, ReadyReplicas: 3, AvailableReplicas: 3,
+		Conditions: []api.DeploymentCondition{{Type: api.DeploymentProgressing, Status: api.ConditionTrue, Reason: ReasonNewReplicaSetAvailable,
+			Message: `ReplicaSet "web-a" has successfully progressed.`, LastUpdateTime: at, LastTransitionTime: at}}}
+	f := newFixture(t)
+	f.load([]*api.Deployment{d}, rs)
+	if _, err := f.run("ns/web"); err != nil {
+		t.Fatal(err)
+	}
+	st, ok := f.lastStatus()
+	if !ok {
+		t.Fatal("no status")
+	}
+	if c := api.GetDeploymentCondition(&st.Status, api.DeploymentProgressing); c == nil || c.Reason != ReasonNewReplicaSetAvailable {
+		t.Fatalf("Progressing %+v", c)
+	}
+	// No deadline.
+	d.Spec.ProgressDeadlineSeconds = nil
+	d.Status.Conditions = nil
+	f = newFixture(t)
+	f.load([]*api.Deployment{d}, rs)
+	if _, err := f.run("ns/web"); err != nil {
+		t.Fatal(err)
+	}
+	st, ok = f.lastStatus()
+	if !ok || api.GetDeploymentCondition(&st.Status, api.DeploymentProgressing) != nil ||
+		api.GetDeploymentCondition(&st.Status, api.DeploymentAvailable) == nil {
+		t.Fatalf("conditions %+v", st.Status.Conditions)
+	}
+}
+
+// TestRequeueAtOneSecond: with exactly one second to the deadline the
+// check comes one second after it, i.e. in two (requeueStuckDeployment's
+// "after < 1s" is strict).
+func TestRequeueAtOneSecond(t *testing.T) {
+	f := stuckRollout(t, t0.Add(-599*time.Second))
+	res, err := f.run("ns/web")
+	if err != nil || res.RequeueAfter != 2*time.Second {
+		t.Fatalf("RequeueAfter %v err %v", res.RequeueAfter, err)
+	}
+}

@@ -110,3 +110,152 @@ func TestScale(t *testing.T) {
 		})
 	}
 }
+
+// TestReplicaSetFraction: without a max-replicas annotation the base is
+// status.replicas; with neither, nothing moves (getReplicaSetFraction).
+func TestReplicaSetFraction(t *testing.T) {
+	d := kcmDeployment(10, "0")
+	rs := newRS(d, "a", 1, 4, 0)
+	delete(rs.Annotations, MaxReplicasAnnotation)
+	d.Status.Replicas = 5
+	if got := replicaSetFraction(rs, d); got != 4 {
+		t.Errorf("fraction from status: %d", got)
+	}
+	d.Status.Replicas = 0
+	if got := replicaSetFraction(rs, d); got != 0 {
+		t.Errorf("fraction with no base: %d", got)
+	}
+	rs.Annotations[MaxReplicasAnnotation] = "0"
+	d.Status.Replicas = 8
+	if got := replicaSetFraction(rs, d); got != 1 { // 4*10/8 = 5
+		t.Errorf("fraction with a zero annotation: %d", got)
+	}
+	if replicaSetProportion(nil, d, 3, 0) != 0 || replicaSetProportion(rs, d, 3, 3) != 0 || replicaSetProportion(rs, d, 0, 0) != 0 {
+		t.Error("proportion of nothing")
+	}
+}
+
+// TestScaleSaturatedAndRecreate: with the new ReplicaSet saturated every
+// old one goes to 0; a Recreate Deployment with several active
+// ReplicaSets is not scaled proportionally (scale).
+func TestScaleSaturatedAndRecreate(t *testing.T) {
+	d := newDeployment("web", 3, "v2")
+	nrs := roundTrip(t, newRS(d, "web-new", 2, 3, 0))
+	old := roundTrip(t, newRS(newDeployment("web", 3, "v1"), "web-old", 1, 1, -time.Hour))
+	f := newFixture(t)
+	f.with(func(s *syncer) {
+		if err := s.scale(t.Context(), d, nrs, []*api.ReplicaSet{old}); err != nil {
+			t.Fatal(err)
+		}
+	}, nrs, old)
+	if got := f.rsSizes(); !slices.Equal(got, []string{"web-old=0"}) {
+		t.Fatalf("saturated: %q", got)
+	}
+	rec := recreateDeployment("v2")
+	rec.Spec.Replicas = i32(5)
+	f = newFixture(t)
+	recNew := roundTrip(t, newRS(rec, "web-new", 2, 2, 0))
+	f.with(func(s *syncer) {
+		if err := s.scale(t.Context(), rec, recNew, []*api.ReplicaSet{old}); err != nil {
+			t.Fatal(err)
+		}
+	}, recNew, old)
+	if got := f.rsSizes(); len(got) != 0 {
+		t.Fatalf("recreate scaled %q", got)
+	}
+}
+
+// TestScalingEvent: a desired-replicas annotation that differs from
+// spec.replicas on an active ReplicaSet is a scaling event; on an
+// inactive one, or unreadable, it is not (isScalingEvent).
+func TestScalingEvent(t *testing.T) {
+	d := newDeployment("web", 5, "v1")
+	for _, tc := range []struct {
+		anno string
+		size int32
+		want bool
+	}{{"3", 3, true}, {"5", 3, false}, {"3", 0, false}, {"x", 3, false}, {"-1", 3, false}} {
+		rs := newRS(d, "web-a", 1, tc.size, 0)
+		rs.Annotations[DesiredReplicasAnnotation] = tc.anno
+		f := newFixture(t)
+		f.load([]*api.Deployment{d}, rs)
+		f.with(func(s *syncer) {
+			list, err := s.claimReplicaSets(t.Context(), f.deployments[0])
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := s.isScalingEvent(t.Context(), f.deployments[0], list)
+			if err != nil || got != tc.want {
+				t.Errorf("annotation %q size %d: %v %v", tc.anno, tc.size, got, err)
+			}
+		})
+	}
+}
+
+// TestProportionalScaling: proportional scaling caps a ReplicaSet's share by what
+// is left to give (5 and 5 of 10 → 13: 7 and 6, not 7 and 7);
+// scaling to 0 ignores maxSurge; the max-replicas annotation is
+// spec.replicas + maxSurge; with the new ReplicaSet saturated every old
+// one is scaled to 0.
+func TestProportionalScaling(t *testing.T) {
+	d := kcmDeployment(13, "0")
+	a := roundTrip(t, withAnno(newRS(d, "a", 1, 5, -time.Hour), 10, 10))
+	b := roundTrip(t, withAnno(newRS(d, "b", 1, 5, 0), 10, 10))
+	f := newFixture(t)
+	f.with(func(s *syncer) {
+		if err := s.scale(t.Context(), d, b, []*api.ReplicaSet{a}); err != nil {
+			t.Fatal(err)
+		}
+	}, a, b)
+	if got := f.rsSizes(); !slices.Equal(got, []string{"b=7", "a=6"}) {
+		t.Fatalf("13: %q", got)
+	}
+	// To 0 with a surge of 1: nothing is left anywhere.
+	z := kcmDeployment(0, "1")
+	f = newFixture(t)
+	zn, zo := roundTrip(t, withAnno(newRS(z, "n", 2, 3, 0), 6, 7)), roundTrip(t, withAnno(newRS(z, "o", 1, 3, -time.Hour), 6, 7))
+	f.with(func(s *syncer) {
+		if err := s.scale(t.Context(), z, zn, []*api.ReplicaSet{zo}); err != nil {
+			t.Fatal(err)
+		}
+	}, zn, zo)
+	if got := f.rsSizes(); !slices.Equal(got, []string{"n=0", "o=0"}) && !slices.Equal(got, []string{"o=0", "n=0"}) {
+		t.Fatalf("to 0: %q", got)
+	}
+	// The annotations written.
+	s2 := kcmDeployment(20, "2")
+	f = newFixture(t)
+	sn, so := roundTrip(t, withAnno(newRS(s2, "n", 2, 6, 0), 10, 12)), roundTrip(t, withAnno(newRS(s2, "o", 1, 6, -time.Hour), 10, 12))
+	f.with(func(s *syncer) {
+		if err := s.scale(t.Context(), s2, sn, []*api.ReplicaSet{so}); err != nil {
+			t.Fatal(err)
+		}
+	}, sn, so)
+	for _, a := range f.api.Actions() {
+		ann := a.Object()["metadata"].(map[string]any)["annotations"].(map[string]any)
+		if ann[DesiredReplicasAnnotation] != "20" || ann[MaxReplicasAnnotation] != "22" {
+			t.Errorf("%s annotations %v", a.Name, ann)
+		}
+	}
+	// Saturated: both old ones go to 0.
+	sd := newDeployment("web", 3, "v2")
+	f = newFixture(t)
+	sdNew := roundTrip(t, newRS(sd, "web-new", 3, 3, 0))
+	sdOld := []*api.ReplicaSet{
+		roundTrip(t, newRS(newDeployment("web", 3, "v1"), "web-o1", 1, 1, -2*time.Hour)),
+		roundTrip(t, newRS(newDeployment("web", 3, "v0"), "web-o2", 2, 1, -time.Hour))}
+	f.with(func(s *syncer) {
+		if err := s.scale(t.Context(), sd, sdNew, sdOld); err != nil {
+			t.Fatal(err)
+		}
+	}, append(sdOld, sdNew)...)
+	if got := f.rsSizes(); len(got) != 2 {
+		t.Fatalf("saturated: %q", got)
+	}
+}
+
+// withAnno sets desired- and max-replicas.
+func withAnno(rs *api.ReplicaSet, want, maxReplicas int32) *api.ReplicaSet {
+	setReplicasAnnotations(rs, want, maxReplicas)
+	return rs
+}

@@ -422,3 +422,39 @@ func TestSyncBeingDeleted(t *testing.T) {
 		t.Fatalf("status %+v", st.Status)
 	}
 }
+
+// TestSplitKey: "ns/name" and a bare name.
+func TestSplitKey(t *testing.T) {
+	if ns, n := splitKey("a/b"); ns != "a" || n != "b" {
+		t.Fatal(ns, n)
+	}
+	if ns, n := splitKey("b"); ns != "" || n != "b" {
+		t.Fatal(ns, n)
+	}
+}
+
+// TestWriteFailures: a failed ReplicaSet write fails the sync (scale,
+// Recreate) and records no event; a failed status write fails it too.
+func TestWriteFailures(t *testing.T) {
+	d := newDeployment("web", 5, "v1")
+	rs := newRS(newDeployment("web", 3, "v1"), "web-a", 1, 3, 0)
+	f := newFixture(t)
+	f.load([]*api.Deployment{d}, rs)
+	f.api.Fail(resttest.On("update", "replicasets"), rest.Status{Code: 500, Reason: "InternalError"})
+	if _, err := f.run("ns/web"); err == nil || len(f.eventList()) != 0 {
+		t.Fatalf("scale: err %v events %q", err, f.eventList())
+	}
+	f = newFixture(t)
+	old := newRS(recreateDeployment("v1"), "web-old", 1, 3, 0)
+	f.load([]*api.Deployment{recreateDeployment("v2")}, old)
+	f.api.Fail(resttest.On("update", "replicasets"), rest.Status{Code: 409, Reason: "Conflict"})
+	if _, err := f.run("ns/web"); !rest.IsConflict(err) {
+		t.Fatalf("recreate: err %v", err)
+	}
+	f = newFixture(t)
+	f.load([]*api.Deployment{newDeployment("web", 3, "v1")})
+	f.api.Fail(resttest.On("update", "deployments/status"), rest.Status{Code: 409, Reason: "Conflict"})
+	if _, err := f.run("ns/web"); !rest.IsConflict(err) {
+		t.Fatalf("status: err %v", err)
+	}
+}

@@ -15,12 +15,16 @@ import (
 const memoryPods = 10000
 
 // Budgets of TestMemoryPerObject, per object: the cached metadata (store
-// entry included) and the graph node. They are ceilings that catch a
-// regression — a codec that stops dropping labels, a node that grows a
-// map per object — not targets; the measured values are logged.
+// entry included), the graph node, and the two together per cached object
+// (the "under 1 KB per object in all" of doc.go). They are ceilings that
+// catch a regression — a codec that stops dropping labels, a node that
+// grows a map per object — not targets; the measured values are logged
+// (they differ with -race, which make test uses: the cache's share is
+// larger and the graph's smaller, the total under 1 KB either way).
 const (
 	cacheBudgetPerObject = 1024
 	graphBudgetPerNode   = 768
+	totalBudgetPerObject = 1024
 )
 
 // heapInUse returns the live heap after a full collection.
@@ -88,9 +92,10 @@ func TestMemoryPerObject(t *testing.T) {
 		"total %.0f B per cached object",
 		len(pods), len(rss), nodes-objects, perObject, float64(cached-before)/1e6, nodes, perNode, float64(graphed-cached)/1e6,
 		float64(graphed-before)/float64(objects))
-	if perObject > cacheBudgetPerObject || perNode > graphBudgetPerNode {
-		t.Errorf("over budget: cache %.0f B/object (budget %d), graph %.0f B/node (budget %d)",
-			perObject, cacheBudgetPerObject, perNode, graphBudgetPerNode)
+	total := float64(graphed-before) / float64(objects)
+	if perObject > cacheBudgetPerObject || perNode > graphBudgetPerNode || total > totalBudgetPerObject {
+		t.Errorf("over budget: cache %.0f B/object (budget %d), graph %.0f B/node (budget %d), in all %.0f B/object (budget %d)",
+			perObject, cacheBudgetPerObject, perNode, graphBudgetPerNode, total, totalBudgetPerObject)
 	}
 	runtime.KeepAlive(podStore)
 	runtime.KeepAlive(rsStore)

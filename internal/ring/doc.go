@@ -44,20 +44,19 @@
 // quarter: a queue that hovers around any size never reallocates back and
 // forth, and the copying a resize costs is paid for by the pushes or pops
 // since the last one (amortised O(1) per element). The KeepCap floor keeps
-// the common case — queues of up to a thousand elements — free of resizes
-// altogether once warmed up, for 1024 slots (16-48 KiB for kcm's element
-// types) per ring that ever grew that far.
+// the common case — queues of up to KeepCap elements — free of resizes
+// altogether once warmed up, for KeepCap slots per ring that ever grew
+// that far.
 //
 // Before this package the deltafifo and the work queue shrank to a quarter
-// at an eighth above 1024 slots (the rule kept here, with the floor now
-// enforced: 2048 slots used to drop to 512), and the processor halved at a
-// quarter. Halving at a quarter was tried for all three and measured: it
-// bounds a drained ring to 4× its contents instead of 8×, but it
-// reallocates at every halving of the contents, so draining a burst of
-// size P allocates about P slots instead of P/3, and the work queue's and
-// deltafifo's concurrent benchmarks allocated 17-39 % more bytes per
-// operation. Memory held after a burst is the same either way once it has
-// fully drained (KeepCap).
+// at an eighth (the rule kept here, now with the KeepCap floor enforced:
+// they used to shrink below it), and the processor halved at a quarter.
+// Halving at a quarter was tried for all three and measured: it keeps a
+// drained ring closer to its contents, but it reallocates at every
+// halving of the contents, so draining a burst allocates more, and the
+// work queue's and deltafifo's concurrent benchmarks allocated more bytes
+// per operation. Memory held after a burst is the same either way once it
+// has fully drained (KeepCap).
 //
 // # Complexity
 //
@@ -66,10 +65,11 @@
 //   - PopInto(dst): O(len(dst)) plus at most one resize, done with two
 //     copies and two clears, not element by element.
 //   - At, Len, Cap, Reset: O(1). Reserve: O(1), or one resize.
-//   - Memory: fewer than 2·Len() slots after a Push that grew the ring;
-//     after a Pop or PopInto, fewer than 8·Len() slots or at most KeepCap;
-//     a ring that never held more than KeepCap elements never has more than
-//     KeepCap slots.
+//   - Memory: fewer than 2·Len() slots after a Push that doubled the
+//     ring; after a Pop or PopInto, fewer than 8·Len() slots or at most
+//     KeepCap (TestMatchesSliceModel in ring_test.go checks both after
+//     every step); a ring that never held more than KeepCap elements never
+//     has more than KeepCap slots.
 //   - Steady state allocates nothing: Push, Pop, PopInto and At allocate
 //     only when the capacity changes (TestAllocations counts them).
 //

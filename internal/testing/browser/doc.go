@@ -39,6 +39,6 @@
 //
 // # Counterpart
 //
-// chromedp and Playwright do this and much more; this package is the
-// hundred lines kcm needs, with no dependency beyond gorilla/websocket.
+// chromedp and Playwright do this and much more; this package is only
+// the part kcm needs, with no dependency beyond gorilla/websocket.
 package browser

@@ -7,7 +7,7 @@
 // # Where it sits
 //
 // Not on kcm's data path, and not in `make test` (a first build of the
-// e2e binary takes minutes, a run tens of minutes). `make e2e` runs it
+// e2e binary takes minutes, a run longer still). `make e2e` runs it
 // through cmd/kcm-e2e:
 //
 //	kcm-e2e ─▶ for each Mode, a fresh testenv.Cluster:

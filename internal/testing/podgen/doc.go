@@ -27,7 +27,8 @@
 //     Objects spread over Namespaces namespaces and Nodes nodes.
 //   - Sizes: a pod is 4.8-6.1 KB of JSON (mean about 5.2 KB), of which
 //     managedFields is about 2 KB; stripped of managedFields, as kcm caches
-//     it, 3.0-3.9 KB (mean about 3.3 KB). TestSizes checks both ranges.
+//     it, 3.0-3.9 KB (mean about 3.3 KB). TestSizes (podgen_test.go)
+//     checks each range and each mean.
 //
 // There is no client-go counterpart; it plays the part of the fake
 // apiservers client-go's own benchmarks build by hand.
