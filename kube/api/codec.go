@@ -1,15 +1,10 @@
 package api
 
 import (
-	"errors"
 	"fmt"
 
 	"github.com/kcmlab/kcm/kube/internal/jsonx"
 )
-
-// ErrDecode is wrapped by every error about bytes kcm could not parse: an
-// object, a list or a watch event.
-var ErrDecode = errors.New("cannot decode server response")
 
 // Codec turns the JSON of one object into a T. The client, the watch
 // decoder and the informers take one, so the same code serves typed kinds
@@ -18,12 +13,6 @@ type Codec[T Object] interface {
 	// Decode parses data. The result may keep data (as its raw JSON), so
 	// callers hand over ownership of the slice.
 	Decode(data []byte) (T, error)
-}
-
-// TypedPtr is the constraint satisfied by *S for each typed kind S.
-type TypedPtr[S any] interface {
-	*S
-	Object
 }
 
 // typedCodec decodes into a fresh *S and remembers the raw JSON.
@@ -156,31 +145,4 @@ func (s stripCodec[T]) DecodeBorrowed(data []byte) (T, error) {
 		return DecodeBorrowed(s.inner, data) // nothing was cut: still the caller's bytes
 	}
 	return s.inner.Decode(cut)
-}
-
-// DeepCopy returns an independent copy of obj that still remembers the raw
-// JSON obj was read from, so rest.Resources.Update of the copy keeps
-// unmodelled fields. Cached objects are shared and read-only: copy before
-// you modify.
-func DeepCopy[T Object](obj T) (T, error) {
-	var zero T
-	data, err := jsonx.Marshal(obj)
-	if err != nil {
-		return zero, fmt.Errorf("copy %T: %w", obj, err)
-	}
-	if r, ok := any(obj).(*RawObject); ok {
-		c, err := DecodeRawObject(r.Raw())
-		if err != nil {
-			return zero, err
-		}
-		return any(c).(T), nil
-	}
-	out := newLike(obj)
-	if err := jsonx.Unmarshal(data, out); err != nil {
-		return zero, fmt.Errorf("copy %T: %w", obj, err)
-	}
-	// The copy remembers where the original came from: its JSON, or the
-	// original compact object and its remainder, which rebuild that JSON.
-	out.GetObjectMeta().src = obj.GetObjectMeta().src
-	return out, nil
 }

@@ -62,6 +62,12 @@ type Object interface {
 	GetTypeMeta() *TypeMeta
 }
 
+// TypedPtr is the constraint satisfied by *S for each typed kind S.
+type TypedPtr[S any] interface {
+	*S
+	Object
+}
+
 // GetObjectMeta returns the metadata itself (promoted to every type that
 // embeds ObjectMeta).
 func (m *ObjectMeta) GetObjectMeta() *ObjectMeta { return m }

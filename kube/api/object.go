@@ -1,11 +1,15 @@
 package api
 
 import (
+	"errors"
 	"fmt"
-	"reflect"
 
 	"github.com/kcmlab/kcm/kube/internal/jsonx"
 )
+
+// ErrDecode is wrapped by every error about bytes kcm could not parse: an
+// object, a list or a watch event.
+var ErrDecode = errors.New("cannot decode server response")
 
 // RawObject is an object of any resource — built-in or custom — kept as its
 // exact JSON plus its parsed apiVersion, kind and metadata. It is what the
@@ -96,9 +100,4 @@ func (o *RawObject) NestedField(path ...string) (any, bool, error) {
 		}
 	}
 	return cur, true, nil
-}
-
-// newLike returns a new zero object of the same concrete type as obj.
-func newLike[T Object](obj T) T {
-	return reflect.New(reflect.TypeOf(obj).Elem()).Interface().(T)
 }
