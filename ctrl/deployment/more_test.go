@@ -8,6 +8,7 @@ import (
 
 	"github.com/kcmlab/kcm/internal/testing/resttest"
 	"github.com/kcmlab/kcm/kube/api"
+	"github.com/kcmlab/kcm/kube/api/decode"
 	"github.com/kcmlab/kcm/kube/rest"
 )
 
@@ -49,7 +50,7 @@ func TestAnnotationRollback(t *testing.T) {
 		if !ok {
 			t.Fatalf("to %s: no update: %q", tc.to, f.writes())
 		}
-		got, _ := api.Typed[api.Deployment]().Decode(a.Body)
+		got, _ := decode.Typed[api.Deployment]().Decode(a.Body)
 		if _, still := got.Annotations[RollbackToAnnotation]; still || got.Annotations[RevisionAnnotation] != "2" {
 			t.Errorf("to %s: annotations %v", tc.to, got.Annotations)
 		}
@@ -90,7 +91,7 @@ func withRawField(t *testing.T, rs *api.ReplicaSet) *api.ReplicaSet {
 	t.Helper()
 	rs = roundTrip(t, rs)
 	s := strings.Replace(string(rs.Raw()), `"containers":`, `"dnsConfig":{"options":[{"name":"ndots"}]},"containers":`, 1)
-	out, err := api.Typed[api.ReplicaSet]().Decode([]byte(s))
+	out, err := decode.Typed[api.ReplicaSet]().Decode([]byte(s))
 	if err != nil {
 		t.Fatal(err)
 	}

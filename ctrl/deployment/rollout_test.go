@@ -8,6 +8,7 @@ import (
 
 	"github.com/kcmlab/kcm/internal/testing/resttest"
 	"github.com/kcmlab/kcm/kube/api"
+	"github.com/kcmlab/kcm/kube/api/decode"
 	"github.com/kcmlab/kcm/kube/rest"
 )
 
@@ -143,7 +144,7 @@ func (f *fixture) lastRSWrite(name string) *api.ReplicaSet {
 	if !ok {
 		f.t.Fatalf("no write of %s: %q", name, f.writes())
 	}
-	rs, err := api.Typed[api.ReplicaSet]().Decode(a.Body)
+	rs, err := decode.Typed[api.ReplicaSet]().Decode(a.Body)
 	if err != nil {
 		f.t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/kcmlab/kcm/internal/testing/resttest"
 	"github.com/kcmlab/kcm/kube/api"
+	"github.com/kcmlab/kcm/kube/api/decode"
 	"github.com/kcmlab/kcm/kube/rest"
 )
 
@@ -348,7 +349,7 @@ func TestRollbackKeepsDeploymentFields(t *testing.T) {
 	d.Annotations = map[string]string{RollbackToAnnotation: "7"}
 	b, _ := json.Marshal(d)
 	s := strings.Replace(string(b), `"containers":`, `"schedulingGates":[{"name":"gate"}],"containers":`, 1)
-	dd, err := api.Typed[api.Deployment]().Decode([]byte(s))
+	dd, err := decode.Typed[api.Deployment]().Decode([]byte(s))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,13 +7,14 @@ import (
 
 	"github.com/kcmlab/kcm/internal/podgen"
 	"github.com/kcmlab/kcm/kube/api"
+	"github.com/kcmlab/kcm/kube/api/decode"
 	"github.com/kcmlab/kcm/kube/labels"
 	"github.com/kcmlab/kcm/kube/rest"
 )
 
 func decodePod(t *testing.T, data []byte) *api.Pod {
 	t.Helper()
-	p, err := api.Typed[api.Pod]().Decode(data)
+	p, err := decode.Typed[api.Pod]().Decode(data)
 	if err != nil {
 		t.Fatalf("decode: %v", err)
 	}
@@ -131,7 +132,7 @@ func TestSizes(t *testing.T) {
 	}{
 		{"full", func(i int) int { return len(podgen.Pod(i)) }, 4800, 6100},
 		{"stripped", func(i int) int {
-			s, err := api.StripManagedFields(podgen.Pod(i))
+			s, err := decode.StripManagedFields(podgen.Pod(i))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -172,7 +173,7 @@ func TestSpreadOverNamespacesAndNodes(t *testing.T) {
 
 func TestReplicaSetOwnsItsPods(t *testing.T) {
 	for _, set := range []int{0, 3, 250} {
-		rs, err := api.Typed[api.ReplicaSet]().Decode(podgen.ReplicaSet(set))
+		rs, err := decode.Typed[api.ReplicaSet]().Decode(podgen.ReplicaSet(set))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -195,7 +196,7 @@ func TestReplicaSetOwnsItsPods(t *testing.T) {
 func TestListDecodes(t *testing.T) {
 	const n = 25
 	var names []string
-	meta, err := rest.DecodeList(bytes.NewReader(podgen.List(n, "777")), api.Raw(), func(o *api.RawObject) error {
+	meta, err := rest.DecodeList(bytes.NewReader(podgen.List(n, "777")), decode.Raw(), func(o *api.RawObject) error {
 		names = append(names, o.Name)
 		return nil
 	})

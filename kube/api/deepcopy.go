@@ -28,8 +28,9 @@ func DeepCopy[T Object](obj T) (T, error) {
 	if err := jsonx.Unmarshal(data, out); err != nil {
 		return zero, fmt.Errorf("copy %T: %w", obj, err)
 	}
-	// The copy remembers where the original came from: its JSON, or the
-	// original compact object and its remainder, which rebuild that JSON.
+	// The copy remembers where the original came from: its JSON, or what
+	// rebuilds that JSON (for decode.Compact's objects, the original object
+	// and its remainder).
 	out.GetObjectMeta().src = obj.GetObjectMeta().src
 	return out, nil
 }

@@ -17,14 +17,15 @@ var ErrDecode = errors.New("cannot decode server response")
 // header), complete (every field is still there to read) and cheap to decode
 // (only metadata is parsed; spec and status are skipped). In an informer's
 // cache the JSON of an object with a controller is kept as a delta against
-// a sibling's (see family.go) and rebuilt, byte for byte, by Raw.
+// a sibling's (package decode, family.go) and rebuilt, byte for byte, by
+// Raw.
 //
 // A RawObject is immutable once decoded. To change one, Edit it into a new
 // RawObject and write that. Immutability is load-bearing: RawObjects
-// decoded by Raw() share label and annotation maps with siblings decoded
-// from the same bytes, and their strings are interned (see intern.go), so
-// writing to one in place would change others. DeepCopy gives a private
-// copy.
+// decoded by decode.Raw() share label and annotation maps with siblings
+// decoded from the same bytes, and their strings are interned (package
+// decode, intern.go), so writing to one in place would change others.
+// DeepCopy gives a private copy.
 type RawObject struct {
 	TypeMeta
 	ObjectMeta `json:"metadata"`

@@ -1,31 +1,33 @@
-package api
+package decode
 
 import (
 	"fmt"
 
+	"github.com/kcmlab/kcm/kube/api"
+	"github.com/kcmlab/kcm/kube/api/internal/objsrc"
 	"github.com/kcmlab/kcm/kube/internal/jsonx"
 )
 
 // Codec turns the JSON of one object into a T. The client, the watch
 // decoder and the informers take one, so the same code serves typed kinds
 // (Typed[Pod]()) and any resource at all (Raw()).
-type Codec[T Object] interface {
+type Codec[T api.Object] interface {
 	// Decode parses data. The result may keep data (as its raw JSON), so
 	// callers hand over ownership of the slice.
 	Decode(data []byte) (T, error)
 }
 
 // typedCodec decodes into a fresh *S and remembers the raw JSON.
-type typedCodec[S any, P TypedPtr[S]] struct{}
+type typedCodec[S any, P api.TypedPtr[S]] struct{}
 
 // Typed returns the codec for a typed kind, e.g. Typed[Pod]().
-func Typed[S any, P TypedPtr[S]]() Codec[P] { return typedCodec[S, P]{} }
+func Typed[S any, P api.TypedPtr[S]]() Codec[P] { return typedCodec[S, P]{} }
 
 // Decode implements Codec.
 func (typedCodec[S, P]) Decode(data []byte) (P, error) {
 	p := P(new(S))
 	if err := jsonx.Unmarshal(data, p); err != nil {
-		return nil, fmt.Errorf("%w: %T: %v", ErrDecode, p, err)
+		return nil, fmt.Errorf("%w: %T: %v", api.ErrDecode, p, err)
 	}
 	p.GetObjectMeta().SetRaw(data)
 	return p, nil
@@ -35,20 +37,20 @@ func (typedCodec[S, P]) Decode(data []byte) (P, error) {
 type rawCodec struct{}
 
 // Raw returns the codec for RawObject: any resource, CRDs included.
-func Raw() Codec[*RawObject] { return rawCodec{} }
+func Raw() Codec[*api.RawObject] { return rawCodec{} }
 
 // Decode implements Codec. Only apiVersion, kind and metadata are parsed;
 // see decodeRaw.
-func (rawCodec) Decode(data []byte) (*RawObject, error) { return decodeRaw(data, false) }
+func (rawCodec) Decode(data []byte) (*api.RawObject, error) { return decodeRaw(data, false) }
 
 // decodeStripped implements stripDecoder: one scan finds metadata, cuts
 // managedFields and decodes.
-func (rawCodec) decodeStripped(data []byte, borrowed bool) (*RawObject, error) {
+func (rawCodec) decodeStripped(data []byte, borrowed bool) (*api.RawObject, error) {
 	o, err := decodeRaw(data, true)
 	if err != nil || !borrowed {
 		return o, err
 	}
-	if o.src.keeps(data) {
+	if objsrc.Of(&o.ObjectMeta).Keeps(data) {
 		o.SetRaw(append([]byte(nil), o.Raw()...)) // nothing was cut: keep a copy, not the buffer
 	}
 	return o, nil
@@ -69,7 +71,7 @@ type wholeObjectDecoder interface{ checksWholeObject() bool }
 // decoder may then let the codec confirm where an event ends (kube/rest
 // frames the apiserver's newline-terminated events that way) instead of
 // scanning each event's bytes first. Codecs of other packages never do.
-func ChecksWholeObject[T Object](c Codec[T]) bool {
+func ChecksWholeObject[T api.Object](c Codec[T]) bool {
 	w, ok := c.(wholeObjectDecoder)
 	return ok && w.checksWholeObject()
 }
@@ -81,19 +83,19 @@ func (s stripCodec[T]) checksWholeObject() bool  { return ChecksWholeObject(s.in
 // BorrowingDecoder is the optional fast path of a Codec, in the way
 // io.WriterTo is that of an io.Reader: a codec that can decode bytes it
 // does not own — a slice of a read buffer that the caller reuses next —
-// copying only what the result keeps. DecodeBorrowed uses it when a codec
+// copying only what the result keeps. Borrowed uses it when a codec
 // has it. A codec that wraps another keeps the inner codec's fast path by
-// implementing DecodeBorrowed with DecodeBorrowed(inner, data).
-type BorrowingDecoder[T Object] interface {
+// implementing DecodeBorrowed with Borrowed(inner, data).
+type BorrowingDecoder[T api.Object] interface {
 	// DecodeBorrowed decodes data, which stays the caller's: the result
 	// must not retain it.
 	DecodeBorrowed(data []byte) (T, error)
 }
 
-// DecodeBorrowed decodes data that the caller does not hand over, as list
+// Borrowed decodes data that the caller does not hand over, as list
 // and watch decoders do with their read buffers: through c's
 // BorrowingDecoder when it has one, else by decoding a copy.
-func DecodeBorrowed[T Object](c Codec[T], data []byte) (T, error) {
+func Borrowed[T api.Object](c Codec[T], data []byte) (T, error) {
 	if b, ok := c.(BorrowingDecoder[T]); ok {
 		return b.DecodeBorrowed(data)
 	}
@@ -104,15 +106,15 @@ func DecodeBorrowed[T Object](c Codec[T], data []byte) (T, error) {
 // metadata.managedFields, which is often half the bytes of an object and
 // never needed by a controller. The cut happens on the bytes, before
 // decoding, so the raw JSON kept by the object shrinks too.
-func StrippingManagedFields[T Object](c Codec[T]) Codec[T] { return stripCodec[T]{c} }
+func StrippingManagedFields[T api.Object](c Codec[T]) Codec[T] { return stripCodec[T]{c} }
 
-type stripCodec[T Object] struct{ inner Codec[T] }
+type stripCodec[T api.Object] struct{ inner Codec[T] }
 
 // stripDecoder is implemented by a codec that can cut managedFields
 // itself while it decodes (the RawObject codec, in a single scan of the
 // bytes). borrowed: data stays the caller's, so the result must not keep
 // it.
-type stripDecoder[T Object] interface {
+type stripDecoder[T api.Object] interface {
 	decodeStripped(data []byte, borrowed bool) (T, error)
 }
 
@@ -142,7 +144,7 @@ func (s stripCodec[T]) DecodeBorrowed(data []byte) (T, error) {
 		return zero, err
 	}
 	if len(cut) > 0 && &cut[0] == &data[0] {
-		return DecodeBorrowed(s.inner, data) // nothing was cut: still the caller's bytes
+		return Borrowed(s.inner, data) // nothing was cut: still the caller's bytes
 	}
 	return s.inner.Decode(cut)
 }

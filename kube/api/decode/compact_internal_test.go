@@ -1,4 +1,4 @@
-package api
+package decode
 
 import (
 	"reflect"
@@ -9,6 +9,7 @@ import (
 	"unsafe"
 
 	"github.com/kcmlab/kcm/internal/podgen"
+	"github.com/kcmlab/kcm/kube/api"
 	"github.com/kcmlab/kcm/kube/internal/jsonx"
 )
 
@@ -16,7 +17,7 @@ import (
 // podgen makes them, managedFields cut or not, with unmodelled members
 // and nulls) decode on the fast path; the slow path is for the unusual.
 func TestFastPathTakesTheApiserversJSON(t *testing.T) {
-	ct := compactTypeOf[Pod]()
+	ct := compactTypeOf[api.Pod]()
 	inputs := map[string][]byte{
 		"unmodelled members": []byte(`{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p","uid":"u","labels":{"a":"b"}},` +
 			`"spec":{"affinity":{},"securityContext":{"runAsUser":1},"containers":[{"name":"c","image":"i","securityContext":{}}],"serviceAccount":"default"},` +
@@ -28,7 +29,7 @@ func TestFastPathTakesTheApiserversJSON(t *testing.T) {
 	}
 	var hint unsafe.Pointer
 	for name, in := range inputs {
-		p := new(Pod)
+		p := new(api.Pod)
 		fd := fastDec{remScan: remScan{d: in}}
 		if _, err := fd.object(ct.schema, unsafe.Pointer(p), hint); err != nil {
 			t.Errorf("%s: the fast path declined: %v", name, err)
@@ -42,15 +43,15 @@ func TestFastPathTakesTheApiserversJSON(t *testing.T) {
 		"a []byte":           `{"kind":"ConfigMap"}`,
 	} {
 		if name == "a []byte" {
-			cm := compactTypeOf[ConfigMap]()
+			cm := compactTypeOf[api.ConfigMap]()
 			fd := fastDec{remScan: remScan{d: []byte(`{"binaryData":{"k":"AAEC"}}`)}}
-			if _, err := fd.object(cm.schema, unsafe.Pointer(new(ConfigMap)), nil); err == nil {
+			if _, err := fd.object(cm.schema, unsafe.Pointer(new(api.ConfigMap)), nil); err == nil {
 				t.Errorf("%s: the fast path took it", name)
 			}
 			continue
 		}
 		fd := fastDec{remScan: remScan{d: []byte(in)}}
-		if _, err := fd.object(ct.schema, unsafe.Pointer(new(Pod)), nil); err == nil {
+		if _, err := fd.object(ct.schema, unsafe.Pointer(new(api.Pod)), nil); err == nil {
 			t.Errorf("%s: the fast path took %s", name, in)
 		}
 	}
@@ -84,9 +85,9 @@ func BenchmarkCompactParts(b *testing.B) {
 		}
 		pods = append(pods, p)
 	}
-	t := compactTypeOf[Pod]()
+	t := compactTypeOf[api.Pod]()
 	b.Run("compact", func(b *testing.B) {
-		c := Compact[Pod]()
+		c := Compact[api.Pod]()
 		b.ReportAllocs()
 		cpu := cpuTime()
 		for i := range b.N {
@@ -114,11 +115,11 @@ func BenchmarkCompactParts(b *testing.B) {
 			name = "update-cached"
 		}
 		b.Run(name, func(b *testing.B) {
-			cache := map[string]*Pod{}
-			find := func(ns, name string) (*Pod, bool) { p, ok := cache[ns+"/"+name]; return p, ok }
-			c := Compact[Pod]()
+			cache := map[string]*api.Pod{}
+			find := func(ns, name string) (*api.Pod, bool) { p, ok := cache[ns+"/"+name]; return p, ok }
+			c := Compact[api.Pod]()
 			if cached {
-				c = CompactCached[Pod](find)
+				c = CompactCached[api.Pod](find)
 			}
 			for _, p := range pods {
 				obj, err := c.Decode(p)
@@ -143,8 +144,8 @@ func BenchmarkCompactParts(b *testing.B) {
 	// comparing with them costs what it costs in the informer.
 	b.Run("update-cached-10k", func(b *testing.B) {
 		const pods = 10000
-		cache := make(map[string]*Pod, pods)
-		c := StrippingManagedFields(CompactCached[Pod](func(ns, name string) (*Pod, bool) {
+		cache := make(map[string]*api.Pod, pods)
+		c := StrippingManagedFields(CompactCached[api.Pod](func(ns, name string) (*api.Pod, bool) {
 			p, ok := cache[ns+"/"+name]
 			return p, ok
 		}))
@@ -175,7 +176,7 @@ func BenchmarkCompactParts(b *testing.B) {
 		sc := &scratch{}
 		var last unsafe.Pointer
 		for i := range b.N {
-			p := new(Pod)
+			p := new(api.Pod)
 			fd := fastDec{remScan: remScan{d: pods[i%n], out: sc.ops[:0]}}
 			if _, err := fd.object(t.schema, unsafe.Pointer(p), last); err != nil {
 				b.Fatal(err)
@@ -194,30 +195,30 @@ func BenchmarkCompactParts(b *testing.B) {
 	})
 	b.Run("jsoniter", func(b *testing.B) {
 		for i := range b.N {
-			var p Pod
+			var p api.Pod
 			if err := jsonx.Unmarshal(pods[i%n], &p); err != nil {
 				b.Fatal(err)
 			}
 		}
 	})
 	b.Run("share", func(b *testing.B) {
-		objs := make([]Pod, n)
+		objs := make([]api.Pod, n)
 		for i := range objs {
 			if err := jsonx.Unmarshal(pods[i], &objs[i]); err != nil {
 				b.Fatal(err)
 			}
 		}
-		fresh := make([]Pod, n)
-		var last *Pod
+		fresh := make([]api.Pod, n)
+		var last *api.Pod
 		b.ResetTimer()
 		for i := range b.N {
 			b.StopTimer()
-			fresh[i%n] = Pod{}
+			fresh[i%n] = api.Pod{}
 			_ = jsonx.Unmarshal(pods[i%n], &fresh[i%n])
 			b.StartTimer()
 			shareObject(unsafe.Pointer(&fresh[i%n]), unsafe.Pointer(last), t.plan)
 			last = &fresh[i%n]
 		}
-		_ = reflect.TypeFor[Pod]
+		_ = reflect.TypeFor[api.Pod]
 	})
 }

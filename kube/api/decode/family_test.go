@@ -1,4 +1,4 @@
-package api
+package decode
 
 import (
 	"bytes"
@@ -12,15 +12,16 @@ import (
 	"weak"
 
 	"github.com/kcmlab/kcm/internal/podgen"
+	"github.com/kcmlab/kcm/kube/api"
 )
 
-// familyForm reports whether o keeps its JSON as a delta against a base
+// deltaOf reports whether o keeps its JSON as a delta against a base
 // other than itself (tests only).
-func deltaOf(o *RawObject) (*familyDoc, bool) {
-	if o.src.n != familyForm {
+func deltaOf(o *api.RawObject) (*familyDoc, bool) {
+	d := familyDocOf(&o.ObjectMeta)
+	if d == nil {
 		return nil, false
 	}
-	d := (*familyDoc)(o.src.ptr)
 	return d, d.enc != ""
 }
 
@@ -37,10 +38,10 @@ func stripped(t *testing.T, input []byte) []byte {
 
 // decodeCached decodes input as an informer does: managedFields cut, the
 // bytes borrowed (the caller's buffer is overwritten afterwards).
-func decodeCached(t *testing.T, input []byte) *RawObject {
+func decodeCached(t *testing.T, input []byte) *api.RawObject {
 	t.Helper()
 	buf := bytes.Clone(input)
-	o, err := DecodeBorrowed(StrippingManagedFields(Raw()), buf)
+	o, err := Borrowed(StrippingManagedFields(Raw()), buf)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,7 +59,7 @@ func decodeCached(t *testing.T, input []byte) *RawObject {
 func TestFamilyRawIsExact(t *testing.T) {
 	const pods = 40 * podgen.ReplicasPerSet
 	type held struct {
-		o    *RawObject
+		o    *api.RawObject
 		want []byte
 	}
 	var all []held
@@ -106,12 +107,12 @@ func TestFamilyFormIsForCachesOnly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if o.src.n == familyForm {
+	if familyDocOf(&o.ObjectMeta) != nil {
 		t.Error("an unstripped RawObject was written against a family")
 	}
 	orphan := decodeCached(t, []byte(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a","managedFields":[{}],`+
 		`"ownerReferences":[{"apiVersion":"v1","kind":"X","name":"x","uid":"not-a-controller"}]},"data":{"k":"v"}}`))
-	if orphan.src.n == familyForm {
+	if familyDocOf(&orphan.ObjectMeta) != nil {
 		t.Error("an object without a controller was written against a family")
 	}
 	if got := string(orphan.Raw()); got != `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a",`+
@@ -134,7 +135,7 @@ func TestFamilyRebase(t *testing.T) {
 	uid := "rebase-" + t.Name()
 	first := decodeCached(t, member(uid, "m0", "x"))
 	second := decodeCached(t, member(uid, "m1", "y"))
-	if d, ok := deltaOf(second); !ok || d.base != (*familyDoc)(first.src.ptr).base {
+	if d, ok := deltaOf(second); !ok || d.base != familyDocOf(&first.ObjectMeta).base {
 		t.Fatal("a sibling was not written against the first member")
 	}
 	unlike := member(uid, "m2", string(bytes.Repeat([]byte("0123456789abcdef"), 40)))
@@ -143,11 +144,11 @@ func TestFamilyRebase(t *testing.T) {
 		t.Fatal("a member unlike its base was kept as a large delta")
 	}
 	fourth := decodeCached(t, member(uid, "m3", string(bytes.Repeat([]byte("0123456789abcdef"), 40))))
-	if d, ok := deltaOf(fourth); !ok || d.base != (*familyDoc)(third.src.ptr).base {
+	if d, ok := deltaOf(fourth); !ok || d.base != familyDocOf(&third.ObjectMeta).base {
 		t.Error("the next member was not written against the new base")
 	}
 	for _, c := range []struct {
-		o    *RawObject
+		o    *api.RawObject
 		want []byte
 	}{{first, member(uid, "m0", "x")}, {second, member(uid, "m1", "y")}, {third, unlike}} {
 		if got, want := c.o.Raw(), stripped(t, c.want); !bytes.Equal(got, want) {
@@ -170,7 +171,7 @@ func TestFamiliesSplitByShape(t *testing.T) {
 	rev0 := decodeCached(t, revision("r0"))
 	cm1 := decodeCached(t, member(uid, "m1", "y"))
 	rev1 := decodeCached(t, revision("r1"))
-	baseOf := func(o *RawObject) *familyBase { return (*familyDoc)(o.src.ptr).base }
+	baseOf := func(o *api.RawObject) *familyBase { return familyDocOf(&o.ObjectMeta).base }
 	if _, ok := deltaOf(rev0); ok {
 		t.Error("the first ControllerRevision was written against a ConfigMap")
 	}
@@ -222,12 +223,12 @@ func hasFamily(uid string) bool {
 func TestFamilyBaseGoesAwayWithItsMembers(t *testing.T) {
 	uids := make([]string, 50)
 	var bases []weak.Pointer[familyBase]
-	objs := make([]*RawObject, 0, 2*len(uids))
+	objs := make([]*api.RawObject, 0, 2*len(uids))
 	for k := range uids {
 		uids[k] = fmt.Sprintf("gone-%d-%s", k, t.Name())
 		a := decodeCached(t, member(uids[k], "a", "1"))
 		objs = append(objs, a, decodeCached(t, member(uids[k], "b", "2")))
-		bases = append(bases, weak.Make((*familyDoc)(a.src.ptr).base))
+		bases = append(bases, weak.Make(familyDocOf(&a.ObjectMeta).base))
 	}
 	for _, u := range uids {
 		if !hasFamily(u) {
@@ -281,7 +282,7 @@ func TestFamiliesUnderConcurrentDecoding(t *testing.T) {
 			for round := range 10 {
 				for k := range inputs {
 					k := (k + g*7 + round) % len(inputs)
-					o, err := DecodeBorrowed(codec, inputs[k])
+					o, err := Borrowed(codec, inputs[k])
 					if err != nil {
 						t.Error(err)
 						return
@@ -302,7 +303,7 @@ func TestFamiliesUnderConcurrentDecoding(t *testing.T) {
 // labels' map is garbage), and a map it still holds is shared.
 func TestSharedMapsAreHeldWeakly(t *testing.T) {
 	labels := `{"app":"weak-` + t.Name() + `"}`
-	obj := func() *RawObject {
+	obj := func() *api.RawObject {
 		return decodeCached(t, []byte(`{"metadata":{"name":"a","labels":`+labels+`}}`))
 	}
 	a, b := obj(), obj()

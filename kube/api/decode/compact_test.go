@@ -1,4 +1,4 @@
-package api_test
+package decode_test
 
 import (
 	"bytes"
@@ -8,6 +8,7 @@ import (
 
 	"github.com/kcmlab/kcm/internal/podgen"
 	"github.com/kcmlab/kcm/kube/api"
+	"github.com/kcmlab/kcm/kube/api/decode"
 	"github.com/kcmlab/kcm/kube/internal/jsonx"
 )
 
@@ -60,7 +61,7 @@ func sidecarPod() []byte {
 }
 
 func mustStrip(b []byte) []byte {
-	out, err := api.StripManagedFields(b)
+	out, err := decode.StripManagedFields(b)
 	if err != nil {
 		panic(err)
 	}
@@ -108,11 +109,11 @@ func TestCompactRebuildsTheJSONAsRead(t *testing.T) {
 
 func checkCompact[S any, P api.TypedPtr[S]](t *testing.T, tc compactCase) {
 	t.Helper()
-	obj, err := api.Compact[S, P]().Decode([]byte(tc.json))
+	obj, err := decode.Compact[S, P]().Decode([]byte(tc.json))
 	if err != nil {
 		t.Fatalf("decode: %v", err)
 	}
-	typed, err := api.Typed[S, P]().Decode([]byte(tc.json))
+	typed, err := decode.Typed[S, P]().Decode([]byte(tc.json))
 	if err != nil {
 		t.Fatalf("Typed decode: %v", err)
 	}
@@ -129,7 +130,7 @@ func checkCompact[S any, P api.TypedPtr[S]](t *testing.T, tc compactCase) {
 	if !bytes.Equal(obj.GetObjectMeta().Raw(), raw) {
 		t.Error("Raw and Original differ")
 	}
-	if got := api.IsCompact(obj.GetObjectMeta()); got != tc.compact {
+	if got := decode.IsCompact(obj.GetObjectMeta()); got != tc.compact {
 		t.Errorf("described by a remainder: %v, want %v", got, tc.compact)
 	}
 	if !tc.compact && string(raw) != tc.json {
@@ -165,7 +166,7 @@ func sameJSON(t *testing.T, a, b []byte) bool {
 // write merges the changes onto); the cached object and its siblings are
 // untouched by changes to a deep copy.
 func TestCompactCopiesRememberTheOriginal(t *testing.T) {
-	c := api.StrippingManagedFields(api.Compact[api.Pod]())
+	c := decode.StrippingManagedFields(decode.Compact[api.Pod]())
 	a, err := c.Decode(podgen.Pod(0))
 	if err != nil {
 		t.Fatal(err)
@@ -202,7 +203,7 @@ func TestCompactCopiesRememberTheOriginal(t *testing.T) {
 // pointed-to values; what is their own (name, uid, the token volume)
 // stays apart; slices hold no spare capacity.
 func TestCompactSharesRepeatedParts(t *testing.T) {
-	c := api.StrippingManagedFields(api.Compact[api.Pod]())
+	c := decode.StrippingManagedFields(decode.Compact[api.Pod]())
 	var pods []*api.Pod
 	for i := range podgen.ReplicasPerSet {
 		p, err := c.Decode(podgen.Pod(i))
@@ -242,7 +243,7 @@ func TestCompactSharesRepeatedParts(t *testing.T) {
 func TestCompactDecodesLikeTypedWhenStripping(t *testing.T) {
 	in := podgen.Pod(3)
 	buf := bytes.Clone(in)
-	obj, err := api.DecodeBorrowed(api.StrippingManagedFields(api.Compact[api.Pod]()), buf)
+	obj, err := decode.Borrowed(decode.StrippingManagedFields(decode.Compact[api.Pod]()), buf)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -250,11 +251,11 @@ func TestCompactDecodesLikeTypedWhenStripping(t *testing.T) {
 	if !sameJSON(t, obj.Raw(), mustStrip(in)) {
 		t.Fatalf("Raw = %s, want the pod without managedFields", obj.Raw())
 	}
-	kept, err := api.StrippingManagedFields(api.Compact[api.Pod]()).Decode(bytes.Clone(in))
+	kept, err := decode.StrippingManagedFields(decode.Compact[api.Pod]()).Decode(bytes.Clone(in))
 	if err != nil || !sameJSON(t, kept.Raw(), mustStrip(in)) {
 		t.Fatalf("Decode: %v, Raw %s", err, kept.Raw())
 	}
-	whole, err := api.Compact[api.Pod]().Decode(bytes.Clone(in))
+	whole, err := decode.Compact[api.Pod]().Decode(bytes.Clone(in))
 	if err != nil || !sameJSON(t, whole.Raw(), in) {
 		t.Fatalf("without the strip the rebuilt JSON must keep managedFields: %v", err)
 	}
@@ -270,11 +271,11 @@ func TestCompactDecodesLikeTypedWhenStripping(t *testing.T) {
 // which finds the name first, can give its hint.
 func TestCompactCachedSharesWithTheVersionItReplaces(t *testing.T) {
 	cache := map[string]*api.Pod{}
-	c := api.StrippingManagedFields(api.CompactCached[api.Pod](func(namespace, name string) (*api.Pod, bool) {
+	c := decode.StrippingManagedFields(decode.CompactCached[api.Pod](func(namespace, name string) (*api.Pod, bool) {
 		p, ok := cache[namespace+"/"+name]
 		return p, ok
 	}))
-	decode := func(in []byte) *api.Pod {
+	decodeNext := func(in []byte) *api.Pod {
 		t.Helper()
 		p, err := c.Decode(bytes.Clone(in))
 		if err != nil {
@@ -284,13 +285,13 @@ func TestCompactCachedSharesWithTheVersionItReplaces(t *testing.T) {
 		return p
 	}
 	for i := range 300 { // the tables learn which fields are unique per pod
-		decode(podgen.Pod(i))
+		decodeNext(podgen.Pod(i))
 	}
 	const target = 100
-	v1 := cache[decode(podgen.Pod(target)).Key()]
-	decode(podgen.Pod(1000)) // another workload's pod: the object decoded before
+	v1 := cache[decodeNext(podgen.Pod(target)).Key()]
+	decodeNext(podgen.Pod(1000)) // another workload's pod: the object decoded before
 	in := podgen.PodVersion(target, 1, "999999")
-	v2 := decode(in)
+	v2 := decodeNext(in)
 	if v2 == v1 || v2.ResourceVersion != "999999" {
 		t.Fatalf("the new version was not decoded: rv %q", v2.ResourceVersion)
 	}
@@ -307,7 +308,7 @@ func TestCompactCachedSharesWithTheVersionItReplaces(t *testing.T) {
 	if v1.Status.ContainerStatuses[0].RestartCount == v2.Status.ContainerStatuses[0].RestartCount {
 		t.Error("podgen's new version is expected to restart its container")
 	}
-	typed, err := api.StrippingManagedFields(api.Typed[api.Pod]()).Decode(bytes.Clone(in))
+	typed, err := decode.StrippingManagedFields(decode.Typed[api.Pod]()).Decode(bytes.Clone(in))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -330,7 +331,7 @@ func TestCompactCachedKeepsNullAndEmptyApart(t *testing.T) {
 	null := `{"metadata":{"name":"a","namespace":"n"},"spec":{"containers":null,"volumes":[{"name":"v","projected":{"sources":null}}]}}`
 	for _, order := range [][2]string{{empty, null}, {null, empty}} {
 		var cached *api.Pod
-		c := api.CompactCached[api.Pod](func(namespace, name string) (*api.Pod, bool) { return cached, cached != nil })
+		c := decode.CompactCached[api.Pod](func(namespace, name string) (*api.Pod, bool) { return cached, cached != nil })
 		for _, in := range order {
 			p, err := c.Decode([]byte(in))
 			if err != nil {

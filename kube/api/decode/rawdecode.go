@@ -1,9 +1,10 @@
-package api
+package decode
 
 import (
 	"bytes"
 	"fmt"
 
+	"github.com/kcmlab/kcm/kube/api"
 	"github.com/kcmlab/kcm/kube/internal/jsonx"
 )
 
@@ -22,16 +23,16 @@ import (
 
 // decodeRaw parses data into a RawObject that keeps data as its raw JSON,
 // or, when strip is set, a copy of data without metadata.managedFields.
-func decodeRaw(data []byte, strip bool) (*RawObject, error) {
+func decodeRaw(data []byte, strip bool) (*api.RawObject, error) {
 	metaMembers := make([]jsonx.Member, 0, 12)
 	top, end, err := objectMembersInto(make([]jsonx.Member, 0, 6), data, 0, &metaMembers)
 	if err != nil {
-		return nil, fmt.Errorf("%w: object: %w", ErrDecode, err)
+		return nil, fmt.Errorf("%w: object: %w", api.ErrDecode, err)
 	}
 	if rest := jsonx.SkipWS(data, end); rest != len(data) {
-		return nil, fmt.Errorf("%w: object: unexpected byte at %d after the object", ErrDecode, rest)
+		return nil, fmt.Errorf("%w: object: unexpected byte at %d after the object", api.ErrDecode, rest)
 	}
-	o := &RawObject{}
+	o := &api.RawObject{}
 	meta := -1 // index in top of the "metadata" member
 	for j, m := range top {
 		switch string(data[m.KeyStart:m.KeyEnd]) {
@@ -69,7 +70,7 @@ func decodeRaw(data []byte, strip bool) (*RawObject, error) {
 		return nil, err
 	}
 	if err := jsonx.Unmarshal(metaJSON, &o.ObjectMeta); err != nil {
-		return nil, fmt.Errorf("%w: object: %v", ErrDecode, err)
+		return nil, fmt.Errorf("%w: object: %v", api.ErrDecode, err)
 	}
 	shareMaps(data, metaMembers, &o.ObjectMeta)
 	internMeta(&o.ObjectMeta)
@@ -92,7 +93,7 @@ func decodeRaw(data []byte, strip bool) (*RawObject, error) {
 
 // decodeRawSlow is the plain path: cut managedFields, then decode the whole
 // object with json-iterator.
-func decodeRawSlow(data []byte, strip bool) (*RawObject, error) {
+func decodeRawSlow(data []byte, strip bool) (*api.RawObject, error) {
 	if strip {
 		cut, err := StripManagedFields(data)
 		if err != nil {
@@ -100,7 +101,7 @@ func decodeRawSlow(data []byte, strip bool) (*RawObject, error) {
 		}
 		data = cut
 	}
-	return DecodeRawObject(data)
+	return api.DecodeRawObject(data)
 }
 
 // cutManagedFields returns the metadata value data[from:to], whose
@@ -127,7 +128,7 @@ func cutManagedFields(data []byte, from, to int, members []jsonx.Member, strip b
 		if cutFrom <= from || cutTo >= to {
 			// The shallow scans of the object and of its metadata disagree
 			// on where metadata ends: not JSON.
-			return nil, nil, fmt.Errorf("%w: metadata: managedFields outside the metadata object", ErrDecode)
+			return nil, nil, fmt.Errorf("%w: metadata: managedFields outside the metadata object", api.ErrDecode)
 		}
 		if strip {
 			if buf == nil {
@@ -150,7 +151,7 @@ func decodeRawString(v []byte, dst *string) error {
 		return nil
 	}
 	if err := jsonx.Unmarshal(v, dst); err != nil {
-		return fmt.Errorf("%w: object: %v", ErrDecode, err)
+		return fmt.Errorf("%w: object: %v", api.ErrDecode, err)
 	}
 	return nil
 }
@@ -233,7 +234,7 @@ func hasMember(data []byte, members []jsonx.Member, key string) bool {
 // the same bytes before (see shareMap). members are the metadata's
 // members in data; a key seen twice was merged by the decoder, so its
 // bytes do not describe the map and it is not shared.
-func shareMaps(data []byte, members []jsonx.Member, m *ObjectMeta) {
+func shareMaps(data []byte, members []jsonx.Member, m *api.ObjectMeta) {
 	var labels, annotations []byte
 	nl, na := 0, 0
 	for _, mm := range members {

@@ -1,8 +1,9 @@
-package api
+package decode
 
 import (
 	"fmt"
 
+	"github.com/kcmlab/kcm/kube/api"
 	"github.com/kcmlab/kcm/kube/internal/jsonx"
 )
 
@@ -12,7 +13,7 @@ import (
 func StripManagedFields(obj []byte) ([]byte, error) {
 	top, err := jsonx.Members(obj, 0)
 	if err != nil {
-		return nil, fmt.Errorf("%w: object: %w", ErrDecode, err)
+		return nil, fmt.Errorf("%w: object: %w", api.ErrDecode, err)
 	}
 	for _, t := range top {
 		if string(obj[t.KeyStart:t.KeyEnd]) != "metadata" || obj[t.ValStart] != '{' {
@@ -20,7 +21,7 @@ func StripManagedFields(obj []byte) ([]byte, error) {
 		}
 		meta, err := jsonx.Members(obj, t.ValStart)
 		if err != nil {
-			return nil, fmt.Errorf("%w: metadata: %w", ErrDecode, err)
+			return nil, fmt.Errorf("%w: metadata: %w", api.ErrDecode, err)
 		}
 		_, raw, err := cutManagedFields(obj, t.ValStart, t.End, meta, true, nil)
 		return raw, err

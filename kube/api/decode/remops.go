@@ -1,4 +1,4 @@
-package api
+package decode
 
 import (
 	"encoding/json"
@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"unsafe"
 
+	"github.com/kcmlab/kcm/kube/api/internal/objsrc"
 	"github.com/kcmlab/kcm/kube/internal/jsonx"
 )
 
@@ -83,10 +84,21 @@ func (r *remScan) set(nops *int, key, value []byte) {
 // remainder is the part of an object's JSON its typed struct does not
 // hold (ops, the operations above; empty for none) and how to marshal the
 // struct (t). Objects with identical remainders share one; it is never
-// modified.
+// modified. rb is what the source of each of those objects names (see
+// newRemainder).
 type remainder struct {
 	ops []byte
 	t   *compactType
+	rb  *objsrc.Rebuilder
+}
+
+// newRemainder returns the remainder of ops for objects of t, with the
+// Rebuilder their sources name: the object as decoded and rb rebuild its
+// JSON.
+func newRemainder(ops []byte, t *compactType) *remainder {
+	r := &remainder{ops: ops, t: t}
+	r.rb = objsrc.NewRebuilder(r.rebuild)
+	return r
 }
 
 // rebuild returns the JSON of obj (an object of r.t's type, as decoded)

@@ -1,4 +1,4 @@
-package api
+package decode
 
 import (
 	"bytes"
@@ -8,6 +8,7 @@ import (
 	"testing"
 	"unsafe"
 
+	"github.com/kcmlab/kcm/kube/api"
 	"github.com/kcmlab/kcm/kube/internal/jsonx"
 )
 
@@ -34,7 +35,7 @@ func FuzzStripManagedFields(f *testing.F) {
 		first := jsonx.SkipWS(data, 0)
 		validObject := json.Valid(data) && first < len(data) && data[first] == '{'
 		if err != nil {
-			if !errors.Is(err, ErrDecode) {
+			if !errors.Is(err, api.ErrDecode) {
 				t.Fatalf("error %v does not wrap ErrDecode", err)
 			}
 			if validObject {
@@ -126,9 +127,9 @@ func FuzzDecodeRawObject(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		o, err := DecodeRawObject(data)
+		o, err := api.DecodeRawObject(data)
 		if err != nil {
-			if !errors.Is(err, ErrDecode) {
+			if !errors.Is(err, api.ErrDecode) {
 				t.Fatalf("error %v does not wrap ErrDecode", err)
 			}
 			return
@@ -138,7 +139,7 @@ func FuzzDecodeRawObject(f *testing.F) {
 		}
 		_ = o.Key()
 		_ = o.ControllerRef()
-		c, err := DeepCopy(o)
+		c, err := api.DeepCopy(o)
 		if err != nil || c.Key() != o.Key() || c.ResourceVersion != o.ResourceVersion {
 			t.Fatalf("DeepCopy of a decoded object: %+v, %v", c, err)
 		}
@@ -166,13 +167,13 @@ func FuzzCompactRebuildsTheJSON(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		in := bytes.Clone(data)
-		want, err := Typed[Pod]().Decode(bytes.Clone(data))
-		got, cerr := Compact[Pod]().Decode(data)
+		want, err := Typed[api.Pod]().Decode(bytes.Clone(data))
+		got, cerr := Compact[api.Pod]().Decode(data)
 		if !bytes.Equal(in, data) {
 			t.Fatal("input modified")
 		}
 		if err != nil {
-			if cerr == nil || !errors.Is(cerr, ErrDecode) {
+			if cerr == nil || !errors.Is(cerr, api.ErrDecode) {
 				t.Fatalf("Typed refused %s (%v); Compact: %v", data, err, cerr)
 			}
 			return
@@ -182,8 +183,8 @@ func FuzzCompactRebuildsTheJSON(f *testing.F) {
 		}
 		// Cutting managedFields: Compact cuts into a scratch buffer,
 		// reading only up to metadata; the result must be Typed's.
-		sw, serr := StrippingManagedFields(Typed[Pod]()).Decode(bytes.Clone(data))
-		sg, sgerr := DecodeBorrowed(StrippingManagedFields(Compact[Pod]()), data)
+		sw, serr := StrippingManagedFields(Typed[api.Pod]()).Decode(bytes.Clone(data))
+		sg, sgerr := Borrowed(StrippingManagedFields(Compact[api.Pod]()), data)
 		if (serr == nil) != (sgerr == nil) {
 			t.Fatalf("stripping %s: Typed %v, Compact %v", data, serr, sgerr)
 		}
@@ -235,19 +236,19 @@ func FuzzFastPathMatchesSlowPath(f *testing.F) {
 	} {
 		f.Add([]byte(s), []byte(`{"metadata":{"name":"p","labels":{"a":"b"}},"spec":{"containers":[{"name":"c"}]}}`))
 	}
-	t := compactTypeOf[Pod]()
+	t := compactTypeOf[api.Pod]()
 	f.Fuzz(func(tt *testing.T, data, prev []byte) {
 		var hint unsafe.Pointer
-		if h, err := Compact[Pod]().Decode(bytes.Clone(prev)); err == nil {
+		if h, err := Compact[api.Pod]().Decode(bytes.Clone(prev)); err == nil {
 			hint = unsafe.Pointer(h)
 		}
-		fast := new(Pod)
+		fast := new(api.Pod)
 		fd := fastDec{remScan: remScan{d: data}}
 		n, err := fd.object(t.schema, unsafe.Pointer(fast), hint)
 		if err != nil {
 			return // declined: the slow path decides
 		}
-		slow := new(Pod)
+		slow := new(api.Pod)
 		if err := jsonx.Unmarshal(data, slow); err != nil {
 			tt.Fatalf("the fast path accepts %s, json-iterator refuses it: %v", data, err)
 		}

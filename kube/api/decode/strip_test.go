@@ -1,10 +1,12 @@
-package api
+package decode
 
 import (
 	"bytes"
 	"encoding/json"
 	"errors"
 	"testing"
+
+	"github.com/kcmlab/kcm/kube/api"
 )
 
 const rcMF = `[{"manager":"kubectl","operation":"Update","apiVersion":"v1","fieldsV1":{"f:data":{".":{},"f:k\"}]":{}}}}]`
@@ -83,7 +85,7 @@ func TestStripManagedFieldsMalformed(t *testing.T) {
 		`{"metadata":{"managedFields":[],"name":"a\`,
 	} {
 		got, err := StripManagedFields([]byte(in))
-		if !errors.Is(err, ErrDecode) {
+		if !errors.Is(err, api.ErrDecode) {
 			t.Errorf("%q: got %q, %v; want ErrDecode", in, got, err)
 		}
 	}
@@ -95,11 +97,11 @@ func TestStripManagedFieldsMalformed(t *testing.T) {
 func TestCodecs(t *testing.T) {
 	in := []byte(`{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p","managedFields":` + rcMF + `},"spec":{"nodeName":"n1"}}`)
 	stripped := []byte(`{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p"},"spec":{"nodeName":"n1"}}`)
-	p, err := Typed[Pod]().Decode(in)
+	p, err := Typed[api.Pod]().Decode(in)
 	if err != nil || p.Name != "p" || p.Spec.NodeName != "n1" || !bytes.Equal(p.Raw(), in) {
 		t.Fatalf("Typed: %+v, %v", p, err)
 	}
-	sp, err := StrippingManagedFields(Typed[Pod]()).Decode(in)
+	sp, err := StrippingManagedFields(Typed[api.Pod]()).Decode(in)
 	if err != nil || sp.Spec.NodeName != "n1" || !bytes.Equal(sp.Raw(), stripped) {
 		t.Fatalf("stripping Typed: raw %s, %v", sp.Raw(), err)
 	}
@@ -108,13 +110,13 @@ func TestCodecs(t *testing.T) {
 		t.Fatalf("stripping Raw: raw %s, %v", r.Raw(), err)
 	}
 	for _, bad := range []string{`{`, `[]`, `{"metadata":{"name":1}}`} {
-		if _, err := Typed[Pod]().Decode([]byte(bad)); !errors.Is(err, ErrDecode) {
+		if _, err := Typed[api.Pod]().Decode([]byte(bad)); !errors.Is(err, api.ErrDecode) {
 			t.Errorf("Typed(%s): %v", bad, err)
 		}
-		if _, err := Raw().Decode([]byte(bad)); !errors.Is(err, ErrDecode) {
+		if _, err := Raw().Decode([]byte(bad)); !errors.Is(err, api.ErrDecode) {
 			t.Errorf("Raw(%s): %v", bad, err)
 		}
-		if _, err := StrippingManagedFields(Raw()).Decode([]byte(bad)); !errors.Is(err, ErrDecode) {
+		if _, err := StrippingManagedFields(Raw()).Decode([]byte(bad)); !errors.Is(err, api.ErrDecode) {
 			t.Errorf("stripping Raw(%s): %v", bad, err)
 		}
 	}

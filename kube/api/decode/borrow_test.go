@@ -1,10 +1,11 @@
-package api_test
+package decode_test
 
 import (
 	"bytes"
 	"testing"
 
 	"github.com/kcmlab/kcm/kube/api"
+	"github.com/kcmlab/kcm/kube/api/decode"
 )
 
 // A pod as the apiserver sends it, with and without managedFields.
@@ -13,11 +14,11 @@ const (
 	borrowPodNoMF = `{"apiVersion":"v1","kind":"Pod","metadata":{"name":"web-0","namespace":"default","labels":{"app":"web"}},"spec":{"containers":[{"name":"web","image":"nginx"}]}}`
 )
 
-// countingCodec wraps a codec the way code outside package api would (to
+// countingCodec wraps a codec the way code outside package decode would (to
 // count decodes, say) and keeps the inner codec's fast path by
-// implementing BorrowingDecoder with api.DecodeBorrowed.
+// implementing BorrowingDecoder with decode.Borrowed.
 type countingCodec[T api.Object] struct {
-	inner             api.Codec[T]
+	inner             decode.Codec[T]
 	decodes, borrowed int
 }
 
@@ -28,13 +29,13 @@ func (c *countingCodec[T]) Decode(data []byte) (T, error) {
 
 func (c *countingCodec[T]) DecodeBorrowed(data []byte) (T, error) {
 	c.borrowed++
-	return api.DecodeBorrowed(c.inner, data)
+	return decode.Borrowed(c.inner, data)
 }
 
 // plainCodec wraps a codec without the optional interface, so
-// DecodeBorrowed must hand it a copy.
+// Borrowed must hand it a copy.
 type plainCodec[T api.Object] struct {
-	inner api.Codec[T]
+	inner decode.Codec[T]
 	got   []byte // the last slice Decode was given
 }
 
@@ -43,25 +44,25 @@ func (c *plainCodec[T]) Decode(data []byte) (T, error) {
 	return c.inner.Decode(data)
 }
 
-// TestDecodeBorrowedKeepsNothingBorrowed: whatever the codec, an object
+// TestBorrowedKeepsNothingBorrowed: whatever the codec, an object
 // decoded from a borrowed buffer is unchanged when the buffer is reused,
 // and equals what Decode makes of its own copy.
-func TestDecodeBorrowedKeepsNothingBorrowed(t *testing.T) {
-	raws := map[string]func() api.Codec[*api.RawObject]{
-		"Raw":                         api.Raw,
-		"StrippingManagedFields(Raw)": func() api.Codec[*api.RawObject] { return api.StrippingManagedFields(api.Raw()) },
-		"wrapper(Stripping(Raw))": func() api.Codec[*api.RawObject] {
-			return &countingCodec[*api.RawObject]{inner: api.StrippingManagedFields(api.Raw())}
+func TestBorrowedKeepsNothingBorrowed(t *testing.T) {
+	raws := map[string]func() decode.Codec[*api.RawObject]{
+		"Raw":                         decode.Raw,
+		"StrippingManagedFields(Raw)": func() decode.Codec[*api.RawObject] { return decode.StrippingManagedFields(decode.Raw()) },
+		"wrapper(Stripping(Raw))": func() decode.Codec[*api.RawObject] {
+			return &countingCodec[*api.RawObject]{inner: decode.StrippingManagedFields(decode.Raw())}
 		},
-		"plain wrapper(Stripping(Raw))": func() api.Codec[*api.RawObject] {
-			return &plainCodec[*api.RawObject]{inner: api.StrippingManagedFields(api.Raw())}
+		"plain wrapper(Stripping(Raw))": func() decode.Codec[*api.RawObject] {
+			return &plainCodec[*api.RawObject]{inner: decode.StrippingManagedFields(decode.Raw())}
 		},
 	}
-	typed := map[string]func() api.Codec[*api.Pod]{
-		"Typed":                         api.Typed[api.Pod],
-		"StrippingManagedFields(Typed)": func() api.Codec[*api.Pod] { return api.StrippingManagedFields(api.Typed[api.Pod]()) },
-		"wrapper(Stripping(Typed))": func() api.Codec[*api.Pod] {
-			return &countingCodec[*api.Pod]{inner: api.StrippingManagedFields(api.Typed[api.Pod]())}
+	typed := map[string]func() decode.Codec[*api.Pod]{
+		"Typed":                         decode.Typed[api.Pod],
+		"StrippingManagedFields(Typed)": func() decode.Codec[*api.Pod] { return decode.StrippingManagedFields(decode.Typed[api.Pod]()) },
+		"wrapper(Stripping(Typed))": func() decode.Codec[*api.Pod] {
+			return &countingCodec[*api.Pod]{inner: decode.StrippingManagedFields(decode.Typed[api.Pod]())}
 		},
 	}
 	for _, in := range []string{borrowPodMF, borrowPodNoMF} {
@@ -74,10 +75,10 @@ func TestDecodeBorrowedKeepsNothingBorrowed(t *testing.T) {
 	}
 }
 
-func checkBorrowed[T api.Object](t *testing.T, name string, c api.Codec[T], in string) {
+func checkBorrowed[T api.Object](t *testing.T, name string, c decode.Codec[T], in string) {
 	t.Helper()
 	buf := []byte(in)
-	got, err := api.DecodeBorrowed(c, buf)
+	got, err := decode.Borrowed(c, buf)
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
@@ -94,38 +95,38 @@ func checkBorrowed[T api.Object](t *testing.T, name string, c api.Codec[T], in s
 	}
 }
 
-// TestDecodeBorrowedUsesFastPath: the stripping codecs and a wrapper that
+// TestBorrowedUsesFastPath: the stripping codecs and a wrapper that
 // implements BorrowingDecoder skip the copy a plain wrapper costs; the
 // plain wrapper gets a copy, never the borrowed buffer.
-func TestDecodeBorrowedUsesFastPath(t *testing.T) {
+func TestBorrowedUsesFastPath(t *testing.T) {
 	in := []byte(borrowPodMF)
-	wrapper := &countingCodec[*api.RawObject]{inner: api.StrippingManagedFields(api.Raw())}
-	if _, err := api.DecodeBorrowed[*api.RawObject](wrapper, in); err != nil {
+	wrapper := &countingCodec[*api.RawObject]{inner: decode.StrippingManagedFields(decode.Raw())}
+	if _, err := decode.Borrowed[*api.RawObject](wrapper, in); err != nil {
 		t.Fatal(err)
 	}
 	if wrapper.borrowed != 1 || wrapper.decodes != 0 {
 		t.Fatalf("wrapper: %d borrowed, %d plain decodes; want the borrowed path only", wrapper.borrowed, wrapper.decodes)
 	}
-	plain := &plainCodec[*api.RawObject]{inner: api.StrippingManagedFields(api.Raw())}
-	if _, err := api.DecodeBorrowed[*api.RawObject](plain, in); err != nil {
+	plain := &plainCodec[*api.RawObject]{inner: decode.StrippingManagedFields(decode.Raw())}
+	if _, err := decode.Borrowed[*api.RawObject](plain, in); err != nil {
 		t.Fatal(err)
 	}
 	if &plain.got[0] == &in[0] {
 		t.Fatal("a codec without DecodeBorrowed was handed the borrowed buffer")
 	}
 
-	allocs := func(c api.Codec[*api.RawObject]) float64 {
-		return testing.AllocsPerRun(20, func() { _, _ = api.DecodeBorrowed(c, in) })
+	allocs := func(c decode.Codec[*api.RawObject]) float64 {
+		return testing.AllocsPerRun(20, func() { _, _ = decode.Borrowed(c, in) })
 	}
-	fast, wrapped, copied := allocs(api.StrippingManagedFields(api.Raw())), allocs(wrapper), allocs(plain)
+	fast, wrapped, copied := allocs(decode.StrippingManagedFields(decode.Raw())), allocs(wrapper), allocs(plain)
 	if wrapped != fast || copied != fast+1 {
 		t.Fatalf("allocations: stripping codec %v, wrapper %v, plain wrapper %v; want the plain wrapper alone to pay one copy", fast, wrapped, copied)
 	}
-	typedAllocs := func(c api.Codec[*api.Pod]) float64 {
-		return testing.AllocsPerRun(20, func() { _, _ = api.DecodeBorrowed(c, in) })
+	typedAllocs := func(c decode.Codec[*api.Pod]) float64 {
+		return testing.AllocsPerRun(20, func() { _, _ = decode.Borrowed(c, in) })
 	}
-	typedFast := typedAllocs(api.StrippingManagedFields(api.Typed[api.Pod]()))
-	typedCopied := typedAllocs(&plainCodec[*api.Pod]{inner: api.StrippingManagedFields(api.Typed[api.Pod]())})
+	typedFast := typedAllocs(decode.StrippingManagedFields(decode.Typed[api.Pod]()))
+	typedCopied := typedAllocs(&plainCodec[*api.Pod]{inner: decode.StrippingManagedFields(decode.Typed[api.Pod]())})
 	if typedCopied != typedFast+1 {
 		t.Fatalf("typed allocations: stripping codec %v, plain wrapper %v; want the cut to be the only copy", typedFast, typedCopied)
 	}

@@ -1,4 +1,4 @@
-package api_test
+package decode_test
 
 import (
 	"syscall"
@@ -7,6 +7,7 @@ import (
 
 	"github.com/kcmlab/kcm/internal/podgen"
 	"github.com/kcmlab/kcm/kube/api"
+	"github.com/kcmlab/kcm/kube/api/decode"
 )
 
 // processCPU returns the CPU time (user + system) the process used so far.
@@ -31,8 +32,8 @@ func BenchmarkDecode(b *testing.B) {
 			b.ReportMetric(float64((processCPU()-cpu).Nanoseconds())/float64(b.N), "cpu-ns/op")
 		})
 	}
-	raw, typed := api.StrippingManagedFields(api.Raw()), api.StrippingManagedFields(api.Typed[api.Pod]())
-	run("strip", func(d []byte) error { _, err := api.StripManagedFields(d); return err })
+	raw, typed := decode.StrippingManagedFields(decode.Raw()), decode.StrippingManagedFields(decode.Typed[api.Pod]())
+	run("strip", func(d []byte) error { _, err := decode.StripManagedFields(d); return err })
 	run("raw-stripped", func(d []byte) error { _, err := raw.Decode(d); return err })
 	run("typed-stripped", func(d []byte) error { _, err := typed.Decode(d); return err })
 }

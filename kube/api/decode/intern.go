@@ -1,4 +1,4 @@
-package api
+package decode
 
 import (
 	"hash/maphash"
@@ -6,6 +6,8 @@ import (
 	"unique"
 	"unsafe"
 	"weak"
+
+	"github.com/kcmlab/kcm/kube/api"
 )
 
 // Interning: a cache of a hundred thousand pods holds the same few hundred
@@ -28,7 +30,7 @@ func intern(s string) string {
 // internMeta replaces the shared strings of m with canonical copies. Its
 // labels and annotations are left alone: shareMap interns those, before a
 // map can be shared, because a shared map must never be written again.
-func internMeta(m *ObjectMeta) {
+func internMeta(m *api.ObjectMeta) {
 	m.Namespace = intern(m.Namespace)
 	m.GenerateName = intern(m.GenerateName)
 	for i := range m.OwnerReferences {

@@ -1,10 +1,11 @@
-package api
+package decode
 
 import (
 	"reflect"
 	"time"
 	"unsafe"
 
+	"github.com/kcmlab/kcm/kube/api"
 	"github.com/kcmlab/kcm/kube/internal/jsonx"
 )
 
@@ -133,9 +134,9 @@ func (f *fastDec) timeInto(nops *int, key []byte, idx, vs int, micro bool, p uns
 		*(*time.Time)(p) = t.Local()
 		return ve, nil
 	}
-	var u interface{ UnmarshalJSON([]byte) error } = (*Time)(p)
+	var u interface{ UnmarshalJSON([]byte) error } = (*api.Time)(p)
 	if micro {
-		u = (*MicroTime)(p)
+		u = (*api.MicroTime)(p)
 	}
 	if err := u.UnmarshalJSON(v); err != nil {
 		return 0, errSlowPath
@@ -154,12 +155,12 @@ func (f *fastDec) intOrStringInto(nops *int, key []byte, idx, vs int, p unsafe.P
 	if v[0] != '"' && !literal(v, 0, "null") && !canonicalInt(v) {
 		return 0, errSlowPath
 	}
-	ios := (*IntOrString)(p)
+	ios := (*api.IntOrString)(p)
 	if err := ios.UnmarshalJSON(v); err != nil {
 		return 0, errSlowPath
 	}
-	if ios.str != "" {
-		ios.str = shareString(ios.str)
+	if s := ios.StrValue(); s != "" {
+		*ios = api.IntOrStringFromString(shareString(s))
 	}
 	if !canonical(v, jsIntOrString) {
 		f.setAt(nops, key, idx, v)

@@ -1,4 +1,4 @@
-package api
+package decode
 
 import (
 	"bytes"
@@ -7,6 +7,8 @@ import (
 	"unsafe"
 	"weak"
 
+	"github.com/kcmlab/kcm/kube/api"
+	"github.com/kcmlab/kcm/kube/api/internal/objsrc"
 	"github.com/kcmlab/kcm/kube/internal/jsonx"
 )
 
@@ -106,7 +108,7 @@ func topShape(data []byte, top []jsonx.Member) uint64 {
 // too unlike it — and reports whether it did: false when m has no
 // controller. raw is not kept (it may be a scratch buffer); shape is
 // topShape of raw.
-func setFamilySource(m *ObjectMeta, raw []byte, shape uint64) bool {
+func setFamilySource(m *api.ObjectMeta, raw []byte, shape uint64) bool {
 	ref := m.ControllerRef()
 	if ref == nil || ref.UID == "" || len(raw) == 0 {
 		return false
@@ -119,7 +121,7 @@ func setFamilySource(m *ObjectMeta, raw []byte, shape uint64) bool {
 		buf := getScratch()
 		enc := appendDelta(scratchOf(buf), raw, base.doc)
 		if len(enc) <= len(raw)/maxDeltaShare {
-			m.src = familySource(&familyDoc{base: base, enc: string(enc)})
+			*objsrc.Of(m) = familySource(&familyDoc{base: base, enc: string(enc)})
 			*buf = enc[:0]
 			putScratch(buf)
 			return true
@@ -133,7 +135,7 @@ func setFamilySource(m *ObjectMeta, raw []byte, shape uint64) bool {
 	families.m[id] = wp
 	families.Unlock()
 	runtime.AddCleanup(base, forgetFamily, familyKey{id, wp})
-	m.src = familySource(&familyDoc{base: base})
+	*objsrc.Of(m) = familySource(&familyDoc{base: base})
 	return true
 }
 
@@ -147,8 +149,24 @@ func forgetFamily(k familyKey) {
 	families.Unlock()
 }
 
-// familySource returns the family form of a source.
-func familySource(d *familyDoc) source { return source{ptr: unsafe.Pointer(d), n: familyForm} }
+// familySource returns the source of a family member: d, rebuilt by
+// familyRebuilder.
+func familySource(d *familyDoc) objsrc.Source {
+	return objsrc.Rebuilt(unsafe.Pointer(d), familyRebuilder)
+}
+
+// familyRebuilder rebuilds the JSON of every family member from its
+// familyDoc; it also tells the family form from the others.
+var familyRebuilder = objsrc.NewRebuilder(func(d unsafe.Pointer) ([]byte, error) { return (*familyDoc)(d).json() })
+
+// familyDocOf returns the familyDoc m's JSON is kept as, or nil when m
+// is not a family member.
+func familyDocOf(m *api.ObjectMeta) *familyDoc {
+	if rb, p := objsrc.Of(m).Rebuilder(); rb == familyRebuilder {
+		return (*familyDoc)(p)
+	}
+	return nil
+}
 
 // Scratch buffers for the stripped JSON and the delta, which are copied
 // into what an object keeps and then reused. Buffers larger than

@@ -1,4 +1,4 @@
-package api
+package decode
 
 import (
 	"reflect"
@@ -6,6 +6,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/kcmlab/kcm/kube/api"
 	"github.com/kcmlab/kcm/kube/internal/jsonx"
 )
 
@@ -84,9 +85,9 @@ var (
 	schemaMu    sync.Mutex
 	schemaCache = map[reflect.Type]*jsSchema{}
 
-	timeType        = reflect.TypeFor[Time]()
-	microTimeType   = reflect.TypeFor[MicroTime]()
-	intOrStringType = reflect.TypeFor[IntOrString]()
+	timeType        = reflect.TypeFor[api.Time]()
+	microTimeType   = reflect.TypeFor[api.MicroTime]()
+	intOrStringType = reflect.TypeFor[api.IntOrString]()
 )
 
 // schemaOf returns the schema of t, building and caching it once.

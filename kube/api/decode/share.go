@@ -1,4 +1,4 @@
-package api
+package decode
 
 import (
 	"maps"
@@ -6,6 +6,9 @@ import (
 	"sync"
 	"sync/atomic"
 	"unsafe"
+
+	"github.com/kcmlab/kcm/kube/api"
+	"github.com/kcmlab/kcm/kube/api/internal/objsrc"
 )
 
 // Sharing the parts of typed objects that repeat. The replicas of a
@@ -91,8 +94,8 @@ var (
 	planMu    sync.Mutex
 	planCache = map[reflect.Type]*sharePlan{}
 
-	apiPkg     = reflect.TypeFor[ObjectMeta]().PkgPath()
-	sourceType = reflect.TypeFor[source]()
+	apiPkg     = reflect.TypeFor[api.ObjectMeta]().PkgPath()
+	sourceType = reflect.TypeFor[objsrc.Source]()
 )
 
 // planOf returns the compiled plan of t.

@@ -1,4 +1,4 @@
-package api
+package decode
 
 import (
 	"bytes"
@@ -9,6 +9,8 @@ import (
 	"sync/atomic"
 	"unsafe"
 
+	"github.com/kcmlab/kcm/kube/api"
+	"github.com/kcmlab/kcm/kube/api/internal/objsrc"
 	"github.com/kcmlab/kcm/kube/internal/jsonx"
 )
 
@@ -36,7 +38,7 @@ import (
 // Each call returns a codec of its own: it compares each object with the
 // one it decoded before (share.go), which is fastest when one codec reads
 // one stream, as an informer's does.
-func Compact[S any, P TypedPtr[S]]() Codec[P] {
+func Compact[S any, P api.TypedPtr[S]]() Codec[P] {
 	return compactCodec[S, P]{t: compactTypeOf[S](), last: new(atomic.Pointer[S])}
 }
 
@@ -51,7 +53,7 @@ func Compact[S any, P TypedPtr[S]]() Codec[P] {
 // matched little and the parts would have been looked up in the tables
 // or kept as new. find is called from the decoding goroutine and must
 // be safe beside the cache's writer; what it returns is only read.
-func CompactCached[S any, P TypedPtr[S]](find func(namespace, name string) (P, bool)) Codec[P] {
+func CompactCached[S any, P api.TypedPtr[S]](find func(namespace, name string) (P, bool)) Codec[P] {
 	c := compactCodec[S, P]{t: compactTypeOf[S](), last: new(atomic.Pointer[S])}
 	c.find = func(namespace, name string) unsafe.Pointer {
 		if cached, ok := find(namespace, name); ok && cached != nil {
@@ -75,7 +77,7 @@ func CompactCached[S any, P TypedPtr[S]](find func(namespace, name string) (P, b
 // hint of the whole object when the managedFields cut has read its name
 // already, and rehint the hint of the members after the metadata
 // otherwise.
-type compactCodec[S any, P TypedPtr[S]] struct {
+type compactCodec[S any, P api.TypedPtr[S]] struct {
 	t      *compactType
 	last   *atomic.Pointer[S]
 	find   func(namespace, name string) unsafe.Pointer
@@ -125,7 +127,7 @@ func (c compactCodec[S, P]) decode(data []byte, strip bool) (P, error) {
 	sc.ops, sc.pairs, sc.arrays, sc.values = fd.out, fd.pairs, fd.arrays, fd.values
 	if err == nil {
 		c.last.Store((*S)(p))
-		p.GetObjectMeta().src = compactSource(unsafe.Pointer(p), c.t.shareRemainder(fd.out, n))
+		*objsrc.Of(p.GetObjectMeta()) = objsrc.Rebuilt(unsafe.Pointer(p), c.t.shareRemainder(fd.out, n).rb)
 		return p, nil
 	}
 	// The slow path: json-iterator decodes, then the remainder is
@@ -141,7 +143,7 @@ func (c compactCodec[S, P]) decode(data []byte, strip bool) (P, error) {
 	}
 	p = P(new(S))
 	if err := jsonx.Unmarshal(data, p); err != nil {
-		return nil, fmt.Errorf("%w: %T: %v", ErrDecode, p, err)
+		return nil, fmt.Errorf("%w: %T: %v", api.ErrDecode, p, err)
 	}
 	rem, err := c.t.remainderOf(data, sc)
 	shareObject(unsafe.Pointer(p), hint, c.t.plan)
@@ -152,7 +154,7 @@ func (c compactCodec[S, P]) decode(data []byte, strip bool) (P, error) {
 		p.GetObjectMeta().SetRaw(append([]byte(nil), data...))
 		return p, nil
 	}
-	p.GetObjectMeta().src = compactSource(unsafe.Pointer(p), rem)
+	*objsrc.Of(p.GetObjectMeta()) = objsrc.Rebuilt(unsafe.Pointer(p), rem.rb)
 	return p, nil
 }
 
@@ -182,7 +184,7 @@ func compactTypeOf[S any]() *compactType {
 	}
 	t := &compactType{name: rt.Name(), schema: schemaOf(rt), plan: planOf(rt),
 		marshal: func(p unsafe.Pointer) ([]byte, error) { return jsonx.Marshal((*S)(p)) }}
-	t.empty = &remainder{t: t}
+	t.empty = newRemainder(nil, t)
 	t.meta = t.schema.fields["metadata"]
 	actual, _ := compactTypes.LoadOrStore(rt, t)
 	return actual.(*compactType)
@@ -210,7 +212,7 @@ func (t *compactType) shareRemainder(ops []byte, n int) *remainder {
 	if e := slot.Load(); e != nil && string(e.ops) == string(ops) {
 		return e
 	}
-	rem := &remainder{ops: append([]byte(nil), ops...), t: t}
+	rem := newRemainder(append([]byte(nil), ops...), t)
 	slot.Store(rem)
 	return rem
 }

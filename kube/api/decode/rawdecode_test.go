@@ -1,4 +1,4 @@
-package api
+package decode
 
 import (
 	"errors"
@@ -6,12 +6,13 @@ import (
 	"testing"
 
 	"github.com/kcmlab/kcm/internal/podgen"
+	"github.com/kcmlab/kcm/kube/api"
 	"github.com/kcmlab/kcm/kube/internal/jsonx"
 )
 
 // decodeRawReference is what decodeRaw must agree with: strip with
 // StripManagedFields, then let json-iterator decode the whole object.
-func decodeRawReference(data []byte, strip bool) (*RawObject, error) {
+func decodeRawReference(data []byte, strip bool) (*api.RawObject, error) {
 	if strip {
 		cut, err := StripManagedFields(data)
 		if err != nil {
@@ -19,10 +20,10 @@ func decodeRawReference(data []byte, strip bool) (*RawObject, error) {
 		}
 		data = cut
 	}
-	return DecodeRawObject(data)
+	return api.DecodeRawObject(data)
 }
 
-func sameRaw(t *testing.T, name string, got, want *RawObject) {
+func sameRaw(t *testing.T, name string, got, want *api.RawObject) {
 	t.Helper()
 	if string(got.Raw()) != string(want.Raw()) {
 		t.Errorf("%s: raw\n got %s\nwant %s", name, got.Raw(), want.Raw())
@@ -79,7 +80,7 @@ func TestDecodeRawErrors(t *testing.T) {
 		`{"metadata":{"managedFields":[],}}`, `{"kind":1}`, `{"metadata":{"name":"a}}`,
 	} {
 		for _, strip := range []bool{false, true} {
-			if o, err := decodeRaw([]byte(in), strip); !errors.Is(err, ErrDecode) {
+			if o, err := decodeRaw([]byte(in), strip); !errors.Is(err, api.ErrDecode) {
 				t.Errorf("decodeRaw(%q, %v) = %+v, %v; want ErrDecode", in, strip, o, err)
 			}
 		}
@@ -112,7 +113,7 @@ func FuzzDecodeRaw(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		for _, strip := range []bool{false, true} {
 			got, err := decodeRaw(data, strip)
-			if err != nil && !errors.Is(err, ErrDecode) {
+			if err != nil && !errors.Is(err, api.ErrDecode) {
 				t.Fatalf("error %v does not wrap ErrDecode", err)
 			}
 			want, werr := decodeRawReference(data, strip)
@@ -137,7 +138,7 @@ func mapID(m map[string]string) uintptr { return reflect.ValueOf(m).Pointer() }
 // its own map.
 func TestRawObjectsShareEqualMaps(t *testing.T) {
 	codec := StrippingManagedFields(Raw())
-	decode := func(data []byte) *RawObject {
+	decode := func(data []byte) *api.RawObject {
 		t.Helper()
 		o, err := codec.Decode(data)
 		if err != nil {
@@ -156,7 +157,7 @@ func TestRawObjectsShareEqualMaps(t *testing.T) {
 	if other := decode(podgen.Pod(4)); mapID(other.Labels) == mapID(a.Labels) {
 		t.Error("different labels share a map")
 	}
-	typed := StrippingManagedFields(Typed[Pod]())
+	typed := StrippingManagedFields(Typed[api.Pod]())
 	p1, _ := typed.Decode(podgen.Pod(0))
 	p2, _ := typed.Decode(podgen.Pod(1))
 	if mapID(p1.Labels) == mapID(p2.Labels) || mapID(p1.Labels) == mapID(a.Labels) {
@@ -167,7 +168,7 @@ func TestRawObjectsShareEqualMaps(t *testing.T) {
 	if dup.Labels["app"] != "y" || dup.Labels["pod-template-hash"] != "h" || mapID(dup.Labels) == mapID(plain.Labels) {
 		t.Errorf("repeated labels key: %v", dup.Labels)
 	}
-	if c, err := DeepCopy(a); err != nil || mapID(c.Labels) == mapID(a.Labels) {
+	if c, err := api.DeepCopy(a); err != nil || mapID(c.Labels) == mapID(a.Labels) {
 		t.Errorf("DeepCopy shares the labels map (%v)", err)
 	}
 }

@@ -1,0 +1,105 @@
+// Package objsrc is what an object read from the server remembers of
+// where it came from: the one thing the object model (package api) and
+// its decoders (package api/decode) share below their exported APIs.
+//
+// An api.ObjectMeta holds a Source, so that a read-modify-write can give
+// back the fields kcm's structs do not model. The model reads it (Raw,
+// Original) and copies it (DeepCopy) without knowing how it was made; the
+// decoders make it. A Source has one of three forms:
+//
+//   - none (the zero Source): an object built in code;
+//   - JSON: the object's exact JSON, kept as bytes (RawObjects, and typed
+//     objects decoded by decode.Typed);
+//   - rebuilt: a pointer and the Rebuilder that turns it back into the
+//     JSON, for objects of a cache that do not keep their JSON — a typed
+//     object decoded by decode.Compact (the pointer is the object as
+//     decoded, its Rebuilder its remainder's) or a RawObject kept as a
+//     delta against its family's base (the pointer is that delta).
+//
+// A Source takes three words, the size of the []byte it replaced, so
+// that no object grows: a cache holds millions of them. It is immutable:
+// what it points to is never modified.
+//
+// # Why a package of its own
+//
+// The decoders set the Source of the objects they decode, which is an
+// unexported field of api.ObjectMeta. Exporting a setter from package api
+// would offer it to every user of kcm; instead package api hands its
+// decoders the field through Of, which this internal package (visible to
+// kube/api and the packages below it only) declares and package api sets
+// when it is initialised. The decoders import package api, so Of is set
+// before any of them runs.
+package objsrc
+
+import "unsafe"
+
+// Source is where an object's JSON comes from: see the package comment.
+type Source struct {
+	ptr unsafe.Pointer // JSON: its first byte; rebuilt: what rb rebuilds
+	rb  *Rebuilder     // non-nil: the rebuilt form
+	n   int            // JSON: its length
+}
+
+// A Rebuilder turns the pointer of a rebuilt Source back into the JSON
+// the object was decoded from. Decoders make one per kind of pointer
+// (per remainder, for decode.Compact's objects; one for every family
+// delta), and compare Rebuilders to tell the forms apart.
+type Rebuilder struct {
+	rebuild func(ptr unsafe.Pointer) ([]byte, error)
+}
+
+// NewRebuilder returns a Rebuilder that rebuilds with fn.
+func NewRebuilder(fn func(ptr unsafe.Pointer) ([]byte, error)) *Rebuilder {
+	return &Rebuilder{rebuild: fn}
+}
+
+// emptyJSON is what ptr points to for an empty, non-nil JSON slice:
+// unsafe.SliceData does not promise a pointer into an allocation then.
+var emptyJSON byte
+
+// JSON returns the JSON form holding b (none for nil). b is kept, not
+// copied.
+func JSON(b []byte) Source {
+	switch {
+	case b == nil:
+		return Source{}
+	case len(b) == 0:
+		return Source{ptr: unsafe.Pointer(&emptyJSON)}
+	}
+	return Source{ptr: unsafe.Pointer(unsafe.SliceData(b)), n: len(b)}
+}
+
+// Rebuilt returns the rebuilt form: rb rebuilds the JSON from ptr, which
+// must never change.
+func Rebuilt(ptr unsafe.Pointer, rb *Rebuilder) Source { return Source{ptr: ptr, rb: rb} }
+
+// JSON returns the JSON as read: the bytes kept, or the rebuilt form
+// rebuilt; nil when there is no source.
+func (s Source) JSON() ([]byte, error) {
+	switch {
+	case s.rb != nil:
+		return s.rb.rebuild(s.ptr)
+	case s.ptr == nil:
+		return nil, nil
+	}
+	return unsafe.Slice((*byte)(s.ptr), s.n), nil
+}
+
+// Keeps reports whether s is the JSON form holding b's bytes.
+func (s Source) Keeps(b []byte) bool {
+	return s.rb == nil && s.n > 0 && len(b) > 0 && s.ptr == unsafe.Pointer(unsafe.SliceData(b))
+}
+
+// Rebuilder returns the Rebuilder of the rebuilt form and the pointer it
+// rebuilds from; nil for the other forms.
+func (s Source) Rebuilder() (*Rebuilder, unsafe.Pointer) {
+	if s.rb == nil {
+		return nil, nil
+	}
+	return s.rb, s.ptr
+}
+
+// Of returns the Source field of meta, an *api.ObjectMeta. Package api
+// sets it when it is initialised (see the package comment); it panics
+// for any other type.
+var Of func(meta any) *Source
