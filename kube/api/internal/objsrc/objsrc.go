@@ -40,6 +40,10 @@ type Source struct {
 	n   int            // JSON: its length
 }
 
+// A Source is exactly as large as a []byte (a compile-time check: any
+// other size makes the index out of range).
+var _ = [1]struct{}{}[unsafe.Sizeof(Source{})-unsafe.Sizeof([]byte(nil))]
+
 // A Rebuilder turns the pointer of a rebuilt Source back into the JSON
 // the object was decoded from. Decoders make one per kind of pointer
 // (per remainder, for decode.Compact's objects; one for every family
