@@ -127,7 +127,7 @@ func (c compactCodec[S, P]) decode(data []byte, strip bool) (P, error) {
 	sc.ops, sc.pairs, sc.arrays, sc.values = fd.out, fd.pairs, fd.arrays, fd.values
 	if err == nil {
 		c.last.Store((*S)(p))
-		*objsrc.Of(p.GetObjectMeta()) = objsrc.Rebuilt(unsafe.Pointer(p), c.t.shareRemainder(fd.out, n).rb)
+		*objsrc.Of(p.GetObjectMeta()) = objsrc.Rebuilt(unsafe.Pointer(p), &c.t.shareRemainder(fd.out, n).rb)
 		return p, nil
 	}
 	// The slow path: json-iterator decodes, then the remainder is
@@ -154,7 +154,7 @@ func (c compactCodec[S, P]) decode(data []byte, strip bool) (P, error) {
 		p.GetObjectMeta().SetRaw(append([]byte(nil), data...))
 		return p, nil
 	}
-	*objsrc.Of(p.GetObjectMeta()) = objsrc.Rebuilt(unsafe.Pointer(p), rem.rb)
+	*objsrc.Of(p.GetObjectMeta()) = objsrc.Rebuilt(unsafe.Pointer(p), &rem.rb)
 	return p, nil
 }
 

@@ -9,5 +9,5 @@ import (
 // by a remainder rather than by its kept JSON (tests only).
 func IsCompact(m *api.ObjectMeta) bool {
 	rb, _ := objsrc.Of(m).Rebuilder()
-	return rb != nil && rb != familyRebuilder
+	return rb != nil && rb != &familyRebuilder
 }

@@ -152,17 +152,20 @@ func forgetFamily(k familyKey) {
 // familySource returns the source of a family member: d, rebuilt by
 // familyRebuilder.
 func familySource(d *familyDoc) objsrc.Source {
-	return objsrc.Rebuilt(unsafe.Pointer(d), familyRebuilder)
+	return objsrc.Rebuilt(unsafe.Pointer(d), &familyRebuilder)
 }
 
 // familyRebuilder rebuilds the JSON of every family member from its
-// familyDoc; it also tells the family form from the others.
-var familyRebuilder = objsrc.NewRebuilder(func(d unsafe.Pointer) ([]byte, error) { return (*familyDoc)(d).json() })
+// familyDoc; its address also tells the family form from the others.
+var familyRebuilder = objsrc.MakeRebuilder(rebuildFamily, nil)
+
+// rebuildFamily is familyDoc.json as a Rebuilder's function.
+func rebuildFamily(_, d unsafe.Pointer) ([]byte, error) { return (*familyDoc)(d).json() }
 
 // familyDocOf returns the familyDoc m's JSON is kept as, or nil when m
 // is not a family member.
 func familyDocOf(m *api.ObjectMeta) *familyDoc {
-	if rb, p := objsrc.Of(m).Rebuilder(); rb == familyRebuilder {
+	if rb, p := objsrc.Of(m).Rebuilder(); rb == &familyRebuilder {
 		return (*familyDoc)(p)
 	}
 	return nil

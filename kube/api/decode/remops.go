@@ -84,21 +84,27 @@ func (r *remScan) set(nops *int, key, value []byte) {
 // remainder is the part of an object's JSON its typed struct does not
 // hold (ops, the operations above; empty for none) and how to marshal the
 // struct (t). Objects with identical remainders share one; it is never
-// modified. rb is what the source of each of those objects names (see
+// modified. The source of each of those objects names &rb (see
 // newRemainder).
 type remainder struct {
 	ops []byte
 	t   *compactType
-	rb  *objsrc.Rebuilder
+	rb  objsrc.Rebuilder
 }
 
-// newRemainder returns the remainder of ops for objects of t, with the
-// Rebuilder their sources name: the object as decoded and rb rebuild its
-// JSON.
+// newRemainder returns the remainder of ops for objects of t, whose
+// Rebuilder (&rb) their sources name: the object as decoded and the
+// remainder rebuild its JSON.
 func newRemainder(ops []byte, t *compactType) *remainder {
 	r := &remainder{ops: ops, t: t}
-	r.rb = objsrc.NewRebuilder(r.rebuild)
+	r.rb = objsrc.MakeRebuilder(rebuildRemainder, unsafe.Pointer(r))
 	return r
+}
+
+// rebuildRemainder is rebuild as a Rebuilder's function: rem is the
+// *remainder.
+func rebuildRemainder(rem, obj unsafe.Pointer) ([]byte, error) {
+	return (*remainder)(rem).rebuild(obj)
 }
 
 // rebuild returns the JSON of obj (an object of r.t's type, as decoded)

@@ -45,16 +45,21 @@ type Source struct {
 var _ = [1]struct{}{}[unsafe.Sizeof(Source{})-unsafe.Sizeof([]byte(nil))]
 
 // A Rebuilder turns the pointer of a rebuilt Source back into the JSON
-// the object was decoded from. Decoders make one per kind of pointer
-// (per remainder, for decode.Compact's objects; one for every family
-// delta), and compare Rebuilders to tell the forms apart.
+// the object was decoded from: fn(ctx, ptr). Decoders keep one per kind
+// of pointer (in each remainder, for decode.Compact's objects; one for
+// every family delta), name it by its address, and compare addresses to
+// tell the forms apart. Keeping it inside what ctx points to costs no
+// allocation of its own.
 type Rebuilder struct {
-	rebuild func(ptr unsafe.Pointer) ([]byte, error)
+	fn  func(ctx, ptr unsafe.Pointer) ([]byte, error)
+	ctx unsafe.Pointer
 }
 
-// NewRebuilder returns a Rebuilder that rebuilds with fn.
-func NewRebuilder(fn func(ptr unsafe.Pointer) ([]byte, error)) *Rebuilder {
-	return &Rebuilder{rebuild: fn}
+// MakeRebuilder returns a Rebuilder that rebuilds with fn(ctx, ptr). fn
+// should be a function, not a closure, so that a Rebuilder kept inside
+// what ctx points to is all there is to allocate.
+func MakeRebuilder(fn func(ctx, ptr unsafe.Pointer) ([]byte, error), ctx unsafe.Pointer) Rebuilder {
+	return Rebuilder{fn: fn, ctx: ctx}
 }
 
 // emptyJSON is what ptr points to for an empty, non-nil JSON slice:
@@ -82,7 +87,7 @@ func Rebuilt(ptr unsafe.Pointer, rb *Rebuilder) Source { return Source{ptr: ptr,
 func (s Source) JSON() ([]byte, error) {
 	switch {
 	case s.rb != nil:
-		return s.rb.rebuild(s.ptr)
+		return s.rb.fn(s.rb.ctx, s.ptr)
 	case s.ptr == nil:
 		return nil, nil
 	}
