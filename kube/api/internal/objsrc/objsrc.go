@@ -17,8 +17,8 @@ var _ = [1]struct{}{}[unsafe.Sizeof(Source{})-unsafe.Sizeof([]byte(nil))]
 // the object was decoded from: fn(ctx, ptr). Decoders keep one per kind
 // of pointer (one in each remainder, for decode.Compact's objects; one
 // that every family member's delta shares), name it by its address, and
-// compare addresses to tell the forms apart. Keeping it inside what ctx points to costs no
-// allocation of its own.
+// compare addresses to tell the forms apart. Kept inside what ctx points
+// to, it costs no allocation of its own.
 type Rebuilder struct {
 	fn  func(ctx, ptr unsafe.Pointer) ([]byte, error)
 	ctx unsafe.Pointer
