@@ -10,7 +10,7 @@ import (
 
 // Codec turns the JSON of one object into a T. The client, the watch
 // decoder and the informers take one, so the same code serves typed kinds
-// (Typed[Pod]()) and any resource at all (Raw()).
+// (Typed[api.Pod]()) and any resource at all (Raw()).
 type Codec[T api.Object] interface {
 	// Decode parses data. The result may keep data (as its raw JSON), so
 	// callers hand over ownership of the slice.
@@ -20,7 +20,7 @@ type Codec[T api.Object] interface {
 // typedCodec decodes into a fresh *S and remembers the raw JSON.
 type typedCodec[S any, P api.TypedPtr[S]] struct{}
 
-// Typed returns the codec for a typed kind, e.g. Typed[Pod]().
+// Typed returns the codec for a typed kind, e.g. Typed[api.Pod]().
 func Typed[S any, P api.TypedPtr[S]]() Codec[P] { return typedCodec[S, P]{} }
 
 // Decode implements Codec.
@@ -36,7 +36,7 @@ func (typedCodec[S, P]) Decode(data []byte) (P, error) {
 // rawCodec decodes RawObjects.
 type rawCodec struct{}
 
-// Raw returns the codec for RawObject: any resource, CRDs included.
+// Raw returns the codec for api.RawObject: any resource, CRDs included.
 func Raw() Codec[*api.RawObject] { return rawCodec{} }
 
 // Decode implements Codec. Only apiVersion, kind and metadata are parsed;

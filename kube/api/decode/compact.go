@@ -15,7 +15,7 @@ import (
 )
 
 // Compact returns the codec of a cache of typed objects, e.g.
-// Compact[Pod](): what informer.For decodes with. An object it decodes is
+// Compact[api.Pod](): what informer.For decodes with. An object it decodes is
 // the same typed struct Typed gives, with two differences that make a
 // cache of them a third of the size:
 //
