@@ -14,7 +14,8 @@
 //		lease: only the leader runs controllers
 //
 //	 1. kube                  — overview of kcm's Kubernetes foundation; its packages, read in this order:
-//	    kube/api              — the object model: ObjectMeta, Object, RawObject, typed kinds, codecs
+//	    kube/api              — the object model: ObjectMeta, Object, RawObject, typed kinds
+//	    kube/api/decode       — the codecs: JSON to objects, Compact, RawObject families, interning
 //	    kube/labels           — label selectors: parse, compile, match
 //	    kube/rest             — the REST client: Client, Resources, list/watch, errors, retries
 //	    kube/clientcmd        — kubeconfig, exec plugins, in-cluster: a rest.Config
@@ -47,6 +48,7 @@
 //	internal/promreg          — Prometheus register-or-reuse, shared by every component's metrics
 //	kube/internal/jsonx       — kcm's JSON bytes: the json-iterator configuration and a value scanner
 //	kube/internal/redact      — how kube/rest's and kube/clientcmd's types keep secrets out of print
+//	kube/api/internal/objsrc  — an object's source JSON, which the model keeps and only the decoders set
 //
 // # Test and verification support
 //

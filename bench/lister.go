@@ -10,6 +10,7 @@ import (
 	"github.com/kcmlab/kcm/informer"
 	"github.com/kcmlab/kcm/internal/testing/podgen"
 	"github.com/kcmlab/kcm/kube/api"
+	"github.com/kcmlab/kcm/kube/api/decode"
 	"github.com/kcmlab/kcm/kube/labels"
 	"github.com/kcmlab/kcm/store"
 )
@@ -83,10 +84,10 @@ func (k *kcmLister[T]) InNamespace(i int) int {
 func NewKCMRawLister(d *StoreData, q ListerQueries) PodLister { return newKCMLister(d.kcm[0], q) }
 
 // NewKCMTypedLister returns informer.For[api.Pod]'s lister over d's pods,
-// decoded as that informer decodes them (api.Compact, managedFields
+// decoded as that informer decodes them (decode.Compact, managedFields
 // stripped).
 func NewKCMTypedLister(d *StoreData, q ListerQueries) (PodLister, error) {
-	codec := api.StrippingManagedFields(api.Compact[api.Pod]())
+	codec := decode.StrippingManagedFields(decode.Compact[api.Pod]())
 	pods := make([]*api.Pod, len(d.Keys))
 	for i := range pods {
 		p, err := codec.Decode(podgen.PodVersion(i, 0, d.kcm[0][i].ResourceVersion))

@@ -19,6 +19,7 @@ import (
 
 	"github.com/kcmlab/kcm/bench"
 	"github.com/kcmlab/kcm/kube/api"
+	"github.com/kcmlab/kcm/kube/api/decode"
 	"github.com/kcmlab/kcm/kube/protowire"
 	kcmrest "github.com/kcmlab/kcm/kube/rest"
 )
@@ -48,7 +49,7 @@ func TestProtoAgainstKubeAPIServer(t *testing.T) {
 	}
 	want := map[string]string{}
 	for _, p := range jsonPages {
-		if _, err := kcmrest.DecodeList(bytes.NewReader(p), api.Raw(), func(o *api.RawObject) error {
+		if _, err := kcmrest.DecodeList(bytes.NewReader(p), decode.Raw(), func(o *api.RawObject) error {
 			want[o.Key()] = fmt.Sprint(metaFields(&o.ObjectMeta))
 			return nil
 		}); err != nil {

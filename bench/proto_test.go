@@ -13,6 +13,7 @@ import (
 	"github.com/kcmlab/kcm/bench"
 	"github.com/kcmlab/kcm/internal/testing/podgen"
 	"github.com/kcmlab/kcm/kube/api"
+	"github.com/kcmlab/kcm/kube/api/decode"
 	"github.com/kcmlab/kcm/kube/protowire"
 )
 
@@ -82,7 +83,7 @@ type protoDecoder struct {
 
 var podTypeMeta = api.TypeMeta{APIVersion: "v1", Kind: "Pod"}
 
-var kcmRawStrip = api.StrippingManagedFields(api.Raw())
+var kcmRawStrip = decode.StrippingManagedFields(decode.Raw())
 
 var protoDecoders = []protoDecoder{
 	{"protowire-scan", func(in *protoInputs, i int) (any, error) {
@@ -92,7 +93,7 @@ var protoDecoders = []protoDecoder{
 		return protowire.DecodeMessage(podTypeMeta, in.pb[i], protowire.Options{DropManagedFields: true, FamilyDelta: true})
 	}},
 	{"kcm-json-raw", func(in *protoInputs, i int) (any, error) {
-		return api.DecodeBorrowed(kcmRawStrip, in.js[i])
+		return decode.Borrowed(kcmRawStrip, in.js[i])
 	}},
 	{"client-go-proto", func(in *protoInputs, i int) (any, error) {
 		p := &corev1.Pod{}
@@ -171,7 +172,7 @@ func BenchmarkProtoWireBytes(b *testing.B) {
 	var js, jsStrip, pbStrip int
 	for i := range protoPods {
 		js += len(in.js[i])
-		s, err := api.StripManagedFields(in.js[i])
+		s, err := decode.StripManagedFields(in.js[i])
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -204,7 +205,7 @@ func TestProtoScanAgreesWithClientGo(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		raw, err := api.Raw().Decode(in.js[i])
+		raw, err := decode.Raw().Decode(in.js[i])
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -20,6 +20,7 @@ import (
 
 	"github.com/kcmlab/kcm/internal/testing/managerbench"
 	"github.com/kcmlab/kcm/kube/api"
+	"github.com/kcmlab/kcm/kube/api/decode"
 	"github.com/kcmlab/kcm/kube/protowire"
 	kcmrest "github.com/kcmlab/kcm/kube/rest"
 )
@@ -267,7 +268,7 @@ func continueOf(body []byte, accept string) (string, error) {
 	return meta.Continue, err
 }
 
-var kcmRawStrip = api.StrippingManagedFields(api.Raw())
+var kcmRawStrip = decode.StrippingManagedFields(decode.Raw())
 
 // decodeKCM decodes the pages as a kcm cache would and returns the pods
 // and the CPU it took: kube/protowire's scan for protobuf (with family,

@@ -10,6 +10,7 @@ import (
 
 	"github.com/kcmlab/kcm/internal/testing/podgen"
 	"github.com/kcmlab/kcm/kube/api"
+	"github.com/kcmlab/kcm/kube/api/decode"
 	"github.com/kcmlab/kcm/store"
 )
 
@@ -37,7 +38,7 @@ type StoreData struct {
 // their informers cache them: managedFields dropped.
 func NewStoreData(n int) (*StoreData, error) {
 	d := &StoreData{Keys: make([]string, n)}
-	codec := api.StrippingManagedFields(api.Raw())
+	codec := decode.StrippingManagedFields(decode.Raw())
 	seen := map[string]bool{}
 	for v := range 2 {
 		d.kcm[v] = make([]*api.RawObject, n)

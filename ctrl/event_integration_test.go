@@ -11,6 +11,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/kcmlab/kcm/kube/api"
+	"github.com/kcmlab/kcm/kube/api/decode"
 	"github.com/kcmlab/kcm/kube/rest"
 	"github.com/kcmlab/kcm/testenv"
 )
@@ -30,12 +31,12 @@ func TestEventsOnRealAPIServer(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 
-	cms := rest.NewResources(base, rest.ConfigMaps, api.Typed[api.ConfigMap]()).InNamespace(ns)
+	cms := rest.NewResources(base, rest.ConfigMaps, decode.Typed[api.ConfigMap]()).InNamespace(ns)
 	cm, err := cms.Create(ctx, &api.ConfigMap{ObjectMeta: api.ObjectMeta{Name: "involved"}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	events := rest.NewResources(base, rest.Events, api.Typed[api.CoreEvent]()).InNamespace(ns)
+	events := rest.NewResources(base, rest.Events, decode.Typed[api.CoreEvent]()).InNamespace(ns)
 	list, err := events.List(ctx, rest.ListOptions{})
 	if err != nil {
 		t.Fatal(err)

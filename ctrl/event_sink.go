@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/kcmlab/kcm/kube/api"
+	"github.com/kcmlab/kcm/kube/api/decode"
 	"github.com/kcmlab/kcm/kube/rest"
 )
 
@@ -25,7 +26,7 @@ type ClientSink struct {
 
 // NewClientSink returns a sink writing through c.
 func NewClientSink(c *rest.Client) ClientSink {
-	return ClientSink{events: rest.NewResources(c, rest.Events, api.Typed[api.CoreEvent]())}
+	return ClientSink{events: rest.NewResources(c, rest.Events, decode.Typed[api.CoreEvent]())}
 }
 
 // Create POSTs the event to its namespace.

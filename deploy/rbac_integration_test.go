@@ -22,6 +22,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/kcmlab/kcm/kube/api"
+	"github.com/kcmlab/kcm/kube/api/decode"
 	"github.com/kcmlab/kcm/kube/rest"
 	"github.com/kcmlab/kcm/manager"
 	"github.com/kcmlab/kcm/testenv"
@@ -90,11 +91,11 @@ func apply(t *testing.T, ctx context.Context, c *rest.Client, docs []map[string]
 		if err != nil {
 			t.Fatal(err)
 		}
-		obj, err := api.Raw().Decode(b)
+		obj, err := decode.Raw().Decode(b)
 		if err != nil {
 			t.Fatal(err)
 		}
-		r := rest.NewResources(c, res, api.Raw()).InNamespace(ns)
+		r := rest.NewResources(c, res, decode.Raw()).InNamespace(ns)
 		if _, err := r.Create(ctx, obj); rest.IsAlreadyExists(err) {
 			err = r.Delete(ctx, name, rest.DeleteOptions{})
 			if err == nil {
@@ -111,11 +112,11 @@ func apply(t *testing.T, ctx context.Context, c *rest.Client, docs []map[string]
 func serviceAccountToken(t *testing.T, ctx context.Context, c *rest.Client) string {
 	t.Helper()
 	body := []byte(`{"apiVersion":"authentication.k8s.io/v1","kind":"TokenRequest","spec":{"expirationSeconds":3600}}`)
-	obj, err := api.Raw().Decode(body)
+	obj, err := decode.Raw().Decode(body)
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, err := rest.NewResources(c, rest.ServiceAccounts, api.Raw()).InNamespace("kube-system").
+	out, err := rest.NewResources(c, rest.ServiceAccounts, decode.Raw()).InNamespace("kube-system").
 		CreateSubresource(ctx, "kcm", "token", obj)
 	if err != nil {
 		t.Fatalf("TokenRequest: %v", err)
@@ -200,7 +201,7 @@ func watchFor[T api.Object](t *testing.T, ctx context.Context, r *rest.Resources
 // and waits until the garbage collector deletes it.
 func waitCollected(t *testing.T, ctx context.Context, cms *rest.Resources[*api.RawObject]) {
 	t.Helper()
-	cm, err := api.Raw().Decode([]byte(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"owned-by-nobody",
+	cm, err := decode.Raw().Decode([]byte(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"owned-by-nobody",
 		"ownerReferences":[{"apiVersion":"v1","kind":"ConfigMap","name":"gone","uid":"5f1c7a64-0000-4000-8000-00000000000a"}]}}`))
 	if err != nil {
 		t.Fatal(err)
@@ -288,23 +289,23 @@ func TestManagerRunsWithTheDeployRBAC(t *testing.T) {
 	log.wait(t, "caches synced; starting controllers")
 
 	// With the RBAC as shipped: a ServiceAccount, then pods.
-	namespaces := rest.NewResources(admin, rest.Namespaces, api.Typed[api.Namespace]())
+	namespaces := rest.NewResources(admin, rest.Namespaces, decode.Typed[api.Namespace]())
 	ns, err := namespaces.Create(ctx, &api.Namespace{ObjectMeta: api.ObjectMeta{Name: "rbac-ok"}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	watchFor(t, ctx, rest.NewResources(admin, rest.ServiceAccounts, api.Typed[api.ServiceAccount]()).InNamespace(ns.Name),
+	watchFor(t, ctx, rest.NewResources(admin, rest.ServiceAccounts, decode.Typed[api.ServiceAccount]()).InNamespace(ns.Name),
 		"the default ServiceAccount", func(sa *api.ServiceAccount) bool { return sa.Name == "default" })
-	rs, err := api.Raw().Decode([]byte(`{"apiVersion":"apps/v1","kind":"ReplicaSet","metadata":{"name":"web"},
+	rs, err := decode.Raw().Decode([]byte(`{"apiVersion":"apps/v1","kind":"ReplicaSet","metadata":{"name":"web"},
 		"spec":{"replicas":2,"selector":{"matchLabels":{"app":"web"}},
 		"template":{"metadata":{"labels":{"app":"web"}},"spec":{"containers":[{"name":"web","image":"web:1"}]}}}}`))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := rest.NewResources(admin, rest.ReplicaSets, api.Raw()).InNamespace(ns.Name).Create(ctx, rs); err != nil {
+	if _, err := rest.NewResources(admin, rest.ReplicaSets, decode.Raw()).InNamespace(ns.Name).Create(ctx, rs); err != nil {
 		t.Fatal(err)
 	}
-	pods := rest.NewResources(admin, rest.Pods, api.Typed[api.Pod]()).InNamespace(ns.Name)
+	pods := rest.NewResources(admin, rest.Pods, decode.Typed[api.Pod]()).InNamespace(ns.Name)
 	seen := map[string]bool{}
 	watchFor(t, ctx, pods, "two pods of the ReplicaSet", func(p *api.Pod) bool {
 		seen[p.Name] = true
@@ -317,11 +318,11 @@ func TestManagerRunsWithTheDeployRBAC(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cm, err := api.Raw().Decode([]byte(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c"},"data":{"k":"v"}}`))
+	cm, err := decode.Raw().Decode([]byte(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c"},"data":{"k":"v"}}`))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := rest.NewResources(admin, rest.ConfigMaps, api.Raw()).InNamespace(doomed.Name).Create(ctx, cm); err != nil {
+	if _, err := rest.NewResources(admin, rest.ConfigMaps, decode.Raw()).InNamespace(doomed.Name).Create(ctx, cm); err != nil {
 		t.Fatal(err)
 	}
 	if err := namespaces.Delete(ctx, doomed.Name, rest.DeleteOptions{}); err != nil {
@@ -330,7 +331,7 @@ func TestManagerRunsWithTheDeployRBAC(t *testing.T) {
 	waitGone(t, ctx, namespaces, doomed.Name)
 
 	// The garbage collector: a ConfigMap whose owner does not exist is collected.
-	waitCollected(t, ctx, rest.NewResources(admin, rest.ConfigMaps, api.Raw()).InNamespace(ns.Name))
+	waitCollected(t, ctx, rest.NewResources(admin, rest.ConfigMaps, decode.Raw()).InNamespace(ns.Name))
 
 	// Without "create" on serviceaccounts: a clear 403, logged and counted.
 	for _, d := range docs {
@@ -386,16 +387,16 @@ func TestManagerRunsWithTheDeployRBAC(t *testing.T) {
 	// records a ReplicaSetCreateError Warning and sets Progressing=False
 	// with that reason (the Deployment has a progress deadline, 600 s by
 	// default), and retries.
-	dep, err := api.Raw().Decode([]byte(`{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"blocked"},
+	dep, err := decode.Raw().Decode([]byte(`{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"blocked"},
 		"spec":{"replicas":1,"selector":{"matchLabels":{"app":"blocked"}},
 		"template":{"metadata":{"labels":{"app":"blocked"}},"spec":{"containers":[{"name":"web","image":"web:1"}]}}}}`))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := rest.NewResources(admin, rest.Deployments, api.Raw()).InNamespace(ns.Name).Create(ctx, dep); err != nil {
+	if _, err := rest.NewResources(admin, rest.Deployments, decode.Raw()).InNamespace(ns.Name).Create(ctx, dep); err != nil {
 		t.Fatal(err)
 	}
-	watchFor(t, ctx, rest.NewResources(admin, rest.Deployments, api.Typed[api.Deployment]()).InNamespace(ns.Name),
+	watchFor(t, ctx, rest.NewResources(admin, rest.Deployments, decode.Typed[api.Deployment]()).InNamespace(ns.Name),
 		"Progressing=False ReplicaSetCreateError", func(d *api.Deployment) bool {
 			for _, c := range d.Status.Conditions {
 				if c.Type == api.DeploymentProgressing && c.Status == api.ConditionFalse && c.Reason == "ReplicaSetCreateError" {
@@ -404,7 +405,7 @@ func TestManagerRunsWithTheDeployRBAC(t *testing.T) {
 			}
 			return false
 		})
-	watchFor(t, ctx, rest.NewResources(admin, rest.Events, api.Typed[api.CoreEvent]()).InNamespace(ns.Name),
+	watchFor(t, ctx, rest.NewResources(admin, rest.Events, decode.Typed[api.CoreEvent]()).InNamespace(ns.Name),
 		"a ReplicaSetCreateError Warning on the Deployment", func(e *api.CoreEvent) bool {
 			return e.Reason == "ReplicaSetCreateError" && e.Type == api.EventTypeWarning &&
 				e.InvolvedObject.Kind == "Deployment" && e.InvolvedObject.Name == "blocked"

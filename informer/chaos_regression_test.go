@@ -12,6 +12,7 @@ import (
 	"github.com/kcmlab/kcm/informer"
 	"github.com/kcmlab/kcm/internal/testing/fakeapi"
 	"github.com/kcmlab/kcm/kube/api"
+	"github.com/kcmlab/kcm/kube/api/decode"
 	"github.com/kcmlab/kcm/kube/rest"
 	"github.com/kcmlab/kcm/processor"
 	"github.com/kcmlab/kcm/reflector"
@@ -73,7 +74,7 @@ func TestWatchHeaderStallEndsWithIdleTimeout(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	w, err := rest.NewResources(c, rest.Pods, api.Typed[api.Pod]()).Watch(ctx, rest.WatchOptions{IdleTimeout: 100 * time.Millisecond})
+	w, err := rest.NewResources(c, rest.Pods, decode.Typed[api.Pod]()).Watch(ctx, rest.WatchOptions{IdleTimeout: 100 * time.Millisecond})
 	if err == nil {
 		w.Close()
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/kcmlab/kcm/informer"
 	"github.com/kcmlab/kcm/internal/testing/podgen"
 	"github.com/kcmlab/kcm/kube/api"
+	"github.com/kcmlab/kcm/kube/api/decode"
 	"github.com/kcmlab/kcm/kube/rest"
 	"github.com/kcmlab/kcm/processor"
 	"github.com/kcmlab/kcm/reflector"
@@ -21,8 +22,8 @@ import (
 // (from the watch) still carries them.
 func TestTypedCacheReadModifyWriteKeepsUnknownFields(t *testing.T) {
 	_, c, ns, ctx := setup(t)
-	raw := rest.NewResources(c, rest.Pods, api.Raw()).InNamespace(ns)
-	typed := rest.NewResources(c, rest.Pods, api.Typed[api.Pod]()).InNamespace(ns)
+	raw := rest.NewResources(c, rest.Pods, decode.Raw()).InNamespace(ns)
+	typed := rest.NewResources(c, rest.Pods, decode.Typed[api.Pod]()).InNamespace(ns)
 	obj, err := api.NewRawObject(podgen.UnmodelledPod("rich"))
 	if err != nil {
 		t.Fatal(err)

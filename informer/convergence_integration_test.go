@@ -12,6 +12,7 @@ import (
 
 	"github.com/kcmlab/kcm/informer"
 	"github.com/kcmlab/kcm/kube/api"
+	"github.com/kcmlab/kcm/kube/api/decode"
 	"github.com/kcmlab/kcm/kube/rest"
 	"github.com/kcmlab/kcm/processor"
 	"github.com/kcmlab/kcm/reflector"
@@ -195,7 +196,7 @@ func TestConvergesUnderChurn(t *testing.T) {
 	}{{reflector.ListStream, rest.Chunked}, {reflector.ListFromCache, rest.Chunked}, {reflector.ListConsistent, rest.WebSocket}} {
 		t.Run(fmt.Sprintf("initial=%v,websocket=%v", tc.initial, tc.transport == rest.WebSocket), func(t *testing.T) {
 			_, c, ns, ctx := setup(t)
-			pods := rest.NewResources(c, rest.Pods, api.Typed[api.Pod]()).InNamespace(ns)
+			pods := rest.NewResources(c, rest.Pods, decode.Typed[api.Pod]()).InNamespace(ns)
 			churnPods(ctx, pods, 4, 400, 100, 1) // some objects exist before the informer starts
 			f := informer.NewFactory(c, informer.FactoryOptions{Namespace: ns, Reflector: fastReflector(tc.initial), Transport: tc.transport})
 			t.Cleanup(f.Shutdown)
@@ -220,8 +221,8 @@ func TestConvergesUnderChurn(t *testing.T) {
 // cache converges.
 func TestConvergesAcrossAPIServerRestart(t *testing.T) {
 	cl, c, ns, ctx := setup(t)
-	pods := rest.NewResources(c, rest.Pods, api.Typed[api.Pod]()).InNamespace(ns)
-	rs := rest.NewResources(c, rest.ReplicaSets, api.Raw()).InNamespace(ns)
+	pods := rest.NewResources(c, rest.Pods, decode.Typed[api.Pod]()).InNamespace(ns)
+	rs := rest.NewResources(c, rest.ReplicaSets, decode.Raw()).InNamespace(ns)
 	f := startFactory(t, ctx, c, ns, fastReflector(reflector.ListStream))
 	inf := informer.For[api.Pod](f, rest.Pods)
 	rsInf := informer.ForRaw(f, rest.ReplicaSets)
@@ -272,7 +273,7 @@ func (r *relists) PhaseChange(from, to reflector.Phase, _ error) {
 // refused as too old; the reflector relists and the cache converges.
 func TestRelistsAfterCompaction(t *testing.T) {
 	cl, c, ns, ctx := setup(t)
-	cms := rest.NewResources(c, rest.ConfigMaps, api.Raw()).InNamespace(ns)
+	cms := rest.NewResources(c, rest.ConfigMaps, decode.Raw()).InNamespace(ns)
 	ro := fastReflector(reflector.ListStream)
 	rel := &relists{}
 	ro.Observer = rel
@@ -297,7 +298,7 @@ func TestRelistsAfterCompaction(t *testing.T) {
 	if err := cl.StartAPIServer(ctx); err != nil {
 		t.Fatal(err)
 	}
-	other := rest.NewResources(c, rest.ConfigMaps, api.Raw()).InNamespace(cl.Namespace(t))
+	other := rest.NewResources(c, rest.ConfigMaps, decode.Raw()).InNamespace(cl.Namespace(t))
 	for i := 0; i < 5; i++ {
 		obj, _ := api.NewRawObject(map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": fmt.Sprintf("x-%d", i)}})
 		if _, err := other.Create(ctx, obj); err != nil {

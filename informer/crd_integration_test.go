@@ -7,6 +7,7 @@ import (
 
 	"github.com/kcmlab/kcm/informer"
 	"github.com/kcmlab/kcm/kube/api"
+	"github.com/kcmlab/kcm/kube/api/decode"
 	"github.com/kcmlab/kcm/kube/rest"
 	"github.com/kcmlab/kcm/processor"
 	"github.com/kcmlab/kcm/reflector"
@@ -18,7 +19,7 @@ import (
 func TestConvergesOnCustomResources(t *testing.T) {
 	_, c, ns, ctx := setup(t)
 	res := testenv.InstallCRD(t, ctx, c, strings.ToLower(ns)+".kcm.test", "Gizmo")
-	gizmos := rest.NewResources(c, res, api.Raw()).InNamespace(ns)
+	gizmos := rest.NewResources(c, res, decode.Raw()).InNamespace(ns)
 	gizmo := func(i, size int) *api.RawObject {
 		o, err := api.NewRawObject(map[string]any{"apiVersion": res.GroupVersion(), "kind": "Gizmo",
 			"metadata": map[string]any{"name": fmt.Sprintf("g-%02d", i)}, "spec": map[string]any{"size": size}})

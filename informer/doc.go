@@ -75,7 +75,7 @@
 //   - managedFields are cut from objects before they are decoded (unless
 //     FactoryOptions.KeepManagedFields), like kube-controller-manager's
 //     informers, which strip them to save memory.
-//   - For caches compact typed objects (api.Compact): no JSON is kept,
+//   - For caches compact typed objects (decode.Compact): no JSON is kept,
 //     repeated parts are shared between objects, and what the struct does
 //     not model is kept as a small remainder — a pod costs at most half
 //     the heap of client-go's informer with managedFields stripped
@@ -87,7 +87,7 @@
 //     assign new values to fields, not change the maps and slices it
 //     finds: those may be other cached objects' too. The decoder compares
 //     each object with the cached version it replaces
-//     (api.CompactCached), so an update costs little more memory than
+//     (decode.CompactCached), so an update costs little more memory than
 //     the fields it changed.
 //   - Run stops every goroutine it started before it returns, and returns
 //     the failures it met (joined, wrapped with the informer's name): the

@@ -12,6 +12,7 @@ import (
 
 	"github.com/kcmlab/kcm/clock"
 	"github.com/kcmlab/kcm/kube/api"
+	"github.com/kcmlab/kcm/kube/api/decode"
 	"github.com/kcmlab/kcm/kube/rest"
 	"github.com/kcmlab/kcm/reflector"
 	"github.com/kcmlab/kcm/tap"
@@ -79,13 +80,13 @@ func NewFactory(client *rest.Client, o FactoryOptions) *Factory {
 
 // For returns the shared informer for res decoding into typed objects,
 // e.g. informer.For[api.Pod](f, rest.Pods). Its objects are compact
-// (api.Compact): they share their repeated parts with each other and keep,
+// (decode.Compact): they share their repeated parts with each other and keep,
 // instead of their JSON, only the members their struct does not model —
 // read-only like every cached object, and still written back whole after
 // api.DeepCopy.
 //
 // The decoder compares each object with the cached version it replaces
-// (api.CompactCached), so a watch event's object shares nearly all of
+// (decode.CompactCached), so a watch event's object shares nearly all of
 // its parts with that version.
 //
 // S must be res's kind (CheckKind): For[api.Pod](f, rest.Deployments)
@@ -98,7 +99,7 @@ func For[S any, P api.TypedPtr[S]](f *Factory, res rest.Resource) *Informer[P] {
 		panic(err)
 	}
 	var made atomic.Pointer[Informer[P]] // set once get returns; the decoder may run before
-	codec := api.CompactCached[S, P](func(namespace, name string) (P, bool) {
+	codec := decode.CompactCached[S, P](func(namespace, name string) (P, bool) {
 		if inf := made.Load(); inf != nil {
 			return inf.cached(namespace, name)
 		}
@@ -112,16 +113,16 @@ func For[S any, P api.TypedPtr[S]](f *Factory, res rest.Resource) *Informer[P] {
 // ForRaw returns the shared informer for res caching RawObjects (any
 // resource, CRDs included; the most compact cache).
 func ForRaw(f *Factory, res rest.Resource) *Informer[*api.RawObject] {
-	return get(f, res, "raw", api.Raw(), false)
+	return get(f, res, "raw", decode.Raw(), false)
 }
 
 // ForMetadata returns the shared metadata-only informer for res: objects
 // carry apiVersion, kind and metadata only (PartialObjectMetadata).
 func ForMetadata(f *Factory, res rest.Resource) *Informer[*api.RawObject] {
-	return get(f, res, "metadata", api.Raw(), true)
+	return get(f, res, "metadata", decode.Raw(), true)
 }
 
-func get[T api.Object](f *Factory, res rest.Resource, kind string, codec api.Codec[T], metaOnly bool) *Informer[T] {
+func get[T api.Object](f *Factory, res rest.Resource, kind string, codec decode.Codec[T], metaOnly bool) *Informer[T] {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	key := factoryKey{res: res, kind: kind}
@@ -129,7 +130,7 @@ func get[T api.Object](f *Factory, res rest.Resource, kind string, codec api.Cod
 		return inf.(*Informer[T])
 	}
 	if !f.o.KeepManagedFields {
-		codec = api.StrippingManagedFields(codec)
+		codec = decode.StrippingManagedFields(codec)
 	}
 	r := rest.NewResources(f.client, res, codec).InNamespace(f.o.Namespace)
 	if metaOnly {

@@ -5,6 +5,7 @@ import (
 
 	"github.com/kcmlab/kcm/informer"
 	"github.com/kcmlab/kcm/kube/api"
+	"github.com/kcmlab/kcm/kube/api/decode"
 	"github.com/kcmlab/kcm/kube/labels"
 	"github.com/kcmlab/kcm/kube/rest"
 	"github.com/kcmlab/kcm/reflector"
@@ -16,7 +17,7 @@ import (
 // Shutdown stops everything.
 func TestFactory(t *testing.T) {
 	_, c, ns, ctx := setup(t)
-	cms := rest.NewResources(c, rest.ConfigMaps, api.Typed[api.ConfigMap]()).InNamespace(ns)
+	cms := rest.NewResources(c, rest.ConfigMaps, decode.Typed[api.ConfigMap]()).InNamespace(ns)
 	if _, err := cms.Create(ctx, &api.ConfigMap{ObjectMeta: api.ObjectMeta{Name: "a", Labels: map[string]string{"x": "y"}},
 		Data: map[string]string{"k": "v"}}); err != nil {
 		t.Fatal(err)

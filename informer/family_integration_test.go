@@ -11,20 +11,21 @@ import (
 
 	"github.com/kcmlab/kcm/informer"
 	"github.com/kcmlab/kcm/kube/api"
+	"github.com/kcmlab/kcm/kube/api/decode"
 	"github.com/kcmlab/kcm/kube/rest"
 	"github.com/kcmlab/kcm/reflector"
 )
 
 // TestRawCacheGivesBackTheServersBytes, against the real kube-apiserver:
 // a RawObject cache keeps the pods of a controller as deltas against a
-// sibling (kube/api's families), and every cached pod's Raw and Original
+// sibling (kube/api/decode's families), and every cached pod's Raw and Original
 // are still exactly the bytes the apiserver serves for it (a LIST's item,
 // a WATCH's object), managedFields cut — after the initial list, and
 // again after every pod was relabelled and the watch delivered the new
 // versions.
 func TestRawCacheGivesBackTheServersBytes(t *testing.T) {
 	_, c, ns, ctx := setup(t)
-	raw := rest.NewResources(c, rest.Pods, api.Raw()).InNamespace(ns)
+	raw := rest.NewResources(c, rest.Pods, decode.Raw()).InNamespace(ns)
 	const perOwner = 6
 	owners := []string{"5f0c7d9e-0000-4000-8000-00000000000a", "5f0c7d9e-0000-4000-8000-00000000000b", ""}
 	var names []string
@@ -101,7 +102,7 @@ func compareAll(t *testing.T, ctx context.Context, when string, lister informer.
 	served map[string]*api.RawObject) {
 	t.Helper()
 	for name, s := range served {
-		want, err := api.StripManagedFields(s.Raw())
+		want, err := decode.StripManagedFields(s.Raw())
 		if err != nil {
 			t.Fatal(err)
 		}

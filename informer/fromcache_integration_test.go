@@ -7,6 +7,7 @@ import (
 
 	"github.com/kcmlab/kcm/informer"
 	"github.com/kcmlab/kcm/kube/api"
+	"github.com/kcmlab/kcm/kube/api/decode"
 	"github.com/kcmlab/kcm/kube/rest"
 	"github.com/kcmlab/kcm/reflector"
 	"github.com/kcmlab/kcm/testenv"
@@ -44,8 +45,8 @@ func TestFirstListFromTheCacheAgainstKubeAPIServer(t *testing.T) {
 	}
 	_, c, ns, ctx := setup(t)
 	const n, pageSize = 12, 5
-	pods := rest.NewResources(c, rest.Pods, api.Typed[api.Pod]()).InNamespace(ns)
-	cms := rest.NewResources(c, rest.ConfigMaps, api.Raw()).InNamespace(ns)
+	pods := rest.NewResources(c, rest.Pods, decode.Typed[api.Pod]()).InNamespace(ns)
+	cms := rest.NewResources(c, rest.ConfigMaps, decode.Raw()).InNamespace(ns)
 	for i := range n {
 		p := &api.Pod{ObjectMeta: api.ObjectMeta{Name: fmt.Sprintf("p-%d", i)},
 			Spec: api.PodSpec{Containers: []api.Container{{Name: "c", Image: "registry.k8s.io/pause:3.10"}}}}

@@ -35,7 +35,7 @@ type Options[T api.Object] struct {
 	// TransformFunc). Stripping managedFields needs no transform: the
 	// Factory's codecs cut it from the bytes before decoding. The objects
 	// of a Factory's typed informers share their maps, slices and pointed-
-	// to values with other cached objects (api.Compact): assign new values
+	// to values with other cached objects (decode.Compact): assign new values
 	// to fields rather than change those in place.
 	//
 	// An error refuses the object: the reflector backs off and asks the

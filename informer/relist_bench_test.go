@@ -26,6 +26,7 @@ import (
 	"github.com/kcmlab/kcm/deltafifo"
 	"github.com/kcmlab/kcm/internal/testing/podgen"
 	"github.com/kcmlab/kcm/kube/api"
+	"github.com/kcmlab/kcm/kube/api/decode"
 	"github.com/kcmlab/kcm/kube/rest"
 	"github.com/kcmlab/kcm/processor"
 	"github.com/kcmlab/kcm/reflector"
@@ -40,7 +41,7 @@ type relistLW struct {
 	v       int
 	lists   atomic.Int32
 	watches atomic.Int32
-	codec   api.Codec[*api.RawObject]
+	codec   decode.Codec[*api.RawObject]
 	gate    chan struct{}
 }
 
@@ -126,7 +127,7 @@ func BenchmarkRelistHeap(b *testing.B) {
 func relistPeakOverSteady(b *testing.B, n, v int, whole bool) float64 {
 	b.Helper()
 	gate := make(chan struct{}) // holds the relist until the steady heap is measured
-	lw := &relistLW{n: n, v: v, codec: api.StrippingManagedFields(api.Raw()), gate: gate}
+	lw := &relistLW{n: n, v: v, codec: decode.StrippingManagedFields(decode.Raw()), gate: gate}
 	before := heapLive()
 	inf, err := New[*api.RawObject](lw, Options[*api.RawObject]{Name: "pods",
 		Reflector: reflector.Options{Backoff: &reflector.Backoff{}}})

@@ -13,6 +13,7 @@ import (
 
 	"github.com/kcmlab/kcm/informer"
 	"github.com/kcmlab/kcm/kube/api"
+	"github.com/kcmlab/kcm/kube/api/decode"
 	"github.com/kcmlab/kcm/kube/rest"
 	"github.com/kcmlab/kcm/processor"
 	"github.com/kcmlab/kcm/reflector"
@@ -91,7 +92,7 @@ func TestWatchListAndItsFallback(t *testing.T) {
 			}
 			t.Cleanup(c.CloseIdleConnections)
 			ns := cl.Namespace(t)
-			pods := rest.NewResources(c, rest.Pods, api.Typed[api.Pod]()).InNamespace(ns)
+			pods := rest.NewResources(c, rest.Pods, decode.Typed[api.Pod]()).InNamespace(ns)
 			mkPod := func(name string) {
 				t.Helper()
 				p := &api.Pod{ObjectMeta: api.ObjectMeta{Name: name},

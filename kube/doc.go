@@ -19,9 +19,10 @@
 //
 //  1. kube/api — the object model: TypeMeta and ObjectMeta, the Object
 //     interface, the compact RawObject for any resource, the typed kinds
-//     (Pod, ReplicaSet, Deployment, Lease, ...), the codecs that decode
-//     them (Typed, Raw, StrippingManagedFields) and the interning that
-//     keeps a large cache small.
+//     (Pod, ReplicaSet, Deployment, Lease, ...).
+//     kube/api/decode — the codecs that decode them (Typed, Raw, Compact,
+//     StrippingManagedFields), RawObject families and the interning that
+//     keep a large cache small.
 //  2. kube/labels — label selectors: parsing the string form, compiling an
 //     API LabelSelector, matching, and the canonical String the apiserver
 //     accepts.
@@ -36,6 +37,8 @@
 //
 // Internal to kube/:
 //
+//   - kube/api/internal/objsrc — an object's source JSON: the model keeps
+//     and copies it, only kube/api/decode sets it.
 //   - kube/internal/jsonx — shared by api and rest: kcm's json-iterator
 //     configuration and the byte scanner that finds JSON values without
 //     decoding them.

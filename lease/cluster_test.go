@@ -15,6 +15,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/kcmlab/kcm/kube/api"
+	"github.com/kcmlab/kcm/kube/api/decode"
 	"github.com/kcmlab/kcm/kube/rest"
 	"github.com/kcmlab/kcm/lease"
 	"github.com/kcmlab/kcm/testenv"
@@ -305,7 +306,7 @@ func startThree(t *testing.T, release bool) (*timeline, []*realNode, *rest.Resou
 	if err != nil {
 		t.Fatal(err)
 	}
-	return tl, nodes, rest.NewResources(c, rest.Leases, api.Typed[api.Lease]()).InNamespace(ns)
+	return tl, nodes, rest.NewResources(c, rest.Leases, decode.Typed[api.Lease]()).InNamespace(ns)
 }
 
 func getLease(t *testing.T, leases *rest.Resources[*api.Lease]) *api.Lease {

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/kcmlab/kcm/kube/api"
+	"github.com/kcmlab/kcm/kube/api/decode"
 	"github.com/kcmlab/kcm/kube/rest"
 )
 
@@ -32,7 +33,7 @@ var _ Store = (*KubeStore)(nil)
 // bounds each request on top of the caller's ctx (0: no extra bound).
 func NewKubeStore(c *rest.Client, namespace, name string, requestTimeout time.Duration) *KubeStore {
 	return &KubeStore{
-		leases:    rest.NewResources(c, rest.Leases, api.Typed[api.Lease]()).InNamespace(namespace),
+		leases:    rest.NewResources(c, rest.Leases, decode.Typed[api.Lease]()).InNamespace(namespace),
 		namespace: namespace, name: name, timeout: requestTimeout,
 	}
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/kcmlab/kcm/kube/api"
+	"github.com/kcmlab/kcm/kube/api/decode"
 	"github.com/kcmlab/kcm/kube/rest"
 	"github.com/kcmlab/kcm/testenv"
 )
@@ -132,7 +133,7 @@ func leases(t *testing.T, cl *testenv.Cluster) *rest.Resources[*api.Lease] {
 		t.Fatal(err)
 	}
 	t.Cleanup(c.CloseIdleConnections)
-	return rest.NewResources(c, rest.Leases, api.Typed[api.Lease]()).InNamespace("kube-system")
+	return rest.NewResources(c, rest.Leases, decode.Typed[api.Lease]()).InNamespace("kube-system")
 }
 
 // waitHolder watches the Lease until its holder satisfies ok.
@@ -187,13 +188,13 @@ func TestManagerOnRealAPIServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.CloseIdleConnections()
-	namespaces := rest.NewResources(c, rest.Namespaces, api.Typed[api.Namespace]())
+	namespaces := rest.NewResources(c, rest.Namespaces, decode.Typed[api.Namespace]())
 	ns, err := namespaces.Create(ctx, &api.Namespace{ObjectMeta: api.ObjectMeta{GenerateName: "kcm-manager-"}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = namespaces.Delete(context.Background(), ns.Name, rest.DeleteOptions{}) })
-	accounts := rest.NewResources(c, rest.ServiceAccounts, api.Typed[api.ServiceAccount]()).InNamespace(ns.Name)
+	accounts := rest.NewResources(c, rest.ServiceAccounts, decode.Typed[api.ServiceAccount]()).InNamespace(ns.Name)
 	w, err := accounts.Watch(ctx, rest.WatchOptions{ListOptions: rest.ListOptions{TimeoutSeconds: 110}})
 	if err != nil {
 		t.Fatal(err)

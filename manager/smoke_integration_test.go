@@ -15,6 +15,7 @@ import (
 
 	"github.com/kcmlab/kcm/ctrl/deployment"
 	"github.com/kcmlab/kcm/kube/api"
+	"github.com/kcmlab/kcm/kube/api/decode"
 	"github.com/kcmlab/kcm/kube/rest"
 	"github.com/kcmlab/kcm/testenv"
 )
@@ -50,19 +51,19 @@ func TestManagerSmoke(t *testing.T) {
 	defer c.CloseIdleConnections()
 
 	// 1. A namespace gets its ServiceAccount.
-	namespaces := rest.NewResources(c, rest.Namespaces, api.Typed[api.Namespace]())
+	namespaces := rest.NewResources(c, rest.Namespaces, decode.Typed[api.Namespace]())
 	created, err := namespaces.Create(ctx, &api.Namespace{ObjectMeta: api.ObjectMeta{GenerateName: "kcm-smoke-"}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	ns := created.Name
 	t.Cleanup(func() { _ = namespaces.Delete(context.Background(), ns, rest.DeleteOptions{}) })
-	accounts := rest.NewResources(c, rest.ServiceAccounts, api.Typed[api.ServiceAccount]()).InNamespace(ns)
+	accounts := rest.NewResources(c, rest.ServiceAccounts, decode.Typed[api.ServiceAccount]()).InNamespace(ns)
 	awaitState(t, ctx, accounts, rest.ListOptions{}, "step 1: the namespace's default ServiceAccount",
 		func(m map[string]*api.ServiceAccount) bool { return m["default"] != nil })
 
 	// A kubelet stand-in: every pod becomes Running and Ready.
-	pods := rest.NewResources(c, rest.Pods, api.Typed[api.Pod]()).InNamespace(ns)
+	pods := rest.NewResources(c, rest.Pods, decode.Typed[api.Pod]()).InNamespace(ns)
 	kctx, stopKubelet := context.WithCancel(ctx)
 	var kubelet sync.WaitGroup
 	kubelet.Add(1)
@@ -70,7 +71,7 @@ func TestManagerSmoke(t *testing.T) {
 	defer func() { stopKubelet(); kubelet.Wait() }()
 
 	// 2. A Deployment rolls out.
-	deployments := rest.NewResources(c, rest.Deployments, api.Typed[api.Deployment]()).InNamespace(ns)
+	deployments := rest.NewResources(c, rest.Deployments, decode.Typed[api.Deployment]()).InNamespace(ns)
 	two, four := int32(2), int32(4)
 	d := &api.Deployment{ObjectMeta: api.ObjectMeta{Name: "web"}, Spec: api.DeploymentSpec{
 		Replicas: &two,
@@ -82,7 +83,7 @@ func TestManagerSmoke(t *testing.T) {
 		t.Fatal(err)
 	}
 	awaitState(t, ctx, deployments, rest.ListOptions{}, "step 2: Deployment web rolled out with 2 replicas", rolledOut("web", 2))
-	replicaSets := rest.NewResources(c, rest.ReplicaSets, api.Typed[api.ReplicaSet]()).InNamespace(ns)
+	replicaSets := rest.NewResources(c, rest.ReplicaSets, decode.Typed[api.ReplicaSet]()).InNamespace(ns)
 	awaitState(t, ctx, replicaSets, rest.ListOptions{}, "step 2: one ReplicaSet of 2",
 		func(m map[string]*api.ReplicaSet) bool { return describeRSs(m) == "web:1=2" })
 
@@ -118,7 +119,7 @@ func TestManagerSmoke(t *testing.T) {
 	if _, err := deployments.Create(ctx, d); err != nil {
 		t.Fatal(err)
 	}
-	configMaps := rest.NewResources(c, rest.ConfigMaps, api.Typed[api.ConfigMap]()).InNamespace(ns)
+	configMaps := rest.NewResources(c, rest.ConfigMaps, decode.Typed[api.ConfigMap]()).InNamespace(ns)
 	if _, err := configMaps.Create(ctx, &api.ConfigMap{ObjectMeta: api.ObjectMeta{Name: "settings"}}); err != nil {
 		t.Fatal(err)
 	}
@@ -133,7 +134,7 @@ func TestManagerSmoke(t *testing.T) {
 		"step 6: the namespace controller emptying and removing the namespace",
 		func(m map[string]*api.Namespace) bool { return len(m) == 0 })
 	for _, res := range []rest.Resource{rest.Deployments, rest.ReplicaSets, rest.Pods, rest.ConfigMaps, rest.ServiceAccounts} {
-		left, err := rest.NewResources(c, res, api.Raw()).InNamespace(ns).List(ctx, rest.ListOptions{})
+		left, err := rest.NewResources(c, res, decode.Raw()).InNamespace(ns).List(ctx, rest.ListOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}

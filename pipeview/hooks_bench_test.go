@@ -7,6 +7,7 @@ import (
 
 	"github.com/kcmlab/kcm/internal/testing/podgen"
 	"github.com/kcmlab/kcm/kube/api"
+	"github.com/kcmlab/kcm/kube/api/decode"
 	"github.com/kcmlab/kcm/store"
 	"github.com/kcmlab/kcm/tap"
 )
@@ -19,7 +20,7 @@ import (
 // pod. Events not wanted cost a Want call each instead. Compare with the
 // pipeline's cost per event (BenchmarkViewCost's cpu-ns/event).
 func BenchmarkHooksPerEvent(b *testing.B) {
-	dec := api.StrippingManagedFields(api.Raw())
+	dec := decode.StrippingManagedFields(decode.Raw())
 	old, err := dec.Decode(podgen.PodVersion(7, 0, "100"))
 	if err != nil {
 		b.Fatal(err)

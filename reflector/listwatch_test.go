@@ -7,7 +7,7 @@ import (
 
 	"github.com/kcmlab/kcm/internal/testing/fakeapi"
 	"github.com/kcmlab/kcm/internal/testing/fakelw"
-	"github.com/kcmlab/kcm/kube/api"
+	"github.com/kcmlab/kcm/kube/api/decode"
 	"github.com/kcmlab/kcm/kube/rest"
 	"github.com/kcmlab/kcm/reflector"
 )
@@ -34,7 +34,7 @@ func TestFromResources(t *testing.T) {
 	defer c.CloseIdleConnections()
 	ops := make(chan string, 10)
 	s := &sink{refuse: func(op string) error { ops <- op; return nil }}
-	lw := reflector.FromResources(rest.NewResources(c, rest.Pods, api.Raw()), rest.WebSocket)
+	lw := reflector.FromResources(rest.NewResources(c, rest.Pods, decode.Raw()), rest.WebSocket)
 	r := reflector.New(lw, s, reflector.Options{InitialList: reflector.ListStream})
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/kcmlab/kcm/kube/api"
+	"github.com/kcmlab/kcm/kube/api/decode"
 	"github.com/kcmlab/kcm/kube/rest"
 )
 
@@ -18,7 +19,7 @@ func InstallCRD(t TB, ctx context.Context, c *rest.Client, group, kind string) r
 	singular := strings.ToLower(kind)
 	plural := singular + "s"
 	name := plural + "." + group
-	crds := rest.NewResources(c, rest.CRDs, api.Raw())
+	crds := rest.NewResources(c, rest.CRDs, decode.Raw())
 	crd, err := api.NewRawObject(map[string]any{
 		"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
 		"metadata": map[string]any{"name": name},

@@ -17,6 +17,7 @@ import (
 	"github.com/kcmlab/kcm/ctrl/deployment"
 	"github.com/kcmlab/kcm/ctrl/replicaset"
 	"github.com/kcmlab/kcm/kube/api"
+	"github.com/kcmlab/kcm/kube/api/decode"
 )
 
 // ErrDiffers wraps every difference a check finds between what went into
@@ -28,25 +29,25 @@ var ErrDiffers = errors.New("fidelity: kcm's output differs from its input")
 const hashLabel = "pod-template-hash"
 
 // Cache decodes objects as kcm's typed informers do
-// (api.CompactCached, managedFields stripped), each against the version
+// (decode.CompactCached, managedFields stripped), each against the version
 // it decoded before under the same namespace/name, so that the parts a
 // compact object shares with its predecessor are exercised too.
 type Cache struct {
 	mu          sync.Mutex
 	deployments map[string]*api.Deployment
 	replicaSets map[string]*api.ReplicaSet
-	dCodec      api.Codec[*api.Deployment]
-	rsCodec     api.Codec[*api.ReplicaSet]
+	dCodec      decode.Codec[*api.Deployment]
+	rsCodec     decode.Codec[*api.ReplicaSet]
 }
 
 // NewCache returns an empty Cache.
 func NewCache() *Cache {
 	c := &Cache{deployments: map[string]*api.Deployment{}, replicaSets: map[string]*api.ReplicaSet{}}
-	c.dCodec = api.StrippingManagedFields(api.CompactCached[api.Deployment](func(ns, name string) (*api.Deployment, bool) {
+	c.dCodec = decode.StrippingManagedFields(decode.CompactCached[api.Deployment](func(ns, name string) (*api.Deployment, bool) {
 		d, ok := c.deployments[ns+"/"+name]
 		return d, ok
 	}))
-	c.rsCodec = api.StrippingManagedFields(api.CompactCached[api.ReplicaSet](func(ns, name string) (*api.ReplicaSet, bool) {
+	c.rsCodec = decode.StrippingManagedFields(decode.CompactCached[api.ReplicaSet](func(ns, name string) (*api.ReplicaSet, bool) {
 		rs, ok := c.replicaSets[ns+"/"+name]
 		return rs, ok
 	}))

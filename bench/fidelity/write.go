@@ -14,6 +14,7 @@ import (
 	sigsjson "sigs.k8s.io/json"
 
 	"github.com/kcmlab/kcm/kube/api"
+	"github.com/kcmlab/kcm/kube/api/decode"
 	"github.com/kcmlab/kcm/kube/rest"
 )
 
@@ -89,7 +90,7 @@ func (w *Writer) CheckDeploymentWrites(ctx context.Context, c *Cache, in []byte,
 	if err != nil {
 		return err
 	}
-	res := rest.NewResources(w.client, rest.Deployments, api.Typed[api.Deployment]())
+	res := rest.NewResources(w.client, rest.Deployments, decode.Typed[api.Deployment]())
 
 	cp, err := api.DeepCopy(kd)
 	if err != nil {
@@ -172,7 +173,7 @@ func (w *Writer) CheckReplicaSetWrite(ctx context.Context, c *Cache, rb []byte) 
 	cp.Spec.Replicas = &five
 	cp.Annotations = maps.Clone(cp.Annotations)
 	cp.Annotations[desiredAnnotation] = "5"
-	if _, err := rest.NewResources(w.client, rest.ReplicaSets, api.Typed[api.ReplicaSet]()).Update(ctx, cp); err != nil {
+	if _, err := rest.NewResources(w.client, rest.ReplicaSets, decode.Typed[api.ReplicaSet]()).Update(ctx, cp); err != nil {
 		return fmt.Errorf("kcm's Update: %w", err)
 	}
 	want.Spec.Replicas = &five

@@ -9,6 +9,7 @@ import (
 
 	"github.com/kcmlab/kcm/clock"
 	"github.com/kcmlab/kcm/kube/api"
+	"github.com/kcmlab/kcm/kube/api/decode"
 	"github.com/kcmlab/kcm/kube/rest"
 )
 
@@ -32,10 +33,10 @@ func newDemo(c *rest.Client, ns string, period time.Duration, clk clock.Clock, w
 		clk = clock.Real{}
 	}
 	raw := func(r rest.Resource) *rest.Resources[*api.RawObject] {
-		return rest.NewResources(c, r, api.Raw()).InNamespace(ns)
+		return rest.NewResources(c, r, decode.Raw()).InNamespace(ns)
 	}
 	return &demo{ns: ns, period: period, clk: clk, w: w, pods: raw(rest.Pods), cms: raw(rest.ConfigMaps),
-		nss: rest.NewResources(c, rest.Namespaces, api.Raw()), sas: raw(rest.ServiceAccounts)}
+		nss: rest.NewResources(c, rest.Namespaces, decode.Raw()), sas: raw(rest.ServiceAccounts)}
 }
 
 // Setup creates the namespace and its "default" ServiceAccount (the API

@@ -12,6 +12,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/kcmlab/kcm/kube/api"
+	"github.com/kcmlab/kcm/kube/api/decode"
 	"github.com/kcmlab/kcm/kube/rest"
 	"github.com/kcmlab/kcm/testenv"
 )
@@ -53,7 +54,7 @@ func TestDevRunsTheManager(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.CloseIdleConnections()
-	namespaces := rest.NewResources(c, rest.Namespaces, api.Typed[api.Namespace]())
+	namespaces := rest.NewResources(c, rest.Namespaces, decode.Typed[api.Namespace]())
 	ns, err := namespaces.Create(ctx, &api.Namespace{ObjectMeta: api.ObjectMeta{GenerateName: "kcm-dev-"}})
 	if err != nil {
 		t.Fatal(err)
@@ -85,7 +86,7 @@ func TestDevRunsADeploymentOnNodes(t *testing.T) {
 	}
 	defer c.CloseIdleConnections()
 
-	nodes, err := rest.NewResources(c, rest.Nodes, api.Typed[api.Node]()).List(ctx, rest.ListOptions{})
+	nodes, err := rest.NewResources(c, rest.Nodes, decode.Typed[api.Node]()).List(ctx, rest.ListOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,18 +119,18 @@ func TestDevRunsADeploymentOnNodes(t *testing.T) {
 		}
 	}()
 
-	namespaces := rest.NewResources(c, rest.Namespaces, api.Typed[api.Namespace]())
+	namespaces := rest.NewResources(c, rest.Namespaces, decode.Typed[api.Namespace]())
 	ns, err := namespaces.Create(ctx, &api.Namespace{ObjectMeta: api.ObjectMeta{GenerateName: "kcm-dev-nodes-"}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	dep, err := api.Typed[api.Deployment]().Decode([]byte(`{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web"},
+	dep, err := decode.Typed[api.Deployment]().Decode([]byte(`{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web"},
 		"spec":{"replicas":3,"selector":{"matchLabels":{"app":"web"}},
 		"template":{"metadata":{"labels":{"app":"web"}},"spec":{"containers":[{"name":"web","image":"nginx"}]}}}}`))
 	if err != nil {
 		t.Fatal(err)
 	}
-	deployments := rest.NewResources(c, rest.Deployments, api.Typed[api.Deployment]()).InNamespace(ns.Name)
+	deployments := rest.NewResources(c, rest.Deployments, decode.Typed[api.Deployment]()).InNamespace(ns.Name)
 	created, err := deployments.Create(ctx, dep)
 	if err != nil {
 		t.Fatal(err)
@@ -154,7 +155,7 @@ func TestDevRunsADeploymentOnNodes(t *testing.T) {
 	}
 	t.Logf("the Deployment's 3 pods were ready and available %v after it was created", time.Since(createdAt).Round(time.Millisecond))
 
-	pods, err := rest.NewResources(c, rest.Pods, api.Typed[api.Pod]()).InNamespace(ns.Name).List(ctx, rest.ListOptions{LabelSelector: "app=web"})
+	pods, err := rest.NewResources(c, rest.Pods, decode.Typed[api.Pod]()).InNamespace(ns.Name).List(ctx, rest.ListOptions{LabelSelector: "app=web"})
 	if err != nil {
 		t.Fatal(err)
 	}

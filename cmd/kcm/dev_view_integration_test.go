@@ -15,6 +15,7 @@ import (
 
 	"github.com/kcmlab/kcm/internal/testing/browser"
 	"github.com/kcmlab/kcm/kube/api"
+	"github.com/kcmlab/kcm/kube/api/decode"
 	"github.com/kcmlab/kcm/kube/rest"
 	"github.com/kcmlab/kcm/testenv"
 )
@@ -109,19 +110,19 @@ func TestDevPipelineViewInBrowser(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.CloseIdleConnections()
-	namespaces := rest.NewResources(c, rest.Namespaces, api.Typed[api.Namespace]())
+	namespaces := rest.NewResources(c, rest.Namespaces, decode.Typed[api.Namespace]())
 	ns, err := namespaces.Create(ctx, &api.Namespace{ObjectMeta: api.ObjectMeta{GenerateName: "kcm-view-"}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = namespaces.Delete(context.Background(), ns.Name, rest.DeleteOptions{}) })
-	dep, err := api.Raw().Decode([]byte(`{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web"},
+	dep, err := decode.Raw().Decode([]byte(`{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web"},
 		"spec":{"replicas":3,"selector":{"matchLabels":{"app":"web"}},
 		"template":{"metadata":{"labels":{"app":"web"}},"spec":{"containers":[{"name":"web","image":"nginx"}]}}}}`))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := rest.NewResources(c, rest.Deployments, api.Raw()).InNamespace(ns.Name).Create(ctx, dep); err != nil {
+	if _, err := rest.NewResources(c, rest.Deployments, decode.Raw()).InNamespace(ns.Name).Create(ctx, dep); err != nil {
 		t.Fatal(err)
 	}
 	created := time.Now()

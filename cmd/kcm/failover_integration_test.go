@@ -15,6 +15,7 @@ import (
 
 	"github.com/kcmlab/kcm/internal/testing/difftest"
 	"github.com/kcmlab/kcm/kube/api"
+	"github.com/kcmlab/kcm/kube/api/decode"
 	"github.com/kcmlab/kcm/kube/rest"
 	"github.com/kcmlab/kcm/testenv"
 )
@@ -116,7 +117,7 @@ func TestLeaderFailoverMidRollout(t *testing.T) {
 	}
 	defer ledger.stop()
 	env := &difftest.Env{Cluster: cl, Client: client, Namespace: ns, Observer: obs}
-	leases := rest.NewResources(client, rest.Leases, api.Typed[api.Lease]()).InNamespace("kube-system")
+	leases := rest.NewResources(client, rest.Leases, decode.Typed[api.Lease]()).InNamespace("kube-system")
 
 	// 1. Three candidates; one leads.
 	logDir := t.TempDir()
@@ -149,7 +150,7 @@ func TestLeaderFailoverMidRollout(t *testing.T) {
 	t.Logf("%s leads as %s (leaseTransitions %d)", leader, holder(first), transitions(first))
 
 	// 2. A complete Deployment, then a rollout the test holds.
-	deployments := rest.NewResources(client, rest.Deployments, api.Typed[api.Deployment]()).InNamespace(ns)
+	deployments := rest.NewResources(client, rest.Deployments, decode.Typed[api.Deployment]()).InNamespace(ns)
 	d, err := deployments.Create(ctx, newFailoverDeployment())
 	if err != nil {
 		t.Fatal(err)
@@ -292,7 +293,7 @@ func newFailoverDeployment() *api.Deployment {
 // current generation, and the old ReplicaSet is scaled to 0 with no pod.
 func checkRolledOut(t *testing.T, ctx context.Context, c *rest.Client, ns string, gen int64) {
 	t.Helper()
-	d, err := rest.NewResources(c, rest.Deployments, api.Typed[api.Deployment]()).InNamespace(ns).Get(ctx, failoverDeployment)
+	d, err := rest.NewResources(c, rest.Deployments, decode.Typed[api.Deployment]()).InNamespace(ns).Get(ctx, failoverDeployment)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -302,7 +303,7 @@ func checkRolledOut(t *testing.T, ctx context.Context, c *rest.Client, ns string
 		t.Errorf("Deployment at generation %d (want %d): status %+v; want observedGeneration %d and replicas = updated = ready = available = %d",
 			d.Generation, gen, s, gen, failoverReplicas)
 	}
-	rss, err := rest.NewResources(c, rest.ReplicaSets, api.Typed[api.ReplicaSet]()).InNamespace(ns).List(ctx, rest.ListOptions{})
+	rss, err := rest.NewResources(c, rest.ReplicaSets, decode.Typed[api.ReplicaSet]()).InNamespace(ns).List(ctx, rest.ListOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -333,13 +334,13 @@ func checkCreations(t *testing.T, ctx context.Context, c *rest.Client, ns string
 	tmpl := api.PodTemplateSpec{ObjectMeta: api.ObjectMeta{Labels: labels},
 		Spec: api.PodSpec{Containers: []api.Container{{Name: "c", Image: "registry.example/barrier:1"}}}}
 	zero := int32(0)
-	if _, err := rest.NewResources(c, rest.ReplicaSets, api.Typed[api.ReplicaSet]()).InNamespace(ns).Create(ctx, &api.ReplicaSet{
+	if _, err := rest.NewResources(c, rest.ReplicaSets, decode.Typed[api.ReplicaSet]()).InNamespace(ns).Create(ctx, &api.ReplicaSet{
 		ObjectMeta: api.ObjectMeta{Name: barrierName},
 		Spec:       api.ReplicaSetSpec{Replicas: &zero, Selector: &api.LabelSelector{MatchLabels: labels}, Template: tmpl},
 	}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := rest.NewResources(c, rest.Pods, api.Typed[api.Pod]()).InNamespace(ns).Create(ctx, &api.Pod{
+	if _, err := rest.NewResources(c, rest.Pods, decode.Typed[api.Pod]()).InNamespace(ns).Create(ctx, &api.Pod{
 		ObjectMeta: api.ObjectMeta{Name: barrierName, Labels: labels}, Spec: tmpl.Spec,
 	}); err != nil {
 		t.Fatal(err)

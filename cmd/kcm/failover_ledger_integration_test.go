@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/kcmlab/kcm/kube/api"
+	"github.com/kcmlab/kcm/kube/api/decode"
 	"github.com/kcmlab/kcm/kube/rest"
 )
 
@@ -39,8 +40,8 @@ var errLedger = errors.New("pod ledger")
 func startLedger(ctx context.Context, c *rest.Client, ns string) (*ledger, error) {
 	wctx, cancel := context.WithCancel(ctx)
 	l := &ledger{cancel: cancel, changed: make(chan struct{})}
-	rss := rest.NewResources(c, rest.ReplicaSets, api.Typed[api.ReplicaSet]()).InNamespace(ns)
-	pods := rest.NewResources(c, rest.Pods, api.Typed[api.Pod]()).InNamespace(ns)
+	rss := rest.NewResources(c, rest.ReplicaSets, decode.Typed[api.ReplicaSet]()).InNamespace(ns)
+	pods := rest.NewResources(c, rest.Pods, decode.Typed[api.Pod]()).InNamespace(ns)
 	if err := watchLedger(wctx, l, rss, replicaSetEvent); err != nil {
 		l.stop()
 		return nil, err

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/kcmlab/kcm/kube/api"
+	"github.com/kcmlab/kcm/kube/api/decode"
 	"github.com/kcmlab/kcm/kube/rest"
 	"github.com/kcmlab/kcm/testenv"
 )
@@ -62,7 +63,7 @@ func TestDevWorkloadTracesDemoChurn(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pods := rest.NewResources(c, rest.Pods, api.Raw()).InNamespace(ns)
+	pods := rest.NewResources(c, rest.Pods, decode.Raw()).InNamespace(ns)
 	probe, err := api.NewRawObject(map[string]any{"apiVersion": "v1", "kind": "Pod",
 		"metadata": map[string]any{"name": "probe", "labels": map[string]any{"stage": "one"}},
 		"spec":     map[string]any{"containers": []any{map[string]any{"name": "c", "image": "registry.k8s.io/pause:3.10"}}}})
@@ -100,7 +101,7 @@ func TestTraceCommandListAndWatch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cms := rest.NewResources(c, rest.ConfigMaps, api.Raw()).InNamespace(ns)
+	cms := rest.NewResources(c, rest.ConfigMaps, decode.Raw()).InNamespace(ns)
 	cm := func(name string) *api.RawObject {
 		o, err := api.NewRawObject(map[string]any{"apiVersion": "v1", "kind": "ConfigMap",
 			"metadata": map[string]any{"name": name, "labels": map[string]any{"app": "x"}}})

@@ -11,6 +11,7 @@ import (
 	"github.com/kcmlab/kcm/clock"
 	"github.com/kcmlab/kcm/informer"
 	"github.com/kcmlab/kcm/kube/api"
+	"github.com/kcmlab/kcm/kube/api/decode"
 	"github.com/kcmlab/kcm/kube/rest"
 	"github.com/kcmlab/kcm/processor"
 	"github.com/kcmlab/kcm/reflector"
@@ -57,7 +58,7 @@ func newTracer(c *rest.Client, o traceOptions, w io.Writer) (*tracer, error) {
 	if !o.Resource.Namespaced {
 		ns = ""
 	}
-	r := rest.NewResources(c, o.Resource, api.StrippingManagedFields(api.Raw())).InNamespace(ns)
+	r := rest.NewResources(c, o.Resource, decode.StrippingManagedFields(decode.Raw())).InNamespace(ns)
 	start := traceStart{Resource: o.Resource, Namespace: ns, Server: c.Host(), Transport: transportName(o.Transport),
 		WatchList: o.Reflector.Initial() == reflector.ListStream}
 	return newTracerFrom(reflector.FromResources(r, o.Transport), start, o, w)

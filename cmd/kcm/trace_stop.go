@@ -10,6 +10,7 @@ import (
 
 	"github.com/kcmlab/kcm/informer"
 	"github.com/kcmlab/kcm/kube/api"
+	"github.com/kcmlab/kcm/kube/api/decode"
 	"github.com/kcmlab/kcm/kube/rest"
 	"github.com/kcmlab/kcm/reflector"
 )
@@ -69,7 +70,7 @@ func isCertificateError(err error) bool {
 // 403 (no right to read namespaces) or a passing failure lets the trace go
 // on; only what retrying cannot fix stops it.
 func checkNamespace(ctx context.Context, c *rest.Client, ns string, anonymous bool) error {
-	_, err := rest.NewResources(c, rest.Namespaces, api.Raw()).Get(ctx, ns)
+	_, err := rest.NewResources(c, rest.Namespaces, decode.Raw()).Get(ctx, ns)
 	switch {
 	case err == nil:
 		return nil

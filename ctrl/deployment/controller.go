@@ -13,6 +13,7 @@ import (
 	"github.com/kcmlab/kcm/ctrl/controllerref"
 	"github.com/kcmlab/kcm/informer"
 	"github.com/kcmlab/kcm/kube/api"
+	"github.com/kcmlab/kcm/kube/api/decode"
 	"github.com/kcmlab/kcm/kube/labels"
 	"github.com/kcmlab/kcm/kube/rest"
 	"github.com/kcmlab/kcm/processor"
@@ -92,10 +93,10 @@ func NewController(cfg Config) *Controller {
 		deployments: cfg.Deployments, replicaSets: cfg.ReplicaSets, pods: cfg.Pods,
 		owners:   ctrl.OwnersOf(rest.Deployments, cfg.Deployments.Lister),
 		rsOwners: ctrl.OwnersOf(rest.ReplicaSets, cfg.ReplicaSets.Lister),
-		dClient:  rest.NewResources(cfg.Client, rest.Deployments, api.Typed[api.Deployment]()),
-		rsClient: rest.NewResources(cfg.Client, rest.ReplicaSets, api.Typed[api.ReplicaSet]()),
-		rsRaw:    rest.NewResources(cfg.Client, rest.ReplicaSets, api.Raw()),
-		dRaw:     rest.NewResources(cfg.Client, rest.Deployments, api.Raw()),
+		dClient:  rest.NewResources(cfg.Client, rest.Deployments, decode.Typed[api.Deployment]()),
+		rsClient: rest.NewResources(cfg.Client, rest.ReplicaSets, decode.Typed[api.ReplicaSet]()),
+		rsRaw:    rest.NewResources(cfg.Client, rest.ReplicaSets, decode.Raw()),
+		dRaw:     rest.NewResources(cfg.Client, rest.Deployments, decode.Raw()),
 		events:   cfg.Events, clock: cfg.Clock, log: cfg.Logger,
 	}
 }

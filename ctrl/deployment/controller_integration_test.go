@@ -14,6 +14,7 @@ import (
 	"github.com/kcmlab/kcm/informer"
 	"github.com/kcmlab/kcm/internal/testing/ctrltest"
 	"github.com/kcmlab/kcm/kube/api"
+	"github.com/kcmlab/kcm/kube/api/decode"
 	"github.com/kcmlab/kcm/kube/rest"
 	"github.com/kcmlab/kcm/processor"
 	"github.com/kcmlab/kcm/testenv"
@@ -164,7 +165,7 @@ func TestOnRealAPIServer(t *testing.T) {
 
 	run := ctrltest.Start(t, ctx, base, Descriptor(), 2)
 	runCtx := run.Ctx
-	rss := rest.NewResources(base, rest.ReplicaSets, api.Typed[api.ReplicaSet]()).InNamespace(ns)
+	rss := rest.NewResources(base, rest.ReplicaSets, decode.Typed[api.ReplicaSet]()).InNamespace(ns)
 	faker := &rsStatusFaker{state: map[string]*api.ReplicaSet{}, maxTotal: map[string]int32{}, maxActive: map[string]int{}}
 	fakerDone := make(chan struct{})
 	go func() { defer close(fakerDone); faker.run(runCtx, t, rss) }()
@@ -173,8 +174,8 @@ func TestOnRealAPIServer(t *testing.T) {
 		<-fakerDone
 	}()
 
-	ds := rest.NewResources(base, rest.Deployments, api.Typed[api.Deployment]()).InNamespace(ns)
-	raw := rest.NewResources(base, rest.Deployments, api.Raw()).InNamespace(ns)
+	ds := rest.NewResources(base, rest.Deployments, decode.Typed[api.Deployment]()).InNamespace(ns)
+	raw := rest.NewResources(base, rest.Deployments, decode.Raw()).InNamespace(ns)
 	mkDeployment := func(name, strategy string, replicas int) {
 		t.Helper()
 		strat := `{"type":"Recreate"}`
@@ -361,7 +362,7 @@ func TestOnRealAPIServer(t *testing.T) {
 		}}, processor.HandlerOptions{Name: "takeover-test"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := rest.NewResources(base, rest.ReplicaSets, api.Raw()).InNamespace(ns).Create(ctx, obj); err != nil {
+	if _, err := rest.NewResources(base, rest.ReplicaSets, decode.Raw()).InNamespace(ns).Create(ctx, obj); err != nil {
 		t.Fatal(err)
 	}
 	select {

@@ -16,6 +16,7 @@ import (
 	"github.com/kcmlab/kcm/informer"
 	"github.com/kcmlab/kcm/internal/testing/resttest"
 	"github.com/kcmlab/kcm/kube/api"
+	"github.com/kcmlab/kcm/kube/api/decode"
 	"github.com/kcmlab/kcm/kube/rest"
 )
 
@@ -121,7 +122,7 @@ func roundTrip[S any, P api.TypedPtr[S]](t *testing.T, obj P) P {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, err := api.Typed[S, P]().Decode(b)
+	out, err := decode.Typed[S, P]().Decode(b)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/kcmlab/kcm/kube/api"
+	"github.com/kcmlab/kcm/kube/api/decode"
 )
 
 func tmpl(t *testing.T, s string) map[string]any {
@@ -118,7 +119,7 @@ func TestSafeEncodeString(t *testing.T) {
 // typed template; broken JSON is an ErrTemplate.
 func TestTemplateJSON(t *testing.T) {
 	raw := []byte(`{"metadata":{"name":"d"},"spec":{"template":{"metadata":{"labels":{"app":"a"}},"spec":{"schedulingGates":[{"name":"g"}],"containers":[{"name":"c"}]}}}}`)
-	d, err := api.Typed[api.Deployment]().Decode(raw)
+	d, err := decode.Typed[api.Deployment]().Decode(raw)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/kcmlab/kcm/ctrl"
 	"github.com/kcmlab/kcm/ctrl/controllerref"
 	"github.com/kcmlab/kcm/kube/api"
+	"github.com/kcmlab/kcm/kube/api/decode"
 	"github.com/kcmlab/kcm/kube/rest"
 )
 
@@ -98,7 +99,7 @@ func (s *syncer) createNewReplicaSet(ctx context.Context, d *api.Deployment, dt 
 	var created *api.ReplicaSet
 	raw, err := s.rsRaw.Create(ctx, body)
 	if err == nil {
-		created, err = api.Typed[api.ReplicaSet]().Decode(raw.Raw())
+		created, err = decode.Typed[api.ReplicaSet]().Decode(raw.Raw())
 	}
 	alreadyExists := false
 	switch {

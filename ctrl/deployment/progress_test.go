@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/kcmlab/kcm/kube/api"
+	"github.com/kcmlab/kcm/kube/api/decode"
 )
 
 // stuckRollout is a rollout of 3 replicas whose new ReplicaSet (1
@@ -157,7 +158,7 @@ func TestPausedConditions(t *testing.T) {
 	var resumed bool
 	for _, a := range f.api.Actions() {
 		if a.Resource == "deployments" && a.Subresource == "status" {
-			d, _ := api.Typed[api.Deployment]().Decode(a.Body)
+			d, _ := decode.Typed[api.Deployment]().Decode(a.Body)
 			if c := api.GetDeploymentCondition(&d.Status, api.DeploymentProgressing); c != nil && c.Reason == ReasonDeploymentResumed && c.Message == "Deployment is resumed" && c.Status == api.ConditionUnknown {
 				resumed = true
 			}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/kcmlab/kcm/kube/api"
+	"github.com/kcmlab/kcm/kube/api/decode"
 )
 
 // TestAnnotationRollback follows rollback.go: the
@@ -48,7 +49,7 @@ func TestAnnotationRollback(t *testing.T) {
 		if !ok {
 			t.Fatalf("to %s: no update: %q", tc.to, f.writes())
 		}
-		got, _ := api.Typed[api.Deployment]().Decode(a.Body)
+		got, _ := decode.Typed[api.Deployment]().Decode(a.Body)
 		if _, still := got.Annotations[RollbackToAnnotation]; still || got.Annotations[RevisionAnnotation] != "2" {
 			t.Errorf("to %s: annotations %v", tc.to, got.Annotations)
 		}
@@ -89,7 +90,7 @@ func withRawField(t *testing.T, rs *api.ReplicaSet) *api.ReplicaSet {
 	t.Helper()
 	rs = roundTrip(t, rs)
 	s := strings.Replace(string(rs.Raw()), `"containers":`, `"dnsConfig":{"options":[{"name":"ndots"}]},"containers":`, 1)
-	out, err := api.Typed[api.ReplicaSet]().Decode([]byte(s))
+	out, err := decode.Typed[api.ReplicaSet]().Decode([]byte(s))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,7 +104,7 @@ func TestRollbackKeepsDeploymentFields(t *testing.T) {
 	d.Annotations = map[string]string{RollbackToAnnotation: "7"}
 	b, _ := json.Marshal(d)
 	s := strings.Replace(string(b), `"containers":`, `"schedulingGates":[{"name":"gate"}],"containers":`, 1)
-	dd, err := api.Typed[api.Deployment]().Decode([]byte(s))
+	dd, err := decode.Typed[api.Deployment]().Decode([]byte(s))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -125,7 +126,7 @@ func (f *fixture) lastRSWrite(name string) *api.ReplicaSet {
 	if !ok {
 		f.t.Fatalf("no write of %s: %q", name, f.writes())
 	}
-	rs, err := api.Typed[api.ReplicaSet]().Decode(a.Body)
+	rs, err := decode.Typed[api.ReplicaSet]().Decode(a.Body)
 	if err != nil {
 		f.t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/kcmlab/kcm/internal/testing/resttest"
 	"github.com/kcmlab/kcm/kube/api"
+	"github.com/kcmlab/kcm/kube/api/decode"
 	"github.com/kcmlab/kcm/kube/rest"
 )
 
@@ -25,7 +26,7 @@ func withUnmodelled(t *testing.T, d *api.Deployment) *api.Deployment {
 	spec := m["spec"].(map[string]any)["template"].(map[string]any)["spec"].(map[string]any)
 	spec["schedulingGates"] = []any{map[string]any{"name": "gate"}}
 	b, _ = json.Marshal(m)
-	out, err := api.Typed[api.Deployment]().Decode(b)
+	out, err := decode.Typed[api.Deployment]().Decode(b)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,7 +55,7 @@ func TestSyncCreatesReplicaSet(t *testing.T) {
 	}
 	dt, _ := templateJSON(f.deployments[0], &f.deployments[0].Spec.Template)
 	hash := ComputeHash(dt, nil)
-	rs, err := api.Typed[api.ReplicaSet]().Decode(post.Body)
+	rs, err := decode.Typed[api.ReplicaSet]().Decode(post.Body)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/kcmlab/kcm/kube/api"
+	"github.com/kcmlab/kcm/kube/api/decode"
 )
 
 // The rule these tests check (issue 25): what a user wrote in a pod
@@ -56,7 +57,7 @@ func replicaSetJSON(hash string, rev int, replicas int32, t string) string {
 // compactDecode decodes data as the informer caches a typed object.
 func compactDecode[S any, P api.TypedPtr[S]](t *testing.T, data string) P {
 	t.Helper()
-	obj, err := api.Compact[S, P]().Decode([]byte(data))
+	obj, err := decode.Compact[S, P]().Decode([]byte(data))
 	if err != nil {
 		t.Fatal(err)
 	}

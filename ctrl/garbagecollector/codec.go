@@ -2,6 +2,7 @@ package garbagecollector
 
 import (
 	"github.com/kcmlab/kcm/kube/api"
+	"github.com/kcmlab/kcm/kube/api/decode"
 	"github.com/kcmlab/kcm/kube/rest"
 )
 
@@ -17,22 +18,22 @@ import (
 type metaCodec struct{}
 
 var (
-	_ api.Codec[*api.RawObject]            = metaCodec{}
-	_ api.BorrowingDecoder[*api.RawObject] = metaCodec{}
+	_ decode.Codec[*api.RawObject]            = metaCodec{}
+	_ decode.BorrowingDecoder[*api.RawObject] = metaCodec{}
 	// metaInner cuts managedFields on the way in.
-	metaInner = api.StrippingManagedFields(api.Raw())
+	metaInner = decode.StrippingManagedFields(decode.Raw())
 )
 
-// Decode implements api.Codec.
+// Decode implements decode.Codec.
 func (metaCodec) Decode(data []byte) (*api.RawObject, error) {
 	return trimmed(metaInner.Decode(data))
 }
 
-// DecodeBorrowed implements api.BorrowingDecoder: list and watch decoding
+// DecodeBorrowed implements decode.BorrowingDecoder: list and watch decoding
 // hand their read buffers in without a copy; the trimmed object keeps
 // none of them.
 func (metaCodec) DecodeBorrowed(data []byte) (*api.RawObject, error) {
-	return trimmed(api.DecodeBorrowed(metaInner, data))
+	return trimmed(decode.Borrowed(metaInner, data))
 }
 
 func trimmed(o *api.RawObject, err error) (*api.RawObject, error) {

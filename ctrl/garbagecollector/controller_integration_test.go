@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/kcmlab/kcm/kube/api"
+	"github.com/kcmlab/kcm/kube/api/decode"
 	"github.com/kcmlab/kcm/kube/rest"
 	"github.com/kcmlab/kcm/testenv"
 )
@@ -172,7 +173,7 @@ func TestCustomResourcesOwnedByConfigMap(t *testing.T) {
 		})
 	}
 	crd := widgets.Resource + "." + widgets.Group
-	if err := rest.NewResources(c.client, rest.CRDs, api.Raw()).Delete(c.ctx, crd, rest.DeleteOptions{}); err != nil {
+	if err := rest.NewResources(c.client, rest.CRDs, decode.Raw()).Delete(c.ctx, crd, rest.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	c.waitMonitors(func(m map[rest.Resource]bool) bool { return !m[widgets] }, "the deleted CRD's resource to leave the monitors")

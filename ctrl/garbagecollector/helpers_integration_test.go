@@ -15,6 +15,7 @@ import (
 	"github.com/kcmlab/kcm/ctrl"
 	"github.com/kcmlab/kcm/internal/testing/ctrltest"
 	"github.com/kcmlab/kcm/kube/api"
+	"github.com/kcmlab/kcm/kube/api/decode"
 	"github.com/kcmlab/kcm/kube/rest"
 	"github.com/kcmlab/kcm/testenv"
 )
@@ -63,7 +64,7 @@ func startCluster(t *testing.T) *cluster {
 // resources returns a client of res in the test's namespace (or cluster
 // wide for a cluster-scoped res).
 func (c *cluster) resources(res rest.Resource) *rest.Resources[*api.RawObject] {
-	return rest.NewResources(c.client, res, api.Raw()).InNamespace(c.ns)
+	return rest.NewResources(c.client, res, decode.Raw()).InNamespace(c.ns)
 }
 
 // create creates an object of res from a map (namespace filled in).
@@ -226,7 +227,7 @@ func (c *cluster) deleteWith(res rest.Resource, name, policy string) {
 // reason about the named object arrives, and returns its message.
 func (c *cluster) waitEvent(ns, reason, objectName string) string {
 	c.t.Helper()
-	events := rest.NewResources(c.client, rest.Events, api.Typed[api.CoreEvent]()).InNamespace(ns)
+	events := rest.NewResources(c.client, rest.Events, decode.Typed[api.CoreEvent]()).InNamespace(ns)
 	match := func(e *api.CoreEvent) bool { return e.Reason == reason && e.InvolvedObject.Name == objectName }
 	list, err := events.List(c.ctx, rest.ListOptions{})
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/kcmlab/kcm/kube/api"
+	"github.com/kcmlab/kcm/kube/api/decode"
 	"github.com/kcmlab/kcm/kube/rest"
 )
 
@@ -176,7 +177,7 @@ func (c *Controller) estimateGracefulTermination(ctx context.Context, res rest.R
 // metadata is a metadata-only client for res in namespace ns: the
 // controller never needs more than names and finalizers.
 func (c *Controller) metadata(res rest.Resource, ns string) *rest.Resources[*api.RawObject] {
-	return rest.NewResources(c.client, res, api.Raw()).InNamespace(ns).MetadataOnly()
+	return rest.NewResources(c.client, res, decode.Raw()).InNamespace(ns).MetadataOnly()
 }
 
 // notSupported reports the answers that mean "this resource does not do

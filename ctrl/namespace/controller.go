@@ -11,6 +11,7 @@ import (
 	"github.com/kcmlab/kcm/ctrl"
 	"github.com/kcmlab/kcm/informer"
 	"github.com/kcmlab/kcm/kube/api"
+	"github.com/kcmlab/kcm/kube/api/decode"
 	"github.com/kcmlab/kcm/kube/rest"
 	"github.com/kcmlab/kcm/processor"
 	"github.com/kcmlab/kcm/queue"
@@ -105,8 +106,8 @@ func NewController(namespaces informer.Lister[*api.Namespace], client *rest.Clie
 	}
 	return &Controller{
 		namespaces: namespaces,
-		nsClient:   rest.NewResources(client, rest.Namespaces, api.Typed[api.Namespace]()),
-		pods:       rest.NewResources(client, rest.Pods, api.Typed[api.Pod]()),
+		nsClient:   rest.NewResources(client, rest.Namespaces, decode.Typed[api.Namespace]()),
+		pods:       rest.NewResources(client, rest.Pods, decode.Typed[api.Pod]()),
 		client:     client,
 		discover:   cfg.Discover,
 		clock:      cfg.Clock,

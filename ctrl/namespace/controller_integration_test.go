@@ -13,6 +13,7 @@ import (
 
 	"github.com/kcmlab/kcm/internal/testing/ctrltest"
 	"github.com/kcmlab/kcm/kube/api"
+	"github.com/kcmlab/kcm/kube/api/decode"
 	"github.com/kcmlab/kcm/kube/rest"
 	"github.com/kcmlab/kcm/testenv"
 )
@@ -36,11 +37,11 @@ func adminClient(t *testing.T) (*testenv.Cluster, *rest.Client) {
 // create makes one object from JSON in namespace ns.
 func create(t *testing.T, ctx context.Context, c *rest.Client, res rest.Resource, ns, body string) {
 	t.Helper()
-	obj, err := api.Raw().Decode([]byte(body))
+	obj, err := decode.Raw().Decode([]byte(body))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := rest.NewResources(c, res, api.Raw()).InNamespace(ns).Create(ctx, obj); err != nil {
+	if _, err := rest.NewResources(c, res, decode.Raw()).InNamespace(ns).Create(ctx, obj); err != nil {
 		t.Fatalf("create %s in %s: %v", res, ns, err)
 	}
 }
@@ -48,7 +49,7 @@ func create(t *testing.T, ctx context.Context, c *rest.Client, res rest.Resource
 // count lists res in ns.
 func count(t *testing.T, ctx context.Context, c *rest.Client, res rest.Resource, ns string) int {
 	t.Helper()
-	l, err := rest.NewResources(c, res, api.Raw()).InNamespace(ns).List(ctx, rest.ListOptions{})
+	l, err := rest.NewResources(c, res, decode.Raw()).InNamespace(ns).List(ctx, rest.ListOptions{})
 	if err != nil {
 		t.Fatalf("list %s in %s: %v", res, ns, err)
 	}
@@ -60,7 +61,7 @@ func count(t *testing.T, ctx context.Context, c *rest.Client, res rest.Resource,
 func watchNamespace(t *testing.T, ctx context.Context, c *rest.Client, name, what string,
 	done func(ns *api.Namespace, deleted bool) bool) *api.Namespace {
 	t.Helper()
-	nss := rest.NewResources(c, rest.Namespaces, api.Typed[api.Namespace]())
+	nss := rest.NewResources(c, rest.Namespaces, decode.Typed[api.Namespace]())
 	sel := "metadata.name=" + name
 	list, err := nss.List(ctx, rest.ListOptions{FieldSelector: sel})
 	if err != nil {
@@ -149,7 +150,7 @@ func TestDeletesNamespaceContent(t *testing.T) {
 		}
 	}
 
-	nss := rest.NewResources(admin, rest.Namespaces, api.Typed[api.Namespace]())
+	nss := rest.NewResources(admin, rest.Namespaces, decode.Typed[api.Namespace]())
 	if err := nss.Delete(ctx, ns, rest.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
@@ -215,7 +216,7 @@ func TestForbiddenTypeKeepsNamespaceTerminating(t *testing.T) {
 		})
 		return string(b)
 	}
-	roles := rest.NewResources(admin, clusterRoles, api.Raw())
+	roles := rest.NewResources(admin, clusterRoles, decode.Raw())
 	create(t, ctx, admin, clusterRoles, "", role(groups))
 	t.Cleanup(func() { _ = roles.Delete(context.Background(), "kcm-test-"+sa, rest.DeleteOptions{}) })
 	create(t, ctx, admin, clusterRoleBindings, "", `{"apiVersion":"rbac.authorization.k8s.io/v1","kind":"ClusterRoleBinding",
@@ -223,7 +224,7 @@ func TestForbiddenTypeKeepsNamespaceTerminating(t *testing.T) {
 		"roleRef":{"apiGroup":"rbac.authorization.k8s.io","kind":"ClusterRole","name":"kcm-test-`+sa+`"},
 		"subjects":[{"kind":"ServiceAccount","name":"`+sa+`","namespace":"`+home+`"}]}`)
 	t.Cleanup(func() {
-		_ = rest.NewResources(admin, clusterRoleBindings, api.Raw()).Delete(context.Background(), "kcm-test-"+sa, rest.DeleteOptions{})
+		_ = rest.NewResources(admin, clusterRoleBindings, decode.Raw()).Delete(context.Background(), "kcm-test-"+sa, rest.DeleteOptions{})
 	})
 	cfg := cl.Config()
 	cfg.Credentials = rest.StaticToken(serviceAccountToken(t, ctx, admin, home, sa))
@@ -237,7 +238,7 @@ func TestForbiddenTypeKeepsNamespaceTerminating(t *testing.T) {
 	ns := cl.Namespace(t)
 	create(t, ctx, admin, gadgets, ns, `{"apiVersion":"`+group+`/v1","kind":"Gadget","metadata":{"name":"g"}}`)
 	create(t, ctx, admin, rest.ConfigMaps, ns, `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"cm"}}`)
-	nss := rest.NewResources(admin, rest.Namespaces, api.Typed[api.Namespace]())
+	nss := rest.NewResources(admin, rest.Namespaces, decode.Typed[api.Namespace]())
 	if err := nss.Delete(ctx, ns, rest.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
@@ -275,7 +276,7 @@ func TestForbiddenTypeKeepsNamespaceTerminating(t *testing.T) {
 	}
 
 	// Granted: the next retry (backoff, at most a minute) finishes it.
-	obj, err := api.Raw().Decode([]byte(role(append(groups, group))))
+	obj, err := decode.Raw().Decode([]byte(role(append(groups, group))))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -307,11 +308,11 @@ var (
 // serviceAccountToken asks the TokenRequest API for a token of ns/name.
 func serviceAccountToken(t *testing.T, ctx context.Context, c *rest.Client, ns, name string) string {
 	t.Helper()
-	obj, err := api.Raw().Decode([]byte(`{"apiVersion":"authentication.k8s.io/v1","kind":"TokenRequest","spec":{"expirationSeconds":3600}}`))
+	obj, err := decode.Raw().Decode([]byte(`{"apiVersion":"authentication.k8s.io/v1","kind":"TokenRequest","spec":{"expirationSeconds":3600}}`))
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, err := rest.NewResources(c, rest.ServiceAccounts, api.Raw()).InNamespace(ns).CreateSubresource(ctx, name, "token", obj)
+	out, err := rest.NewResources(c, rest.ServiceAccounts, decode.Raw()).InNamespace(ns).CreateSubresource(ctx, name, "token", obj)
 	if err != nil {
 		t.Fatalf("TokenRequest: %v", err)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/kcmlab/kcm/ctrl/controllerref"
 	"github.com/kcmlab/kcm/informer"
 	"github.com/kcmlab/kcm/kube/api"
+	"github.com/kcmlab/kcm/kube/api/decode"
 	"github.com/kcmlab/kcm/kube/labels"
 	"github.com/kcmlab/kcm/kube/rest"
 	"github.com/kcmlab/kcm/processor"
@@ -109,8 +110,8 @@ func NewController(rss informer.ReplicaSetLister, pods informer.PodLister, clien
 	}
 	return &Controller{
 		rsLister: rss, podLister: pods, owners: ctrl.OwnersOf(rest.ReplicaSets, rss.Lister),
-		rsClient:      rest.NewResources(client, rest.ReplicaSets, api.Typed[api.ReplicaSet]()),
-		podClient:     rest.NewResources(client, rest.Pods, api.Raw()),
+		rsClient:      rest.NewResources(client, rest.ReplicaSets, decode.Typed[api.ReplicaSet]()),
+		podClient:     rest.NewResources(client, rest.Pods, decode.Raw()),
 		expectations:  ctrl.NewUIDTrackingControllerExpectations(ctrl.NewControllerExpectations(cfg.Clock, cfg.Logger)),
 		consistency:   consistency,
 		recorder:      cfg.Recorder,

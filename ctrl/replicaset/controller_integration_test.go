@@ -13,6 +13,7 @@ import (
 	"github.com/kcmlab/kcm/ctrl"
 	"github.com/kcmlab/kcm/internal/testing/ctrltest"
 	"github.com/kcmlab/kcm/kube/api"
+	"github.com/kcmlab/kcm/kube/api/decode"
 	"github.com/kcmlab/kcm/kube/rest"
 	"github.com/kcmlab/kcm/testenv"
 )
@@ -44,10 +45,10 @@ func startCluster(t *testing.T) *cluster {
 	ctrltest.Start(t, ctx, base, Descriptor(), 2)
 	return &cluster{
 		t: t, ctx: ctx, ns: ns,
-		rss:    rest.NewResources(base, rest.ReplicaSets, api.Raw()).InNamespace(ns),
-		rsT:    rest.NewResources(base, rest.ReplicaSets, api.Typed[api.ReplicaSet]()).InNamespace(ns),
-		pods:   rest.NewResources(base, rest.Pods, api.Typed[api.Pod]()).InNamespace(ns),
-		events: rest.NewResources(base, rest.Events, api.Typed[api.CoreEvent]()).InNamespace(ns),
+		rss:    rest.NewResources(base, rest.ReplicaSets, decode.Raw()).InNamespace(ns),
+		rsT:    rest.NewResources(base, rest.ReplicaSets, decode.Typed[api.ReplicaSet]()).InNamespace(ns),
+		pods:   rest.NewResources(base, rest.Pods, decode.Typed[api.Pod]()).InNamespace(ns),
+		events: rest.NewResources(base, rest.Events, decode.Typed[api.CoreEvent]()).InNamespace(ns),
 	}
 }
 

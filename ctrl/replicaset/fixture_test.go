@@ -16,6 +16,7 @@ import (
 	"github.com/kcmlab/kcm/informer"
 	"github.com/kcmlab/kcm/internal/testing/resttest"
 	"github.com/kcmlab/kcm/kube/api"
+	"github.com/kcmlab/kcm/kube/api/decode"
 	"github.com/kcmlab/kcm/kube/rest"
 )
 
@@ -135,7 +136,7 @@ func reread(rs *api.ReplicaSet, extraSpec string) *api.ReplicaSet {
 	if extraSpec != "" {
 		data = []byte(strings.Replace(string(data), `"spec":{"containers"`, `"spec":{`+extraSpec+`,"containers"`, 1))
 	}
-	out, err := api.Typed[api.ReplicaSet]().Decode(data)
+	out, err := decode.Typed[api.ReplicaSet]().Decode(data)
 	if err != nil {
 		panic(err)
 	}

@@ -22,6 +22,7 @@ import (
 	"github.com/kcmlab/kcm/ctrl"
 	"github.com/kcmlab/kcm/informer"
 	"github.com/kcmlab/kcm/kube/api"
+	"github.com/kcmlab/kcm/kube/api/decode"
 	"github.com/kcmlab/kcm/kube/rest"
 	"github.com/kcmlab/kcm/testenv"
 )
@@ -169,9 +170,9 @@ func TestStaleSyncSkippedOnARealAPIServer(t *testing.T) {
 	}
 
 	c := &cluster{t: t, ctx: ctx, ns: ns,
-		rss:  rest.NewResources(direct, rest.ReplicaSets, api.Raw()).InNamespace(ns),
-		rsT:  rest.NewResources(direct, rest.ReplicaSets, api.Typed[api.ReplicaSet]()).InNamespace(ns),
-		pods: rest.NewResources(direct, rest.Pods, api.Typed[api.Pod]()).InNamespace(ns)}
+		rss:  rest.NewResources(direct, rest.ReplicaSets, decode.Raw()).InNamespace(ns),
+		rsT:  rest.NewResources(direct, rest.ReplicaSets, decode.Typed[api.ReplicaSet]()).InNamespace(ns),
+		pods: rest.NewResources(direct, rest.Pods, decode.Typed[api.Pod]()).InNamespace(ns)}
 	proxy.hold()
 	c.createRS("held", "held", 1, "")
 	select {

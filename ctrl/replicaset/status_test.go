@@ -9,6 +9,7 @@ import (
 
 	"github.com/kcmlab/kcm/internal/testing/resttest"
 	"github.com/kcmlab/kcm/kube/api"
+	"github.com/kcmlab/kcm/kube/api/decode"
 	"github.com/kcmlab/kcm/kube/rest"
 )
 
@@ -137,7 +138,7 @@ func TestNewPodJSON(t *testing.T) {
 	if err != nil || !strings.Contains(string(body), `"spec":{"containers":[{"name":"c","image":"nginx","resources":{}}]}`) {
 		t.Fatalf("%s %v", body, err)
 	}
-	nullSpec, err := api.Typed[api.ReplicaSet]().Decode([]byte(`{"metadata":{"name":"web"},"spec":{"template":{"metadata":{"labels":{"a":"b"}},"spec":null}}}`))
+	nullSpec, err := decode.Typed[api.ReplicaSet]().Decode([]byte(`{"metadata":{"name":"web"},"spec":{"template":{"metadata":{"labels":{"a":"b"}},"spec":null}}}`))
 	if err != nil {
 		t.Fatal(err)
 	}

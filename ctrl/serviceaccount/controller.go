@@ -7,6 +7,7 @@ import (
 	"github.com/kcmlab/kcm/ctrl"
 	"github.com/kcmlab/kcm/informer"
 	"github.com/kcmlab/kcm/kube/api"
+	"github.com/kcmlab/kcm/kube/api/decode"
 	"github.com/kcmlab/kcm/kube/rest"
 	"github.com/kcmlab/kcm/processor"
 	"github.com/kcmlab/kcm/queue"
@@ -36,7 +37,7 @@ type Controller struct {
 // client (tests build it directly).
 func NewController(namespaces informer.Lister[*api.Namespace], accounts informer.ServiceAccountLister, client *rest.Client) *Controller {
 	return &Controller{namespaces: namespaces, accounts: accounts,
-		client: rest.NewResources(client, rest.ServiceAccounts, api.Typed[api.ServiceAccount]())}
+		client: rest.NewResources(client, rest.ServiceAccounts, decode.Typed[api.ServiceAccount]())}
 }
 
 // New is the ControllerConstructor: it watches namespaces and

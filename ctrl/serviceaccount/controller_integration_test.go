@@ -9,6 +9,7 @@ import (
 
 	"github.com/kcmlab/kcm/internal/testing/ctrltest"
 	"github.com/kcmlab/kcm/kube/api"
+	"github.com/kcmlab/kcm/kube/api/decode"
 	"github.com/kcmlab/kcm/kube/rest"
 	"github.com/kcmlab/kcm/testenv"
 )
@@ -31,7 +32,7 @@ func TestOnRealAPIServer(t *testing.T) {
 
 	// A namespace made without its account (testenv's Namespace would
 	// create one).
-	namespaces := rest.NewResources(base, rest.Namespaces, api.Typed[api.Namespace]())
+	namespaces := rest.NewResources(base, rest.Namespaces, decode.Typed[api.Namespace]())
 	ns, err := namespaces.Create(ctx, &api.Namespace{ObjectMeta: api.ObjectMeta{GenerateName: "sa-controller-"}})
 	if err != nil {
 		t.Fatal(err)
@@ -39,7 +40,7 @@ func TestOnRealAPIServer(t *testing.T) {
 	t.Cleanup(func() {
 		_ = namespaces.Delete(context.Background(), ns.Name, rest.DeleteOptions{})
 	})
-	accounts := rest.NewResources(base, rest.ServiceAccounts, api.Typed[api.ServiceAccount]()).InNamespace(ns.Name)
+	accounts := rest.NewResources(base, rest.ServiceAccounts, decode.Typed[api.ServiceAccount]()).InNamespace(ns.Name)
 	w, err := accounts.Watch(ctx, rest.WatchOptions{ListOptions: rest.ListOptions{ResourceVersion: ns.ResourceVersion, TimeoutSeconds: 110}})
 	if err != nil {
 		t.Fatal(err)

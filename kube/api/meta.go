@@ -3,6 +3,7 @@ package api
 import (
 	"time"
 
+	"github.com/kcmlab/kcm/kube/api/internal/objsrc"
 	"github.com/kcmlab/kcm/kube/internal/jsonx"
 )
 
@@ -18,10 +19,10 @@ type TypeMeta struct {
 // the raw-merge of rest.Resources.Update (kube/rest/merge.go).
 //
 // An ObjectMeta decoded from the wire remembers the whole object it came
-// from (src, see source.go): its exact JSON, or — for objects of a cache
-// decoded by Compact — the object as decoded plus the members its struct
-// does not model. Either is shared and never mutated; it lets Update keep
-// fields that kcm's structs do not model.
+// from (src, see package api/internal/objsrc): its exact JSON, or — for
+// the objects of a cache, which do not keep it — what the decoder needs
+// to rebuild it (package decode). Either is shared and never mutated; it
+// lets Update keep fields that kcm's structs do not model.
 type ObjectMeta struct {
 	Name                       string            `json:"name,omitempty"`
 	GenerateName               string            `json:"generateName,omitempty"`
@@ -37,10 +38,13 @@ type ObjectMeta struct {
 	OwnerReferences            []OwnerReference  `json:"ownerReferences,omitempty"`
 	Finalizers                 []string          `json:"finalizers,omitempty"`
 
-	// src is where the object came from: see source.go. Zero for objects
-	// built in code. Immutable.
-	src source
+	// src is where the object came from. Zero for objects built in code.
+	// Immutable.
+	src objsrc.Source
 }
+
+// The decoders (package decode) set and read src through objsrc.Of.
+func init() { objsrc.Of = func(m any) *objsrc.Source { return &m.(*ObjectMeta).src } }
 
 // OwnerReference points from a dependent to its owner (meta/v1 OwnerReference).
 type OwnerReference struct {
@@ -62,6 +66,12 @@ type Object interface {
 	GetTypeMeta() *TypeMeta
 }
 
+// TypedPtr is the constraint satisfied by *S for each typed kind S.
+type TypedPtr[S any] interface {
+	*S
+	Object
+}
+
 // GetObjectMeta returns the metadata itself (promoted to every type that
 // embeds ObjectMeta).
 func (m *ObjectMeta) GetObjectMeta() *ObjectMeta { return m }
@@ -71,12 +81,12 @@ func (t *TypeMeta) GetTypeMeta() *TypeMeta { return t }
 
 // Raw returns the object's JSON as last read from the server, or nil for an
 // object built in code. The slice must not be modified. For an object
-// decoded by Compact, and for a cached RawObject kept as a delta against
-// its family's base (family.go), the JSON is rebuilt on each call (see
+// decoded by decode.Compact, and for a cached RawObject kept as a delta
+// against its family's base, the JSON is rebuilt on each call (see
 // Original); the rebuild cannot fail for kcm's types, and Raw returns nil
 // if it ever did.
 func (m *ObjectMeta) Raw() []byte {
-	b, _ := m.src.json()
+	b, _ := m.src.JSON()
 	return b
 }
 
@@ -84,11 +94,11 @@ func (m *ObjectMeta) Raw() []byte {
 // read from the server (every member, modelled or not), or nil for an
 // object built in code. Writes use it, so that a failure is an error and
 // not a write without the unmodelled fields.
-func (m *ObjectMeta) Original() ([]byte, error) { return m.src.json() }
+func (m *ObjectMeta) Original() ([]byte, error) { return m.src.JSON() }
 
 // SetRaw records the JSON an object was decoded from. Codecs call it; callers
 // outside a codec rarely need it.
-func (m *ObjectMeta) SetRaw(raw []byte) { m.src = jsonSource(raw) }
+func (m *ObjectMeta) SetRaw(raw []byte) { m.src = objsrc.JSON(raw) }
 
 // IsControlledBy reports whether owner is the controller of this object.
 func (m *ObjectMeta) IsControlledBy(ownerUID string) bool {

@@ -1,11 +1,15 @@
 package api
 
 import (
+	"errors"
 	"fmt"
-	"reflect"
 
 	"github.com/kcmlab/kcm/kube/internal/jsonx"
 )
+
+// ErrDecode is wrapped by every error about bytes kcm could not parse: an
+// object, a list or a watch event.
+var ErrDecode = errors.New("cannot decode server response")
 
 // RawObject is an object of any resource — built-in or custom — kept as its
 // exact JSON plus its parsed apiVersion, kind and metadata. It is what the
@@ -13,14 +17,15 @@ import (
 // header), complete (every field is still there to read) and cheap to decode
 // (only metadata is parsed; spec and status are skipped). In an informer's
 // cache the JSON of an object with a controller is kept as a delta against
-// a sibling's (see family.go) and rebuilt, byte for byte, by Raw.
+// a sibling's (package decode, family.go) and rebuilt, byte for byte, by
+// Raw.
 //
 // A RawObject is immutable once decoded. To change one, Edit it into a new
 // RawObject and write that. Immutability is load-bearing: RawObjects
-// decoded by Raw() share label and annotation maps with siblings decoded
-// from the same bytes, and their strings are interned (see intern.go), so
-// writing to one in place would change others. DeepCopy gives a private
-// copy.
+// decoded by decode.Raw() share label and annotation maps with siblings
+// decoded from the same bytes, and their strings are interned (package
+// decode, intern.go), so writing to one in place would change others.
+// DeepCopy gives a private copy.
 type RawObject struct {
 	TypeMeta
 	ObjectMeta `json:"metadata"`
@@ -96,9 +101,4 @@ func (o *RawObject) NestedField(path ...string) (any, bool, error) {
 		}
 	}
 	return cur, true, nil
-}
-
-// newLike returns a new zero object of the same concrete type as obj.
-func newLike[T Object](obj T) T {
-	return reflect.New(reflect.TypeOf(obj).Elem()).Interface().(T)
 }

@@ -373,15 +373,3 @@ func TestNodeAndEventJSON(t *testing.T) {
 		apiMustEqualPaths(t, c.name+": event dropped", dropped, nil)
 	}
 }
-
-// TestTypedCodec checks the typed kinds through the package's own codec,
-// which keeps the raw JSON for read-modify-write.
-func TestTypedCodec(t *testing.T) {
-	pod, err := api.Typed[api.Pod]().Decode([]byte(apiPodJSON))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if string(pod.Raw()) != apiPodJSON || pod.Spec.NodeName != "node-a" {
-		t.Errorf("typed codec: node %q, raw kept %v", pod.Spec.NodeName, string(pod.Raw()) == apiPodJSON)
-	}
-}

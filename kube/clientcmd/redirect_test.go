@@ -9,7 +9,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/kcmlab/kcm/kube/api"
+	"github.com/kcmlab/kcm/kube/api/decode"
 	"github.com/kcmlab/kcm/kube/rest"
 )
 
@@ -136,7 +136,7 @@ func TestCredentialsNeverFollowRedirectsToOtherHosts(t *testing.T) {
 				t.Cleanup(c.CloseIdleConnections)
 				ctx := context.Background()
 				_, getErr := c.RawGet(ctx, "/version")
-				pods := rest.NewResources(c, rest.Pods, api.Raw())
+				pods := rest.NewResources(c, rest.Pods, decode.Raw())
 				_, listErr := pods.List(ctx, rest.ListOptions{})
 				w, wsErr := pods.Watch(ctx, rest.WatchOptions{Transport: rest.WebSocket})
 				if wsErr == nil {

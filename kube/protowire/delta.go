@@ -21,7 +21,7 @@ import (
 // : l bytes written as they are, then c bytes copied from the base at
 // from, where end is where the previous copy stopped (0 at first); the
 // offset is left out when c is 0. This is the format of kcm's JSON delta
-// (kube/api/delta.go); the encoder differs, as protobuf has no delimiters
+// (kube/api/decode/delta.go); the encoder differs, as protobuf has no delimiters
 // to resynchronise on.
 //
 // The encoder walks doc and base in step. Where they agree it copies;

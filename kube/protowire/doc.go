@@ -111,9 +111,9 @@
 //
 // It decodes no spec or status: a typed view (api.Pod from protobuf)
 // would need a decoder per kube type, field number by field number, as
-// the JSON side has in kube/api. Writes stay JSON: kcm's read-modify-write
-// merges typed changes onto an object's JSON (kube/rest/merge.go), and
-// custom resources are JSON only.
+// the JSON side has in kube/api/decode. Writes stay JSON: kcm's
+// read-modify-write merges typed changes onto an object's JSON
+// (kube/rest/merge.go), and custom resources are JSON only.
 //
 // The client-go/KCM names: k8s.io/apimachinery/pkg/runtime/serializer/
 // protobuf (Serializer, RawSerializer, LengthDelimitedFramer) and the

@@ -21,7 +21,7 @@ import (
 // object's kind in a fixed-size table that holds it weakly: members hold
 // it, so it goes away with the last of them. A member whose delta is more
 // than a third of its message becomes the family's new base. This is the
-// scheme of kcm's JSON RawObject cache (kube/api/family.go) on protobuf.
+// scheme of kcm's JSON RawObject cache (kube/api/decode/family.go) on protobuf.
 //
 // A member kept as a delta has no message of its own for its metadata
 // strings to point into: its name, uid and resourceVersion are copied,

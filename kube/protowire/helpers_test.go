@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/kcmlab/kcm/kube/api"
+	"github.com/kcmlab/kcm/kube/api/decode"
 )
 
 // golden reads a file of testdata: bytes apimachinery v0.34's
@@ -47,7 +48,7 @@ func utc(t time.Time) time.Time {
 // scanner must agree with.
 func rawMeta(t testing.TB, js []byte) *api.RawObject {
 	t.Helper()
-	o, err := api.Raw().Decode(js)
+	o, err := decode.Raw().Decode(js)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -63,7 +63,7 @@ func (o *Object) AppendEnveloped(b []byte) ([]byte, error) {
 // Options say how objects are decoded.
 type Options struct {
 	// DropManagedFields cuts metadata.managedFields from the kept
-	// message, as kcm's JSON caches do (api.StrippingManagedFields):
+	// message, as kcm's JSON caches do (decode.StrippingManagedFields):
 	// controllers do not read it, and it is often a third of a pod.
 	DropManagedFields bool
 	// FamilyDelta keeps an object that has a controller as a delta

@@ -18,7 +18,7 @@ import (
 // one (the bytes are compared). The table holds at most recentSize
 // entries, each the run's bytes and what was decoded from them (whose
 // strings point into those bytes), so its memory is bounded however many
-// objects are decoded — kcm's JSON side (kube/api/intern.go) holds its
+// objects are decoded — kcm's JSON side (kube/api/decode/intern.go) holds its
 // maps weakly instead; a prototype keeps it simple.
 
 // recentSize is the number of entries of the table.

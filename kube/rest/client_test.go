@@ -15,6 +15,7 @@ import (
 
 	"github.com/kcmlab/kcm/clock"
 	"github.com/kcmlab/kcm/kube/api"
+	"github.com/kcmlab/kcm/kube/api/decode"
 	"github.com/rs/zerolog"
 )
 
@@ -269,7 +270,7 @@ func TestClientPathEscaping(t *testing.T) {
 	sc := &rcScript{replies: []rcReply{{code: 200, body: `{"metadata":{"name":"a,b c"}}`}}}
 	c := rcClient(t, rcServer(t, sc).URL, nil)
 	roles := Resource{Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "clusterroles", Kind: "ClusterRole"}
-	o, err := NewResources(c, roles, api.Raw()).Get(context.Background(), "a,b c")
+	o, err := NewResources(c, roles, decode.Raw()).Get(context.Background(), "a,b c")
 	if err != nil || o.Name != "a,b c" {
 		t.Fatalf("Get = %v, %v", o, err)
 	}

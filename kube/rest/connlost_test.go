@@ -9,6 +9,7 @@ import (
 
 	"github.com/kcmlab/kcm/clock"
 	"github.com/kcmlab/kcm/kube/api"
+	"github.com/kcmlab/kcm/kube/api/decode"
 )
 
 // rcLostConn yields prefix, then fails the way a body fails when its
@@ -45,7 +46,7 @@ func TestLostConnectionIsNoDecodeError(t *testing.T) {
 			}
 		}
 		list := &rcLostConn{r: strings.NewReader(`{"kind":"PodList","metadata":{"resourceVersion":"5"},"items":[{"metadata":{"name":"a"}},{"metad`), err: cause}
-		_, err := DecodeList(list, api.Raw(), func(*api.RawObject) error { return nil })
+		_, err := DecodeList(list, decode.Raw(), func(*api.RawObject) error { return nil })
 		check("a list", err)
 
 		body := &rcLostConn{r: strings.NewReader(`{"type":"ADDED","object":{"metadata":{"name":"a"}}}{"type":"ADD`), err: cause}

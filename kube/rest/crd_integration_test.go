@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/kcmlab/kcm/kube/api"
+	"github.com/kcmlab/kcm/kube/api/decode"
 	"github.com/kcmlab/kcm/kube/rest"
 	"github.com/kcmlab/kcm/testenv"
 )
@@ -18,7 +19,7 @@ func TestCRDThroughRawObject(t *testing.T) {
 	if !res.Namespaced || res.Resource != "widgets" {
 		t.Fatalf("discovered %+v", res)
 	}
-	r := rest.NewResources(c, res, api.Raw()).InNamespace(ns)
+	r := rest.NewResources(c, res, decode.Raw()).InNamespace(ns)
 	w, err := api.NewRawObject(map[string]any{"apiVersion": group + "/v1", "kind": "Widget",
 		"metadata": map[string]any{"name": "w1"}, "spec": map[string]any{"size": 3, "color": "blue"}})
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/kcmlab/kcm/internal/testing/podgen"
 	"github.com/kcmlab/kcm/kube/api"
+	"github.com/kcmlab/kcm/kube/api/decode"
 	"github.com/kcmlab/kcm/kube/rest"
 )
 
@@ -13,7 +14,7 @@ import (
 // kind against the real apiserver.
 func crud[S any, P api.TypedPtr[S]](t *testing.T, c *rest.Client, ctx context.Context, res rest.Resource, ns string, obj P) {
 	t.Helper()
-	r := rest.NewResources(c, res, api.Typed[S, P]()).InNamespace(ns)
+	r := rest.NewResources(c, res, decode.Typed[S, P]()).InNamespace(ns)
 	name := obj.GetObjectMeta().Name
 	created, err := r.Create(ctx, obj)
 	if err != nil {
@@ -98,8 +99,8 @@ func TestTypedCRUD(t *testing.T) {
 // including ones inside a container whose image the update changes.
 func TestUnknownFieldsSurviveUpdate(t *testing.T) {
 	c, ns, ctx := env(t)
-	raw := rest.NewResources(c, rest.Pods, api.Raw()).InNamespace(ns)
-	typed := rest.NewResources(c, rest.Pods, api.Typed[api.Pod]()).InNamespace(ns)
+	raw := rest.NewResources(c, rest.Pods, decode.Raw()).InNamespace(ns)
+	typed := rest.NewResources(c, rest.Pods, decode.Typed[api.Pod]()).InNamespace(ns)
 	obj, err := api.NewRawObject(podgen.UnmodelledPod("rich"))
 	if err != nil {
 		t.Fatal(err)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/kcmlab/kcm/internal/testing/podgen"
 	"github.com/kcmlab/kcm/kube/api"
+	"github.com/kcmlab/kcm/kube/api/decode"
 	"github.com/kcmlab/kcm/kube/rest"
 )
 
@@ -23,7 +24,7 @@ func processCPU() time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
-func benchDecodeList[T api.Object](b *testing.B, codec api.Codec[T]) {
+func benchDecodeList[T api.Object](b *testing.B, codec decode.Codec[T]) {
 	const n = 5000
 	body := podgen.List(n, "1")
 	b.SetBytes(int64(len(body)))
@@ -41,15 +42,15 @@ func benchDecodeList[T api.Object](b *testing.B, codec api.Codec[T]) {
 }
 
 func BenchmarkDecodeList(b *testing.B) {
-	b.Run("raw", func(b *testing.B) { benchDecodeList(b, api.Raw()) })
-	b.Run("raw-stripped", func(b *testing.B) { benchDecodeList(b, api.StrippingManagedFields(api.Raw())) })
-	b.Run("typed", func(b *testing.B) { benchDecodeList(b, api.Typed[api.Pod]()) })
+	b.Run("raw", func(b *testing.B) { benchDecodeList(b, decode.Raw()) })
+	b.Run("raw-stripped", func(b *testing.B) { benchDecodeList(b, decode.StrippingManagedFields(decode.Raw())) })
+	b.Run("typed", func(b *testing.B) { benchDecodeList(b, decode.Typed[api.Pod]()) })
 	b.Run("typed-stripped", func(b *testing.B) {
-		benchDecodeList(b, api.StrippingManagedFields(api.Typed[api.Pod]()))
+		benchDecodeList(b, decode.StrippingManagedFields(decode.Typed[api.Pod]()))
 	})
 	// What informer.For decodes a LIST with: compact pods, each compared
 	// with the cached version of itself (none during a first LIST).
 	b.Run("compact-cached-stripped", func(b *testing.B) {
-		benchDecodeList(b, api.StrippingManagedFields(api.CompactCached[api.Pod](func(string, string) (*api.Pod, bool) { return nil, false })))
+		benchDecodeList(b, decode.StrippingManagedFields(decode.CompactCached[api.Pod](func(string, string) (*api.Pod, bool) { return nil, false })))
 	})
 }

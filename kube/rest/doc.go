@@ -44,7 +44,7 @@
 //     exceed 64 MiB (DefaultMaxObjectBytes, WithMaxObjectBytes): a hostile
 //     server costs linear CPU and bounded memory. A watch event followed
 //     by the newline kube-apiserver writes after each is not scanned at
-//     all when the codec checks whole objects (api.ChecksWholeObject):
+//     all when the codec checks whole objects (decode.ChecksWholeObject):
 //     the decode confirms where it ends (lines.go); the first hint that
 //     fails turns hints off for the stream, which is then scanned.
 //   - The shared transport's dial and TLS handshake bounds and its HTTP/2

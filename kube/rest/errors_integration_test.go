@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/kcmlab/kcm/kube/api"
+	"github.com/kcmlab/kcm/kube/api/decode"
 	"github.com/kcmlab/kcm/kube/rest"
 	"github.com/kcmlab/kcm/testenv"
 )
@@ -14,7 +15,7 @@ import (
 // keeps the server's message.
 func TestTypedErrors(t *testing.T) {
 	c, ns, ctx := env(t)
-	r := rest.NewResources(c, rest.ConfigMaps, api.Typed[api.ConfigMap]()).InNamespace(ns)
+	r := rest.NewResources(c, rest.ConfigMaps, decode.Typed[api.ConfigMap]()).InNamespace(ns)
 
 	_, err := r.Get(ctx, "missing")
 	if !rest.IsNotFound(err) || !errors.Is(err, rest.ErrNotFound) || !strings.Contains(err.Error(), `"missing" not found`) {
@@ -51,7 +52,7 @@ func TestTypedErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = rest.NewResources(bad, rest.ConfigMaps, api.Raw()).InNamespace(ns).Get(ctx, "one")
+	_, err = rest.NewResources(bad, rest.ConfigMaps, decode.Raw()).InNamespace(ns).Get(ctx, "one")
 	if !rest.IsUnauthorized(err) || strings.Contains(err.Error(), "wrong-token") {
 		t.Errorf("bad token: %v, want Unauthorized without the token in the message", err)
 	}
@@ -60,7 +61,7 @@ func TestTypedErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = rest.NewResources(anon, rest.ConfigMaps, api.Raw()).InNamespace(ns).Get(ctx, "one")
+	_, err = rest.NewResources(anon, rest.ConfigMaps, decode.Raw()).InNamespace(ns).Get(ctx, "one")
 	if !rest.IsForbidden(err) {
 		t.Errorf("anonymous: %v, want Forbidden", err)
 	}
@@ -70,7 +71,7 @@ func TestTypedErrors(t *testing.T) {
 // built-in kinds, and the 415 a strategic merge patch gets on a CRD.
 func TestPatches(t *testing.T) {
 	c, ns, ctx := env(t)
-	r := rest.NewResources(c, rest.Pods, api.Typed[api.Pod]()).InNamespace(ns)
+	r := rest.NewResources(c, rest.Pods, decode.Typed[api.Pod]()).InNamespace(ns)
 	p := testPod("patched")
 	p.Spec.Containers = append(p.Spec.Containers, api.Container{Name: "side", Image: "registry.k8s.io/pause:3.10"})
 	if _, err := r.Create(ctx, p); err != nil {
@@ -101,7 +102,7 @@ func TestPatches(t *testing.T) {
 // /finalize subresource, as the namespace controller does.
 func TestNamespaceFinalize(t *testing.T) {
 	c, ns, ctx := env(t)
-	r := rest.NewResources(c, rest.Namespaces, api.Typed[api.Namespace]())
+	r := rest.NewResources(c, rest.Namespaces, decode.Typed[api.Namespace]())
 	name := ns + "-fin"
 	if _, err := r.Create(ctx, &api.Namespace{ObjectMeta: api.ObjectMeta{Name: name}}); err != nil {
 		t.Fatal(err)

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/kcmlab/kcm/kube/api"
+	"github.com/kcmlab/kcm/kube/api/decode"
 	"github.com/kcmlab/kcm/kube/rest"
 )
 
@@ -69,7 +70,7 @@ func ExampleIsNotFound() {
 func ExampleDecodeList() {
 	body := strings.NewReader(`{"kind":"ConfigMapList","metadata":{"resourceVersion":"42"},` +
 		`"items":[{"metadata":{"name":"a"}},{"metadata":{"name":"b"}}]}`)
-	meta, err := rest.DecodeList(body, api.Typed[api.ConfigMap](), func(cm *api.ConfigMap) error {
+	meta, err := rest.DecodeList(body, decode.Typed[api.ConfigMap](), func(cm *api.ConfigMap) error {
 		fmt.Println("item", cm.Name)
 		return nil
 	})

@@ -11,6 +11,7 @@ import (
 
 	"github.com/kcmlab/kcm/clock"
 	"github.com/kcmlab/kcm/kube/api"
+	"github.com/kcmlab/kcm/kube/api/decode"
 )
 
 // Fuzz tests of the decoders that read bytes from the network. In a plain
@@ -97,7 +98,7 @@ func rcListResult(t *testing.T, data []byte, n int) (string, string) {
 // item after the first in batches of two (listpar.go).
 func rcListResultOn(t *testing.T, data []byte, n, decoders int) (string, string) {
 	var items []string
-	d := newItemDecoder(api.Codec[*api.RawObject](api.Raw()), func(o *api.RawObject) error {
+	d := newItemDecoder(decode.Codec[*api.RawObject](decode.Raw()), func(o *api.RawObject) error {
 		items = append(items, string(o.Raw()))
 		return nil
 	}, decoders)
@@ -165,7 +166,7 @@ func rcWatchResult(t *testing.T, data []byte, n int) (string, string) {
 	t.Helper()
 	r := &rcChunkReader{data: data, n: n}
 	src := newChunkedSource(context.Background(), clock.Real{}, io.NopCloser(r), 0, func() {})
-	w := &Watcher[*api.RawObject]{src: src, codec: api.Raw(), path: "/api/v1/pods", cancel: func() {}}
+	w := &Watcher[*api.RawObject]{src: src, codec: decode.Raw(), path: "/api/v1/pods", cancel: func() {}}
 	defer w.Close()
 	var out []string
 	for range len(data) + 2 { // each event takes at least one byte

@@ -13,6 +13,7 @@ import (
 
 	"github.com/kcmlab/kcm/clock"
 	"github.com/kcmlab/kcm/kube/api"
+	"github.com/kcmlab/kcm/kube/api/decode"
 	"go.uber.org/goleak"
 )
 
@@ -163,5 +164,5 @@ func (c *rcCreds) invalidations() int {
 }
 
 func rcConfigMaps(c *Client) *Resources[*api.ConfigMap] {
-	return NewResources(c, ConfigMaps, api.Typed[api.ConfigMap]()).InNamespace("ns1")
+	return NewResources(c, ConfigMaps, decode.Typed[api.ConfigMap]()).InNamespace("ns1")
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/kcmlab/kcm/clock"
 	"github.com/kcmlab/kcm/kube/api"
+	"github.com/kcmlab/kcm/kube/api/decode"
 )
 
 // The idle timeouts run on the client's clock: these tests arm them on a
@@ -155,7 +156,7 @@ func TestListIdleTimeout(t *testing.T) {
 			items := make(chan string, 1)
 			done := make(chan error, 1)
 			go func() {
-				_, err := NewResources(c, Pods, api.Raw()).ListEach(context.Background(), ListOptions{},
+				_, err := NewResources(c, Pods, decode.Raw()).ListEach(context.Background(), ListOptions{},
 					func(o *api.RawObject) error { items <- o.Name; return nil })
 				done <- err
 			}()

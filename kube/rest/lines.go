@@ -4,6 +4,7 @@ import (
 	"bytes"
 
 	"github.com/kcmlab/kcm/kube/api"
+	"github.com/kcmlab/kcm/kube/api/decode"
 )
 
 // Framing watch events by their newline. kube-apiserver writes each watch
@@ -20,7 +21,7 @@ import (
 // when they have the envelope's shape, {"type":"T","object":{...}} with
 // nothing after the object but the closing brace, and the codec then
 // decodes the object without error — and only for a codec that
-// api.ChecksWholeObject: one whose successful decode proves its input is
+// decode.ChecksWholeObject: one whose successful decode proves its input is
 // exactly one JSON object. Then the candidate is exactly the frame the
 // scanner would have found: the candidate is a prefix of the stream that
 // ends, by the same rules of strings and brackets the scanner follows,
@@ -34,7 +35,7 @@ import (
 
 // nextLine decodes the next event if the newline hint frames it (see
 // above); ok is false when it did not, and nothing was consumed.
-func nextLine[T api.Object](s *chunkedSource, codec api.Codec[T]) (ev WatchEvent[T], ok bool) {
+func nextLine[T api.Object](s *chunkedSource, codec decode.Codec[T]) (ev WatchEvent[T], ok bool) {
 	frame, ok := s.fr.line()
 	if !ok {
 		return ev, false

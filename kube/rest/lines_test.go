@@ -9,10 +9,11 @@ import (
 
 	"github.com/kcmlab/kcm/clock"
 	"github.com/kcmlab/kcm/kube/api"
+	"github.com/kcmlab/kcm/kube/api/decode"
 )
 
 // lenientCodec keeps an object's bytes without reading them: a codec that
-// does not check its input is one whole object (api.ChecksWholeObject).
+// does not check its input is one whole object (decode.ChecksWholeObject).
 type lenientCodec struct{}
 
 func (lenientCodec) Decode(data []byte) (*api.RawObject, error) {
@@ -24,7 +25,7 @@ func (lenientCodec) Decode(data []byte) (*api.RawObject, error) {
 // lnDrain reads a whole stream (in reads of chunk bytes) with codec: the
 // events' types and objects, how it ended, and how many bytes the scanner
 // had examined once the first event was read.
-func lnDrain(t *testing.T, body string, chunk int, codec api.Codec[*api.RawObject]) (events []string, end string, scanned int) {
+func lnDrain(t *testing.T, body string, chunk int, codec decode.Codec[*api.RawObject]) (events []string, end string, scanned int) {
 	t.Helper()
 	src := newChunkedSource(context.Background(), clock.Real{}, io.NopCloser(&rcChunkReader{data: []byte(body), n: chunk}), 0, func() {})
 	w := &Watcher[*api.RawObject]{src: src, codec: codec, path: "/api/v1/configmaps", cancel: func() {}}
@@ -59,22 +60,22 @@ func TestWatchNewlineHint(t *testing.T) {
 	pretty := "{\n \"type\": \"ADDED\",\n \"object\": {\"metadata\": {\"name\": \"a\"}}\n}\n"
 	tests := []struct {
 		name, body string
-		codec      api.Codec[*api.RawObject]
+		codec      decode.Codec[*api.RawObject]
 		hinted     bool // the first event is framed without the scanner when read whole
 		events     int
 		end        string
 	}{
-		{"one event a line", lines, api.Raw(), true, 4, "eof"},
-		{"one event a line, CRLF and blanks", strings.Join(evs, " \r\n") + "\t\r\n", api.Raw(), true, 4, "eof"},
-		{"one event a line, stripping codec", lines, api.StrippingManagedFields(api.Raw()), true, 4, "eof"},
-		{"back to back", strings.Join(evs, ""), api.Raw(), false, 4, "eof"},
-		{"pretty-printed", pretty + pretty, api.Raw(), false, 2, "eof"},
-		{"two events on one line", rcEvAdded + " " + rcEvModified + "\n" + rcEvDeleted + "\n", api.Raw(), false, 3, "eof"},
+		{"one event a line", lines, decode.Raw(), true, 4, "eof"},
+		{"one event a line, CRLF and blanks", strings.Join(evs, " \r\n") + "\t\r\n", decode.Raw(), true, 4, "eof"},
+		{"one event a line, stripping codec", lines, decode.StrippingManagedFields(decode.Raw()), true, 4, "eof"},
+		{"back to back", strings.Join(evs, ""), decode.Raw(), false, 4, "eof"},
+		{"pretty-printed", pretty + pretty, decode.Raw(), false, 2, "eof"},
+		{"two events on one line", rcEvAdded + " " + rcEvModified + "\n" + rcEvDeleted + "\n", decode.Raw(), false, 3, "eof"},
 		{"two events on one line, lenient codec", rcEvAdded + rcEvModified + "\n", lenientCodec{}, false, 2, "eof"},
 		{"one event a line, lenient codec", lines, lenientCodec{}, false, 4, "eof"},
-		{"a malformed object", `{"type":"ADDED","object":{"metadata":{"name":"a"},}}` + "\n" + rcEvDeleted + "\n", api.Raw(), false, 0, "decode"},
-		{"a line cut short", rcEvAdded + "\n" + rcEvModified[:40], api.Raw(), true, 1, "truncated"},
-		{"an ERROR event", rcEvAdded + "\n" + rcEvExpired + "\n", api.Raw(), true, 2, "eof"},
+		{"a malformed object", `{"type":"ADDED","object":{"metadata":{"name":"a"},}}` + "\n" + rcEvDeleted + "\n", decode.Raw(), false, 0, "decode"},
+		{"a line cut short", rcEvAdded + "\n" + rcEvModified[:40], decode.Raw(), true, 1, "truncated"},
+		{"an ERROR event", rcEvAdded + "\n" + rcEvExpired + "\n", decode.Raw(), true, 2, "eof"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -91,12 +92,12 @@ func TestWatchNewlineHint(t *testing.T) {
 			}
 		})
 	}
-	if api.ChecksWholeObject[*api.RawObject](lenientCodec{}) {
+	if decode.ChecksWholeObject[*api.RawObject](lenientCodec{}) {
 		t.Fatal("a codec of another package claims to check whole objects")
 	}
 	for name, c := range map[string]bool{
-		"Raw": api.ChecksWholeObject(api.Raw()), "Typed": api.ChecksWholeObject(api.Typed[api.Pod]()),
-		"Compact": api.ChecksWholeObject(api.Compact[api.Pod]()), "stripping Compact": api.ChecksWholeObject(api.StrippingManagedFields(api.Compact[api.Pod]())),
+		"Raw": decode.ChecksWholeObject(decode.Raw()), "Typed": decode.ChecksWholeObject(decode.Typed[api.Pod]()),
+		"Compact": decode.ChecksWholeObject(decode.Compact[api.Pod]()), "stripping Compact": decode.ChecksWholeObject(decode.StrippingManagedFields(decode.Compact[api.Pod]())),
 	} {
 		if !c {
 			t.Errorf("%s does not check whole objects", name)

@@ -8,6 +8,7 @@ import (
 	"net/http"
 
 	"github.com/kcmlab/kcm/kube/api"
+	"github.com/kcmlab/kcm/kube/api/decode"
 	"github.com/kcmlab/kcm/kube/internal/jsonx"
 )
 
@@ -115,12 +116,12 @@ func (r *Resources[T]) ListEach(ctx context.Context, opts ListOptions, fn func(T
 // from body, calling fn for each item in order. Errors from decoding wrap
 // ErrDecode; errors from fn are returned unwrapped. No item may be longer
 // than DefaultMaxObjectBytes.
-func DecodeList[T api.Object](body io.Reader, codec api.Codec[T], fn func(T) error) (meta ListMeta, err error) {
+func DecodeList[T api.Object](body io.Reader, codec decode.Codec[T], fn func(T) error) (meta ListMeta, err error) {
 	return decodeList(body, codec, DefaultMaxObjectBytes, fn)
 }
 
 // decodeList is DecodeList with items of at most limit bytes.
-func decodeList[T api.Object](body io.Reader, codec api.Codec[T], limit int, fn func(T) error) (ListMeta, error) {
+func decodeList[T api.Object](body io.Reader, codec decode.Codec[T], limit int, fn func(T) error) (ListMeta, error) {
 	return decodeListWith(body, limit, newItemDecoder(codec, fn, listDecoders()))
 }
 

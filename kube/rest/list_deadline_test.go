@@ -10,6 +10,7 @@ import (
 
 	"github.com/kcmlab/kcm/clock"
 	"github.com/kcmlab/kcm/kube/api"
+	"github.com/kcmlab/kcm/kube/api/decode"
 )
 
 // TestListPageDeadline: a LIST whose body trickles (a few bytes before each
@@ -58,7 +59,7 @@ func TestListPageDeadline(t *testing.T) {
 			items := make(chan string, 1)
 			done := make(chan error, 1)
 			go func() {
-				_, err := NewResources(c, Pods, api.Raw()).ListEach(context.Background(), ListOptions{},
+				_, err := NewResources(c, Pods, decode.Raw()).ListEach(context.Background(), ListOptions{},
 					func(o *api.RawObject) error { items <- o.Name; return nil })
 				done <- err
 			}()
@@ -126,7 +127,7 @@ func TestListPageDeadlineCoversHeaders(t *testing.T) {
 		WithRetryPolicy(RetryPolicy{MaxAttempts: 1}), WithClock(clk))
 	done := make(chan error, 1)
 	go func() {
-		_, err := NewResources(c, Pods, api.Raw()).ListEach(context.Background(), ListOptions{},
+		_, err := NewResources(c, Pods, decode.Raw()).ListEach(context.Background(), ListOptions{},
 			func(*api.RawObject) error { return nil })
 		done <- err
 	}()

@@ -11,12 +11,13 @@ import (
 	"testing/iotest"
 
 	"github.com/kcmlab/kcm/kube/api"
+	"github.com/kcmlab/kcm/kube/api/decode"
 )
 
 // rcNames decodes body with DecodeList and returns the items' names.
 func rcNames(body io.Reader) ([]string, ListMeta, error) {
 	var names []string
-	meta, err := DecodeList(body, api.Raw(), func(o *api.RawObject) error {
+	meta, err := DecodeList(body, decode.Raw(), func(o *api.RawObject) error {
 		names = append(names, o.Name)
 		return nil
 	})
@@ -71,7 +72,7 @@ func TestDecodeList(t *testing.T) {
 func TestDecodeListKeepsItemBytes(t *testing.T) {
 	item := `{"metadata":{"name":"a"},"data":{"big":"` + strings.Repeat("x", 3*listBufferSize) + `"}}`
 	var got []byte
-	_, err := DecodeList(strings.NewReader(`{"items":[`+item+`]}`), api.Raw(), func(o *api.RawObject) error {
+	_, err := DecodeList(strings.NewReader(`{"items":[`+item+`]}`), decode.Raw(), func(o *api.RawObject) error {
 		got = o.Raw()
 		return nil
 	})
@@ -144,7 +145,7 @@ func TestDecodeListReadError(t *testing.T) {
 func TestDecodeListStopsOnFnError(t *testing.T) {
 	stop := errors.New("enough")
 	calls := 0
-	_, err := DecodeList(strings.NewReader(`{"items":[{},{},{}]}`), api.Raw(), func(*api.RawObject) error {
+	_, err := DecodeList(strings.NewReader(`{"items":[{},{},{}]}`), decode.Raw(), func(*api.RawObject) error {
 		calls++
 		if calls == 2 {
 			return stop

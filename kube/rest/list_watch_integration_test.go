@@ -11,6 +11,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/kcmlab/kcm/kube/api"
+	"github.com/kcmlab/kcm/kube/api/decode"
 	"github.com/kcmlab/kcm/kube/rest"
 	"github.com/kcmlab/kcm/testenv"
 )
@@ -34,7 +35,7 @@ func createConfigMaps(t *testing.T, ctx context.Context, r *rest.Resources[*api.
 // page of a paginated list comes from the snapshot of the first page).
 func TestListPagination(t *testing.T) {
 	c, ns, ctx := env(t)
-	r := rest.NewResources(c, rest.ConfigMaps, api.Typed[api.ConfigMap]()).InNamespace(ns)
+	r := rest.NewResources(c, rest.ConfigMaps, decode.Typed[api.ConfigMap]()).InNamespace(ns)
 	const n = 1100
 	createConfigMaps(t, ctx, r, n)
 	seen := map[string]bool{}
@@ -89,12 +90,12 @@ func TestListPagination(t *testing.T) {
 // metadata but no data.
 func TestMetadataOnlyList(t *testing.T) {
 	c, ns, ctx := env(t)
-	typed := rest.NewResources(c, rest.ConfigMaps, api.Typed[api.ConfigMap]()).InNamespace(ns)
+	typed := rest.NewResources(c, rest.ConfigMaps, decode.Typed[api.ConfigMap]()).InNamespace(ns)
 	if _, err := typed.Create(ctx, &api.ConfigMap{ObjectMeta: api.ObjectMeta{Name: "big", Labels: map[string]string{"a": "b"}},
 		Data: map[string]string{"payload": "xxxxxxxxxxxxxxxx"}}); err != nil {
 		t.Fatal(err)
 	}
-	meta := rest.NewResources(c, rest.ConfigMaps, api.Raw()).InNamespace(ns).MetadataOnly()
+	meta := rest.NewResources(c, rest.ConfigMaps, decode.Raw()).InNamespace(ns).MetadataOnly()
 	list, err := meta.List(ctx, rest.ListOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -141,7 +142,7 @@ func expectEvents(t *testing.T, w *rest.Watcher[*api.ConfigMap], want []step) {
 
 func watchSequence(t *testing.T, transport rest.WatchTransport) {
 	c, ns, ctx := env(t)
-	r := rest.NewResources(c, rest.ConfigMaps, api.Typed[api.ConfigMap]()).InNamespace(ns)
+	r := rest.NewResources(c, rest.ConfigMaps, decode.Typed[api.ConfigMap]()).InNamespace(ns)
 	list, err := r.List(ctx, rest.ListOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -222,7 +223,7 @@ func TestWatchWebSocket(t *testing.T) { watchSequence(t, rest.WebSocket) }
 // watch, which the client reports as io.EOF (a clean end, not an error).
 func TestWatchServerTimeoutEndsWithEOF(t *testing.T) {
 	c, ns, ctx := env(t)
-	r := rest.NewResources(c, rest.ConfigMaps, api.Typed[api.ConfigMap]()).InNamespace(ns)
+	r := rest.NewResources(c, rest.ConfigMaps, decode.Typed[api.ConfigMap]()).InNamespace(ns)
 	list, err := r.List(ctx, rest.ListOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -253,7 +254,7 @@ func TestWatchExpiredAfterCompaction(t *testing.T) {
 	}
 	c, ns, ctx := env(t)
 	cl := testenv.Shared(t)
-	r := rest.NewResources(c, rest.ConfigMaps, api.Typed[api.ConfigMap]()).InNamespace(ns)
+	r := rest.NewResources(c, rest.ConfigMaps, decode.Typed[api.ConfigMap]()).InNamespace(ns)
 	first, err := r.Create(ctx, &api.ConfigMap{ObjectMeta: api.ObjectMeta{Name: "old"}})
 	if err != nil {
 		t.Fatal(err)

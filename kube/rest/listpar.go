@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 
 	"github.com/kcmlab/kcm/kube/api"
+	"github.com/kcmlab/kcm/kube/api/decode"
 )
 
 // Decoding a long list on several cores.
@@ -62,7 +63,7 @@ type itemBatch[T api.Object] struct {
 }
 
 // decodeAll decodes b's items in order, stopping at the first failure.
-func (b *itemBatch[T]) decodeAll(codec api.Codec[T]) {
+func (b *itemBatch[T]) decodeAll(codec decode.Codec[T]) {
 	defer close(b.done)
 	defer func() {
 		if p := recover(); p != nil {
@@ -71,7 +72,7 @@ func (b *itemBatch[T]) decodeAll(codec api.Codec[T]) {
 	}()
 	start := 0
 	for _, end := range b.ends {
-		obj, err := api.DecodeBorrowed(codec, b.buf[start:end])
+		obj, err := decode.Borrowed(codec, b.buf[start:end])
 		if err != nil {
 			b.err = err
 			return
@@ -84,7 +85,7 @@ func (b *itemBatch[T]) decodeAll(codec api.Codec[T]) {
 // itemDecoder is the item callback of decodeList: serial for the first
 // parallelAfter items, then batched to decoders.
 type itemDecoder[T api.Object] struct {
-	codec    api.Codec[T]
+	codec    decode.Codec[T]
 	fn       func(T) error
 	decoders int
 	// after and batch are parallelAfter and batchItems (tests lower them).
@@ -111,7 +112,7 @@ type itemDecoder[T api.Object] struct {
 	free []*itemBatch[T]
 }
 
-func newItemDecoder[T api.Object](codec api.Codec[T], fn func(T) error, decoders int) *itemDecoder[T] {
+func newItemDecoder[T api.Object](codec decode.Codec[T], fn func(T) error, decoders int) *itemDecoder[T] {
 	return &itemDecoder[T]{codec: codec, fn: fn, decoders: decoders, after: parallelAfter, batch: batchItems}
 }
 
@@ -126,7 +127,7 @@ func (d *itemDecoder[T]) item(raw []byte) error {
 func (d *itemDecoder[T]) take(raw []byte) error {
 	d.seen++
 	if d.decoders <= 1 || d.seen <= d.after {
-		obj, err := api.DecodeBorrowed(d.codec, raw)
+		obj, err := decode.Borrowed(d.codec, raw)
 		if err != nil {
 			return err
 		}

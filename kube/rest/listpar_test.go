@@ -9,6 +9,7 @@ import (
 	"testing/iotest"
 
 	"github.com/kcmlab/kcm/kube/api"
+	"github.com/kcmlab/kcm/kube/api/decode"
 )
 
 // parList is a list body of n ConfigMaps named item-00000…, the item at bad
@@ -31,7 +32,7 @@ func parList(n, bad int) string {
 }
 
 // panicky is a codec that panics on the item named boom.
-type panicky struct{ api.Codec[*api.RawObject] }
+type panicky struct{ decode.Codec[*api.RawObject] }
 
 func (p panicky) Decode(data []byte) (*api.RawObject, error) {
 	if strings.Contains(string(data), `"boom"`) {
@@ -42,7 +43,7 @@ func (p panicky) Decode(data []byte) (*api.RawObject, error) {
 
 // decodeNames runs decodeListWith with decoders goroutines and returns the
 // names fn saw, in order.
-func decodeNames(t *testing.T, body string, codec api.Codec[*api.RawObject], decoders int, fn func(i int) error) ([]string, ListMeta, error) {
+func decodeNames(t *testing.T, body string, codec decode.Codec[*api.RawObject], decoders int, fn func(i int) error) ([]string, ListMeta, error) {
 	t.Helper()
 	var names []string
 	meta, err := decodeListWith(strings.NewReader(body), DefaultMaxObjectBytes, newItemDecoder(codec, func(o *api.RawObject) error {
@@ -75,7 +76,7 @@ func TestParallelListDecodeKeepsTheSerialContract(t *testing.T) {
 	long := parallelAfter + 7*batchItems + 13 // decoders, full batches and a partial one
 	for _, decoders := range []int{1, 2, 4} {
 		t.Run(fmt.Sprint(decoders, " decoders"), func(t *testing.T) {
-			names, meta, err := decodeNames(t, parList(long, -1), api.Raw(), decoders, nil)
+			names, meta, err := decodeNames(t, parList(long, -1), decode.Raw(), decoders, nil)
 			if err != nil || len(names) != long || meta.ResourceVersion != "77" {
 				t.Fatalf("%d items, rv %q, %v; want %d items, rv 77", len(names), meta.ResourceVersion, err, long)
 			}
@@ -84,7 +85,7 @@ func TestParallelListDecodeKeepsTheSerialContract(t *testing.T) {
 			}
 			// A bad item in a full batch, and in the last partial one.
 			for _, bad := range []int{parallelAfter + 3*batchItems + 5, long - 2} {
-				names, _, err := decodeNames(t, parList(long, bad), api.Raw(), decoders, nil)
+				names, _, err := decodeNames(t, parList(long, bad), decode.Raw(), decoders, nil)
 				if !errors.Is(err, api.ErrDecode) || len(names) != bad || inOrder(names) >= 0 {
 					t.Errorf("bad item %d: fn saw %d items (in order: %v), err %v; want %d, ErrDecode", bad, len(names), inOrder(names) < 0, err, bad)
 				}
@@ -92,19 +93,19 @@ func TestParallelListDecodeKeepsTheSerialContract(t *testing.T) {
 			// Cut short: the items read before the cut are all delivered,
 			// and a bad item before the cut is the error, as serially.
 			cut := parList(long, -1)[:len(parList(long, -1))-500]
-			serial, _, serr := decodeNames(t, cut, api.Raw(), 1, nil)
-			names, _, err = decodeNames(t, cut, api.Raw(), decoders, nil)
+			serial, _, serr := decodeNames(t, cut, decode.Raw(), 1, nil)
+			names, _, err = decodeNames(t, cut, decode.Raw(), decoders, nil)
 			if !errors.Is(err, io.ErrUnexpectedEOF) || len(names) != len(serial) || inOrder(names) >= 0 {
 				t.Errorf("list cut short: fn saw %d items, err %v; serially %d items, err %v", len(names), err, len(serial), serr)
 			}
 			badThenCut := parList(long, long-20)[:len(parList(long, long-20))-500]
-			names, _, err = decodeNames(t, badThenCut, api.Raw(), decoders, nil)
+			names, _, err = decodeNames(t, badThenCut, decode.Raw(), decoders, nil)
 			if !errors.Is(err, api.ErrDecode) || len(names) != long-20 {
 				t.Errorf("bad item %d, then cut short: fn saw %d items, err %v; want %d items, ErrDecode", long-20, len(names), err, long-20)
 			}
 			stop := errors.New("handler says stop")
 			at := parallelAfter + 2*batchItems + 9
-			names, _, err = decodeNames(t, parList(long, -1), api.Raw(), decoders, func(i int) error {
+			names, _, err = decodeNames(t, parList(long, -1), decode.Raw(), decoders, func(i int) error {
 				if i == at {
 					return stop
 				}
@@ -117,7 +118,7 @@ func TestParallelListDecodeKeepsTheSerialContract(t *testing.T) {
 				t.Errorf("fn error at %d: fn saw %d items, err %v; want %d, %v", at, len(names), err, at+1, stop)
 			}
 			body := strings.Replace(parList(long, -1), fmt.Sprintf("item-%05d", at), "boom", 1)
-			names, _, err = decodeNames(t, body, panicky{api.Raw()}, decoders, nil)
+			names, _, err = decodeNames(t, body, panicky{decode.Raw()}, decoders, nil)
 			if !errors.Is(err, api.ErrDecode) || !strings.Contains(fmt.Sprint(err), "decoder bug") || len(names) != at {
 				t.Errorf("decoder panic at %d: fn saw %d items, err %v; want %d, ErrDecode with the panic", at, len(names), err, at)
 			}
@@ -130,7 +131,7 @@ func TestParallelListDecodeKeepsTheSerialContract(t *testing.T) {
 // decoders.
 func TestParallelListDecodeStartsOnlyForLongLists(t *testing.T) {
 	for n, want := range map[int]int{10: 0, parallelAfter: 0, parallelAfter + 1: 3} {
-		d := newItemDecoder(api.Codec[*api.RawObject](api.Raw()), func(*api.RawObject) error { return nil }, 3)
+		d := newItemDecoder(decode.Codec[*api.RawObject](decode.Raw()), func(*api.RawObject) error { return nil }, 3)
 		fr := newFrameReader(strings.NewReader(parList(n, -1)), listBufferSize)
 		if err := d.finish(walkList(fr, &ListMeta{}, d.item)); err != nil {
 			t.Fatal(err)
@@ -146,7 +147,7 @@ func TestParallelListDecodeStartsOnlyForLongLists(t *testing.T) {
 func TestParallelListDecodeOneByteReads(t *testing.T) {
 	long := parallelAfter + 3*batchItems + 1
 	var names []string
-	d := newItemDecoder(api.Codec[*api.RawObject](api.Raw()), func(o *api.RawObject) error { names = append(names, o.Name); return nil }, 3)
+	d := newItemDecoder(decode.Codec[*api.RawObject](decode.Raw()), func(o *api.RawObject) error { names = append(names, o.Name); return nil }, 3)
 	_, err := decodeListWith(iotest.OneByteReader(strings.NewReader(parList(long, -1))), DefaultMaxObjectBytes, d)
 	if err != nil || len(names) != long || inOrder(names) >= 0 {
 		t.Fatalf("%d items (first out of order: %d), %v; want %d in order", len(names), inOrder(names), err, long)

@@ -5,6 +5,7 @@ import (
 	"reflect"
 
 	"github.com/kcmlab/kcm/kube/api"
+	"github.com/kcmlab/kcm/kube/api/decode"
 	"github.com/kcmlab/kcm/kube/internal/jsonx"
 )
 
@@ -115,14 +116,14 @@ func mergeKnown(orig, before, after any) any {
 // as it is, a typed object read from the server three-way merged onto the
 // JSON it was read from (so fields kcm does not model are kept), a typed
 // object built in code simply encoded. Test fakes store objects with it.
-func EncodeForUpdate[T api.Object](codec api.Codec[T], obj T) ([]byte, error) {
+func EncodeForUpdate[T api.Object](codec decode.Codec[T], obj T) ([]byte, error) {
 	return encodeForWrite(codec, obj)
 }
 
 // encodeForWrite returns the body to PUT for obj. A RawObject is written as
 // it is; a typed object read from the server is three-way merged onto the
 // JSON it was read from; a typed object built in code is simply encoded.
-func encodeForWrite[T api.Object](codec api.Codec[T], obj T) ([]byte, error) {
+func encodeForWrite[T api.Object](codec decode.Codec[T], obj T) ([]byte, error) {
 	if r, ok := any(obj).(*api.RawObject); ok {
 		return r.MarshalJSON()
 	}

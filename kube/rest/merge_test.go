@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/kcmlab/kcm/kube/api"
+	"github.com/kcmlab/kcm/kube/api/decode"
 	"github.com/kcmlab/kcm/kube/internal/jsonx"
 )
 
@@ -134,12 +135,12 @@ func TestMergeKnown(t *testing.T) {
 func TestEncodeForWrite(t *testing.T) {
 	const stored = `{"kind":"ConfigMap","metadata":{"name":"a","resourceVersion":"3","x":1},"data":{"k":"v"},"y":[true]}`
 	t.Run("typed, read from the server: merged", func(t *testing.T) {
-		cm, err := api.Typed[api.ConfigMap]().Decode([]byte(stored))
+		cm, err := decode.Typed[api.ConfigMap]().Decode([]byte(stored))
 		if err != nil {
 			t.Fatal(err)
 		}
 		cm.Data = map[string]string{"k2": "v2"}
-		got, err := encodeForWrite(api.Typed[api.ConfigMap](), cm)
+		got, err := encodeForWrite(decode.Typed[api.ConfigMap](), cm)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -152,7 +153,7 @@ func TestEncodeForWrite(t *testing.T) {
 	})
 	t.Run("typed, built in code: encoded", func(t *testing.T) {
 		cm := &api.ConfigMap{ObjectMeta: api.ObjectMeta{Name: "a"}, Data: map[string]string{"k": "v"}}
-		got, err := encodeForWrite(api.Typed[api.ConfigMap](), cm)
+		got, err := encodeForWrite(decode.Typed[api.ConfigMap](), cm)
 		want, _ := jsonx.Marshal(cm)
 		if err != nil || !bytes.Equal(got, want) {
 			t.Fatalf("body %s, %v; want %s", got, err, want)
@@ -163,7 +164,7 @@ func TestEncodeForWrite(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, err := encodeForWrite(api.Raw(), o)
+		got, err := encodeForWrite(decode.Raw(), o)
 		if err != nil || string(got) != stored {
 			t.Fatalf("body %s, %v", got, err)
 		}

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/kcmlab/kcm/kube/api"
+	"github.com/kcmlab/kcm/kube/api/decode"
 	"github.com/kcmlab/kcm/kube/internal/jsonx"
 )
 
@@ -35,7 +36,7 @@ func TestDecodeEventAtAgrees(t *testing.T) {
 		{"malformed object", `{"type":"ADDED","object":{"metadata":x}}`, true},
 		{"object not an object", `{"type":"ADDED","object":[{}]}`, false},
 	}
-	codec := api.Raw()
+	codec := decode.Raw()
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			frame := []byte(tc.frame)

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/kcmlab/kcm/kube/api"
+	"github.com/kcmlab/kcm/kube/api/decode"
 	"github.com/kcmlab/kcm/kube/internal/redact/redacttest"
 )
 
@@ -21,7 +22,7 @@ func TestNothingPrintsSecrets(t *testing.T) {
 	}
 	t.Cleanup(c.CloseIdleConnections)
 	derived := c.WithOptions("ua", 1, 1)
-	pods := NewResources(c, Pods, api.Raw())
+	pods := NewResources(c, Pods, decode.Raw())
 	values := []any{
 		cfg, &cfg, cfg.TLS, &cfg.TLS, StaticToken("TOKSECRET"), cfg.Credentials,
 		c, *c, derived, *derived, pods, *pods, &Watcher[*api.RawObject]{},

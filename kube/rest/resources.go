@@ -7,6 +7,7 @@ import (
 	"net/url"
 
 	"github.com/kcmlab/kcm/kube/api"
+	"github.com/kcmlab/kcm/kube/api/decode"
 	"github.com/kcmlab/kcm/kube/internal/jsonx"
 )
 
@@ -20,20 +21,20 @@ const (
 // Resources is a client for one resource, optionally scoped to a namespace:
 // typed (Resources[*Pod]) or generic (Resources[*RawObject]).
 //
-//	pods := rest.NewResources(c, rest.Pods, api.Typed[api.Pod]()).InNamespace("default")
+//	pods := rest.NewResources(c, rest.Pods, decode.Typed[api.Pod]()).InNamespace("default")
 //	p, err := pods.Get(ctx, "web-0")
 type Resources[T api.Object] struct {
 	c         *Client
 	res       Resource
 	ns        string
-	codec     api.Codec[T]
+	codec     decode.Codec[T]
 	metaOnly  bool
 	transport WatchTransport
 }
 
 // NewResources returns a client for res decoding with codec, across all
 // namespaces (use InNamespace to scope it).
-func NewResources[T api.Object](c *Client, res Resource, codec api.Codec[T]) *Resources[T] {
+func NewResources[T api.Object](c *Client, res Resource, codec decode.Codec[T]) *Resources[T] {
 	return &Resources[T]{c: c, res: res, codec: codec}
 }
 

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/kcmlab/kcm/kube/api"
+	"github.com/kcmlab/kcm/kube/api/decode"
 	"github.com/kcmlab/kcm/kube/internal/jsonx"
 )
 
@@ -29,11 +30,11 @@ func TestResourcesRequests(t *testing.T) {
 		{name: "get", op: func(c *Client) error { _, err := rcConfigMaps(c).Get(ctx, "cm1"); return err },
 			method: "GET", path: "/api/v1/namespaces/ns1/configmaps/cm1", accept: acceptJSON},
 		{name: "get metadata only", op: func(c *Client) error {
-			_, err := NewResources(c, ConfigMaps, api.Raw()).InNamespace("ns1").MetadataOnly().Get(ctx, "cm1")
+			_, err := NewResources(c, ConfigMaps, decode.Raw()).InNamespace("ns1").MetadataOnly().Get(ctx, "cm1")
 			return err
 		}, method: "GET", path: "/api/v1/namespaces/ns1/configmaps/cm1", accept: acceptMetaObject},
 		{name: "get cluster-scoped ignores namespace", op: func(c *Client) error {
-			_, err := NewResources(c, Nodes, api.Raw()).InNamespace("ns1").Get(ctx, "n1")
+			_, err := NewResources(c, Nodes, decode.Raw()).InNamespace("ns1").Get(ctx, "n1")
 			return err
 		}, method: "GET", path: "/api/v1/nodes/n1", accept: acceptJSON},
 		{name: "create in client namespace", op: func(c *Client) error {
@@ -51,7 +52,7 @@ func TestResourcesRequests(t *testing.T) {
 		}, method: "PUT", path: "/api/v1/namespaces/ns1/configmaps/cm1", accept: acceptJSON, contentType: contentTypeJSON,
 			body: []string{`"resourceVersion":"41"`}},
 		{name: "update status", op: func(c *Client) error {
-			_, err := NewResources(c, Pods, api.Typed[api.Pod]()).UpdateStatus(ctx, &api.Pod{ObjectMeta: api.ObjectMeta{Name: "p", Namespace: "ns2"}})
+			_, err := NewResources(c, Pods, decode.Typed[api.Pod]()).UpdateStatus(ctx, &api.Pod{ObjectMeta: api.ObjectMeta{Name: "p", Namespace: "ns2"}})
 			return err
 		}, method: "PUT", path: "/api/v1/namespaces/ns2/pods/p/status", accept: acceptJSON, contentType: contentTypeJSON},
 		{name: "namespace finalize", op: func(c *Client) error {
@@ -59,7 +60,7 @@ func TestResourcesRequests(t *testing.T) {
 			if err != nil {
 				return err
 			}
-			_, err = NewResources(c, Namespaces, api.Raw()).UpdateSubresource(ctx, o, "finalize")
+			_, err = NewResources(c, Namespaces, decode.Raw()).UpdateSubresource(ctx, o, "finalize")
 			return err
 		}, method: "PUT", path: "/api/v1/namespaces/ns9/finalize", accept: acceptJSON, contentType: contentTypeJSON,
 			body: []string{`"name":"ns9"`}},
@@ -69,7 +70,7 @@ func TestResourcesRequests(t *testing.T) {
 		}, method: "PATCH", path: "/api/v1/namespaces/ns1/configmaps/cm1/status", query: "fieldManager=kcm", accept: acceptJSON,
 			contentType: string(MergePatch), body: []string{`{"data":{"a":null}}`}},
 		{name: "apply with force", op: func(c *Client) error {
-			_, err := NewResources(c, Deployments, api.Raw()).InNamespace("ns1").Patch(ctx, "d", ApplyPatch, []byte("x: 1"), PatchOptions{FieldManager: "m", Force: true})
+			_, err := NewResources(c, Deployments, decode.Raw()).InNamespace("ns1").Patch(ctx, "d", ApplyPatch, []byte("x: 1"), PatchOptions{FieldManager: "m", Force: true})
 			return err
 		}, method: "PATCH", path: "/apis/apps/v1/namespaces/ns1/deployments/d", query: "fieldManager=m&force=true", accept: acceptJSON,
 			contentType: string(ApplyPatch)},
@@ -82,7 +83,7 @@ func TestResourcesRequests(t *testing.T) {
 		}, method: "DELETE", path: "/api/v1/namespaces/ns1/configmaps", query: "labelSelector=app%3Dweb", accept: acceptJSON,
 			contentType: contentTypeJSON, body: []string{`"dryRun":["All"]`}},
 		{name: "list metadata only", op: func(c *Client) error {
-			_, err := NewResources(c, Pods, api.Raw()).MetadataOnly().List(ctx, ListOptions{Limit: 500, ResourceVersion: "0"})
+			_, err := NewResources(c, Pods, decode.Raw()).MetadataOnly().List(ctx, ListOptions{Limit: 500, ResourceVersion: "0"})
 			return err
 		}, method: "GET", path: "/api/v1/pods", query: "limit=500&resourceVersion=0", accept: acceptMetaList},
 		{name: "watch bookmarks", op: func(c *Client) error {
@@ -194,7 +195,7 @@ func TestUpdateKeepsUnknownFields(t *testing.T) {
 }
 
 // TestUpdateOfCachedObjectKeepsUnknownFields: a typed object as an
-// informer caches it (api.Compact: no JSON kept, only what the struct
+// informer caches it (decode.Compact: no JSON kept, only what the struct
 // does not model) is written back like one read by Get: DeepCopy, change,
 // Update sends the same body, unmodelled fields included.
 func TestUpdateOfCachedObjectKeepsUnknownFields(t *testing.T) {
@@ -217,11 +218,11 @@ func TestUpdateOfCachedObjectKeepsUnknownFields(t *testing.T) {
 		}
 		return sc.seen()[0].Body
 	}
-	cached, err := api.Compact[api.ConfigMap]().Decode([]byte(stored))
+	cached, err := decode.Compact[api.ConfigMap]().Decode([]byte(stored))
 	if err != nil {
 		t.Fatal(err)
 	}
-	read, err := api.Typed[api.ConfigMap]().Decode([]byte(stored))
+	read, err := decode.Typed[api.ConfigMap]().Decode([]byte(stored))
 	if err != nil {
 		t.Fatal(err)
 	}

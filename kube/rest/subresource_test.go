@@ -6,7 +6,7 @@ import (
 	"net/http"
 	"testing"
 
-	"github.com/kcmlab/kcm/kube/api"
+	"github.com/kcmlab/kcm/kube/api/decode"
 )
 
 // A TokenRequest is a POST to serviceaccounts/<name>/token in the
@@ -20,11 +20,11 @@ func TestCreateSubresource(t *testing.T) {
 		_, _ = io.WriteString(w, `{"kind":"TokenRequest","metadata":{"name":"kcm"},"status":{"token":"t"}}`)
 	}))
 	c := rcClient(t, s.URL, nil)
-	req, err := api.Raw().Decode([]byte(`{"kind":"TokenRequest","spec":{"expirationSeconds":600}}`))
+	req, err := decode.Raw().Decode([]byte(`{"kind":"TokenRequest","spec":{"expirationSeconds":600}}`))
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, err := NewResources(c, ServiceAccounts, api.Raw()).InNamespace("kube-system").CreateSubresource(context.Background(), "kcm", "token", req)
+	out, err := NewResources(c, ServiceAccounts, decode.Raw()).InNamespace("kube-system").CreateSubresource(context.Background(), "kcm", "token", req)
 	if err != nil {
 		t.Fatal(err)
 	}

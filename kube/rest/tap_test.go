@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/kcmlab/kcm/kube/api"
+	"github.com/kcmlab/kcm/kube/api/decode"
 	"github.com/kcmlab/kcm/tap"
 )
 
@@ -40,7 +41,7 @@ func TestTapReportsWrites(t *testing.T) {
 	tp := tap.New(&log, nil)
 	base := rcClient(t, srv.URL, nil, WithTap(tp))
 	c := base.WithOptions("kcm/v0 (replicaset-controller)", -1, 0)
-	pods := NewResources(c, Pods, api.Typed[api.Pod]()).InNamespace("ns")
+	pods := NewResources(c, Pods, decode.Typed[api.Pod]()).InNamespace("ns")
 	ctx := context.Background()
 	if _, err := pods.Create(ctx, &api.Pod{ObjectMeta: api.ObjectMeta{Name: "off"}}); err != nil {
 		t.Fatal(err)
@@ -59,7 +60,7 @@ func TestTapReportsWrites(t *testing.T) {
 	if _, err := pods.Patch(ctx, "a", MergePatch, []byte(`{}`), PatchOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	if err := NewResources(base, ReplicaSets, api.Raw()).InNamespace("ns").Delete(ctx, "rs", DeleteOptions{}); err != nil {
+	if err := NewResources(base, ReplicaSets, decode.Raw()).InNamespace("ns").Delete(ctx, "rs", DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	var got []string

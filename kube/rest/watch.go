@@ -12,6 +12,7 @@ import (
 
 	"github.com/kcmlab/kcm/clock"
 	"github.com/kcmlab/kcm/kube/api"
+	"github.com/kcmlab/kcm/kube/api/decode"
 	"github.com/kcmlab/kcm/kube/internal/jsonx"
 )
 
@@ -63,7 +64,7 @@ type frameSource interface {
 // for concurrent Next calls; Close may be called from any goroutine.
 type Watcher[T api.Object] struct {
 	src    frameSource
-	codec  api.Codec[T]
+	codec  decode.Codec[T]
 	path   string
 	cancel context.CancelFunc
 	once   sync.Once
@@ -75,7 +76,7 @@ type Watcher[T api.Object] struct {
 // bytes, and the context's error after cancellation. Any error ends the
 // watch: open a new one to continue.
 func (w *Watcher[T]) Next() (WatchEvent[T], error) {
-	if cs, ok := w.src.(*chunkedSource); ok && cs.lines && api.ChecksWholeObject(w.codec) {
+	if cs, ok := w.src.(*chunkedSource); ok && cs.lines && decode.ChecksWholeObject(w.codec) {
 		if ev, ok := nextLine(cs, w.codec); ok {
 			return ev, nil
 		}
@@ -107,7 +108,7 @@ func (w *Watcher[T]) Close() error {
 // spans frame[start:end] (jsonx.Scanner.LastChild): an envelope of the
 // apiserver's shape whose object is that member is split without
 // reading the object again.
-func decodeEventAt[T api.Object](frame []byte, start, end int, codec api.Codec[T], path string) (ev WatchEvent[T], err error) {
+func decodeEventAt[T api.Object](frame []byte, start, end int, codec decode.Codec[T], path string) (ev WatchEvent[T], err error) {
 	typ, objStart, ok := quickSplit(frame)
 	if !ok || objStart != start || !closesAt(frame, end) {
 		return decodeEvent(frame, codec, path)
@@ -117,20 +118,20 @@ func decodeEventAt[T api.Object](frame []byte, start, end int, codec api.Codec[T
 
 // decodeSplit decodes the object frame[start:end] of an event of type typ
 // whose envelope quickSplit and closesAt have checked.
-func decodeSplit[T api.Object](frame []byte, typ EventType, start, end int, codec api.Codec[T]) (ev WatchEvent[T], err error) {
+func decodeSplit[T api.Object](frame []byte, typ EventType, start, end int, codec decode.Codec[T]) (ev WatchEvent[T], err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			err = fmt.Errorf("%w: watch event: %v", api.ErrDecode, p)
 		}
 	}()
 	ev.Type, ev.Size = typ, len(frame)
-	ev.Object, err = api.DecodeBorrowed(codec, frame[start:end])
+	ev.Object, err = decode.Borrowed(codec, frame[start:end])
 	return ev, err
 }
 
 // decodeEvent decodes one event frame. The frame may be a slice of a read
 // buffer: the object's bytes are copied before the codec keeps them.
-func decodeEvent[T api.Object](frame []byte, codec api.Codec[T], path string) (ev WatchEvent[T], err error) {
+func decodeEvent[T api.Object](frame []byte, codec decode.Codec[T], path string) (ev WatchEvent[T], err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			err = fmt.Errorf("%w: watch event: %v", api.ErrDecode, p)
@@ -143,7 +144,7 @@ func decodeEvent[T api.Object](frame []byte, codec api.Codec[T], path string) (e
 	ev.Type, ev.Size = typ, len(frame)
 	switch typ {
 	case Added, Modified, Deleted, Bookmark:
-		ev.Object, err = api.DecodeBorrowed(codec, obj)
+		ev.Object, err = decode.Borrowed(codec, obj)
 		return ev, err
 	case Error:
 		var s Status

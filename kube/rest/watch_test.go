@@ -14,6 +14,7 @@ import (
 	"github.com/gorilla/websocket"
 	"github.com/kcmlab/kcm/clock"
 	"github.com/kcmlab/kcm/kube/api"
+	"github.com/kcmlab/kcm/kube/api/decode"
 )
 
 // Watch events as kube-apiserver writes them.
@@ -444,7 +445,7 @@ func TestWebSocketMetadataOnly(t *testing.T) {
 	rcNoLeaks(t)
 	ws := &rcWSServer{events: []string{`{"type":"ADDED","object":{"kind":"PartialObjectMetadata","apiVersion":"meta.k8s.io/v1","metadata":{"name":"a"}}}`}}
 	c := rcClient(t, rcServer(t, ws).URL, nil)
-	w, err := NewResources(c, ConfigMaps, api.Raw()).MetadataOnly().Watch(context.Background(), WatchOptions{Transport: WebSocket})
+	w, err := NewResources(c, ConfigMaps, decode.Raw()).MetadataOnly().Watch(context.Background(), WatchOptions{Transport: WebSocket})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/kcmlab/kcm/kube/api"
+	"github.com/kcmlab/kcm/kube/api/decode"
 	"github.com/kcmlab/kcm/kube/rest"
 )
 
@@ -127,7 +128,7 @@ const (
 // driver's last write of the Deployment returned, so that a state the
 // observer saw before that write does not count as its completion.
 func DriveUntilComplete(ctx context.Context, env *Env, name string, gen int64, mode Readiness) error {
-	pods := rest.NewResources(env.Client, rest.Pods, api.Typed[api.Pod]()).InNamespace(env.Namespace)
+	pods := rest.NewResources(env.Client, rest.Pods, decode.Typed[api.Pod]()).InNamespace(env.Namespace)
 	for {
 		var todo []string
 		done := false

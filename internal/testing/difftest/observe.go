@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/kcmlab/kcm/kube/api"
+	"github.com/kcmlab/kcm/kube/api/decode"
 	"github.com/kcmlab/kcm/kube/rest"
 )
 
@@ -55,9 +56,9 @@ func Observe(ctx context.Context, client *rest.Client, ns string) (*Observer, er
 	}
 	wctx, cancel := context.WithCancel(ctx)
 	o.cancel = cancel
-	deps := rest.NewResources(client, rest.Deployments, api.Typed[api.Deployment]()).InNamespace(ns)
-	rss := rest.NewResources(client, rest.ReplicaSets, api.Typed[api.ReplicaSet]()).InNamespace(ns)
-	pods := rest.NewResources(client, rest.Pods, api.Typed[api.Pod]()).InNamespace(ns)
+	deps := rest.NewResources(client, rest.Deployments, decode.Typed[api.Deployment]()).InNamespace(ns)
+	rss := rest.NewResources(client, rest.ReplicaSets, decode.Typed[api.ReplicaSet]()).InNamespace(ns)
+	pods := rest.NewResources(client, rest.Pods, decode.Typed[api.Pod]()).InNamespace(ns)
 	starts := []func() error{
 		func() error {
 			return watchInto(wctx, o, deps, func(t rest.EventType, d *api.Deployment) {

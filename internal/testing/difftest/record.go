@@ -9,6 +9,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/kcmlab/kcm/kube/api"
+	"github.com/kcmlab/kcm/kube/api/decode"
 	"github.com/kcmlab/kcm/kube/rest"
 	"github.com/kcmlab/kcm/testenv"
 )
@@ -140,11 +141,11 @@ func runScenario(ctx context.Context, c *testenv.Cluster, client *rest.Client, s
 // scenarios do not depend on the serviceaccount controller; if the
 // controller made it first, that is fine.
 func createNamespace(ctx context.Context, client *rest.Client, name string) error {
-	nss := rest.NewResources(client, rest.Namespaces, api.Typed[api.Namespace]())
+	nss := rest.NewResources(client, rest.Namespaces, decode.Typed[api.Namespace]())
 	if _, err := nss.Create(ctx, &api.Namespace{ObjectMeta: api.ObjectMeta{Name: name}}); err != nil {
 		return fmt.Errorf("difftest: create namespace %s: %w", name, err)
 	}
-	sas := rest.NewResources(client, rest.ServiceAccounts, api.Typed[api.ServiceAccount]()).InNamespace(name)
+	sas := rest.NewResources(client, rest.ServiceAccounts, decode.Typed[api.ServiceAccount]()).InNamespace(name)
 	_, err := sas.Create(ctx, &api.ServiceAccount{ObjectMeta: api.ObjectMeta{Name: "default"}})
 	if err != nil && !rest.IsAlreadyExists(err) {
 		return fmt.Errorf("difftest: create the default ServiceAccount of %s: %w", name, err)
@@ -157,7 +158,7 @@ func createNamespace(ctx context.Context, client *rest.Client, name string) erro
 func listObjects(ctx context.Context, client *rest.Client, ns string, resources []rest.Resource) ([]Object, error) {
 	var out []Object
 	for _, res := range resources {
-		r := rest.NewResources(client, res, api.Raw())
+		r := rest.NewResources(client, res, decode.Raw())
 		if ns != "" {
 			r = r.InNamespace(ns)
 		}

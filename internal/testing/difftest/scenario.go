@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/kcmlab/kcm/kube/api"
+	"github.com/kcmlab/kcm/kube/api/decode"
 	"github.com/kcmlab/kcm/kube/rest"
 )
 
@@ -34,8 +35,8 @@ func ServiceAccountScenario() Scenario {
 		Record:      []rest.Resource{rest.ServiceAccounts},
 		ClusterWide: true,
 		Run: func(ctx context.Context, env *Env) error {
-			nss := rest.NewResources(env.Client, rest.Namespaces, api.Typed[api.Namespace]())
-			sas := rest.NewResources(env.Client, rest.ServiceAccounts, api.Typed[api.ServiceAccount]())
+			nss := rest.NewResources(env.Client, rest.Namespaces, decode.Typed[api.Namespace]())
+			sas := rest.NewResources(env.Client, rest.ServiceAccounts, decode.Typed[api.ServiceAccount]())
 			names := []string{"difftest-sa-1", "difftest-sa-2", "difftest-sa-3"}
 			for _, n := range names {
 				if _, err := nss.Create(ctx, &api.Namespace{ObjectMeta: api.ObjectMeta{Name: n}}); err != nil {
@@ -186,7 +187,7 @@ func rollout(ctx context.Context, env *Env, strategy api.DeploymentStrategy, rep
 }
 
 func deployments(env *Env) *rest.Resources[*api.Deployment] {
-	return rest.NewResources(env.Client, rest.Deployments, api.Typed[api.Deployment]()).InNamespace(env.Namespace)
+	return rest.NewResources(env.Client, rest.Deployments, decode.Typed[api.Deployment]()).InNamespace(env.Namespace)
 }
 
 // rollingStrategy is a RollingUpdate strategy with the given bounds

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/kcmlab/kcm/kube/api"
+	"github.com/kcmlab/kcm/kube/api/decode"
 	"github.com/kcmlab/kcm/kube/rest"
 )
 
@@ -61,11 +62,11 @@ func runNamespaceScenario(ctx context.Context, env *Env) error {
 		{widgets, `{"apiVersion":"` + widgetGroup + `/v1","kind":"Widget","metadata":{"name":"free"}}`},
 	}
 	for _, c := range content {
-		obj, err := api.Raw().Decode([]byte(c.body))
+		obj, err := decode.Raw().Decode([]byte(c.body))
 		if err != nil {
 			return err
 		}
-		if _, err := rest.NewResources(env.Client, c.res, api.Raw()).InNamespace(victimNamespace).Create(ctx, obj); err != nil {
+		if _, err := rest.NewResources(env.Client, c.res, decode.Raw()).InNamespace(victimNamespace).Create(ctx, obj); err != nil {
 			return fmt.Errorf("create %s in %s: %w", c.res, victimNamespace, err)
 		}
 	}
@@ -76,7 +77,7 @@ func runNamespaceScenario(ctx context.Context, env *Env) error {
 	}
 	defer f.close()
 	env.Observer.SetPhase("deleted")
-	nss := rest.NewResources(env.Client, rest.Namespaces, api.Typed[api.Namespace]())
+	nss := rest.NewResources(env.Client, rest.Namespaces, decode.Typed[api.Namespace]())
 	if err := nss.Delete(ctx, victimNamespace, rest.DeleteOptions{}); err != nil {
 		return err
 	}
@@ -88,7 +89,7 @@ func runNamespaceScenario(ctx context.Context, env *Env) error {
 		return err
 	}
 	env.Observer.SetPhase("finalizer removed")
-	held := rest.NewResources(env.Client, widgets, api.Raw()).InNamespace(victimNamespace)
+	held := rest.NewResources(env.Client, widgets, decode.Raw()).InNamespace(victimNamespace)
 	if _, err := held.Patch(ctx, "held", rest.MergePatch, []byte(`{"metadata":{"finalizers":null}}`), rest.PatchOptions{}); err != nil {
 		return fmt.Errorf("remove the finalizer of widget held: %w", err)
 	}
@@ -96,7 +97,7 @@ func runNamespaceScenario(ctx context.Context, env *Env) error {
 		return err
 	}
 	for _, c := range content {
-		list, err := rest.NewResources(env.Client, c.res, api.Raw()).InNamespace(victimNamespace).List(ctx, rest.ListOptions{})
+		list, err := rest.NewResources(env.Client, c.res, decode.Raw()).InNamespace(victimNamespace).List(ctx, rest.ListOptions{})
 		if err != nil {
 			return err
 		}
@@ -120,7 +121,7 @@ type namespaceFollower struct {
 // followNamespace records the namespace's current state and starts
 // watching it from there.
 func followNamespace(ctx context.Context, env *Env, name string) (*namespaceFollower, error) {
-	nss := rest.NewResources(env.Client, rest.Namespaces, api.Typed[api.Namespace]())
+	nss := rest.NewResources(env.Client, rest.Namespaces, decode.Typed[api.Namespace]())
 	sel := "metadata.name=" + name
 	list, err := nss.List(ctx, rest.ListOptions{FieldSelector: sel})
 	if err != nil {
@@ -216,7 +217,7 @@ func createCRD(ctx context.Context, c *rest.Client, group, kind string) (rest.Re
 	if err != nil {
 		return rest.Resource{}, err
 	}
-	if _, err := rest.NewResources(c, rest.CRDs, api.Raw()).Create(ctx, crd); err != nil {
+	if _, err := rest.NewResources(c, rest.CRDs, decode.Raw()).Create(ctx, crd); err != nil {
 		return rest.Resource{}, fmt.Errorf("create CRD %s.%s: %w", plural, group, err)
 	}
 	// Discovery offers nothing to watch: poll it.
@@ -262,18 +263,18 @@ func NamespaceDiscoveryScenario() Scenario {
 			if err != nil {
 				return err
 			}
-			svcs := rest.NewResources(env.Client, apiServices, api.Raw())
+			svcs := rest.NewResources(env.Client, apiServices, decode.Raw())
 			if _, err := svcs.Create(ctx, svc); err != nil {
 				return fmt.Errorf("create APIService: %w", err)
 			}
 			if err := createNamespace(ctx, env.Client, victim); err != nil {
 				return err
 			}
-			cm, err := api.Raw().Decode([]byte(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"cm"}}`))
+			cm, err := decode.Raw().Decode([]byte(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"cm"}}`))
 			if err != nil {
 				return err
 			}
-			if _, err := rest.NewResources(env.Client, rest.ConfigMaps, api.Raw()).InNamespace(victim).Create(ctx, cm); err != nil {
+			if _, err := rest.NewResources(env.Client, rest.ConfigMaps, decode.Raw()).InNamespace(victim).Create(ctx, cm); err != nil {
 				return err
 			}
 			f, err := followNamespace(ctx, env, victim)
@@ -283,7 +284,7 @@ func NamespaceDiscoveryScenario() Scenario {
 			defer f.close()
 			f.normalize = normalizeGroupError
 			env.Observer.SetPhase("deleted")
-			if err := rest.NewResources(env.Client, rest.Namespaces, api.Raw()).Delete(ctx, victim, rest.DeleteOptions{}); err != nil {
+			if err := rest.NewResources(env.Client, rest.Namespaces, decode.Raw()).Delete(ctx, victim, rest.DeleteOptions{}); err != nil {
 				return err
 			}
 			err = f.until("NamespaceDeletionDiscoveryFailure", func(ns *api.Namespace) bool {

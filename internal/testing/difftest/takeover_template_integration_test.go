@@ -15,6 +15,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/kcmlab/kcm/kube/api"
+	"github.com/kcmlab/kcm/kube/api/decode"
 	"github.com/kcmlab/kcm/kube/rest"
 	"github.com/kcmlab/kcm/testenv"
 )
@@ -71,11 +72,11 @@ func emptyObjectsScenario() Scenario {
 		Name:   emptyObjectsScenarioName,
 		Record: workloadResources,
 		Run: func(ctx context.Context, env *Env) error {
-			obj, err := api.Raw().Decode([]byte(emptyObjectsDeployment))
+			obj, err := decode.Raw().Decode([]byte(emptyObjectsDeployment))
 			if err != nil {
 				return err
 			}
-			d, err := rest.NewResources(env.Client, rest.Deployments, api.Raw()).InNamespace(env.Namespace).Create(ctx, obj)
+			d, err := rest.NewResources(env.Client, rest.Deployments, decode.Raw()).InNamespace(env.Namespace).Create(ctx, obj)
 			if err != nil {
 				return fmt.Errorf("create the Deployment: %w", err)
 			}
@@ -145,8 +146,8 @@ func testTakeoverKeepsEmptyObjects(t *testing.T, first, second Manager) {
 			beforeRS, slices.Sorted(maps.Keys(beforePods)), emptyObjectsReplicas)
 	}
 	rsName := slices.Collect(maps.Keys(beforeRS))[0]
-	rss := rest.NewResources(client, rest.ReplicaSets, api.Raw()).InNamespace(ns)
-	pods := rest.NewResources(client, rest.Pods, api.Raw()).InNamespace(ns)
+	rss := rest.NewResources(client, rest.ReplicaSets, decode.Raw()).InNamespace(ns)
+	pods := rest.NewResources(client, rest.Pods, decode.Raw()).InNamespace(ns)
 	for _, lost := range lostFromTemplate(ctx, t, rss, rsName) {
 		t.Errorf("the ReplicaSet %s made: %s", name1, lost)
 	}

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/kcmlab/kcm/internal/testing/fakeapi"
-	"github.com/kcmlab/kcm/kube/api"
+	"github.com/kcmlab/kcm/kube/api/decode"
 	"github.com/kcmlab/kcm/kube/rest"
 )
 
@@ -29,7 +29,7 @@ func tlsClient(t *testing.T, s *fakeapi.Server, tt rest.TransportTimeouts, opts 
 }
 
 func listPods(ctx context.Context, c *rest.Client) error {
-	_, err := rest.NewResources(c, rest.Pods, api.Raw()).List(ctx, rest.ListOptions{})
+	_, err := rest.NewResources(c, rest.Pods, decode.Raw()).List(ctx, rest.ListOptions{})
 	return err
 }
 
@@ -48,7 +48,7 @@ func TestTLSServesHTTP2AndWebSocket(t *testing.T) {
 	if err := listPods(ctx, c); err != nil {
 		t.Fatal(err)
 	}
-	w, err := rest.NewResources(c, rest.Pods, api.Raw()).Watch(ctx, rest.WatchOptions{Transport: rest.WebSocket})
+	w, err := rest.NewResources(c, rest.Pods, decode.Raw()).Watch(ctx, rest.WatchOptions{Transport: rest.WebSocket})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/kcmlab/kcm/kube/api"
+	"github.com/kcmlab/kcm/kube/api/decode"
 	"github.com/kcmlab/kcm/kube/rest"
 )
 
@@ -72,7 +73,7 @@ type podCounter struct {
 // startPodCounter watches the pods of ns after rv until ctx ends.
 func startPodCounter(ctx context.Context, c *cluster, ns, rv string) *podCounter {
 	pc := &podCounter{seen: map[string]bool{}, times: map[string][]time.Time{}, changed: make(chan struct{})}
-	pods := rest.NewResources(c.client, rest.Pods, api.Raw()).InNamespace(ns)
+	pods := rest.NewResources(c.client, rest.Pods, decode.Raw()).InNamespace(ns)
 	go func() {
 		err := watchEvents(ctx, pods, rv, func(t rest.EventType, o *api.RawObject, at time.Time) {
 			if t == rest.Added {
@@ -140,7 +141,7 @@ func startChangeCounter(ctx context.Context, c *cluster, rv string, inScope func
 	ctx, cancel := context.WithCancel(ctx)
 	cc := &changeCounter{n: map[string]int{}, close: cancel}
 	for _, res := range []rest.Resource{rest.Deployments, rest.ReplicaSets, rest.Pods} {
-		r := rest.NewResources(c.client, res, api.Raw())
+		r := rest.NewResources(c.client, res, decode.Raw())
 		cc.wg.Add(1)
 		go func() {
 			defer cc.wg.Done()

@@ -8,6 +8,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/kcmlab/kcm/kube/api"
+	"github.com/kcmlab/kcm/kube/api/decode"
 	"github.com/kcmlab/kcm/kube/rest"
 )
 
@@ -36,11 +37,11 @@ func newCluster(c *rest.Client, kubeconfig string) *cluster {
 	return &cluster{
 		client:      c,
 		kubeconfig:  kubeconfig,
-		namespaces:  rest.NewResources(c, rest.Namespaces, api.Typed[api.Namespace]()),
-		sas:         rest.NewResources(c, rest.ServiceAccounts, api.Typed[api.ServiceAccount]()),
-		deployments: rest.NewResources(c, rest.Deployments, api.Typed[api.Deployment]()),
-		replicasets: rest.NewResources(c, rest.ReplicaSets, api.Typed[api.ReplicaSet]()),
-		pods:        rest.NewResources(c, rest.Pods, api.Typed[api.Pod]()),
+		namespaces:  rest.NewResources(c, rest.Namespaces, decode.Typed[api.Namespace]()),
+		sas:         rest.NewResources(c, rest.ServiceAccounts, decode.Typed[api.ServiceAccount]()),
+		deployments: rest.NewResources(c, rest.Deployments, decode.Typed[api.Deployment]()),
+		replicasets: rest.NewResources(c, rest.ReplicaSets, decode.Typed[api.ReplicaSet]()),
+		pods:        rest.NewResources(c, rest.Pods, decode.Typed[api.Pod]()),
 	}
 }
 

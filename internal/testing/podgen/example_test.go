@@ -7,12 +7,13 @@ import (
 
 	"github.com/kcmlab/kcm/internal/testing/podgen"
 	"github.com/kcmlab/kcm/kube/api"
+	"github.com/kcmlab/kcm/kube/api/decode"
 	"github.com/kcmlab/kcm/kube/rest"
 )
 
 // A generated pod decodes like one read from a cluster.
 func ExamplePod() {
-	p, err := api.Typed[api.Pod]().Decode(podgen.Pod(0))
+	p, err := decode.Typed[api.Pod]().Decode(podgen.Pod(0))
 	if err != nil {
 		panic(err)
 	}
@@ -38,7 +39,7 @@ func ExampleServer() {
 	if err != nil {
 		panic(err)
 	}
-	pods := rest.NewResources(c, rest.Pods, api.Raw())
+	pods := rest.NewResources(c, rest.Pods, decode.Raw())
 	all, err := pods.ListAll(context.Background(), rest.ListOptions{Limit: 50})
 	if err != nil {
 		panic(err)

@@ -7,13 +7,14 @@ import (
 
 	"github.com/kcmlab/kcm/internal/testing/podgen"
 	"github.com/kcmlab/kcm/kube/api"
+	"github.com/kcmlab/kcm/kube/api/decode"
 	"github.com/kcmlab/kcm/kube/labels"
 	"github.com/kcmlab/kcm/kube/rest"
 )
 
 func decodePod(t *testing.T, data []byte) *api.Pod {
 	t.Helper()
-	p, err := api.Typed[api.Pod]().Decode(data)
+	p, err := decode.Typed[api.Pod]().Decode(data)
 	if err != nil {
 		t.Fatalf("decode: %v", err)
 	}
@@ -127,7 +128,7 @@ func checkStatus(t *testing.T, i int, p *api.Pod) {
 func TestSizes(t *testing.T) {
 	const n = 600
 	stripped := func(i int) int {
-		s, err := api.StripManagedFields(podgen.Pod(i))
+		s, err := decode.StripManagedFields(podgen.Pod(i))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -181,7 +182,7 @@ func TestSpreadOverNamespacesAndNodes(t *testing.T) {
 
 func TestReplicaSetOwnsItsPods(t *testing.T) {
 	for _, set := range []int{0, 3, 250} {
-		rs, err := api.Typed[api.ReplicaSet]().Decode(podgen.ReplicaSet(set))
+		rs, err := decode.Typed[api.ReplicaSet]().Decode(podgen.ReplicaSet(set))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -204,7 +205,7 @@ func TestReplicaSetOwnsItsPods(t *testing.T) {
 func TestListDecodes(t *testing.T) {
 	const n = 25
 	var names []string
-	meta, err := rest.DecodeList(bytes.NewReader(podgen.List(n, "777")), api.Raw(), func(o *api.RawObject) error {
+	meta, err := rest.DecodeList(bytes.NewReader(podgen.List(n, "777")), decode.Raw(), func(o *api.RawObject) error {
 		names = append(names, o.Name)
 		return nil
 	})

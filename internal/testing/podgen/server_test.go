@@ -11,6 +11,7 @@ import (
 
 	"github.com/kcmlab/kcm/internal/testing/podgen"
 	"github.com/kcmlab/kcm/kube/api"
+	"github.com/kcmlab/kcm/kube/api/decode"
 	"github.com/kcmlab/kcm/kube/rest"
 )
 
@@ -22,7 +23,7 @@ func newPods(t *testing.T, o podgen.ServerOptions) (*podgen.Server, *rest.Resour
 	if err != nil {
 		t.Fatal(err)
 	}
-	return s, rest.NewResources(c, rest.Pods, api.Raw())
+	return s, rest.NewResources(c, rest.Pods, decode.Raw())
 }
 
 func testContext(t *testing.T) context.Context {

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/kcmlab/kcm/kube/api"
+	"github.com/kcmlab/kcm/kube/api/decode"
 	"github.com/kcmlab/kcm/kube/rest"
 )
 
@@ -16,9 +17,9 @@ func TestActionLines(t *testing.T) {
 	Add(s, rest.Namespaces, &api.Namespace{ObjectMeta: api.ObjectMeta{Name: "team"}})
 	ctx := t.Context()
 	rss := replicaSets(s)
-	raw := rest.NewResources(s.Client(), rest.ReplicaSets, api.Raw()).InNamespace("ns")
-	pods := rest.NewResources(s.Client(), rest.Pods, api.Typed[api.Pod]()).InNamespace("ns")
-	nss := rest.NewResources(s.Client(), rest.Namespaces, api.Typed[api.Namespace]())
+	raw := rest.NewResources(s.Client(), rest.ReplicaSets, decode.Raw()).InNamespace("ns")
+	pods := rest.NewResources(s.Client(), rest.Pods, decode.Typed[api.Pod]()).InNamespace("ns")
+	nss := rest.NewResources(s.Client(), rest.Namespaces, decode.Typed[api.Namespace]())
 	rs, _ := rss.Get(ctx, "web")
 	_, _ = rss.List(ctx, rest.ListOptions{LabelSelector: "app=web", FieldSelector: "metadata.name=web"})
 	_, _ = pods.Create(ctx, &api.Pod{ObjectMeta: api.ObjectMeta{GenerateName: "web-"}})
@@ -30,7 +31,7 @@ func TestActionLines(t *testing.T) {
 	_ = rss.Delete(ctx, "db", rest.DeleteOptions{Preconditions: &rest.Preconditions{UID: ptr("u"), ResourceVersion: ptr("9")},
 		PropagationPolicy: rest.PropagationForeground, GracePeriodSeconds: i64(0)})
 	_ = raw.DeleteCollection(ctx, rest.DeleteOptions{PropagationPolicy: rest.PropagationBackground}, rest.ListOptions{})
-	_, _ = rest.NewResources(s.Client(), rest.Nodes, api.Raw()).List(ctx, rest.ListOptions{})
+	_, _ = rest.NewResources(s.Client(), rest.Nodes, decode.Raw()).List(ctx, rest.ListOptions{})
 	want := []string{
 		"get replicasets ns/web",
 		"list replicasets ns/ labelSelector=app=web fieldSelector=metadata.name=web",

@@ -8,6 +8,7 @@ import (
 
 	"github.com/kcmlab/kcm/clock"
 	"github.com/kcmlab/kcm/kube/api"
+	"github.com/kcmlab/kcm/kube/api/decode"
 	"github.com/kcmlab/kcm/kube/rest"
 )
 
@@ -69,7 +70,7 @@ func TestDelete(t *testing.T) {
 			case *api.ConfigMap:
 				Add(s, tc.res, o)
 			}
-			err := rest.NewResources(s.Client(), tc.res, api.Raw()).InNamespace("ns").Delete(t.Context(), "p", tc.opts)
+			err := rest.NewResources(s.Client(), tc.res, decode.Raw()).InNamespace("ns").Delete(t.Context(), "p", tc.opts)
 			if code := statusOf(err); code != tc.code {
 				t.Fatalf("answer %d (%v), want %d", code, err, tc.code)
 			}
@@ -115,7 +116,7 @@ func TestDeleteTwice(t *testing.T) {
 	s := New(t, Options{Clock: clk})
 	Add(s, rest.Pods, &api.Pod{ObjectMeta: api.ObjectMeta{Namespace: "ns", Name: "p", ResourceVersion: "3", Generation: 1},
 		Spec: api.PodSpec{NodeName: "n1", TerminationGracePeriodSeconds: i64(30)}, Status: api.PodStatus{Phase: api.PodRunning}})
-	pods := rest.NewResources(s.Client(), rest.Pods, api.Typed[api.Pod]()).InNamespace("ns")
+	pods := rest.NewResources(s.Client(), rest.Pods, decode.Typed[api.Pod]()).InNamespace("ns")
 	for _, g := range []int64{30, 60, 10} {
 		if err := pods.Delete(t.Context(), "p", rest.DeleteOptions{GracePeriodSeconds: i64(g)}); err != nil {
 			t.Fatal(err)
@@ -134,7 +135,7 @@ func TestDeleteTwice(t *testing.T) {
 	}
 
 	Add(s, rest.ConfigMaps, &api.ConfigMap{ObjectMeta: api.ObjectMeta{Namespace: "ns", Name: "c", ResourceVersion: "9", Finalizers: []string{"x"}}})
-	cms := rest.NewResources(s.Client(), rest.ConfigMaps, api.Typed[api.ConfigMap]()).InNamespace("ns")
+	cms := rest.NewResources(s.Client(), rest.ConfigMaps, decode.Typed[api.ConfigMap]()).InNamespace("ns")
 	for range 2 {
 		if err := cms.Delete(t.Context(), "c", rest.DeleteOptions{}); err != nil {
 			t.Fatal(err)
@@ -151,7 +152,7 @@ func TestNamespaceDeletion(t *testing.T) {
 	s := New(t, Options{Clock: clock.NewFake(t0)})
 	Add(s, rest.Namespaces, &api.Namespace{ObjectMeta: api.ObjectMeta{Name: "team", ResourceVersion: "1"},
 		Spec: api.NamespaceSpec{Finalizers: []string{"kubernetes"}}, Status: api.NamespaceStatus{Phase: api.NamespaceActive}})
-	nss := rest.NewResources(s.Client(), rest.Namespaces, api.Typed[api.Namespace]())
+	nss := rest.NewResources(s.Client(), rest.Namespaces, decode.Typed[api.Namespace]())
 	if err := nss.Delete(t.Context(), "team", rest.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
@@ -178,7 +179,7 @@ func TestDeleteCollection(t *testing.T) {
 	other := mk("d", "web")
 	other.Namespace = "other"
 	Add(s, rest.ConfigMaps, mk("a", "web"), mk("b", "web", "x"), mk("c", "db"), other)
-	cms := rest.NewResources(s.Client(), rest.ConfigMaps, api.Raw()).InNamespace("ns")
+	cms := rest.NewResources(s.Client(), rest.ConfigMaps, decode.Raw()).InNamespace("ns")
 	if err := cms.DeleteCollection(t.Context(), rest.DeleteOptions{}, rest.ListOptions{LabelSelector: "app=web"}); err != nil {
 		t.Fatal(err)
 	}
@@ -192,7 +193,7 @@ func TestDeleteCollection(t *testing.T) {
 	if err := cms.DeleteCollection(t.Context(), rest.DeleteOptions{}, rest.ListOptions{LabelSelector: "=="}); statusOf(err) != 400 {
 		t.Fatalf("bad selector: %v", err)
 	}
-	if err := rest.NewResources(s.Client(), rest.ConfigMaps, api.Raw()).InNamespace("ns").Delete(t.Context(), "zz", rest.DeleteOptions{}); statusOf(err) != 404 {
+	if err := rest.NewResources(s.Client(), rest.ConfigMaps, decode.Raw()).InNamespace("ns").Delete(t.Context(), "zz", rest.DeleteOptions{}); statusOf(err) != 404 {
 		t.Fatalf("delete missing: %v", err)
 	}
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/kcmlab/kcm/internal/testing/resttest"
 	"github.com/kcmlab/kcm/kube/api"
+	"github.com/kcmlab/kcm/kube/api/decode"
 	"github.com/kcmlab/kcm/kube/rest"
 )
 
@@ -22,7 +23,7 @@ func Example() {
 	s.Fail(resttest.On("create", "pods").Nth(2), resttest.Failure(500, "InternalError", "etcd timeout"))
 
 	ctx := context.Background()
-	cms := rest.NewResources(s.Client(), rest.ConfigMaps, api.Typed[api.ConfigMap]()).InNamespace("ns")
+	cms := rest.NewResources(s.Client(), rest.ConfigMaps, decode.Typed[api.ConfigMap]()).InNamespace("ns")
 	stale := &api.ConfigMap{ObjectMeta: api.ObjectMeta{Namespace: "ns", Name: "cfg", ResourceVersion: "6"}, Data: map[string]string{"k": "v"}}
 	_, err = cms.Update(ctx, stale)
 	fmt.Println("stale update:", rest.IsConflict(err))
@@ -31,7 +32,7 @@ func Example() {
 	updated, err := cms.Update(ctx, fresh)
 	fmt.Println("fresh update:", err, "resourceVersion", updated.ResourceVersion)
 
-	pods := rest.NewResources(s.Client(), rest.Pods, api.Typed[api.Pod]()).InNamespace("ns")
+	pods := rest.NewResources(s.Client(), rest.Pods, decode.Typed[api.Pod]()).InNamespace("ns")
 	for range 3 {
 		p, err := pods.Create(ctx, &api.Pod{ObjectMeta: api.ObjectMeta{GenerateName: "web-"}})
 		if err != nil {

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/kcmlab/kcm/kube/api"
+	"github.com/kcmlab/kcm/kube/api/decode"
 	"github.com/kcmlab/kcm/kube/rest"
 )
 
@@ -36,7 +37,7 @@ func TestFaultCounts(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			s := New(t, Options{})
 			s.Fail(tc.match, Failure(500, "InternalError", "boom"))
-			c := rest.NewResources(s.Client(), rest.Pods, api.Typed[api.Pod]()).InNamespace("ns")
+			c := rest.NewResources(s.Client(), rest.Pods, decode.Typed[api.Pod]()).InNamespace("ns")
 			var failed []int
 			for i := 1; i <= 5; i++ {
 				_, err := c.Create(t.Context(), &api.Pod{ObjectMeta: api.ObjectMeta{Name: fmt.Sprintf("p%d", i)}})
@@ -67,7 +68,7 @@ func TestFaultCounts(t *testing.T) {
 func TestInterceptors(t *testing.T) {
 	s := New(t, Options{})
 	Add(s, rest.ConfigMaps, &api.ConfigMap{ObjectMeta: api.ObjectMeta{Namespace: "ns", Name: "c", ResourceVersion: "1"}})
-	cms := rest.NewResources(s.Client(), rest.ConfigMaps, api.Typed[api.ConfigMap]()).InNamespace("ns")
+	cms := rest.NewResources(s.Client(), rest.ConfigMaps, decode.Typed[api.ConfigMap]()).InNamespace("ns")
 	var mu sync.Mutex // the interceptors run in the server's goroutines
 	var seen []string
 	s.Intercept(On("", "configmaps"), func(a Action) error {

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/kcmlab/kcm/kube/api"
+	"github.com/kcmlab/kcm/kube/api/decode"
 	"github.com/kcmlab/kcm/kube/rest"
 )
 
@@ -75,7 +76,7 @@ func rsNamed(name, rv string) *api.ReplicaSet {
 }
 
 func replicaSets(s *Server) *rest.Resources[*api.ReplicaSet] {
-	return rest.NewResources(s.Client(), rest.ReplicaSets, api.Typed[api.ReplicaSet]()).InNamespace("ns")
+	return rest.NewResources(s.Client(), rest.ReplicaSets, decode.Typed[api.ReplicaSet]()).InNamespace("ns")
 }
 
 // fakeTB records what Expect reports.

@@ -7,6 +7,7 @@ import (
 
 	"github.com/kcmlab/kcm/informer"
 	"github.com/kcmlab/kcm/kube/api"
+	"github.com/kcmlab/kcm/kube/api/decode"
 	"github.com/kcmlab/kcm/kube/rest"
 	"github.com/kcmlab/kcm/store"
 )
@@ -126,11 +127,11 @@ func decodeAs[T api.Object](s *Server, res rest.Resource, b []byte) T {
 	return out
 }
 
-// codecFor is the codec of T: api.Raw for RawObjects, else one that
-// decodes into a new T and remembers the JSON (as api.Typed does).
-func codecFor[T api.Object]() api.Codec[T] {
+// codecFor is the codec of T: decode.Raw for RawObjects, else one that
+// decodes into a new T and remembers the JSON (as decode.Typed does).
+func codecFor[T api.Object]() decode.Codec[T] {
 	var zero T
-	if c, ok := any(api.Raw()).(api.Codec[T]); ok {
+	if c, ok := any(decode.Raw()).(decode.Codec[T]); ok {
 		return c
 	}
 	return typedCodec[T]{elem: reflect.TypeOf(zero).Elem()}

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/kcmlab/kcm/kube/api"
+	"github.com/kcmlab/kcm/kube/api/decode"
 	"github.com/kcmlab/kcm/kube/labels"
 	"github.com/kcmlab/kcm/kube/rest"
 )
@@ -14,7 +15,7 @@ import (
 // Update of it would send it.
 func TestAddKeepsUnmodelledFields(t *testing.T) {
 	s := New(t, Options{})
-	rs, err := api.Typed[api.ReplicaSet]().Decode([]byte(`{"metadata":{"namespace":"ns","name":"web","resourceVersion":"3"},` +
+	rs, err := decode.Typed[api.ReplicaSet]().Decode([]byte(`{"metadata":{"namespace":"ns","name":"web","resourceVersion":"3"},` +
 		`"spec":{"replicas":1,"future":{"x":1}}}`))
 	if err != nil {
 		t.Fatal(err)
@@ -61,7 +62,7 @@ func TestListers(t *testing.T) {
 
 	s := New(t, Options{})
 	Add(s, rest.Pods, mk("a", "p1", "web"))
-	if _, err := rest.NewResources(s.Client(), rest.Pods, api.Typed[api.Pod]()).InNamespace("a").Create(t.Context(), mk("", "p2", "web")); err != nil {
+	if _, err := rest.NewResources(s.Client(), rest.Pods, decode.Typed[api.Pod]()).InNamespace("a").Create(t.Context(), mk("", "p2", "web")); err != nil {
 		t.Fatal(err)
 	}
 	if got := ListerFrom[*api.Pod](s, rest.Pods).List(sel); len(got) != 2 {
