@@ -76,8 +76,9 @@
 // A RawObject decoded for a cache (managedFields stripped, as informers
 // decode) whose metadata names a controller keeps its JSON as a delta
 // (delta.go) against its family's base — the JSON of the first member
-// decoded, kept whole by that member (family.go). A pod's delta is about a
-// tenth of its JSON; Raw rebuilds the exact bytes on each call. A member
+// decoded, kept whole by that member (family.go). A pod's delta holds
+// only the values that differ from the base; Raw rebuilds the exact bytes
+// on each call. A member
 // too unlike the base (a new template, a family moved on by updates)
 // becomes the new base. Bases are found through a table that holds them
 // weakly, so a base lives exactly as long as an object written against
