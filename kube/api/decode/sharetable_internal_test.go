@@ -88,18 +88,28 @@ func TestRecentTableGrowsForRecurringValues(t *testing.T) {
 func TestRecentTableGrowKeepsEntries(t *testing.T) {
 	seed := maphash.MakeSeed()
 	tab := newRecentTable[int](16, 16) // no grow but the test's
-	// 16 buckets of two: offer few enough values that most have a slot.
+	// 24 values that take at most two slots of each of the 16 buckets (a
+	// value's bucket is its hash's top bits): every one has a slot whatever
+	// the random seed. (Consecutive integers would leave some buckets with
+	// three or more, and how many were kept would depend on the seed.)
+	shift := tab.cur.Load().shift
+	perBucket := map[uint64]int{}
 	var kept []int
-	for v := range 24 {
-		tableUse(tab, seed, v)
-	}
-	for v := range 24 {
-		if tableUse(tab, seed, v) { // found: in the table, now hot
+	for v := 0; len(kept) < 24; v++ {
+		if b := maphash.Comparable(seed, v) >> shift; perBucket[b] < 2 {
+			perBucket[b]++
 			kept = append(kept, v)
 		}
 	}
-	if len(kept) < 12 {
-		t.Fatalf("only %d of 24 values kept by a table of 32 slots", len(kept))
+	for _, v := range kept {
+		if tableUse(tab, seed, v) {
+			t.Fatalf("value %d found before it was added", v)
+		}
+	}
+	for _, v := range kept {
+		if !tableUse(tab, seed, v) { // found: in the table, now hot
+			t.Fatalf("value %d not kept, though its bucket had a free slot", v)
+		}
 	}
 	hot := func() (n int) {
 		ts := tab.cur.Load()
