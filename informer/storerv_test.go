@@ -42,13 +42,15 @@ type rvWorld struct {
 
 // bookmarkObserver reports each Bookmark delta applied, and what a lister
 // lists at each relisted object or tombstone applied (Applied runs in the
-// apply loop, right after the store write: the store as it is then).
+// apply loop, right after the store write: the store as it is then). The
+// loop tells the handlers before it calls Applied, so a test that has
+// heard a notification reads the matching Applied from relist, never from
+// a snapshot taken then.
 type bookmarkObserver struct {
 	phaseLog
 	applied chan<- string
-	mu      sync.Mutex
 	lister  *informer.Lister[raw]
-	relist  []string
+	relist  chan string
 }
 
 func (b *bookmarkObserver) Applied(d deltafifo.Delta[raw], _ bool, _ int) {
@@ -56,16 +58,23 @@ func (b *bookmarkObserver) Applied(d deltafifo.Delta[raw], _ bool, _ int) {
 	case d.Type == deltafifo.Bookmark:
 		b.applied <- d.Info.ResourceVersion
 	case !d.InitialList && (d.Type == deltafifo.Replaced || d.FinalStateUnknown):
-		b.mu.Lock()
-		defer b.mu.Unlock()
-		b.relist = append(b.relist, fmt.Sprintf("%s: %v", d.Key, listed(*b.lister)))
+		b.relist <- fmt.Sprintf("%s: %v", d.Key, listed(*b.lister))
 	}
 }
 
-func (b *bookmarkObserver) relisted() []string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return slices.Clone(b.relist)
+// relisted waits for the next n relisted objects or tombstones applied.
+func (b *bookmarkObserver) relisted(t *testing.T, n int) []string {
+	t.Helper()
+	var out []string
+	for range n {
+		select {
+		case s := <-b.relist:
+			out = append(out, s)
+		case <-time.After(fakelw.Patience):
+			t.Fatalf("%d relisted deltas applied within %v, want %d: %q", len(out), fakelw.Patience, n, out)
+		}
+	}
+	return out
 }
 
 // listed is what l lists, as sorted name@rv.
@@ -81,7 +90,7 @@ func listed(l informer.Lister[raw]) []string {
 func runRVWorld(t *testing.T, reg prometheus.Registerer) *rvWorld {
 	t.Helper()
 	w := &rvWorld{lw: fakelw.New[raw](t), seen: make(chan seen, 100), applied: make(chan string, 100)}
-	w.obs = &bookmarkObserver{applied: w.applied, lister: new(informer.Lister[raw])}
+	w.obs = &bookmarkObserver{applied: w.applied, lister: new(informer.Lister[raw]), relist: make(chan string, 100)}
 	inf, err := informer.New[raw](w.lw, informer.Options[raw]{Name: "pods", Resource: rest.Pods, Registerer: reg, BatchSize: 1,
 		Observer:  w.obs,
 		Reflector: reflector.Options{DisableWatchList: true, Backoff: noWait()}})
@@ -211,7 +220,7 @@ func TestRelistIsAtomicForHandlersAndListers(t *testing.T) {
 	// held the whole new list at the first of them.
 	wantApplied := []string{"ns/c: " + fmt.Sprint(after), "ns/d: " + fmt.Sprint(after), "ns/b: " + fmt.Sprint(after),
 		"ns/a: " + fmt.Sprint(after)}
-	if got := w.obs.relisted(); !slices.Equal(got, wantApplied) {
+	if got := w.obs.relisted(t, len(wantApplied)); !slices.Equal(got, wantApplied) {
 		t.Fatalf("apply loop saw\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(wantApplied, "\n"))
 	}
 	for i, s := range heard {
