@@ -89,7 +89,7 @@ func TestAgeBucket(t *testing.T) {
 // apiserver's validation of pod-deletion-cost).
 func TestDeletionCost(t *testing.T) {
 	for v, want := range map[string]int32{
-		"5": 5, "-7": -7, "0": 0, "2147483647": 2147483647, "-2147483648": -2147483648,
+		"5": 5, "1": 1, "9": 9, "-7": -7, "0": 0, "2147483647": 2147483647, "-2147483648": -2147483648,
 		"+5": 0, "05": 0, "": 0, "2147483648": 0, "x": 0, "1x": 0,
 	} {
 		if got := deletionCost(newPod("p", annotated(PodDeletionCostAnnotation, v))); got != want {
