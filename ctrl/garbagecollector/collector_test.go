@@ -439,22 +439,25 @@ func TestAttemptToOrphan(t *testing.T) {
 func TestRemoveFinalizerRetriesConflicts(t *testing.T) {
 	d := withFinalizers(liveDeployment(), FinalizerOrphanDependents)
 	f := newFixture(t, d)
-	clk := clock.NewFake(time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC))
-	f.c.clock = clk
 	f.observe(d)
 	f.api.Fail(resttest.On("patch", "deployments"), resttest.Failure(409, "Conflict", "the object has been modified"))
-	err := stepTimers(clk, func() error {
+	waits, err := stepTimers(f.clk, func() error {
 		_, err := f.c.AttemptToOrphan(context.Background(), "d1")
 		return err
 	})
 	if conflicts := len(resttest.Select(f.api.Actions(), "patch deployments")); !errors.Is(err, ErrTooManyConflicts) || conflicts != 4 {
 		t.Fatalf("error %v after %d conflicts, want ErrTooManyConflicts after 4", err, conflicts)
 	}
+	// The backoff between the four tries waits on the clock Config gave.
+	if waits != 3 {
+		t.Fatalf("%d waits on the configured clock between 4 tries, want 3", waits)
+	}
 }
 
 // stepTimers runs fn, stepping clk past every timer it waits on, until fn
-// returns.
-func stepTimers(clk *clock.Fake, fn func() error) error {
+// returns; it reports how many waits it stepped.
+func stepTimers(clk *clock.Fake, fn func() error) (int, error) {
+	waits := 0
 	done := make(chan error, 1)
 	go func() { done <- fn() }()
 	for {
@@ -465,10 +468,11 @@ func stepTimers(clk *clock.Fake, fn func() error) error {
 		case err := <-done:
 			cancel()
 			<-armed
-			return err
+			return waits, err
 		case err := <-armed:
 			cancel()
 			if err == nil {
+				waits++
 				clk.Step(time.Minute)
 			}
 		}

@@ -3,9 +3,11 @@ package garbagecollector
 import (
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/rs/zerolog"
 
+	"github.com/kcmlab/kcm/clock"
 	"github.com/kcmlab/kcm/internal/testing/resttest"
 	"github.com/kcmlab/kcm/kube/api"
 	"github.com/kcmlab/kcm/kube/rest"
@@ -75,15 +77,17 @@ type fixture struct {
 	api              *resttest.Server
 	deleteQ, orphanQ *recordingQueue
 	events           *resttest.Events
+	clk              *clock.Fake // the collector's clock, given through Config
 }
 
 func newFixture(t *testing.T, live ...*api.RawObject) *fixture {
 	t.Helper()
-	f := &fixture{api: resttest.New(t, resttest.Options{}), deleteQ: &recordingQueue{}, orphanQ: &recordingQueue{}, events: &resttest.Events{}}
+	f := &fixture{api: resttest.New(t, resttest.Options{}), deleteQ: &recordingQueue{}, orphanQ: &recordingQueue{}, events: &resttest.Events{},
+		clk: clock.NewFake(time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC))}
 	for _, o := range live {
 		put(f.api, o)
 	}
-	f.c = NewCollector(RESTObjectAPI{Client: f.api.Client()}, f.deleteQ, f.orphanQ, Config{Logger: zerolog.Nop(), Recorder: f.events})
+	f.c = NewCollector(RESTObjectAPI{Client: f.api.Client()}, f.deleteQ, f.orphanQ, Config{Logger: zerolog.Nop(), Recorder: f.events, Clock: f.clk})
 	f.c.mapper.set(testAPIs)
 	f.c.jitter = func() float64 { return 0 }
 	return f
