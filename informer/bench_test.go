@@ -11,7 +11,6 @@ import (
 	"context"
 	"fmt"
 	"runtime"
-	"runtime/metrics"
 	"sync/atomic"
 	"syscall"
 	"testing"
@@ -203,33 +202,6 @@ func BenchmarkWatchThroughput(b *testing.B) {
 	}
 }
 
-// heapObjects is the runtime/metrics name of the bytes in heap objects,
-// live or not yet swept: what the heap holds right now.
-const heapObjects = "/memory/classes/heap/objects:bytes"
-
-// heapPeak samples heapObjects every 2 ms until stop is called, and
-// returns the highest value seen.
-func heapPeak() (stop func() uint64) {
-	done, out := make(chan struct{}), make(chan uint64)
-	go func() {
-		s := []metrics.Sample{{Name: heapObjects}}
-		var peak uint64
-		t := time.NewTicker(2 * time.Millisecond)
-		defer t.Stop()
-		for {
-			metrics.Read(s)
-			peak = max(peak, s[0].Value.Uint64())
-			select {
-			case <-done:
-				out <- peak
-				return
-			case <-t.C:
-			}
-		}
-	}()
-	return func() uint64 { close(done); return <-out }
-}
-
 // liveHeap collects garbage and returns the bytes of live heap objects.
 func liveHeap() uint64 {
 	runtime.GC()
@@ -261,7 +233,7 @@ func BenchmarkHeapPerPod(b *testing.B) {
 				b.StopTimer()
 				before := liveHeap()
 				b.StartTimer()
-				stopSampling := heapPeak()
+				stopSampling := informer.HeapPeak()
 				r := c.start(b, full.URL, newCounters(n, 0))
 				peak := stopSampling()
 				b.StopTimer()

@@ -169,7 +169,7 @@ func relistPeakOverSteady(b *testing.B, n, v int, whole bool) float64 {
 		runtime.Gosched()
 	}
 	steady := heapLive()
-	stop := sampleHeap()
+	stop := HeapPeak()
 	close(gate)
 	select {
 	case <-relisted:
@@ -190,9 +190,11 @@ func heapLive() uint64 {
 	return ms.HeapAlloc
 }
 
-// sampleHeap samples the bytes in heap objects every 2 ms until the
-// returned func is called, which returns the highest value seen.
-func sampleHeap() func() uint64 {
+// HeapPeak samples the bytes in heap objects (live or not yet swept:
+// what the heap holds right now) every 2 ms until the returned func is
+// called, which returns the highest value seen. Exported for the external
+// test package's benchmarks; it exists only in test builds.
+func HeapPeak() (stop func() uint64) {
 	done, out := make(chan struct{}), make(chan uint64)
 	go func() {
 		s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
