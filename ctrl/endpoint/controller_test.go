@@ -263,7 +263,11 @@ func TestSyncOverCapacity(t *testing.T) {
 			f := newFixture(t)
 			svc := service("foo", web, port("", 80, num(80)))
 			f.services = []*api.Service{svc}
-			var sub api.EndpointSubset
+			// Unlike upstream's test, the existing subset has the Service's
+			// port, so that an unchanged Endpoints reaches the annotation
+			// check (capacityAnnotationSetCorrectly) instead of being
+			// rewritten for its port.
+			sub := api.EndpointSubset{Ports: []api.EndpointPort{{Port: 80, Protocol: "TCP"}}}
 			for i := range tc.ready + tc.notReady {
 				p := pod(podName(i), podIP(i), i < tc.ready)
 				f.pods = append(f.pods, p)
@@ -356,18 +360,22 @@ func TestTruncate(t *testing.T) {
 func TestTriggerTimeAnnotation(t *testing.T) {
 	f := newFixture(t)
 	f.services = []*api.Service{service("foo", web, port("http", 80, num(8080)))}
-	f.pods = []*api.Pod{pod("a", "10.0.0.1", true)}
+	// Pod a turned ready an hour before the Service was made: the first
+	// sync still writes the Service's creation.
+	a := pod("a", "10.0.0.1", true)
+	a.Status.Conditions[0].LastTransitionTime = api.NewTime(t0.Add(-time.Hour))
+	f.pods = []*api.Pod{a}
 	if _, err := f.run("ns/foo"); err != nil {
 		t.Fatal(err)
 	}
 	if got := f.stored("ns", "foo").Annotations[AnnotationLastChangeTriggerTime]; got != "2025-09-01T08:00:00Z" {
 		t.Fatalf("first sync: trigger time %q, want the Service's creation 2025-09-01T08:00:00Z", got)
 	}
-	// Pod b turns ready at +3m, pod c at +2m: the earliest moved is +2m.
+	// Pod b turns ready at +2m, pod c at +3m: the earliest moved is +2m.
 	b := pod("b", "10.0.0.2", true)
-	b.Status.Conditions[0].LastTransitionTime = api.NewTime(t0.Add(3 * time.Minute))
+	b.Status.Conditions[0].LastTransitionTime = api.NewTime(t0.Add(2 * time.Minute))
 	c := pod("c", "10.0.0.3", true)
-	c.Status.Conditions[0].LastTransitionTime = api.NewTime(t0.Add(2 * time.Minute))
+	c.Status.Conditions[0].LastTransitionTime = api.NewTime(t0.Add(3 * time.Minute))
 	resttest.Add(f.api, rest.Pods, b, c)
 	f.caughtUp()
 	if _, err := f.run("ns/foo"); err != nil {
