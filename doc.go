@@ -35,6 +35,7 @@
 //	    ctrl/replicaset       — pods to match replicas: expectations, slow start, deletion ranking, status
 //	    ctrl/deployment       — ReplicaSets per template: rolling update, Recreate, scaling, rollback, progress
 //	    ctrl/namespace        — a deleted namespace emptied through discovery, then finalized
+//	    ctrl/endpoint         — the Endpoints of each Service with a selector: pods' addresses, repacked subsets
 //	    ctrl/garbagecollector — the ownerReference graph: background, foreground and orphan deletion
 //	12. tap                   — the observation points every layer reports to while someone watches
 //	    pipeview              — the live view behind /debug/pipeline, drawn from tap's points

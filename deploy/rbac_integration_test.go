@@ -245,7 +245,8 @@ func waitGone[T api.Object](t *testing.T, ctx context.Context, r *rest.Resources
 // API, and checks that every controller can do its work with exactly those
 // rights: a namespace gets its default ServiceAccount, a ReplicaSet gets
 // its pods, a deleted namespace is emptied and goes, a ConfigMap whose
-// owner does not exist is collected. Then the ClusterRole
+// owner does not exist is collected, a Service gets its Endpoints and they
+// go with it. Then the ClusterRole
 // loses "create" on serviceaccounts: the serviceaccount controller's failure is a 403 that its log names and its
 // error counter counts, and the manager keeps serving. Then "create" on
 // replicasets goes too: a new Deployment shows the failure where
@@ -332,6 +333,20 @@ func TestManagerRunsWithTheDeployRBAC(t *testing.T) {
 
 	// The garbage collector: a ConfigMap whose owner does not exist is collected.
 	waitCollected(t, ctx, rest.NewResources(admin, rest.ConfigMaps, decode.Raw()).InNamespace(ns.Name))
+
+	// The endpoints controller: a Service gets its Endpoints (create), which
+	// go with it (delete).
+	services := rest.NewResources(admin, rest.Services, decode.Typed[api.Service]()).InNamespace(ns.Name)
+	if _, err := services.Create(ctx, &api.Service{ObjectMeta: api.ObjectMeta{Name: "web"},
+		Spec: api.ServiceSpec{Selector: map[string]string{"app": "web"}, Ports: []api.ServicePort{{Port: 80}}}}); err != nil {
+		t.Fatal(err)
+	}
+	endpoints := rest.NewResources(admin, rest.Endpoints, decode.Typed[api.Endpoints]()).InNamespace(ns.Name)
+	watchFor(t, ctx, endpoints, "the Service's Endpoints", func(e *api.Endpoints) bool { return e.Name == "web" })
+	if err := services.Delete(ctx, "web", rest.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitGone(t, ctx, endpoints, "web")
 
 	// Without "create" on serviceaccounts: a clear 403, logged and counted.
 	for _, d := range docs {

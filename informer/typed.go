@@ -38,6 +38,18 @@ func (l ServiceAccountLister) ServiceAccounts(ns string) NamespaceLister[*api.Se
 	return l.Namespace(ns)
 }
 
+// ServiceLister lists cached Services.
+type ServiceLister struct{ Lister[*api.Service] }
+
+// Services returns the lister of one namespace.
+func (l ServiceLister) Services(ns string) NamespaceLister[*api.Service] { return l.Namespace(ns) }
+
+// EndpointsLister lists cached Endpoints.
+type EndpointsLister struct{ Lister[*api.Endpoints] }
+
+// Endpoints returns the lister of one namespace.
+func (l EndpointsLister) Endpoints(ns string) NamespaceLister[*api.Endpoints] { return l.Namespace(ns) }
+
 // NamespaceLister of cluster-scoped Namespaces is just Lister: Get(name), List(sel).
 
 // PodsLister returns the typed lister of the factory's pod informer.
@@ -56,6 +68,18 @@ func DeploymentsLister(f *Factory) DeploymentLister {
 // ServiceAccountsLister returns the typed lister of the factory's ServiceAccount informer.
 func ServiceAccountsLister(f *Factory) ServiceAccountLister {
 	return ServiceAccountLister{For[api.ServiceAccount](f, rest.ServiceAccounts).Lister()}
+}
+
+// ServicesLister returns the typed lister of the factory's Service informer.
+func ServicesLister(f *Factory) ServiceLister {
+	return ServiceLister{For[api.Service](f, rest.Services).Lister()}
+}
+
+// EndpointsListerOf returns the typed lister of the factory's Endpoints
+// informer (Endpoints is its own plural, so the name differs from the
+// others').
+func EndpointsListerOf(f *Factory) EndpointsLister {
+	return EndpointsLister{For[api.Endpoints](f, rest.Endpoints).Lister()}
 }
 
 // NamespacesLister returns the lister of the factory's Namespace informer.

@@ -3,6 +3,7 @@ package manager
 import (
 	"github.com/kcmlab/kcm/ctrl"
 	"github.com/kcmlab/kcm/ctrl/deployment"
+	"github.com/kcmlab/kcm/ctrl/endpoint"
 	"github.com/kcmlab/kcm/ctrl/garbagecollector"
 	"github.com/kcmlab/kcm/ctrl/namespace"
 	"github.com/kcmlab/kcm/ctrl/replicaset"
@@ -20,6 +21,7 @@ func NewControllerDescriptors() *ctrl.Descriptors {
 		serviceaccount.Descriptor(),
 		replicaset.Descriptor(),
 		deployment.Descriptor(),
+		endpoint.Descriptor(),
 		garbagecollector.Descriptor(),
 	)
 	if err != nil {

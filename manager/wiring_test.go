@@ -26,6 +26,7 @@ func TestControllersWaitOnTheirRegistrations(t *testing.T) {
 		"replicaset-controller":     {"replicasets.apps/replicaset-controller", "pods/replicaset-controller"},
 		"deployment-controller": {"deployments.apps/deployment-controller", "replicasets.apps/deployment-controller",
 			"pods/deployment-controller"},
+		"endpoints-controller": {"services/endpoints-controller", "pods/endpoints-controller", "endpoints/endpoints-controller"},
 	}
 	client, err := rest.NewClient(&rest.Config{Host: "https://127.0.0.1:1"})
 	if err != nil {

@@ -58,6 +58,7 @@
 //	resourceversion.go     CompareResourceVersion
 //	types_common.go        the value types kinds share (IntOrString, LabelSelector, Container, Volume, ...)
 //	types_core.go          Pod, Namespace, ServiceAccount, ConfigMap, Node, CoreEvent
+//	types_core_service.go  Service, Endpoints
 //	types_apps.go          ReplicaSet, Deployment
 //	types_coordination.go  Lease
 //	internal/objsrc        the Source an ObjectMeta keeps, shared with package decode

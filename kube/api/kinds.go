@@ -11,6 +11,8 @@ var kinds = map[reflect.Type]string{
 	reflect.TypeFor[ServiceAccount](): "ServiceAccount",
 	reflect.TypeFor[ConfigMap]():      "ConfigMap",
 	reflect.TypeFor[Node]():           "Node",
+	reflect.TypeFor[Service]():        "Service",
+	reflect.TypeFor[Endpoints]():      "Endpoints",
 	reflect.TypeFor[CoreEvent]():      "Event",
 	reflect.TypeFor[ReplicaSet]():     "ReplicaSet",
 	reflect.TypeFor[Deployment]():     "Deployment",

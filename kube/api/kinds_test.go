@@ -18,6 +18,8 @@ func TestKindOf(t *testing.T) {
 		{api.KindOf[api.ServiceAccount](), "ServiceAccount"},
 		{api.KindOf[api.ConfigMap](), "ConfigMap"},
 		{api.KindOf[api.Node](), "Node"},
+		{api.KindOf[api.Service](), "Service"},
+		{api.KindOf[api.Endpoints](), "Endpoints"},
 		{api.KindOf[api.CoreEvent](), "Event"},
 		{api.KindOf[api.ReplicaSet](), "ReplicaSet"},
 		{api.KindOf[api.Deployment](), "Deployment"},

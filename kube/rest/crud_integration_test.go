@@ -77,6 +77,14 @@ func TestTypedCRUD(t *testing.T) {
 	t.Run("ServiceAccount", func(t *testing.T) {
 		crud(t, c, ctx, rest.ServiceAccounts, ns, &api.ServiceAccount{ObjectMeta: api.ObjectMeta{Name: "sa"}})
 	})
+	t.Run("Service", func(t *testing.T) {
+		crud(t, c, ctx, rest.Services, ns, &api.Service{ObjectMeta: api.ObjectMeta{Name: "svc"},
+			Spec: api.ServiceSpec{Selector: map[string]string{"app": "x"}, Ports: []api.ServicePort{{Port: 80, TargetPort: api.IntOrStringFromString("http")}}}})
+	})
+	t.Run("Endpoints", func(t *testing.T) {
+		crud(t, c, ctx, rest.Endpoints, ns, &api.Endpoints{ObjectMeta: api.ObjectMeta{Name: "ep"},
+			Subsets: []api.EndpointSubset{{Addresses: []api.EndpointAddress{{IP: "10.0.0.1"}}, Ports: []api.EndpointPort{{Port: 80}}}}})
+	})
 	t.Run("ReplicaSet", func(t *testing.T) {
 		crud(t, c, ctx, rest.ReplicaSets, ns, &api.ReplicaSet{ObjectMeta: api.ObjectMeta{Name: "rs"},
 			Spec: api.ReplicaSetSpec{Replicas: ptr(int32(0)), Selector: sel, Template: podTemplate(map[string]string{"app": "x"})}})

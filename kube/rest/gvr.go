@@ -24,6 +24,8 @@ var (
 	Namespaces      = Resource{Version: "v1", Resource: "namespaces", Kind: "Namespace"}
 	Nodes           = Resource{Version: "v1", Resource: "nodes", Kind: "Node"}
 	ServiceAccounts = Resource{Version: "v1", Resource: "serviceaccounts", Kind: "ServiceAccount", Namespaced: true}
+	Services        = Resource{Version: "v1", Resource: "services", Kind: "Service", Namespaced: true}
+	Endpoints       = Resource{Version: "v1", Resource: "endpoints", Kind: "Endpoints", Namespaced: true}
 	Events          = Resource{Version: "v1", Resource: "events", Kind: "Event", Namespaced: true}
 	ReplicaSets     = Resource{Group: "apps", Version: "v1", Resource: "replicasets", Kind: "ReplicaSet", Namespaced: true}
 	Deployments     = Resource{Group: "apps", Version: "v1", Resource: "deployments", Kind: "Deployment", Namespaced: true}
