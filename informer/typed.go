@@ -50,6 +50,14 @@ type EndpointsLister struct{ Lister[*api.Endpoints] }
 // Endpoints returns the lister of one namespace.
 func (l EndpointsLister) Endpoints(ns string) NamespaceLister[*api.Endpoints] { return l.Namespace(ns) }
 
+// EndpointSliceLister lists cached EndpointSlices.
+type EndpointSliceLister struct{ Lister[*api.EndpointSlice] }
+
+// EndpointSlices returns the lister of one namespace.
+func (l EndpointSliceLister) EndpointSlices(ns string) NamespaceLister[*api.EndpointSlice] {
+	return l.Namespace(ns)
+}
+
 // NamespaceLister of cluster-scoped Namespaces is just Lister: Get(name), List(sel).
 
 // PodsLister returns the typed lister of the factory's pod informer.
@@ -80,6 +88,12 @@ func ServicesLister(f *Factory) ServiceLister {
 // others').
 func EndpointsListerOf(f *Factory) EndpointsLister {
 	return EndpointsLister{For[api.Endpoints](f, rest.Endpoints).Lister()}
+}
+
+// EndpointSlicesLister returns the typed lister of the factory's
+// EndpointSlice informer.
+func EndpointSlicesLister(f *Factory) EndpointSliceLister {
+	return EndpointSliceLister{For[api.EndpointSlice](f, rest.EndpointSlices).Lister()}
 }
 
 // NamespacesLister returns the lister of the factory's Namespace informer.

@@ -13,6 +13,7 @@ var kinds = map[reflect.Type]string{
 	reflect.TypeFor[Node]():           "Node",
 	reflect.TypeFor[Service]():        "Service",
 	reflect.TypeFor[Endpoints]():      "Endpoints",
+	reflect.TypeFor[EndpointSlice]():  "EndpointSlice",
 	reflect.TypeFor[CoreEvent]():      "Event",
 	reflect.TypeFor[ReplicaSet]():     "ReplicaSet",
 	reflect.TypeFor[Deployment]():     "Deployment",

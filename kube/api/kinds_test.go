@@ -20,6 +20,7 @@ func TestKindOf(t *testing.T) {
 		{api.KindOf[api.Node](), "Node"},
 		{api.KindOf[api.Service](), "Service"},
 		{api.KindOf[api.Endpoints](), "Endpoints"},
+		{api.KindOf[api.EndpointSlice](), "EndpointSlice"},
 		{api.KindOf[api.CoreEvent](), "Event"},
 		{api.KindOf[api.ReplicaSet](), "ReplicaSet"},
 		{api.KindOf[api.Deployment](), "Deployment"},

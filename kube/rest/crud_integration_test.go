@@ -85,6 +85,11 @@ func TestTypedCRUD(t *testing.T) {
 		crud(t, c, ctx, rest.Endpoints, ns, &api.Endpoints{ObjectMeta: api.ObjectMeta{Name: "ep"},
 			Subsets: []api.EndpointSubset{{Addresses: []api.EndpointAddress{{IP: "10.0.0.1"}}, Ports: []api.EndpointPort{{Port: 80}}}}})
 	})
+	t.Run("EndpointSlice", func(t *testing.T) {
+		crud(t, c, ctx, rest.EndpointSlices, ns, &api.EndpointSlice{ObjectMeta: api.ObjectMeta{Name: "es"}, AddressType: api.AddressTypeIPv4,
+			Endpoints: []api.Endpoint{{Addresses: []string{"10.0.0.1"}, Conditions: api.EndpointConditions{Ready: ptr(true)}}},
+			Ports:     []api.EndpointSlicePort{{Name: ptr("http"), Port: ptr(int32(80))}}})
+	})
 	t.Run("ReplicaSet", func(t *testing.T) {
 		crud(t, c, ctx, rest.ReplicaSets, ns, &api.ReplicaSet{ObjectMeta: api.ObjectMeta{Name: "rs"},
 			Spec: api.ReplicaSetSpec{Replicas: ptr(int32(0)), Selector: sel, Template: podTemplate(map[string]string{"app": "x"})}})

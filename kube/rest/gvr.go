@@ -26,6 +26,7 @@ var (
 	ServiceAccounts = Resource{Version: "v1", Resource: "serviceaccounts", Kind: "ServiceAccount", Namespaced: true}
 	Services        = Resource{Version: "v1", Resource: "services", Kind: "Service", Namespaced: true}
 	Endpoints       = Resource{Version: "v1", Resource: "endpoints", Kind: "Endpoints", Namespaced: true}
+	EndpointSlices  = Resource{Group: "discovery.k8s.io", Version: "v1", Resource: "endpointslices", Kind: "EndpointSlice", Namespaced: true}
 	Events          = Resource{Version: "v1", Resource: "events", Kind: "Event", Namespaced: true}
 	ReplicaSets     = Resource{Group: "apps", Version: "v1", Resource: "replicasets", Kind: "ReplicaSet", Namespaced: true}
 	Deployments     = Resource{Group: "apps", Version: "v1", Resource: "deployments", Kind: "Deployment", Namespaced: true}
