@@ -171,6 +171,18 @@ func (cc ControllerContext) DurationFlag(name string, def time.Duration) time.Du
 	return def
 }
 
+// Int32Flag returns the value of a controller's int32 flag, or def as
+// BoolFlag does.
+func (cc ControllerContext) Int32Flag(name string, def int32) int32 {
+	if cc.options == nil {
+		return def
+	}
+	if v, ok := cc.options.Int32(name); ok {
+		return v
+	}
+	return def
+}
+
 // LoggerFor returns the shared logger with a "controller" field.
 func (cc ControllerContext) LoggerFor(controller string) zerolog.Logger {
 	return cc.Logger.With().Str("controller", controller).Logger()

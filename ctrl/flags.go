@@ -106,7 +106,7 @@ func (s syncsValue) Set(v string) error {
 // concurrency: a name (without dashes, as kube-controller-manager spells
 // it), its help text and a maker of its value at the default. Each
 // Options gets a value of its own, so two command lines never share one.
-// BoolFlag and DurationFlag make the two kinds kube-controller-manager's
+// BoolFlag, DurationFlag and Int32Flag make the kinds kube-controller-manager's
 // controllers have.
 type ControllerFlag struct {
 	Name  string
@@ -123,6 +123,13 @@ func BoolFlag(name string, def bool, usage string) ControllerFlag {
 // DurationFlag is a controller's duration flag ("5m0s").
 func DurationFlag(name string, def time.Duration, usage string) ControllerFlag {
 	return ControllerFlag{Name: name, Usage: usage, NewValue: func() pflag.Value { v := durationValue(def); return &v }}
+}
+
+// Int32Flag is a controller's int32 flag (--max-endpoints-per-slice),
+// refusing values outside [min, max] at parse time, as
+// kube-controller-manager's validation does after parsing.
+func Int32Flag(name string, def, lo, hi int32, usage string) ControllerFlag {
+	return ControllerFlag{Name: name, Usage: usage, NewValue: func() pflag.Value { return &int32Value{v: def, lo: lo, hi: hi} }}
 }
 
 // boolValue is pflag's bool flag value, kept here so that Options can read
@@ -159,6 +166,25 @@ func (d *durationValue) Set(s string) error {
 	return nil
 }
 
+// int32Value is pflag's int32 flag value with a range.
+type int32Value struct{ v, lo, hi int32 }
+
+func (i *int32Value) String() string { return strconv.FormatInt(int64(i.v), 10) }
+func (i *int32Value) Type() string   { return "int32" }
+
+// Set accepts a base-10 int32 within the flag's range.
+func (i *int32Value) Set(s string) error {
+	v, err := strconv.ParseInt(s, 10, 32)
+	if err != nil {
+		return fmt.Errorf("%q is not a 32-bit integer", s)
+	}
+	if int32(v) < i.lo || int32(v) > i.hi {
+		return fmt.Errorf("%d is outside [%d, %d]", v, i.lo, i.hi)
+	}
+	i.v = int32(v)
+	return nil
+}
+
 // Bool returns the value of a controller's boolean flag; ok is false when
 // no descriptor of the registry o was made for has such a flag.
 func (o *Options) Bool(name string) (v, ok bool) {
@@ -167,6 +193,16 @@ func (o *Options) Bool(name string) (v, ok bool) {
 		return false, false
 	}
 	return bool(*b), true
+}
+
+// Int32 returns the value of a controller's int32 flag; ok is false when
+// no descriptor has such a flag.
+func (o *Options) Int32(name string) (int32, bool) {
+	i, ok := o.Flags[name].(*int32Value)
+	if !ok {
+		return 0, false
+	}
+	return i.v, true
 }
 
 // Duration returns the value of a controller's duration flag; ok is false

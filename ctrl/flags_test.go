@@ -62,6 +62,7 @@ func TestControllerFlags(t *testing.T) {
 	r, err := NewDescriptors(&ControllerDescriptor{Name: "gc", Constructor: nopConstructor, Flags: []ControllerFlag{
 		BoolFlag("enable-gc", true, "turns the collector on"),
 		DurationFlag("gc-period", 5*time.Minute, "how often"),
+		Int32Flag("max-per-slice", 100, 1, 1000, "how many"),
 	}})
 	if err != nil {
 		t.Fatal(err)
@@ -69,26 +70,26 @@ func TestControllerFlags(t *testing.T) {
 	o := r.NewOptions()
 	fs := pflag.NewFlagSet("kcm", pflag.ContinueOnError)
 	r.AddFlags(fs, o)
-	for name, want := range map[string][2]string{"enable-gc": {"true", "bool"}, "gc-period": {"5m0s", "duration"}} {
+	for name, want := range map[string][2]string{"enable-gc": {"true", "bool"}, "gc-period": {"5m0s", "duration"}, "max-per-slice": {"100", "int32"}} {
 		f := fs.Lookup(name)
 		if f == nil || f.DefValue != want[0] || f.Value.Type() != want[1] {
 			t.Fatalf("--%s: %+v, want default %s of type %s", name, f, want[0], want[1])
 		}
 	}
 	cc := ControllerContext{options: o}
-	if !cc.BoolFlag("enable-gc", false) || cc.DurationFlag("gc-period", 0) != 5*time.Minute {
+	if !cc.BoolFlag("enable-gc", false) || cc.DurationFlag("gc-period", 0) != 5*time.Minute || cc.Int32Flag("max-per-slice", 0) != 100 {
 		t.Error("defaults do not reach the controller context")
 	}
-	if err := fs.Parse([]string{"--enable-gc=false", "--gc-period=90s"}); err != nil {
+	if err := fs.Parse([]string{"--enable-gc=false", "--gc-period=90s", "--max-per-slice=1000"}); err != nil {
 		t.Fatal(err)
 	}
-	if cc.BoolFlag("enable-gc", true) || cc.DurationFlag("gc-period", 0) != 90*time.Second {
-		t.Errorf("parsed values not seen: %v %v", cc.BoolFlag("enable-gc", true), cc.DurationFlag("gc-period", 0))
+	if cc.BoolFlag("enable-gc", true) || cc.DurationFlag("gc-period", 0) != 90*time.Second || cc.Int32Flag("max-per-slice", 0) != 1000 {
+		t.Errorf("parsed values not seen: %v %v %v", cc.BoolFlag("enable-gc", true), cc.DurationFlag("gc-period", 0), cc.Int32Flag("max-per-slice", 0))
 	}
 	if err := fs.Parse([]string{"--enable-gc"}); err != nil || !cc.BoolFlag("enable-gc", false) {
 		t.Errorf("a bare --enable-gc: %v, value %v", err, cc.BoolFlag("enable-gc", false))
 	}
-	for flag, bad := range map[string]string{"enable-gc": "maybe", "gc-period": "soon"} {
+	for flag, bad := range map[string]string{"enable-gc": "maybe", "gc-period": "soon", "max-per-slice": "1001"} {
 		if err := fs.Set(flag, bad); err == nil {
 			t.Errorf("--%s=%s accepted", flag, bad)
 		}
@@ -98,6 +99,12 @@ func TestControllerFlags(t *testing.T) {
 	}
 	if (ControllerContext{}).BoolFlag("enable-gc", true) != true || cc.BoolFlag("no-such-flag", true) != true {
 		t.Error("a context without options, or an unknown flag, must give the default")
+	}
+	if err := fs.Set("max-per-slice", "0"); err == nil || cc.Int32Flag("max-per-slice", 0) != 1000 {
+		t.Errorf("--max-per-slice=0 below the range: %v, value %d", err, cc.Int32Flag("max-per-slice", 0))
+	}
+	if _, ok := o.Int32("gc-period"); ok {
+		t.Error("a duration flag read as an int32")
 	}
 	if _, ok := o.Duration("enable-gc"); ok {
 		t.Error("a bool flag read as a duration")
