@@ -144,12 +144,29 @@ func TestAddHints(t *testing.T) {
 		wantZones:  EndpointZoneInfo{"a": 4, "b": 3, "c": 3},
 	}, {
 		// A zone with nodes but no endpoints receives endpoints from the others.
-		name:       "zone without endpoints receives hints",
-		cache:      twoZones,
-		si:         &SliceInfo{ToCreate: list(slice("c", ep("10.0.0.1", zone("a")), ep("10.0.0.2", zone("a")), ep("10.0.0.3", zone("a")), ep("10.0.0.4", zone("a"))))},
-		wantCreate: list(slice("c", ep("10.0.0.1", zone("a"), zoneHint("b")), ep("10.0.0.2", zone("a"), zoneHint("b")), ep("10.0.0.3", zone("a"), zoneHint("a")), ep("10.0.0.4", zone("a"), zoneHint("a")))),
+		name:  "zone without endpoints receives hints",
+		cache: twoZones,
+		// (A not-ready endpoint is skipped and keeps what it had.)
+		si: &SliceInfo{ToCreate: list(slice("c", ep("10.0.0.0", zone("a"), notReady(), zoneHint("x")),
+			ep("10.0.0.1", zone("a")), ep("10.0.0.2", zone("a")), ep("10.0.0.3", zone("a")), ep("10.0.0.4", zone("a"))))},
+		wantCreate: list(slice("c", ep("10.0.0.0", zone("a"), notReady(), zoneHint("x")),
+			ep("10.0.0.1", zone("a"), zoneHint("b")), ep("10.0.0.2", zone("a"), zoneHint("b")), ep("10.0.0.3", zone("a"), zoneHint("a")), ep("10.0.0.4", zone("a"), zoneHint("a")))),
 		wantEvents: []Event{enabled()},
 		wantZones:  EndpointZoneInfo{"a": 2, "b": 2},
+	}, {
+		// Two zones tie for the most missing endpoints: kcm settles ties and
+		// picks receiving zones in name order (upstream: Go map order, so
+		// which endpoint goes where varies between runs; the counts do not).
+		name: "receiving zones in name order",
+		cache: func() *Cache {
+			return cacheWith(mkNode("n1", "a", "1"), mkNode("n2", "b", "1"), mkNode("n3", "c", "1"))
+		},
+		si: &SliceInfo{ToCreate: list(slice("c", ep("10.0.0.1", zone("a")), ep("10.0.0.2", zone("a")), ep("10.0.0.3", zone("a")),
+			ep("10.0.0.4", zone("a")), ep("10.0.0.5", zone("a")), ep("10.0.0.6", zone("a"))))},
+		wantCreate: list(slice("c", ep("10.0.0.1", zone("a"), zoneHint("b")), ep("10.0.0.2", zone("a"), zoneHint("b")), ep("10.0.0.3", zone("a"), zoneHint("c")),
+			ep("10.0.0.4", zone("a"), zoneHint("c")), ep("10.0.0.5", zone("a"), zoneHint("a")), ep("10.0.0.6", zone("a"), zoneHint("a")))),
+		wantEvents: []Event{enabled()},
+		wantZones:  EndpointZoneInfo{"a": 2, "b": 2, "c": 2},
 	}, {
 		// An endpoint in a zone without (ready) nodes keeps a hint for its own
 		// zone, as upstream: only zones with nodes give or receive, and a
