@@ -42,7 +42,7 @@ var layers = []layer{
 	{"framework", []string{"ctrl", "ctrl/controllerref"},
 		"what every controller shares: registry, context, wiring, work loop, expectations, events; ownership"},
 	{"controllers", []string{"ctrl/*", "ctrl/endpointslice/..."},
-		"one package per controller (ctrl/endpointslice with its reconciler and topology: one unit); a controller never imports another"},
+		"one package per controller; a controller never imports another (the EndpointSlice controller's own packages import each other)"},
 	{"manager", []string{"manager"},
 		"the controller manager: flags, endpoints, leader election, start-up of every controller"},
 	{"binary", []string{"cmd/kcm"},
