@@ -25,7 +25,7 @@ const Name = "endpointslice-controller"
 
 // ControllerName is the value of the managed-by label on the slices this
 // controller writes (upstream's ControllerName).
-const ControllerName = "endpointslice-controller.k8s.io"
+const ControllerName = reconciler.ControllerName
 
 // Component is the source its Events carry (upstream's recorder component).
 const Component = "endpoint-slice-controller"
@@ -49,10 +49,6 @@ const (
 	DefaultSyncBackOff = time.Second
 	MaxSyncBackOff     = 1000 * time.Second
 )
-
-// Event reasons the controller records on a Service (the reconciler
-// records its own).
-const ReasonFailedToUpdateEndpointSlices = "FailedToUpdateEndpointSlices"
 
 // Descriptor registers the controller: on by default, with the alias
 // "endpointslice", --concurrent-service-endpoint-syncs workers,
@@ -94,7 +90,6 @@ type Controller struct {
 	tracker    *reconciler.Tracker
 	topology   *topology.Cache
 	triggers   *triggerTimes
-	recorder   ctrl.EventRecorder
 	metrics    *reconciler.Metrics
 	enqueue    func(key string)
 	log        zerolog.Logger
@@ -144,7 +139,7 @@ func NewController(services informer.ServiceLister, pods informer.PodLister, sli
 			Metrics: cfg.Metrics, Logger: cfg.Logger,
 		}),
 		tracker: tracker, topology: cfg.Topology, triggers: newTriggerTimes(),
-		recorder: cfg.Recorder, metrics: cfg.Metrics, enqueue: cfg.Enqueue, log: cfg.Logger,
+		metrics: cfg.Metrics, enqueue: cfg.Enqueue, log: cfg.Logger,
 	}
 }
 
@@ -156,10 +151,14 @@ func New(_ context.Context, cc ctrl.ControllerContext, name string) (ctrl.Contro
 	client := cc.ClientFor(name)
 	events := cc.NewBroadcaster(client)
 	w := cc.Wire(name, ctrl.LoopOptions{Events: events, MaxRetries: MaxRetries, RateLimiter: RateLimiter(cc.Clock)})
-	metrics, err := reconciler.NewMetrics(cc.Metrics.Registerer())
-	if err != nil {
-		w.Queue().ShutDown()
-		return nil, fmt.Errorf("%s: %w", name, err)
+	var metrics *reconciler.Metrics
+	if reg := cc.Metrics.Registerer(); reg != nil {
+		m, err := reconciler.NewMetrics(reg)
+		if err != nil {
+			w.Queue().ShutDown()
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		metrics = m
 	}
 	h := &handlers{q: w.Queue(), batch: cc.DurationFlag(BatchPeriodFlag, 0), log: cc.LoggerFor(name)}
 	services := ctrl.Watch(w, rest.Services, processor.HandlerFuncs[*api.Service]{
@@ -199,14 +198,14 @@ func New(_ context.Context, cc ctrl.ControllerContext, name string) (ctrl.Contro
 //     controller, less those being deleted, go to the reconciler — unless
 //     the tracker finds the cache older than this controller's last writes
 //     (ErrStaleInformerCache: retried with backoff);
-//  4. a failed reconcile records FailedToUpdateEndpointSlices on the
-//     Service and is retried, MaxRetries times.
+//  4. a failed reconcile (which records FailedToUpdateEndpointSlices on
+//     the Service) is retried, MaxRetries times.
 func (c *Controller) Sync(ctx context.Context, key string) (res ctrl.Result, err error) {
 	if key == topologyKey {
 		c.checkNodeTopology()
 		return ctrl.Result{}, nil
 	}
-	defer func() { c.metrics.TrackSync(err) }()
+	defer func() { c.metrics.ObserveSync(err) }()
 	ns, name, ok := strings.Cut(key, "/")
 	if !ok {
 		c.log.Error().Str("key", key).Msg("Service key is not namespace/name; dropping it")
@@ -237,12 +236,9 @@ func (c *Controller) Sync(ctx context.Context, key string) (res ctrl.Result, err
 	// Before the reconciler, so that the tracker moves on even when the
 	// sync writes nothing.
 	trigger := c.triggers.compute(key, svc, pods)
-	if err := c.reconciler.Reconcile(ctx, svc, pods, existing, trigger); err != nil {
-		c.recorder.Eventf(ctrl.Ref(rest.Services, svc), api.EventTypeWarning, ReasonFailedToUpdateEndpointSlices,
-			"Error updating Endpoint Slices for Service %s/%s: %v", ns, name, err)
-		return ctrl.Result{}, err
-	}
-	return ctrl.Result{}, nil
+	// On failure the reconciler records FailedToUpdateEndpointSlices on
+	// the Service (upstream's syncService records it).
+	return ctrl.Result{}, c.reconciler.Reconcile(ctx, svc, pods, existing, trigger)
 }
 
 // dropPendingDeletion leaves out the slices being deleted, which the
@@ -266,7 +262,7 @@ func (c *Controller) checkNodeTopology() {
 		return
 	}
 	c.topology.SetNodes(c.log, c.nodes.List(labels.Everything()))
-	for _, key := range c.topology.GetOverloadedServices() {
+	for _, key := range c.topology.OverloadedServices() {
 		c.log.Debug().Str("service", key).Msg("syncing Service after a Node change: its hints are overloaded")
 		c.enqueue(key)
 	}

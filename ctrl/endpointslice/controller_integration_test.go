@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/kcmlab/kcm/ctrl/endpointslice/reconciler"
+	"github.com/kcmlab/kcm/ctrl/endpointslice/topology"
 	"github.com/kcmlab/kcm/internal/testing/ctrltest"
 	"github.com/kcmlab/kcm/kube/api"
 	"github.com/kcmlab/kcm/kube/api/decode"
@@ -44,7 +45,7 @@ func TestOnRealAPIServer(t *testing.T) {
 
 	nodes := rest.NewResources(base, rest.Nodes, decode.Typed[api.Node]())
 	node := "es-node-" + ns[len(ns)-5:]
-	if _, err := nodes.Create(ctx, &api.Node{ObjectMeta: api.ObjectMeta{Name: node, Labels: map[string]string{LabelTopologyZone: "zone-a"}}}); err != nil {
+	if _, err := nodes.Create(ctx, &api.Node{ObjectMeta: api.ObjectMeta{Name: node, Labels: map[string]string{topology.LabelTopologyZone: "zone-a"}}}); err != nil {
 		t.Fatal(err)
 	}
 	defer func() { _ = nodes.Delete(context.Background(), node, rest.DeleteOptions{}) }()

@@ -6,6 +6,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/kcmlab/kcm/ctrl/endpointslice/reconciler"
+	"github.com/kcmlab/kcm/ctrl/endpointslice/topology"
 	"github.com/kcmlab/kcm/informer"
 	"github.com/kcmlab/kcm/kube/api"
 	"github.com/kcmlab/kcm/queue"
@@ -126,21 +127,8 @@ func (h *handlers) enqueueSliceService(s *api.EndpointSlice) {
 // the zone after creating the Node), runs the topology check.
 func (h *handlers) nodeAdded(*api.Node, bool) { h.q.Add(topologyKey) }
 func (h *handlers) nodeUpdated(old, cur *api.Node) {
-	if nodeReady(old) != nodeReady(cur) || old.Labels[LabelTopologyZone] != cur.Labels[LabelTopologyZone] {
+	if topology.NodeTopologyChanged(old, cur) {
 		h.q.Add(topologyKey)
 	}
 }
 func (h *handlers) nodeDeleted(*api.Node, bool) { h.q.Add(topologyKey) }
-
-// LabelTopologyZone is the Node label naming its zone.
-const LabelTopologyZone = "topology.kubernetes.io/zone"
-
-// nodeReady reports whether the node's Ready condition is True.
-func nodeReady(n *api.Node) bool {
-	for _, c := range n.Status.Conditions {
-		if c.Type == "Ready" {
-			return c.Status == api.ConditionTrue
-		}
-	}
-	return false
-}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/kcmlab/kcm/ctrl/endpointslice/reconciler"
+	"github.com/kcmlab/kcm/ctrl/endpointslice/topology"
 	"github.com/kcmlab/kcm/informer"
 	"github.com/kcmlab/kcm/internal/testing/resttest"
 	"github.com/kcmlab/kcm/kube/api"
@@ -188,7 +189,7 @@ func TestNodeHandlers(t *testing.T) {
 		n := &api.Node{ObjectMeta: api.ObjectMeta{Name: "n", Labels: map[string]string{}},
 			Status: api.NodeStatus{Conditions: []api.NodeCondition{{Type: "Ready", Status: ready}}}}
 		if zone != "" {
-			n.Labels[LabelTopologyZone] = zone
+			n.Labels[topology.LabelTopologyZone] = zone
 		}
 		return n
 	}

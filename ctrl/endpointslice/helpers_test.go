@@ -9,11 +9,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kcmlab/kcm/ctrl/endpointslice/reconciler"
 	"github.com/kcmlab/kcm/informer"
 	"github.com/kcmlab/kcm/internal/testing/resttest"
 	"github.com/kcmlab/kcm/kube/api"
 	"github.com/kcmlab/kcm/kube/rest"
-	"github.com/kcmlab/kcm/ctrl/endpointslice/reconciler"
 )
 
 // fixture is the sample-controller test shape: objects loaded into the
@@ -31,8 +31,10 @@ type fixture struct {
 	c        *Controller
 }
 
+// newFixture has the Node node-1, which the pods run on.
 func newFixture(t *testing.T) *fixture {
-	return &fixture{t: t, api: resttest.New(t, resttest.Options{}), events: &resttest.Events{}}
+	return &fixture{t: t, api: resttest.New(t, resttest.Options{}), events: &resttest.Events{},
+		nodes: []*api.Node{{ObjectMeta: api.ObjectMeta{Name: "node-1"}}}}
 }
 
 // controller loads the server and the listers and builds the controller
