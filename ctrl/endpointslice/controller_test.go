@@ -228,14 +228,15 @@ func TestTriggerTimes(t *testing.T) {
 		p.Status.Conditions[0].LastTransitionTime = api.NewTime(t0.Add(time.Duration(minutes) * time.Minute))
 		return p
 	}
-	a, b := at(pod("a", "10.0.0.1", true), 5), at(pod("b", "10.0.0.2", true), 6)
+	// Pod a turned ready an hour before the Service was made.
+	a, b := at(pod("a", "10.0.0.1", true), -60), at(pod("b", "10.0.0.2", true), 6)
 	steps := []struct {
 		name string
 		svc  *api.Service
 		pods []*api.Pod
 		want string // minutes after t0, or "none"
 	}{
-		{"first sync, pods ready after the Service: the Service's creation", svc, []*api.Pod{a, b}, "0"},
+		{"first sync, a pod ready before the Service: still the Service's creation", svc, []*api.Pod{a, b}, "0"},
 		{"nothing moved: none", svc, []*api.Pod{a, b}, "none"},
 		{"pod b moved: b's", svc, []*api.Pod{a, at(pod("b", "10.0.0.2", false), 9)}, "9"},
 		{"pod c appears, a moves later: the earliest moved", svc, []*api.Pod{at(pod("a", "10.0.0.1", true), 12), at(pod("b", "10.0.0.2", false), 9), at(pod("c", "10.0.0.3", true), 11)}, "11"},
