@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/kcmlab/kcm/ctrl/endpointslice/reconciler"
+	"github.com/kcmlab/kcm/ctrl/endpointslice/topology"
 	"github.com/kcmlab/kcm/internal/testing/resttest"
 	"github.com/kcmlab/kcm/kube/api"
 	"github.com/kcmlab/kcm/kube/rest"
@@ -268,5 +269,36 @@ func TestDropPendingDeletion(t *testing.T) {
 	out := dropPendingDeletion(in)
 	if len(out) != 1 || out[0] != a || in[0] != b {
 		t.Fatalf("out %v, in %v", out, in)
+	}
+}
+
+// TestTopologyCheck follows checkNodeTopologyDistribution: the key
+// "topology" gives the topology cache the cached Nodes and syncs the
+// Services whose hints the new zones overload — none while the zones
+// match the hints, both hinted Services once a third zone appears — and
+// writes nothing itself. Without a topology cache it does nothing.
+func TestTopologyCheck(t *testing.T) {
+	node := func(name, zone string) *api.Node {
+		return &api.Node{ObjectMeta: api.ObjectMeta{Name: name, Labels: map[string]string{topology.LabelTopologyZone: zone}},
+			Status: api.NodeStatus{Allocatable: api.ResourceList{"cpu": "4"},
+				Conditions: []api.NodeCondition{{Type: "Ready", Status: api.ConditionTrue}}}}
+	}
+	f := newFixture(t)
+	f.topology = topology.NewCache()
+	f.nodes = []*api.Node{node("a1", "zone-a"), node("b1", "zone-b")}
+	for _, svc := range []string{"ns/web", "ns/api"} {
+		f.topology.SetHints(svc, api.AddressTypeIPv4, topology.EndpointZoneInfo{"zone-a": 5, "zone-b": 5})
+	}
+	if got, err := f.run(topologyKey); err != nil || len(got) != 0 || len(f.enqueued) != 0 {
+		t.Fatalf("zones as hinted: actions %q, err %v, enqueued %q; want nothing", resttest.Lines(got), err, f.enqueued)
+	}
+	f.c.nodes = resttest.Lister("nodes", node("a1", "zone-a"), node("b1", "zone-b"), node("c1", "zone-c"))
+	if got, err := f.run(topologyKey); err != nil || len(got) != 0 || !slices.Equal(f.enqueued, []string{"ns/api", "ns/web"}) {
+		t.Fatalf("a third zone: actions %q, err %v, enqueued %q; want ns/api and ns/web enqueued", resttest.Lines(got), err, f.enqueued)
+	}
+
+	off := newFixture(t)
+	if got, err := off.run(topologyKey); err != nil || len(got) != 0 || len(off.enqueued) != 0 {
+		t.Fatalf("without a cache: actions %q, err %v, enqueued %q", resttest.Lines(got), err, off.enqueued)
 	}
 }
