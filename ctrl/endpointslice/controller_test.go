@@ -8,6 +8,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/testutil"
+
 	"github.com/kcmlab/kcm/ctrl/endpointslice/reconciler"
 	"github.com/kcmlab/kcm/ctrl/endpointslice/topology"
 	"github.com/kcmlab/kcm/internal/testing/resttest"
@@ -300,5 +303,41 @@ func TestTopologyCheck(t *testing.T) {
 	off := newFixture(t)
 	if got, err := off.run(topologyKey); err != nil || len(got) != 0 || len(off.enqueued) != 0 {
 		t.Fatalf("without a cache: actions %q, err %v, enqueued %q", resttest.Lines(got), err, off.enqueued)
+	}
+}
+
+// TestSyncMetrics follows trackSync: every Service sync counts in
+// endpoint_slice_controller_syncs by its result — success (a Service gone
+// included), stale for ErrStaleInformerCache, error — and the topology
+// check counts in none.
+func TestSyncMetrics(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	m, err := reconciler.NewMetrics(reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := newFixture(t)
+	f.metrics = m
+	f.services = []*api.Service{service("web", web)}
+	f.pods = []*api.Pod{pod("a", "10.0.0.1", true)}
+	for _, key := range []string{"ns/web", "ns/web", "ns/gone", topologyKey} { // success, stale, success, none
+		_, _ = f.run(key)
+	}
+	f.caughtUp()
+	resttest.Add(f.api, rest.Pods, pod("b", "10.0.0.2", true))
+	f.caughtUp()
+	f.api.Fail(resttest.On("update", "endpointslices"), rest.Status{Code: 500, Reason: "InternalError"})
+	if _, err := f.run("ns/web"); err == nil { // error
+		t.Fatal("the failing update did not fail the sync")
+	}
+	want := `
+# HELP endpoint_slice_controller_syncs [ALPHA] Number of EndpointSlice syncs
+# TYPE endpoint_slice_controller_syncs counter
+endpoint_slice_controller_syncs{result="error"} 1
+endpoint_slice_controller_syncs{result="stale"} 1
+endpoint_slice_controller_syncs{result="success"} 2
+`
+	if err := testutil.GatherAndCompare(reg, strings.NewReader(want), "endpoint_slice_controller_syncs"); err != nil {
+		t.Fatal(err)
 	}
 }

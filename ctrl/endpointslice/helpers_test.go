@@ -30,6 +30,7 @@ type fixture struct {
 	events   *resttest.Events
 	enqueued []string
 	topology *topology.Cache
+	metrics  *reconciler.Metrics
 	c        *Controller
 }
 
@@ -50,7 +51,7 @@ func (f *fixture) controller() *Controller {
 		f.c = NewController(informer.ServiceLister{Lister: resttest.Lister("services", f.services...)},
 			informer.PodLister{Lister: resttest.Lister("pods", f.pods...)},
 			informer.EndpointSliceLister{Lister: resttest.Lister("endpointslices", f.slices...)},
-			f.api.Client(), Config{Recorder: f.events, Nodes: resttest.Lister("nodes", f.nodes...), Topology: f.topology,
+			f.api.Client(), Config{Recorder: f.events, Nodes: resttest.Lister("nodes", f.nodes...), Topology: f.topology, Metrics: f.metrics,
 				Enqueue: func(k string) { f.enqueued = append(f.enqueued, k) }})
 	}
 	return f.c
