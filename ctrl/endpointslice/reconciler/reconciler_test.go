@@ -56,7 +56,7 @@ func TestReconcileCreates(t *testing.T) {
 				with(pod(1, true), func(p *api.Pod) { p.Spec.Hostname, p.Spec.Subdomain = "web-1", "other" })},
 			want: []string{"IPv4 [http:8080/TCP] 10.0.0.1(pod0) rs- node=node-1 zone=zone-a host=web-0; 10.0.0.2(pod1) rs- node=node-1 zone=zone-a"}},
 		{name: "TestReconcileHeadlessServiceNoPorts: a headless Service without ports gets port-less endpoints",
-			svc: with(service(), func(s *api.Service) { s.Spec.ClusterIP, s.Spec.Ports = api.ClusterIPNone, nil }),
+			svc:  with(service(), func(s *api.Service) { s.Spec.ClusterIP, s.Spec.Ports = api.ClusterIPNone, nil }),
 			pods: []*api.Pod{pod(0, true)},
 			want: []string{"IPv4 [] 10.0.0.1(pod0) rs- node=node-1 zone=zone-a"}},
 		{name: "TestSupportedServiceAddressType: ipFamilies [IPv6] gets an IPv6 slice of the pods' IPv6 addresses",
@@ -77,8 +77,10 @@ func TestReconcileCreates(t *testing.T) {
 			pods: []*api.Pod{pod(0, true)},
 			want: []string{"IPv4 [http:8080/TCP] 10.0.0.1(pod0) rs- node=node-1 zone=zone-a", "IPv6 [] "}},
 		{name: "getEndpointAddresses: a sloppy IPv4 (leading zeros) is written in canonical form",
-			svc:  service(),
-			pods: []*api.Pod{with(pod(0, true), func(p *api.Pod) { p.Status.PodIP, p.Status.PodIPs = "010.000.000.001", []api.PodIP{{IP: "010.000.000.001"}} })},
+			svc: service(),
+			pods: []*api.Pod{with(pod(0, true), func(p *api.Pod) {
+				p.Status.PodIP, p.Status.PodIPs = "010.000.000.001", []api.PodIP{{IP: "010.000.000.001"}}
+			})},
 			want: []string{"IPv4 [http:8080/TCP] 10.0.0.1(pod0) rs- node=node-1 zone=zone-a"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -167,7 +169,7 @@ func TestSlicePrefix(t *testing.T) {
 		{"foo", "foo-"},
 		{"a", "a-"},
 		{long[:252], long[:252] + "-"},
-		{long, long + "-"},      // the mask drops two characters and adds one: 253, valid
+		{long, long + "-"},       // the mask drops two characters and adds one: 253, valid
 		{long + "a", long + "a"}, // masked, 254 characters: too long
 		{"Foo", "Foo"},
 	} {
