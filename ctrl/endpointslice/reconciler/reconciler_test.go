@@ -298,6 +298,12 @@ func TestReconcileMissingNode(t *testing.T) {
 			if got := errors.Is(err, ErrNodeNotFound); got != tc.wantErr {
 				t.Fatalf("err %v, want ErrNodeNotFound %v", err, tc.wantErr)
 			}
+			var wantEvents []string
+			if tc.wantErr {
+				wantEvents = []string{"Warning FailedToUpdateEndpointSlices Error updating Endpoint Slices for Service ns/foo: " +
+					"skipping Pod pod1 for Service ns/foo: Node gone Not Found"}
+			}
+			equalLines(t, "events", f.events.Lines(), wantEvents)
 			equalLines(t, "slices", showSlices(f.stored()), tc.want)
 		})
 	}
