@@ -125,3 +125,13 @@ func newLoopMetrics(m *Metrics, name string) loopMetrics {
 		maxConc:      m.maxConc.WithLabelValues(name),
 	}
 }
+
+// Registerer is the registry the families are on, where a controller
+// registers families of its own (kube-controller-manager's
+// endpoint_slice_mirroring_controller_*); nil for a nil *Metrics.
+func (m *Metrics) Registerer() prometheus.Registerer {
+	if m == nil {
+		return nil
+	}
+	return m.reg
+}
