@@ -72,13 +72,13 @@ func (c *Controller) reconcile(ctx context.Context, eps *api.Endpoints, existing
 	}
 	var p plan
 	var t totals
-	efficiency := map[groupKey]efficiency{}
+	eff := map[groupKey]efficiency{}
 	for _, g := range d.groups {
 		have := existingByGroup[g.key]
 		gp, gt := c.reconcileGroup(eps, g, have)
 		p.merge(gp)
 		t.add(gt)
-		efficiency[g.key] = efficiency{endpoints: g.endpoints.len(), slices: len(have) + len(gp.create) - len(gp.delete)}
+		eff[g.key] = efficiency{endpoints: g.endpoints.len(), slices: len(have) + len(gp.create) - len(gp.delete)}
 	}
 	// Groups no longer desired, in a stable order.
 	for _, k := range sortedKeys(existingByGroup) {
@@ -87,7 +87,7 @@ func (c *Controller) reconcile(ctx context.Context, eps *api.Endpoints, existing
 		}
 	}
 	c.metrics.observeTotals(t)
-	c.metricsCache.update(eps.Key(), efficiency)
+	c.metricsCache.update(eps.Key(), eff)
 	return c.finalize(ctx, eps, p)
 }
 

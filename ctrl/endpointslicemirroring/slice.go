@@ -8,7 +8,8 @@ import (
 	"strings"
 
 	"github.com/kcmlab/kcm/ctrl/controllerref"
-	"github.com/kcmlab/kcm/ctrl/endpoint"
+	"github.com/kcmlab/kcm/ctrl/endpointslice/reconciler"
+	"github.com/kcmlab/kcm/ctrl/internal/podaddr"
 	"github.com/kcmlab/kcm/kube/api"
 )
 
@@ -17,7 +18,7 @@ import (
 // nothing on a slice, and kubectl apply's record of the Endpoints, which
 // would make kubectl treat the slice as applied.
 const (
-	AnnotationLastChangeTriggerTime = endpoint.AnnotationLastChangeTriggerTime
+	AnnotationLastChangeTriggerTime = reconciler.AnnotationLastChangeTriggerTime
 	AnnotationLastAppliedConfig     = "kubectl.kubernetes.io/last-applied-configuration"
 )
 
@@ -83,7 +84,7 @@ func slicePrefix(name string) string {
 // condition from the list it came from, targetRef, nodeName and hostname
 // as given. ok is false for an address that is not an IP.
 func addressEndpoint(a api.EndpointAddress, ready bool) (ep api.Endpoint, addressType string, ok bool) {
-	ip := endpoint.ParseIPSloppy(a.IP)
+	ip := podaddr.ParseIPSloppy(a.IP)
 	if ip == nil {
 		return api.Endpoint{}, "", false
 	}
