@@ -261,4 +261,6 @@ func shouldMirror(e *api.Endpoints) bool {
 }
 
 // managedByController reports whether this controller manages s.
-func managedByController(s *api.EndpointSlice) bool { return s.Labels[LabelManagedBy] == ControllerName }
+func managedByController(s *api.EndpointSlice) bool {
+	return s.Labels[LabelManagedBy] == ControllerName
+}
