@@ -42,7 +42,8 @@
 //   - owner.go: Owners, the owner a controller reference names, found in
 //     the owners' cache (and its key enqueued).
 //   - metrics.go: controller-runtime's reconcile series and client-go's
-//     workqueue series, on a caller's prometheus.Registerer.
+//     workqueue series, on a caller's prometheus.Registerer, where a
+//     controller registers its own families too (Metrics.Registerer).
 //   - expectations.go: ControllerExpectations and
 //     UIDTrackingControllerExpectations.
 //   - consistency.go: Consistency, the stale-controller check (KEP-5647):
