@@ -42,8 +42,7 @@
 //   - owner.go: Owners, the owner a controller reference names, found in
 //     the owners' cache (and its key enqueued).
 //   - metrics.go: controller-runtime's reconcile series and client-go's
-//     workqueue series, on a caller's prometheus.Registerer, where a
-//     controller registers its own families too (Metrics.Registerer).
+//     workqueue series, on a caller's prometheus.Registerer.
 //   - expectations.go: ControllerExpectations and
 //     UIDTrackingControllerExpectations.
 //   - consistency.go: Consistency, the stale-controller check (KEP-5647):

@@ -35,6 +35,16 @@ type Metrics struct {
 	events   *prometheus.CounterVec
 }
 
+// Registerer is where the families are registered, for a controller's
+// own families (the endpointslice controller's endpoint_slice_controller_*
+// series); nil for a nil Metrics (no Registerer configured).
+func (m *Metrics) Registerer() prometheus.Registerer {
+	if m == nil {
+		return nil
+	}
+	return m.reg
+}
+
 // Reconcile results, the values of controller_runtime_reconcile_total's
 // result label.
 const (
@@ -124,14 +134,4 @@ func newLoopMetrics(m *Metrics, name string) loopMetrics {
 		workers:      m.workers.WithLabelValues(name),
 		maxConc:      m.maxConc.WithLabelValues(name),
 	}
-}
-
-// Registerer is the registry the families are on, where a controller
-// registers families of its own (kube-controller-manager's
-// endpoint_slice_mirroring_controller_*); nil for a nil *Metrics.
-func (m *Metrics) Registerer() prometheus.Registerer {
-	if m == nil {
-		return nil
-	}
-	return m.reg
 }
