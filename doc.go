@@ -32,6 +32,7 @@
 //	11. ctrl                  — the controller framework: registry, context, wiring, work loop, expectations, events
 //	    ctrl/controllerref    — which objects a controller owns: adopt, release
 //	    ctrl/internal/podaddr — which pods are endpoints, named ports, hostnames, IP families
+//	    ctrl/internal/podservices — which Services a pod, or a pod update, concerns
 //	    ctrl/serviceaccount   — the smallest controller: a "default" ServiceAccount in every namespace
 //	    ctrl/replicaset       — pods to match replicas: expectations, slow start, deletion ranking, status
 //	    ctrl/deployment       — ReplicaSets per template: rolling update, Recreate, scaling, rollback, progress
@@ -106,9 +107,10 @@
 //     is tested alone
 //  5. assembly: informer, pipeview — informer assembles reflector, deltafifo, store and
 //     processor; pipeview draws what tap reports and the lease
-//  6. framework: ctrl, ctrl/controllerref, ctrl/internal/podaddr — what every controller
+//  6. framework: ctrl, ctrl/controllerref, ctrl/internal/... — what every controller
 //     shares: registry, context, wiring, work loop, expectations, events; ownership; the
-//     pod-to-endpoint rules of the endpoints and EndpointSlice controllers
+//     parts the endpoint controllers share (pod rules, Services of a pod, repacked subsets,
+//     hash order, endpoint sets, the slice tracker, well-known labels)
 //  7. controllers: ctrl/*, ctrl/endpointslice/... — one package per controller; a controller
 //     never imports another (the EndpointSlice controller's own packages import each other)
 //  8. derived controllers: ctrl/endpointslicemirroring — controllers built on other

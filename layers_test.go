@@ -39,9 +39,10 @@ var layers = []layer{
 		"the pipeline's stages and the ways to reach a cluster: none imports another, so each is tested alone"},
 	{"assembly", []string{"informer", "pipeview"},
 		"informer assembles reflector, deltafifo, store and processor; pipeview draws what tap reports and the lease"},
-	{"framework", []string{"ctrl", "ctrl/controllerref", "ctrl/internal/podaddr"},
+	{"framework", []string{"ctrl", "ctrl/controllerref", "ctrl/internal/..."},
 		"what every controller shares: registry, context, wiring, work loop, expectations, events; ownership; " +
-			"the pod-to-endpoint rules of the endpoints and EndpointSlice controllers"},
+			"the parts the endpoint controllers share (pod rules, Services of a pod, repacked subsets, hash order, " +
+			"endpoint sets, the slice tracker, well-known labels)"},
 	{"controllers", []string{"ctrl/*", "ctrl/endpointslice/..."},
 		"one package per controller; a controller never imports another (the EndpointSlice controller's own packages import each other)"},
 	{"derived controllers", []string{"ctrl/endpointslicemirroring"},

@@ -59,15 +59,16 @@
 //     Its runs count in the controller's reconcile metrics.
 //
 // One concept per file: controller.go (Descriptor, New, Sync, the topology
-// check), handlers.go (the informer handlers), podchange.go (which
-// Services a pod event concerns), triggertime.go (the trigger-time
-// tracker).
+// check), handlers.go (the informer handlers; which Services a pod event
+// concerns is ctrl/internal/podservices, shared with the endpoints
+// controller), triggertime.go (the trigger-time tracker).
 //
 // # Kubernetes counterpart
 //
 // kubernetes/pkg/controller/endpointslice Controller
 // (endpointslice_controller.go) with k8s.io/endpointslice/util's
-// TriggerTimeTracker and pod projection helpers; registered in
+// TriggerTimeTracker and pod projection helpers (ctrl/internal/podservices);
+// registered in
 // kube-controller-manager as "endpointslice-controller" with the alias
 // "endpointslice", --concurrent-service-endpoint-syncs (5),
 // --max-endpoints-per-slice (100, 1 to 1000) and

@@ -7,6 +7,7 @@ import (
 
 	"github.com/kcmlab/kcm/ctrl/endpointslice/reconciler"
 	"github.com/kcmlab/kcm/ctrl/endpointslice/topology"
+	"github.com/kcmlab/kcm/ctrl/internal/podservices"
 	"github.com/kcmlab/kcm/informer"
 	"github.com/kcmlab/kcm/kube/api"
 	"github.com/kcmlab/kcm/queue"
@@ -57,17 +58,18 @@ func (h *handlers) serviceUpdated(_, s *api.Service)      { h.q.Add(s.Key()) }
 func (h *handlers) serviceDeleted(s *api.Service, _ bool) { h.q.Add(s.Key()) }
 
 // Pods: onPodUpdate and syncPod. An added or deleted pod concerns the
-// Services its labels match; an update, servicesForPodUpdate's.
+// Services its labels match; an update, those podservices.ForUpdate
+// returns.
 func (h *handlers) podAdded(p *api.Pod, _ bool) {
-	h.enqueueAfterBatch(servicesFor(h.services, p.Namespace, p.Labels))
+	h.enqueueAfterBatch(podservices.Matching(h.services, p.Namespace, p.Labels))
 }
 
 func (h *handlers) podUpdated(old, cur *api.Pod) {
-	h.enqueueAfterBatch(servicesForPodUpdate(h.services, old, cur))
+	h.enqueueAfterBatch(podservices.ForUpdate(h.services, old, cur))
 }
 
 func (h *handlers) podDeleted(p *api.Pod, _ bool) {
-	h.enqueueAfterBatch(servicesFor(h.services, p.Namespace, p.Labels))
+	h.enqueueAfterBatch(podservices.Matching(h.services, p.Namespace, p.Labels))
 }
 
 func (h *handlers) enqueueAfterBatch(keys map[string]bool) {
