@@ -33,6 +33,11 @@
 //	    ctrl/controllerref    — which objects a controller owns: adopt, release
 //	    ctrl/internal/podaddr — which pods are endpoints, named ports, hostnames, IP families
 //	    ctrl/internal/podservices — which Services a pod, or a pod update, concerns
+//	    ctrl/internal/endpointsubsets — an Endpoints' subsets repacked in Kubernetes' canonical layout
+//	    ctrl/internal/hashorder — Kubernetes' hash order: dump.ForHash texts and the FNV-128a sort
+//	    ctrl/internal/endpointset — an endpoint's and a port set's identity, the desired endpoints
+//	    ctrl/internal/slicetrack — the EndpointSlices a controller wrote: echoes and a stale cache
+//	    ctrl/internal/endpointlabels — the labels and annotations the endpoint controllers share
 //	    ctrl/serviceaccount   — the smallest controller: a "default" ServiceAccount in every namespace
 //	    ctrl/replicaset       — pods to match replicas: expectations, slow start, deletion ranking, status
 //	    ctrl/deployment       — ReplicaSets per template: rolling update, Recreate, scaling, rollback, progress

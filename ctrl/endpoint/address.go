@@ -54,7 +54,7 @@ func endpointPort(sp *api.ServicePort, num int32) api.EndpointPort {
 
 // subsetOf is one address with (at most) one port, as a subset of its own:
 // in addresses when the pod is ready or the Service publishes unready
-// addresses, else in notReadyAddresses (addEndpointSubset). RepackSubsets
+// addresses, else in notReadyAddresses (addEndpointSubset). endpointsubsets.Repack
 // merges them afterwards.
 func subsetOf(pod *api.Pod, addr api.EndpointAddress, port *api.EndpointPort, publishNotReady bool) (api.EndpointSubset, bool) {
 	s := api.EndpointSubset{Ports: []api.EndpointPort{}}

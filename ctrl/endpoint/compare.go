@@ -3,6 +3,7 @@ package endpoint
 import (
 	"math"
 
+	"github.com/kcmlab/kcm/ctrl/internal/endpointlabels"
 	"github.com/kcmlab/kcm/kube/api"
 )
 
@@ -18,16 +19,16 @@ const (
 	ManagedByValue = "endpoint-controller"
 	// LabelHeadless is set, empty, on the Endpoints of a Service without a
 	// cluster IP.
-	LabelHeadless = "service.kubernetes.io/headless"
+	LabelHeadless = endpointlabels.LabelHeadless
 	// AnnotationLastChangeTriggerTime is the time of the earliest pod or
 	// Service change behind this write.
-	AnnotationLastChangeTriggerTime = "endpoints.kubernetes.io/last-change-trigger-time"
+	AnnotationLastChangeTriggerTime = endpointlabels.AnnotationLastChangeTriggerTime
 	// AnnotationOverCapacity is set to "truncated" when more than
 	// MaxCapacity addresses were cut down to MaxCapacity.
 	AnnotationOverCapacity = "endpoints.kubernetes.io/over-capacity"
 	// AnnotationLeader marks the leader-election record of an old
 	// Endpoints lock, which has no Service and is never deleted.
-	AnnotationLeader = "control-plane.alpha.kubernetes.io/leader"
+	AnnotationLeader = endpointlabels.AnnotationLeader
 	// MaxCapacity is the most addresses an Endpoints object holds.
 	MaxCapacity = 1000
 	truncated   = "truncated"

@@ -11,6 +11,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/kcmlab/kcm/ctrl"
+	"github.com/kcmlab/kcm/ctrl/internal/endpointsubsets"
 	"github.com/kcmlab/kcm/ctrl/internal/podaddr"
 	"github.com/kcmlab/kcm/informer"
 	"github.com/kcmlab/kcm/kube/api"
@@ -157,7 +158,7 @@ func (c *Controller) Sync(ctx context.Context, key string) (ctrl.Result, error) 
 	// Computed before the no-op check, so that the tracker moves on even
 	// when nothing is written.
 	trigger := c.triggers.compute(key, svc, pods)
-	subsets := RepackSubsets(c.subsets(svc, pods))
+	subsets := endpointsubsets.Repack(c.subsets(svc, pods))
 
 	cur, err := c.endpoints.Endpoints(ns).Get(name)
 	switch {
@@ -170,7 +171,7 @@ func (c *Controller) Sync(ctx context.Context, key string) (ctrl.Result, error) 
 	}
 	create := cur.ResourceVersion == ""
 	if !create &&
-		(subsetsEqual(cur.Subsets, subsets) || subsetsEqual(RepackSubsets(cur.Subsets), subsets)) &&
+		(subsetsEqual(cur.Subsets, subsets) || subsetsEqual(endpointsubsets.Repack(cur.Subsets), subsets)) &&
 		labelsCorrect(cur.Labels, svc.Labels) && capacityAnnotationCorrect(cur.Annotations, cur.Subsets) {
 		return ctrl.Result{}, nil
 	}

@@ -12,7 +12,7 @@
 //
 //	Sync: Service gone                    ──▶ DELETE endpoints/<name>
 //	      ExternalName, or no selector    ──▶ nothing (the user's Endpoints)
-//	      pods ──▶ one address per pod and service port ──▶ RepackSubsets
+//	      pods ──▶ one address per pod and service port ──▶ endpointsubsets.Repack
 //	      same subsets, labels, annotation ──▶ nothing
 //	      otherwise                        ──▶ POST or PUT endpoints/<name>
 //
@@ -29,7 +29,7 @@
 //     that number a port differently land in different subsets; a pod that
 //     lacks the port has no address for it. A headless Service without
 //     ports gets port-less addresses.
-//   - The subsets are repacked (RepackSubsets): addresses grouped by the
+//   - The subsets are repacked (ctrl/internal/endpointsubsets): addresses grouped by the
 //     ports they share, sorted in Kubernetes' hash order, so that kcm and
 //     kube-controller-manager write byte-identical subsets.
 //   - Labels: the Service's, plus endpoints.kubernetes.io/managed-by:
@@ -60,8 +60,10 @@
 //
 // kubernetes/pkg/controller/endpoint Controller (endpoints_controller.go,
 // endpoints_tracker.go), with k8s.io/endpointslice/util's pod helpers
-// (package ctrl/internal/podaddr, shared with the EndpointSlice
-// controller) and pkg/api/v1/endpoints RepackSubsets; registered in kube-controller-manager
+// (packages ctrl/internal/podaddr and ctrl/internal/podservices, shared
+// with the EndpointSlice controller) and pkg/api/v1/endpoints
+// RepackSubsets (ctrl/internal/endpointsubsets, shared with the
+// EndpointSlice mirroring controller); registered in kube-controller-manager
 // as "endpoints-controller" with the alias "endpoint",
 // --concurrent-endpoint-syncs (5) workers and
 // --endpoint-updates-batch-period (0).

@@ -11,8 +11,8 @@ import (
 
 	"github.com/kcmlab/kcm/clock"
 	"github.com/kcmlab/kcm/ctrl"
-	"github.com/kcmlab/kcm/ctrl/endpoint"
-	"github.com/kcmlab/kcm/ctrl/endpointslice/reconciler"
+	"github.com/kcmlab/kcm/ctrl/internal/endpointlabels"
+	"github.com/kcmlab/kcm/ctrl/internal/slicetrack"
 	"github.com/kcmlab/kcm/informer"
 	"github.com/kcmlab/kcm/kube/api"
 	"github.com/kcmlab/kcm/kube/api/decode"
@@ -35,10 +35,10 @@ const Component = "endpoint-slice-mirroring-controller"
 // Labels the controller reads and writes.
 const (
 	// LabelManagedBy names the controller that manages a slice.
-	LabelManagedBy = reconciler.LabelManagedBy
+	LabelManagedBy = endpointlabels.LabelManagedBy
 	// LabelServiceName names the Service (here: the Endpoints) a slice
 	// belongs to.
-	LabelServiceName = reconciler.LabelServiceName
+	LabelServiceName = endpointlabels.LabelServiceName
 	// LabelSkipMirror set to "true" on an Endpoints keeps it from being
 	// mirrored.
 	LabelSkipMirror = "endpointslice.kubernetes.io/skip-mirror"
@@ -63,7 +63,7 @@ const (
 // ErrStaleSlices: the EndpointSlice cache is older than the controller's
 // own last writes for this Endpoints; the sync is retried once the cache
 // has caught up (upstream's StaleInformerCache error).
-var ErrStaleSlices = reconciler.ErrStaleInformerCache
+var ErrStaleSlices = slicetrack.ErrStaleInformerCache
 
 // Descriptor registers the controller: on by default, with the alias
 // "endpointslicemirroring" and kube-controller-manager's three flags (the
@@ -84,6 +84,16 @@ func Descriptor() *ctrl.ControllerDescriptor {
 	}
 }
 
+// Tracker records the generations of the slices this controller wrote
+// and deleted, so that its handlers ignore the echoes of its own writes
+// and Sync refuses a stale cache (k8s.io/endpointslice/util's
+// EndpointSliceTracker, ctrl/internal/slicetrack; the EndpointSlice
+// controller keeps one of its own).
+type Tracker = slicetrack.Tracker
+
+// NewTracker returns an empty Tracker.
+func NewTracker() *Tracker { return slicetrack.New() }
+
 // Controller holds what Sync reads and writes; it has no goroutines (the
 // ctrl.Loop runs it).
 type Controller struct {
@@ -91,7 +101,7 @@ type Controller struct {
 	slices       informer.EndpointSliceLister
 	services     informer.ServiceLister
 	client       *rest.Resources[*api.EndpointSlice]
-	tracker      *reconciler.Tracker
+	tracker      *Tracker
 	maxPerSubset int32
 	recorder     ctrl.EventRecorder
 	metrics      *Metrics
@@ -107,7 +117,7 @@ type Config struct {
 	MaxEndpointsPerSubset int32
 	// Tracker records the generations of the slices written; nil: a new
 	// one. The handlers share it with Sync.
-	Tracker *reconciler.Tracker
+	Tracker *Tracker
 	// Recorder records the Warning Events; nil records none.
 	Recorder ctrl.EventRecorder
 	// Metrics records the endpoint_slice_mirroring_controller_* series;
@@ -126,7 +136,7 @@ func NewController(endpoints informer.EndpointsLister, slices informer.EndpointS
 		cfg.MaxEndpointsPerSubset = DefaultMaxPerSubset
 	}
 	if cfg.Tracker == nil {
-		cfg.Tracker = reconciler.NewTracker()
+		cfg.Tracker = NewTracker()
 	}
 	if cfg.Recorder == nil {
 		cfg.Recorder = ctrl.NopRecorder{}
@@ -166,7 +176,7 @@ func New(_ context.Context, cc ctrl.ControllerContext, name string) (ctrl.Contro
 	client := cc.ClientFor(name)
 	events := cc.NewBroadcaster(client)
 	w := cc.Wire(name, ctrl.LoopOptions{Events: events, MaxRetries: MaxRetries, RateLimiter: RateLimiter(cc.Clock)})
-	tracker := reconciler.NewTracker()
+	tracker := NewTracker()
 	h := &handlers{q: w.Queue(), tracker: tracker, batch: cc.DurationFlag(BatchPeriodFlag, 0), log: cc.LoggerFor(name)}
 	endpoints := ctrl.Watch(w, rest.Endpoints, processor.HandlerFuncs[*api.Endpoints]{
 		AddFunc: h.endpointsAdded, UpdateFunc: h.endpointsUpdated, DeleteFunc: h.endpointsDeleted,
@@ -256,7 +266,7 @@ func shouldMirror(e *api.Endpoints) bool {
 	if e == nil || e.Labels[LabelSkipMirror] == "true" {
 		return false
 	}
-	_, leader := e.Annotations[endpoint.AnnotationLeader]
+	_, leader := e.Annotations[endpointlabels.AnnotationLeader]
 	return !leader
 }
 

@@ -1,47 +1,16 @@
 package endpointslicemirroring
 
-import "github.com/kcmlab/kcm/kube/api"
-
-// endpointSet is an ordered set of endpoints keyed by identity (endpointID;
-// upstream's EndpointSet): adding an endpoint whose identity is present
-// replaces it in place, as upstream's Insert does, and the set keeps the
-// order in which identities first came, so that kcm writes slices in a
-// stable order where upstream pops its map in random order.
-type endpointSet struct {
-	index map[string]int
-	items []api.Endpoint
-}
-
-func (s *endpointSet) add(ep api.Endpoint) {
-	if s.index == nil {
-		s.index = map[string]int{}
-	}
-	id := endpointID(&ep)
-	if i, ok := s.index[id]; ok {
-		s.items[i] = ep
-		return
-	}
-	s.index[id] = len(s.items)
-	s.items = append(s.items, ep)
-}
-
-// get returns the endpoint with ep's identity, or nil.
-func (s *endpointSet) get(ep *api.Endpoint) *api.Endpoint {
-	i, ok := s.index[endpointID(ep)]
-	if !ok {
-		return nil
-	}
-	return &s.items[i]
-}
-
-func (s *endpointSet) len() int { return len(s.items) }
+import (
+	"github.com/kcmlab/kcm/ctrl/internal/endpointset"
+	"github.com/kcmlab/kcm/kube/api"
+)
 
 // group is the desired state of one address type and port set: its ports
 // (in the order written) and its endpoints.
 type group struct {
 	key       groupKey
 	ports     []api.EndpointSlicePort
-	endpoints endpointSet
+	endpoints endpointset.Set
 }
 
 // desired is what an Endpoints object's subsets ask for (upstream's
@@ -60,7 +29,7 @@ func (d *desired) groupsOf(ports []api.EndpointPort) map[string]*group {
 		d.byKey = map[groupKey]*group{}
 	}
 	sp := slicePorts(ports)
-	pk := portsKey(sp)
+	pk := endpointset.NewPortMapKey(sp)
 	out := make(map[string]*group, 2)
 	for _, at := range []string{api.AddressTypeIPv4, api.AddressTypeIPv6} {
 		k := groupKey{addressType: at, ports: pk}
@@ -82,7 +51,7 @@ func addAddress(groups map[string]*group, a api.EndpointAddress, ready bool) boo
 	if !ok {
 		return false
 	}
-	groups[at].endpoints.add(ep)
+	groups[at].endpoints.Insert(&ep)
 	return true
 }
 

@@ -19,7 +19,8 @@
 //
 // # What it writes, as kube-controller-manager does
 //
-//   - One slice per subset (after Kubernetes' RepackSubsets) and address
+//   - One slice per subset (after Kubernetes' RepackSubsets,
+//     ctrl/internal/endpointsubsets, as the endpoints controller) and address
 //     type: an IPv4 and an IPv6 address of one subset land in two slices
 //     with the same ports, in the order Kubernetes sorts them (by hash).
 //   - Each address becomes an endpoint with its IP written canonically
@@ -41,8 +42,8 @@
 //   - No write when a group's first slice holds the desired endpoints
 //     (compared by identity, then node, zone, conditions and targetRef),
 //     labels and annotations and is owned by this Endpoints' uid. The
-//     generations of the slices it writes are tracked (the EndpointSlice
-//     controller's Tracker), so that its own writes coming back through
+//     generations of the slices it writes are tracked (Tracker, the
+//     EndpointSlice controller's kind, ctrl/internal/slicetrack), so that its own writes coming back through
 //     the informer trigger nothing and a sync on a cache older than them
 //     is retried (ErrStaleSlices); a slice it did not expect to be
 //     changed or deleted is rewritten.
@@ -72,8 +73,8 @@
 //
 // One concept per file: controller.go (the descriptor, flags and Sync),
 // handlers.go (informer events to keys), reconciler.go (desired slices
-// against existing ones, and the writes), desired.go (the desired groups,
-// endpoint sets and the write plan), slice.go (a slice's metadata,
+// against existing ones, and the writes), desired.go (the desired groups
+// and the write plan), slice.go (a slice's metadata,
 // endpoints and ports from an Endpoints), events.go (Event reasons),
 // metrics.go (the metric families and the efficiency cache).
 //
@@ -81,8 +82,11 @@
 //
 // kubernetes/pkg/controller/endpointslicemirroring (Controller,
 // reconciler, reconciler_helpers, utils, events, metrics), with
-// k8s.io/endpointslice's EndpointSliceTracker (here
-// ctrl/endpointslice/reconciler.Tracker); registered in
+// k8s.io/endpointslice/util's EndpointSliceTracker, EndpointSet,
+// PortMapKey and EndpointsEqualBeyondHash (ctrl/internal/slicetrack and
+// ctrl/internal/endpointset, shared with the EndpointSlice controller) and
+// pkg/api/v1/endpoints RepackSubsets (ctrl/internal/endpointsubsets);
+// registered in
 // kube-controller-manager as "endpointslice-mirroring-controller" with the
 // alias "endpointslicemirroring", --mirroring-concurrent-service-endpoint-syncs
 // (5) workers, --mirroring-max-endpoints-per-subset (1000, 1 to 1000) and

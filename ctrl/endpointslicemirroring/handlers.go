@@ -5,7 +5,6 @@ import (
 
 	"github.com/rs/zerolog"
 
-	"github.com/kcmlab/kcm/ctrl/endpointslice/reconciler"
 	"github.com/kcmlab/kcm/kube/api"
 	"github.com/kcmlab/kcm/queue"
 )
@@ -24,7 +23,7 @@ import (
 //     not expect to go: the key of its Endpoints, after the batch period.
 type handlers struct {
 	q       *queue.Queue[string]
-	tracker *reconciler.Tracker
+	tracker *Tracker
 	batch   time.Duration
 	log     zerolog.Logger
 }

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/kcmlab/kcm/clock"
-	"github.com/kcmlab/kcm/ctrl/endpointslice/reconciler"
 	"github.com/kcmlab/kcm/kube/api"
 	"github.com/kcmlab/kcm/queue"
 )
@@ -50,7 +49,7 @@ func TestHandlers(t *testing.T) {
 	}
 	theirs := func(name, svc string) *api.EndpointSlice {
 		s := mine(name, svc, 1)
-		s.Labels[LabelManagedBy] = reconciler.ControllerName
+		s.Labels[LabelManagedBy] = "endpointslice-controller.k8s.io" // the EndpointSlice controller's
 		return s
 	}
 	for _, tc := range []struct {
@@ -109,7 +108,7 @@ func TestHandlers(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			q := queue.New(queue.Config[string]{})
 			defer q.ShutDown()
-			h := &handlers{q: q, tracker: reconciler.NewTracker()}
+			h := &handlers{q: q, tracker: NewTracker()}
 			tc.event(h)
 			if got := drain(t, q); !slices.Equal(got, tc.want) {
 				t.Fatalf("enqueued %q, want %q", got, tc.want)
@@ -125,7 +124,7 @@ func TestSliceEventsBatched(t *testing.T) {
 	clk := clock.NewFake(time.Date(2025, 9, 1, 0, 0, 0, 0, time.UTC))
 	q := queue.New(queue.Config[string]{Clock: clk})
 	defer q.ShutDown()
-	h := &handlers{q: q, tracker: reconciler.NewTracker(), batch: 5 * time.Second}
+	h := &handlers{q: q, tracker: NewTracker(), batch: 5 * time.Second}
 	s := mirroredSlice(endpoints("foo"), "foo-a", api.AddressTypeIPv4, nil)
 	h.sliceAdded(s, true)
 	h.endpointsAdded(endpoints("bar"), true)

@@ -9,7 +9,8 @@ import (
 	"strings"
 
 	"github.com/kcmlab/kcm/ctrl"
-	"github.com/kcmlab/kcm/ctrl/endpoint"
+	"github.com/kcmlab/kcm/ctrl/internal/endpointset"
+	"github.com/kcmlab/kcm/ctrl/internal/endpointsubsets"
 	"github.com/kcmlab/kcm/kube/api"
 	"github.com/kcmlab/kcm/kube/rest"
 )
@@ -29,7 +30,7 @@ import (
 func (c *Controller) reconcile(ctx context.Context, eps *api.Endpoints, existing []*api.EndpointSlice) error {
 	var d desired
 	invalid, skipped := 0, 0
-	for _, subset := range endpoint.RepackSubsets(eps.Subsets) {
+	for _, subset := range endpointsubsets.Repack(eps.Subsets) {
 		groups := d.groupsOf(subset.Ports)
 		total := len(subset.Addresses) + len(subset.NotReadyAddresses)
 		added := 0
@@ -78,7 +79,7 @@ func (c *Controller) reconcile(ctx context.Context, eps *api.Endpoints, existing
 		gp, gt := c.reconcileGroup(eps, g, have)
 		p.merge(gp)
 		t.add(gt)
-		eff[g.key] = efficiency{endpoints: g.endpoints.len(), slices: len(have) + len(gp.create) - len(gp.delete)}
+		eff[g.key] = efficiency{endpoints: g.endpoints.Len(), slices: len(have) + len(gp.create) - len(gp.delete)}
 	}
 	// Groups no longer desired, in a stable order.
 	for _, k := range sortedKeys(existingByGroup) {
@@ -101,7 +102,7 @@ func (c *Controller) reconcile(ctx context.Context, eps *api.Endpoints, existing
 func (c *Controller) reconcileGroup(eps *api.Endpoints, g *group, existing []*api.EndpointSlice) (plan, totals) {
 	var p plan
 	var t totals
-	if g.endpoints.len() == 0 {
+	if g.endpoints.Len() == 0 {
 		p.delete = existing
 		for _, s := range existing {
 			t.removed += len(s.Endpoints)
@@ -109,7 +110,7 @@ func (c *Controller) reconcileGroup(eps *api.Endpoints, g *group, existing []*ap
 		return p, t
 	}
 	if len(existing) == 0 {
-		t.added = g.endpoints.len()
+		t.added = g.endpoints.Len()
 	} else {
 		p.delete = existing[1:]
 		first := existing[0]
@@ -130,8 +131,10 @@ func (c *Controller) reconcileGroup(eps *api.Endpoints, g *group, existing []*ap
 		name = existing[0].Name
 	}
 	s := newSlice(eps, g.ports, g.key.addressType, name)
-	n := min(g.endpoints.len(), int(c.maxPerSubset))
-	s.Endpoints = append(s.Endpoints, g.endpoints.items[:n]...)
+	n := min(g.endpoints.Len(), int(c.maxPerSubset))
+	for _, ep := range g.endpoints.List()[:n] {
+		s.Endpoints = append(s.Endpoints, *ep)
+	}
 	if s.Name != "" {
 		p.update = append(p.update, s)
 	} else {
@@ -142,22 +145,22 @@ func (c *Controller) reconcileGroup(eps *api.Endpoints, g *group, existing []*ap
 
 // changes counts how the endpoints of an existing slice differ from the
 // desired ones (totalChanges).
-func changes(s *api.EndpointSlice, want *endpointSet) totals {
+func changes(s *api.EndpointSlice, want *endpointset.Set) totals {
 	var t totals
 	matched := 0
 	for i := range s.Endpoints {
 		got := &s.Endpoints[i]
-		w := want.get(got)
+		w := want.Get(got)
 		if w == nil {
 			t.removed++
 			continue
 		}
 		matched++
-		if !sameBeyondID(w, got) {
+		if !endpointset.EqualBeyondKey(w, got) {
 			t.updated++
 		}
 	}
-	t.added = want.len() - matched
+	t.added = want.Len() - matched
 	return t
 }
 
@@ -237,7 +240,7 @@ func sortedKeys(m map[groupKey][]*api.EndpointSlice) []groupKey {
 		if c := strings.Compare(a.addressType, b.addressType); c != 0 {
 			return c
 		}
-		return strings.Compare(a.ports, b.ports)
+		return strings.Compare(string(a.ports), string(b.ports))
 	})
 	return keys
 }

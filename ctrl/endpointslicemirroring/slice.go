@@ -1,14 +1,9 @@
 package endpointslicemirroring
 
 import (
-	"bytes"
-	"hash/fnv"
-	"slices"
-	"strconv"
-	"strings"
-
 	"github.com/kcmlab/kcm/ctrl/controllerref"
-	"github.com/kcmlab/kcm/ctrl/endpointslice/reconciler"
+	"github.com/kcmlab/kcm/ctrl/internal/endpointlabels"
+	"github.com/kcmlab/kcm/ctrl/internal/endpointset"
 	"github.com/kcmlab/kcm/ctrl/internal/podaddr"
 	"github.com/kcmlab/kcm/kube/api"
 )
@@ -18,7 +13,7 @@ import (
 // nothing on a slice, and kubectl apply's record of the Endpoints, which
 // would make kubectl treat the slice as applied.
 const (
-	AnnotationLastChangeTriggerTime = reconciler.AnnotationLastChangeTriggerTime
+	AnnotationLastChangeTriggerTime = endpointlabels.AnnotationLastChangeTriggerTime
 	AnnotationLastAppliedConfig     = "kubectl.kubernetes.io/last-applied-configuration"
 )
 
@@ -120,130 +115,17 @@ func slicePorts(ports []api.EndpointPort) []api.EndpointSlicePort {
 		}
 		out = append(out, api.EndpointSlicePort{Name: &name, Port: &port, Protocol: &protocol, AppProtocol: app})
 	}
-	sortPortsByHash(out)
+	endpointset.SortPorts(out)
 	return out
-}
-
-// sortPortsByHash sorts ports by the FNV-128a hash of each one's
-// k8s.io/utils/dump.ForHash text (portHashText), as Kubernetes does.
-func sortPortsByHash(ports []api.EndpointSlicePort) {
-	type keyed struct {
-		h []byte
-		p api.EndpointSlicePort
-	}
-	ks := make([]keyed, len(ports))
-	for i, p := range ports {
-		h := fnv.New128a()
-		h.Write([]byte(portHashText(p)))
-		ks[i] = keyed{h.Sum(nil), p}
-	}
-	slices.SortStableFunc(ks, func(a, b keyed) int { return bytes.Compare(a.h, b.h) })
-	for i := range ks {
-		ports[i] = ks[i].p
-	}
-}
-
-// portHashText is dump.ForHash of a discovery/v1 EndpointPort: each
-// pointer field typed and followed, nil as <nil> (TestPortHashTextIsSpews).
-func portHashText(p api.EndpointSlicePort) string {
-	var b strings.Builder
-	b.WriteString("(v1.EndpointPort){Name:(*string)")
-	writeOr(&b, p.Name)
-	b.WriteString(" Protocol:(*v1.Protocol)")
-	writeOr(&b, p.Protocol)
-	b.WriteString(" Port:(*int32)")
-	if p.Port == nil {
-		b.WriteString("<nil>")
-	} else {
-		b.WriteString(strconv.FormatInt(int64(*p.Port), 10))
-	}
-	b.WriteString(" AppProtocol:(*string)")
-	writeOr(&b, p.AppProtocol)
-	b.WriteByte('}')
-	return b.String()
-}
-
-func writeOr(b *strings.Builder, s *string) {
-	if s == nil {
-		b.WriteString("<nil>")
-		return
-	}
-	b.WriteString(*s)
-}
-
-// portsKey identifies a set of slice ports, whatever their order: the
-// hash texts of the ports, sorted (upstream's PortMapKey, a hash of the
-// sorted ports). A nil and an empty list are the same set.
-func portsKey(ports []api.EndpointSlicePort) string {
-	texts := make([]string, len(ports))
-	for i, p := range ports {
-		texts[i] = portHashText(p)
-	}
-	slices.Sort(texts)
-	return strings.Join(texts, "\n")
 }
 
 // groupKey identifies the slices of one address type and port set
 // (upstream's addrTypePortMapKey).
 type groupKey struct {
 	addressType string
-	ports       string
+	ports       endpointset.PortMapKey
 }
 
 func groupOf(s *api.EndpointSlice) groupKey {
-	return groupKey{addressType: s.AddressType, ports: portsKey(s.Ports)}
-}
-
-// endpointID identifies an endpoint within a group, as Kubernetes' endpoint
-// hash does: its addresses (sorted), hostname, and the namespace and name
-// of its targetRef. Two endpoints with one identity are one endpoint,
-// whose other fields (conditions, node, zone) may change in place.
-func endpointID(ep *api.Endpoint) string {
-	addrs := slices.Clone(ep.Addresses)
-	slices.Sort(addrs)
-	var b strings.Builder
-	for _, a := range addrs {
-		b.WriteString(a)
-		b.WriteByte(',')
-	}
-	b.WriteByte('|')
-	if ep.Hostname != nil {
-		b.WriteString(*ep.Hostname)
-	}
-	b.WriteByte('|')
-	if r := ep.TargetRef; r != nil {
-		b.WriteString(r.Namespace)
-		b.WriteByte('/')
-		b.WriteString(r.Name)
-	}
-	return b.String()
-}
-
-// sameBeyondID reports whether two endpoints of one identity are equal in
-// everything else Kubernetes compares (EndpointsEqualBeyondHash): node,
-// zone, the three conditions, and targetRef but for its resourceVersion.
-// Hints are not compared.
-func sameBeyondID(a, b *api.Endpoint) bool {
-	return strPtrEqual(a.NodeName, b.NodeName) && strPtrEqual(a.Zone, b.Zone) &&
-		boolPtrEqual(a.Conditions.Ready, b.Conditions.Ready) &&
-		boolPtrEqual(a.Conditions.Serving, b.Conditions.Serving) &&
-		boolPtrEqual(a.Conditions.Terminating, b.Conditions.Terminating) &&
-		refEqualIgnoringRV(a.TargetRef, b.TargetRef)
-}
-
-func strPtrEqual(a, b *string) bool {
-	return (a == nil) == (b == nil) && (a == nil || *a == *b)
-}
-
-func boolPtrEqual(a, b *bool) bool {
-	return (a == nil) == (b == nil) && (a == nil || *a == *b)
-}
-
-func refEqualIgnoringRV(a, b *api.ObjectReference) bool {
-	if a == nil || b == nil {
-		return a == b
-	}
-	x, y := *a, *b
-	x.ResourceVersion, y.ResourceVersion = "", ""
-	return x == y
+	return groupKey{addressType: s.AddressType, ports: endpointset.NewPortMapKey(s.Ports)}
 }

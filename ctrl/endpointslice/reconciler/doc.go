@@ -71,6 +71,9 @@
 // # Kubernetes counterpart
 //
 // k8s.io/endpointslice (staging) Reconciler (reconciler.go, utils.go),
-// util.EndpointSliceTracker and util.EndpointSet, and metrics.Cache and
-// its families; used by kubernetes/pkg/controller/endpointslice.
+// metrics.Cache and its families; used by
+// kubernetes/pkg/controller/endpointslice. util.EndpointSliceTracker is
+// ctrl/internal/slicetrack (Tracker here is an alias of it), util.EndpointSet,
+// PortMapKey and EndpointsEqualBeyondHash are ctrl/internal/endpointset,
+// all shared with the EndpointSlice mirroring controller.
 package reconciler

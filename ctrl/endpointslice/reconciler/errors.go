@@ -1,13 +1,17 @@
 package reconciler
 
-import "errors"
+import (
+	"errors"
+
+	"github.com/kcmlab/kcm/ctrl/internal/slicetrack"
+)
 
 // ErrStaleInformerCache: the controller's EndpointSlice cache has not yet
 // seen this controller's own last writes for a Service (Tracker.StaleSlices),
 // so a sync now would compute from outdated slices. The controller returns
 // it instead of reconciling and is retried; it counts as "stale" in the
 // syncs metric (upstream's StaleInformerCache error).
-var ErrStaleInformerCache = errors.New("EndpointSlice informer cache is out of date")
+var ErrStaleInformerCache = slicetrack.ErrStaleInformerCache
 
 // ErrNodeNotFound: a pod's node is not in the Node cache. The pod is left
 // out of the slices (unless the Service publishes not-ready addresses) and

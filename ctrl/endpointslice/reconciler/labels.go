@@ -4,6 +4,7 @@ import (
 	"maps"
 	"regexp"
 
+	"github.com/kcmlab/kcm/ctrl/internal/endpointlabels"
 	"github.com/kcmlab/kcm/kube/api"
 )
 
@@ -13,19 +14,19 @@ import (
 const (
 	// LabelManagedBy names the controller that manages a slice; this one
 	// writes ControllerName, the EndpointSlice mirroring controller its own.
-	LabelManagedBy = "endpointslice.kubernetes.io/managed-by"
+	LabelManagedBy = endpointlabels.LabelManagedBy
 	// LabelServiceName names the Service a slice belongs to.
-	LabelServiceName = "kubernetes.io/service-name"
+	LabelServiceName = endpointlabels.LabelServiceName
 	// LabelHeadless is set, empty, on the slices of a Service without a
 	// cluster IP.
-	LabelHeadless = "service.kubernetes.io/headless"
+	LabelHeadless = endpointlabels.LabelHeadless
 	// ControllerName is kube-controller-manager's value for LabelManagedBy
 	// (pkg/controller/endpointslice ControllerName); kcm keeps it, so that
 	// either manager takes over the other's slices.
 	ControllerName = "endpointslice-controller.k8s.io"
 	// AnnotationLastChangeTriggerTime is the time of the earliest pod or
 	// Service change behind a write.
-	AnnotationLastChangeTriggerTime = "endpoints.kubernetes.io/last-change-trigger-time"
+	AnnotationLastChangeTriggerTime = endpointlabels.AnnotationLastChangeTriggerTime
 )
 
 // isReservedLabel: the labels the controller sets itself, never copied

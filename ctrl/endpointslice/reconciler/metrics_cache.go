@@ -2,6 +2,8 @@ package reconciler
 
 import (
 	"sync"
+
+	"github.com/kcmlab/kcm/ctrl/internal/endpointset"
 )
 
 // efficiency is, for one set of ports of one Service, how many endpoints
@@ -9,7 +11,7 @@ import (
 type efficiency struct{ endpoints, slices int }
 
 // servicePorts is a Service's efficiency by port set (ServicePortCache).
-type servicePorts map[portMapKey]efficiency
+type servicePorts map[endpointset.PortMapKey]efficiency
 
 // totals returns the Service's slices, the slices a perfect packing would
 // need (at least 1: the placeholder) and its endpoints.

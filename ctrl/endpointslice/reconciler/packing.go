@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/kcmlab/kcm/ctrl/internal/endpointset"
 	"github.com/kcmlab/kcm/kube/api"
 )
 
@@ -50,15 +51,15 @@ func (r *Reconciler) pack(svc *api.Service, existing []*api.EndpointSlice, g *po
 		changed := false
 		for i := range s.Endpoints {
 			ep := &s.Endpoints[i]
-			want := desired.get(ep)
+			want := desired.Get(ep)
 			if want == nil {
 				continue
 			}
 			kept = append(kept, *want)
-			if !endpointsEqualBeyondKey(want, ep) {
+			if !endpointset.EqualBeyondKey(want, ep) {
 				changed = true
 			}
-			desired.remove(ep)
+			desired.Remove(ep)
 		}
 		labels, labelsChanged := sliceLabels(s, svc, r.controllerName)
 		switch {
@@ -85,10 +86,10 @@ func (r *Reconciler) pack(svc *api.Service, existing []*api.EndpointSlice, g *po
 			state[s.Name] = unchanged
 		}
 	}
-	out.added = desired.len()
+	out.added = desired.Len()
 
 	// 2. Fill the slices being updated anyway, the fullest first.
-	if desired.len() > 0 {
+	if desired.Len() > 0 {
 		var updating []*api.EndpointSlice
 		for _, s := range existing {
 			if state[s.Name] == toUpdate {
@@ -97,23 +98,23 @@ func (r *Reconciler) pack(svc *api.Service, existing []*api.EndpointSlice, g *po
 		}
 		slices.SortStableFunc(updating, func(a, b *api.EndpointSlice) int { return len(b.Endpoints) - len(a.Endpoints) })
 		for _, s := range updating {
-			for desired.len() > 0 && len(s.Endpoints) < r.maxPerSlice {
-				s.Endpoints = append(s.Endpoints, *desired.pop())
+			for desired.Len() > 0 && len(s.Endpoints) < r.maxPerSlice {
+				s.Endpoints = append(s.Endpoints, *desired.Pop())
 			}
 		}
 	}
 
 	// 3. The rest: into the unchanged slice that it fills best, or new ones.
-	for desired.len() > 0 {
+	for desired.Len() > 0 {
 		var fill *api.EndpointSlice
-		if desired.len() < r.maxPerSlice {
+		if desired.Len() < r.maxPerSlice {
 			var candidates []*api.EndpointSlice
 			for _, s := range existing {
 				if state[s.Name] == unchanged {
 					candidates = append(candidates, byName[s.Name])
 				}
 			}
-			if pick := sliceToFill(candidates, desired.len(), r.maxPerSlice); pick != nil {
+			if pick := sliceToFill(candidates, desired.Len(), r.maxPerSlice); pick != nil {
 				c, err := api.DeepCopy(pick)
 				if err != nil {
 					return packing{}, fmt.Errorf("copying EndpointSlice %s: %w", pick.Name, err)
@@ -125,8 +126,8 @@ func (r *Reconciler) pack(svc *api.Service, existing []*api.EndpointSlice, g *po
 		if fill == nil {
 			fill = r.newSlice(svc, g.ports, g.addressType)
 		}
-		for desired.len() > 0 && len(fill.Endpoints) < r.maxPerSlice {
-			fill.Endpoints = append(fill.Endpoints, *desired.pop())
+		for desired.Len() > 0 && len(fill.Endpoints) < r.maxPerSlice {
+			fill.Endpoints = append(fill.Endpoints, *desired.Pop())
 		}
 		if fill.Name != "" {
 			state[fill.Name] = toUpdate

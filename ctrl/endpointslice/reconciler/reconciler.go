@@ -9,6 +9,7 @@ import (
 
 	"github.com/kcmlab/kcm/ctrl"
 	"github.com/kcmlab/kcm/ctrl/endpointslice/topology"
+	"github.com/kcmlab/kcm/ctrl/internal/endpointset"
 	"github.com/kcmlab/kcm/ctrl/internal/podaddr"
 	"github.com/kcmlab/kcm/kube/api"
 	"github.com/kcmlab/kcm/kube/api/decode"
@@ -185,19 +186,19 @@ func (r *Reconciler) ManagedByController(s *api.EndpointSlice) bool {
 // pod whose node is not cached is left out and reported (ErrNodeNotFound),
 // unless the Service publishes not-ready addresses; any other node
 // lookup error stops the sync.
-func (r *Reconciler) desiredEndpoints(svc *api.Service, pods []*api.Pod, addressType string) (map[portMapKey]*portGroup, []portMapKey, []error, error) {
-	groups := map[portMapKey]*portGroup{}
-	var order []portMapKey
+func (r *Reconciler) desiredEndpoints(svc *api.Service, pods []*api.Pod, addressType string) (map[endpointset.PortMapKey]*portGroup, []endpointset.PortMapKey, []error, error) {
+	groups := map[endpointset.PortMapKey]*portGroup{}
+	var order []endpointset.PortMapKey
 	var errs []error
 	for _, pod := range pods {
 		if !podaddr.ShouldBeInEndpoints(pod, true) {
 			continue
 		}
 		ports := endpointPorts(r.log, svc, pod)
-		key := sortPorts(ports)
+		key := endpointset.SortPorts(ports)
 		g := groups[key]
 		if g == nil {
-			g = &portGroup{ports: ports, addressType: addressType, endpoints: newEndpointSet()}
+			g = &portGroup{ports: ports, addressType: addressType, endpoints: &endpointset.Set{}}
 			groups[key] = g
 			order = append(order, key)
 		}
@@ -218,7 +219,7 @@ func (r *Reconciler) desiredEndpoints(svc *api.Service, pods []*api.Pod, address
 		}
 		ep := podToEndpoint(pod, node, svc, addressType)
 		if len(ep.Addresses) > 0 {
-			g.endpoints.insert(&ep)
+			g.endpoints.Insert(&ep)
 		}
 	}
 	return groups, order, errs, nil
@@ -229,5 +230,5 @@ func (r *Reconciler) desiredEndpoints(svc *api.Service, pods []*api.Pod, address
 type portGroup struct {
 	ports       []api.EndpointSlicePort
 	addressType string
-	endpoints   *endpointSet
+	endpoints   *endpointset.Set
 }

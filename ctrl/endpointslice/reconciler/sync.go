@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/kcmlab/kcm/ctrl/internal/endpointset"
 	"github.com/kcmlab/kcm/kube/api"
 )
 
@@ -22,14 +23,14 @@ import (
 //   - the writes are made (finalize) and the topology Events recorded.
 func (r *Reconciler) reconcileAddressType(ctx context.Context, svc *api.Service, pods []*api.Pod, existing []*api.EndpointSlice, triggerTime time.Time, addressType string) error {
 	var create, update, del []*api.EndpointSlice
-	existingByPorts := map[portMapKey][]*api.EndpointSlice{}
-	var existingKeys []portMapKey
+	existingByPorts := map[endpointset.PortMapKey][]*api.EndpointSlice{}
+	var existingKeys []endpointset.PortMapKey
 	for _, s := range existing {
 		if !ownedBy(s, svc) {
 			del = append(del, s)
 			continue
 		}
-		k := newPortMapKey(s.Ports)
+		k := endpointset.NewPortMapKey(s.Ports)
 		if _, seen := existingByPorts[k]; !seen {
 			existingKeys = append(existingKeys, k)
 		}
@@ -45,7 +46,7 @@ func (r *Reconciler) reconcileAddressType(ctx context.Context, svc *api.Service,
 	added, removed := 0, 0
 	for _, k := range order {
 		g := groups[k]
-		n := g.endpoints.len()
+		n := g.endpoints.Len()
 		p, err := r.pack(svc, existingByPorts[k], g)
 		if err != nil {
 			return joinErrors(append(errs, err))
@@ -70,7 +71,7 @@ func (r *Reconciler) reconcileAddressType(ctx context.Context, svc *api.Service,
 		} else {
 			create = append(create, placeholder)
 		}
-		ports[newPortMapKey(placeholder.Ports)] = efficiency{endpoints: 0, slices: 1}
+		ports[endpointset.NewPortMapKey(placeholder.Ports)] = efficiency{endpoints: 0, slices: 1}
 	}
 
 	r.metrics.perSync(added, removed)

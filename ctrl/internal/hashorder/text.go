@@ -1,4 +1,4 @@
-package endpoint
+package hashorder
 
 import (
 	"strconv"
@@ -7,17 +7,8 @@ import (
 	"github.com/kcmlab/kcm/kube/api"
 )
 
-// Kubernetes orders an Endpoints object's subsets, and the ports of each
-// subset, by the FNV-128a hash of the Go value as go-spew prints it with
-// k8s.io/utils/dump.ForHash (%#v: every field named and typed, pointers
-// followed, types as k8s.io/api's package "v1" names them). kcm's structs
-// are not k8s.io/api's, so the functions below write that text themselves,
-// field by field in k8s.io/api's order, for the two types that are sorted:
-// the same bytes give the same hash, so kcm writes subsets in the order
-// kube-controller-manager writes them. TestHashTextIsSpews pins the text.
-
-// subsetHashText is dump.ForHash of a v1.EndpointSubset.
-func subsetHashText(s api.EndpointSubset) string {
+// SubsetText is dump.ForHash of a core/v1 EndpointSubset.
+func SubsetText(s api.EndpointSubset) string {
 	var b strings.Builder
 	b.WriteString("(v1.EndpointSubset){Addresses:")
 	writeAddresses(&b, s.Addresses)
@@ -32,7 +23,7 @@ func subsetHashText(s api.EndpointSubset) string {
 			if i > 0 {
 				b.WriteByte(' ')
 			}
-			writePort(&b, p)
+			writeEndpointPort(&b, p)
 		}
 		b.WriteByte(']')
 	}
@@ -40,17 +31,38 @@ func subsetHashText(s api.EndpointSubset) string {
 	return b.String()
 }
 
-// portHashText is dump.ForHash of a v1.EndpointPort.
-func portHashText(p api.EndpointPort) string {
+// EndpointPortText is dump.ForHash of a core/v1 EndpointPort.
+func EndpointPortText(p api.EndpointPort) string {
 	var b strings.Builder
 	b.WriteString("(v1.EndpointPort)")
-	writePort(&b, p)
+	writeEndpointPort(&b, p)
 	return b.String()
 }
 
-// writePort writes a port as spew writes a struct whose type was already
-// printed (a slice element, or after the top-level type).
-func writePort(b *strings.Builder, p api.EndpointPort) {
+// SlicePortText is dump.ForHash of a discovery/v1 EndpointPort: each
+// pointer field typed and followed, nil as <nil>.
+func SlicePortText(p api.EndpointSlicePort) string {
+	var b strings.Builder
+	b.WriteString("(v1.EndpointPort){Name:")
+	writePtr(&b, "*string", p.Name)
+	b.WriteString(" Protocol:")
+	writePtr(&b, "*v1.Protocol", p.Protocol)
+	b.WriteString(" Port:(*int32)")
+	if p.Port == nil {
+		b.WriteString("<nil>")
+	} else {
+		b.WriteString(strconv.FormatInt(int64(*p.Port), 10))
+	}
+	b.WriteString(" AppProtocol:")
+	writePtr(&b, "*string", p.AppProtocol)
+	b.WriteByte('}')
+	return b.String()
+}
+
+// writeEndpointPort writes a core/v1 EndpointPort as spew writes a struct
+// whose type was already printed (a slice element, or after the top-level
+// type).
+func writeEndpointPort(b *strings.Builder, p api.EndpointPort) {
 	b.WriteString("{Name:(string)")
 	b.WriteString(p.Name)
 	b.WriteString(" Port:(int32)")
@@ -58,7 +70,7 @@ func writePort(b *strings.Builder, p api.EndpointPort) {
 	b.WriteString(" Protocol:(v1.Protocol)")
 	b.WriteString(p.Protocol)
 	b.WriteString(" AppProtocol:")
-	writeStringPtr(b, p.AppProtocol)
+	writePtr(b, "*string", p.AppProtocol)
 	b.WriteByte('}')
 }
 
@@ -78,7 +90,7 @@ func writeAddresses(b *strings.Builder, as []api.EndpointAddress) {
 		b.WriteString(" Hostname:(string)")
 		b.WriteString(a.Hostname)
 		b.WriteString(" NodeName:")
-		writeStringPtr(b, a.NodeName)
+		writePtr(b, "*string", a.NodeName)
 		b.WriteString(" TargetRef:(*v1.ObjectReference)")
 		if r := a.TargetRef; r == nil {
 			b.WriteString("<nil>")
@@ -102,9 +114,10 @@ func writeAddresses(b *strings.Builder, as []api.EndpointAddress) {
 	b.WriteByte(']')
 }
 
-// writeStringPtr writes a *string field: its type, then the value or <nil>.
-func writeStringPtr(b *strings.Builder, s *string) {
-	b.WriteString("(*string)")
+// writePtr writes a pointer-to-string-kind field as spew does: its type in
+// parentheses, then the value, or <nil>.
+func writePtr(b *strings.Builder, typ string, s *string) {
+	b.WriteString("(" + typ + ")")
 	if s == nil {
 		b.WriteString("<nil>")
 		return

@@ -1,24 +1,23 @@
-package endpoint
+package endpointsubsets
 
 import (
-	"bytes"
-	"hash/fnv"
 	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/kcmlab/kcm/ctrl/internal/hashorder"
 	"github.com/kcmlab/kcm/kube/api"
 )
 
-// RepackSubsets returns subsets in the canonical layout Kubernetes gives
+// Repack returns subsets in the canonical layout Kubernetes gives
 // Endpoints (pkg/api/v1/endpoints RepackSubsets): every address deduplicated
 // by IP and pod UID, the ports grouped by the exact set of addresses (and
 // their readiness) that serve them, one subset per group, and everything
-// sorted as SortSubsets sorts it. An address that is not ready on one port
+// sorted as Sort sorts it. An address that is not ready on one port
 // is not ready on every port that shares it (not ready wins); a subset
 // without ports keeps its addresses (headless Services without ports).
 // The input is not modified; the result is newly allocated.
-func RepackSubsets(subsets []api.EndpointSubset) []api.EndpointSubset {
+func Repack(subsets []api.EndpointSubset) []api.EndpointSubset {
 	type addrKey struct{ ip, uid string }
 	// noPort stands for "no ports": upstream's sentinel port -1.
 	noPort := api.EndpointPort{Port: -1}
@@ -109,7 +108,7 @@ func RepackSubsets(subsets []api.EndpointSubset) []api.EndpointSubset {
 		s.Ports = g.ports
 		out = append(out, s)
 	}
-	return SortSubsets(out)
+	return Sort(out)
 }
 
 // setKey names a set of addresses with their readiness: the same set
@@ -138,17 +137,17 @@ func setKey(set map[*api.EndpointAddress]bool) string {
 	return b.String()
 }
 
-// SortSubsets sorts each subset's addresses by IP then pod UID, its ports
+// Sort sorts each subset's addresses by IP then pod UID, its ports
 // and the subsets themselves by the hash Kubernetes orders them by
 // (pkg/api/v1/endpoints SortSubsets), in place, and returns subsets.
-func SortSubsets(subsets []api.EndpointSubset) []api.EndpointSubset {
+func Sort(subsets []api.EndpointSubset) []api.EndpointSubset {
 	for i := range subsets {
 		s := &subsets[i]
 		slices.SortFunc(s.Addresses, func(a, b api.EndpointAddress) int { return compareAddress(&a, &b) })
 		slices.SortFunc(s.NotReadyAddresses, func(a, b api.EndpointAddress) int { return compareAddress(&a, &b) })
-		sortByHash(s.Ports, func(p api.EndpointPort) string { return portHashText(p) })
+		hashorder.Sort(s.Ports, hashorder.EndpointPortText)
 	}
-	sortByHash(subsets, subsetHashText)
+	hashorder.Sort(subsets, hashorder.SubsetText)
 	return subsets
 }
 
@@ -167,25 +166,4 @@ func compareAddress(a, b *api.EndpointAddress) int {
 		return 1
 	}
 	return strings.Compare(a.TargetRef.UID, b.TargetRef.UID)
-}
-
-// sortByHash sorts xs by the FNV-128a hash of each element's text.
-func sortByHash[T any](xs []T, text func(T) string) {
-	if len(xs) < 2 {
-		return
-	}
-	type keyed struct {
-		h []byte
-		x T
-	}
-	ks := make([]keyed, len(xs))
-	for i, x := range xs {
-		h := fnv.New128a()
-		h.Write([]byte(text(x)))
-		ks[i] = keyed{h.Sum(nil), x}
-	}
-	slices.SortStableFunc(ks, func(a, b keyed) int { return bytes.Compare(a.h, b.h) })
-	for i := range ks {
-		xs[i] = ks[i].x
-	}
 }

@@ -1,9 +1,11 @@
-package endpoint
+package endpointsubsets
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/kcmlab/kcm/kube/api"
@@ -32,7 +34,7 @@ func TestRepackMatchesUpstream(t *testing.T) {
 		t.Fatalf("%d cases, want 40", len(cases))
 	}
 	for i, c := range cases {
-		got, _ := json.Marshal(RepackSubsets(c.In))
+		got, _ := json.Marshal(Repack(c.In))
 		want, _ := json.Marshal(c.Out)
 		if string(got) != string(want) {
 			t.Errorf("case %d:\n got %s\nwant %s", i, got, want)
@@ -40,33 +42,9 @@ func TestRepackMatchesUpstream(t *testing.T) {
 	}
 }
 
-// TestHashTextIsSpews: the text kcm hashes to order ports and subsets is
-// what k8s.io/utils/dump.ForHash prints for the same k8s.io/api v1 values
-// (the want strings were printed by it, go-spew v1.1.2, k8s.io/api
-// v0.37.2): nil and empty slices, nil and set pointers, a targetRef.
-func TestHashTextIsSpews(t *testing.T) {
-	s := func(v string) *string { return &v }
-	p := api.EndpointPort{Name: "http", Port: 8080, Protocol: "TCP", AppProtocol: s("h2c")}
-	for _, tc := range []struct{ got, want string }{
-		{portHashText(p), "(v1.EndpointPort){Name:(string)http Port:(int32)8080 Protocol:(v1.Protocol)TCP AppProtocol:(*string)h2c}"},
-		{portHashText(api.EndpointPort{Port: 53, Protocol: "UDP"}), "(v1.EndpointPort){Name:(string) Port:(int32)53 Protocol:(v1.Protocol)UDP AppProtocol:(*string)<nil>}"},
-		{subsetHashText(api.EndpointSubset{
-			Addresses: []api.EndpointAddress{{IP: "10.0.0.1", Hostname: "web-0", NodeName: s("n1"),
-				TargetRef: &api.ObjectReference{Kind: "Pod", Namespace: "ns", Name: "web-0", UID: "u1"}}, {IP: "10.0.0.3", NodeName: s("")}},
-			Ports: []api.EndpointPort{p, {Port: 53, Protocol: "UDP"}},
-		}), "(v1.EndpointSubset){Addresses:([]v1.EndpointAddress)[{IP:(string)10.0.0.1 Hostname:(string)web-0 NodeName:(*string)n1 TargetRef:(*v1.ObjectReference){Kind:(string)Pod Namespace:(string)ns Name:(string)web-0 UID:(types.UID)u1 APIVersion:(string) ResourceVersion:(string) FieldPath:(string)}} {IP:(string)10.0.0.3 Hostname:(string) NodeName:(*string) TargetRef:(*v1.ObjectReference)<nil>}] NotReadyAddresses:([]v1.EndpointAddress)<nil> Ports:([]v1.EndpointPort)[{Name:(string)http Port:(int32)8080 Protocol:(v1.Protocol)TCP AppProtocol:(*string)h2c} {Name:(string) Port:(int32)53 Protocol:(v1.Protocol)UDP AppProtocol:(*string)<nil>}]}"},
-		{subsetHashText(api.EndpointSubset{NotReadyAddresses: []api.EndpointAddress{{IP: "10.0.0.2"}}, Ports: []api.EndpointPort{}}),
-			"(v1.EndpointSubset){Addresses:([]v1.EndpointAddress)<nil> NotReadyAddresses:([]v1.EndpointAddress)[{IP:(string)10.0.0.2 Hostname:(string) NodeName:(*string)<nil> TargetRef:(*v1.ObjectReference)<nil>}] Ports:([]v1.EndpointPort)[]}"},
-	} {
-		if tc.got != tc.want {
-			t.Errorf("hash text\n got %s\nwant %s", tc.got, tc.want)
-		}
-	}
-}
-
-// TestRepackSubsets follows pkg/api/v1/endpoints TestPackSubsets: the
+// TestRepack follows pkg/api/v1/endpoints TestPackSubsets: the
 // rules of the canonical layout, case by case.
-func TestRepackSubsets(t *testing.T) {
+func TestRepack(t *testing.T) {
 	a, b := addr("a", "10.0.0.1"), addr("b", "10.0.0.2")
 	p80, p443 := epPort("http", 80), epPort("https", 443)
 	for _, tc := range []struct {
@@ -99,11 +77,45 @@ func TestRepackSubsets(t *testing.T) {
 			[]string{"ready:[10.0.0.1(a) 10.0.0.1(c)] notready:[] ports:[http:80/TCP]"}},
 	} {
 		in := slices.Clone(tc.in)
-		if got := show(RepackSubsets(tc.in)); !slices.Equal(got, tc.want) {
+		if got := show(Repack(tc.in)); !slices.Equal(got, tc.want) {
 			t.Errorf("%s:\n got %q\nwant %q", tc.name, got, tc.want)
 		}
 		if len(in) != len(tc.in) {
 			t.Errorf("%s: input modified", tc.name)
 		}
 	}
+}
+
+func addr(name, ip string) api.EndpointAddress {
+	n := "node-1"
+	return api.EndpointAddress{IP: ip, NodeName: &n, TargetRef: &api.ObjectReference{Kind: "Pod", Namespace: "ns", Name: name, UID: "uid-" + name}}
+}
+
+func epPort(name string, p int32) api.EndpointPort {
+	return api.EndpointPort{Name: name, Port: p, Protocol: "TCP"}
+}
+
+// show writes each subset on one line: its ready and not-ready addresses
+// as ip(pod) and its ports as name:port/protocol.
+func show(subsets []api.EndpointSubset) []string {
+	var out []string
+	for _, s := range subsets {
+		line := "ready:" + addrList(s.Addresses) + " notready:" + addrList(s.NotReadyAddresses) + " ports:["
+		for i, p := range s.Ports {
+			if i > 0 {
+				line += " "
+			}
+			line += fmt.Sprintf("%s:%d/%s", p.Name, p.Port, p.Protocol)
+		}
+		out = append(out, line+"]")
+	}
+	return out
+}
+
+func addrList(as []api.EndpointAddress) string {
+	names := make([]string, len(as))
+	for i, a := range as {
+		names[i] = a.IP + "(" + a.TargetRef.Name + ")"
+	}
+	return "[" + strings.Join(names, " ") + "]"
 }

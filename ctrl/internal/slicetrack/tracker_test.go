@@ -1,22 +1,23 @@
-package reconciler
+package slicetrack
 
 import (
 	"sync"
 	"testing"
 
+	"github.com/kcmlab/kcm/ctrl/internal/endpointlabels"
 	"github.com/kcmlab/kcm/kube/api"
 )
 
 func trackedSlice(service, uid string, gen int64) *api.EndpointSlice {
 	return &api.EndpointSlice{ObjectMeta: api.ObjectMeta{Namespace: "ns", Name: "s-" + uid, UID: uid, Generation: gen,
-		Labels: map[string]string{LabelServiceName: service}}}
+		Labels: map[string]string{endpointlabels.LabelServiceName: service}}}
 }
 
 // TestTrackerShouldSync follows endpointslice_tracker_test.go
 // TestEndpointSliceTrackerUpdate: a slice event needs a sync unless the
 // tracker wrote that generation (or a newer one) itself.
 func TestTrackerShouldSync(t *testing.T) {
-	tr := NewTracker()
+	tr := New()
 	tr.Update(trackedSlice("foo", "a", 2))
 	for _, tc := range []struct {
 		name  string
@@ -70,7 +71,7 @@ func TestTrackerStaleSlices(t *testing.T) {
 			t.DeleteService("ns", "foo")
 		}, []*api.EndpointSlice{trackedSlice("foo", "a", 1)}, false},
 	} {
-		tr := NewTracker()
+		tr := New()
 		tc.tracked(tr)
 		if got := tr.StaleSlices(svc, tc.listed); got != tc.want {
 			t.Errorf("%s: StaleSlices = %v, want %v", tc.name, got, tc.want)
@@ -82,7 +83,7 @@ func TestTrackerStaleSlices(t *testing.T) {
 // deletion the controller made is expected; one of a slice it wrote is
 // not (someone else deleted it: resync); either way it is forgotten.
 func TestTrackerHandleDeletion(t *testing.T) {
-	tr := NewTracker()
+	tr := New()
 	mine, theirs := trackedSlice("foo", "a", 1), trackedSlice("foo", "b", 1)
 	tr.Update(mine)
 	tr.Update(theirs)
@@ -104,7 +105,7 @@ func TestTrackerHandleDeletion(t *testing.T) {
 // TestTrackerConcurrent: the tracker is used by every worker at once
 // (run with -race).
 func TestTrackerConcurrent(t *testing.T) {
-	tr := NewTracker()
+	tr := New()
 	svc := &api.Service{ObjectMeta: api.ObjectMeta{Namespace: "ns", Name: "foo"}}
 	var wg sync.WaitGroup
 	for i := 0; i < 4; i++ {
