@@ -118,17 +118,13 @@
 //     hash order, endpoint sets, the slice tracker, well-known labels)
 //  7. controllers: ctrl/*, ctrl/endpointslice/... — one package per controller; a controller
 //     never imports another (the EndpointSlice controller's own packages import each other)
-//  8. derived controllers: ctrl/endpointslicemirroring — controllers built on other
-//     controllers' parts, as upstream's are: the EndpointSlice mirroring controller uses the
-//     EndpointSlice reconciler's tracker and labels and the endpoints controller's
-//     RepackSubsets
-//  9. manager: manager — the controller manager: flags, endpoints, leader election,
+//  8. manager: manager — the controller manager: flags, endpoints, leader election,
 //     start-up of every controller
-//  10. binary: cmd/kcm — the kcm binary; it links testenv for `kcm dev`, a product feature
-//  11. verification: internal/testing/..., kube/internal/redact/redacttest — test and
+//  9. binary: cmd/kcm — the kcm binary; it links testenv for `kcm dev`, a product feature
+//  10. verification: internal/testing/..., kube/internal/redact/redacttest — test and
 //     verification support (fakes, fixtures, differential and benchmark harnesses): it may
 //     import any layer, and only tests and the harness binaries import it (restricted)
-//  12. harness: cmd/kcm-bench, cmd/kcm-compat, cmd/kcm-e2e — the binaries behind make
+//  11. harness: cmd/kcm-bench, cmd/kcm-compat, cmd/kcm-e2e — the binaries behind make
 //     bench-manager, make compat and make e2e
 //
 // A doc.go that lists its package's files does so in one paragraph or list
