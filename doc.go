@@ -38,6 +38,7 @@
 //	    ctrl/internal/endpointset — an endpoint's and a port set's identity, the desired endpoints
 //	    ctrl/internal/slicetrack — the EndpointSlices a controller wrote: echoes and a stale cache
 //	    ctrl/internal/endpointlabels — the labels and annotations the endpoint controllers share
+//	    ctrl/internal/triggertime — the last-change-trigger-time of a Service's endpoints
 //	    ctrl/serviceaccount   — the smallest controller: a "default" ServiceAccount in every namespace
 //	    ctrl/replicaset       — pods to match replicas: expectations, slow start, deletion ranking, status
 //	    ctrl/deployment       — ReplicaSets per template: rolling update, Recreate, scaling, rollback, progress

@@ -13,6 +13,7 @@ import (
 	"github.com/kcmlab/kcm/ctrl"
 	"github.com/kcmlab/kcm/ctrl/internal/endpointsubsets"
 	"github.com/kcmlab/kcm/ctrl/internal/podaddr"
+	"github.com/kcmlab/kcm/ctrl/internal/triggertime"
 	"github.com/kcmlab/kcm/informer"
 	"github.com/kcmlab/kcm/kube/api"
 	"github.com/kcmlab/kcm/kube/api/decode"
@@ -71,7 +72,7 @@ type Controller struct {
 	client    *rest.Resources[*api.Endpoints]
 	recorder  ctrl.EventRecorder
 	log       zerolog.Logger
-	triggers  *triggerTimes
+	triggers  *triggertime.Tracker
 	stale     *staleEndpoints
 }
 
@@ -90,7 +91,7 @@ func NewController(services informer.ServiceLister, pods informer.PodLister, end
 	}
 	return &Controller{services: services, pods: pods, endpoints: endpoints,
 		client:   rest.NewResources(client, rest.Endpoints, decode.Typed[api.Endpoints]()),
-		recorder: cfg.Recorder, log: cfg.Logger, triggers: newTriggerTimes(), stale: newStaleEndpoints()}
+		recorder: cfg.Recorder, log: cfg.Logger, triggers: triggertime.New(), stale: newStaleEndpoints()}
 }
 
 // New is the ControllerConstructor: it watches Services, pods and
@@ -144,7 +145,7 @@ func (c *Controller) Sync(ctx context.Context, key string) (ctrl.Result, error) 
 		if err := c.client.InNamespace(ns).Delete(ctx, name, rest.DeleteOptions{}); err != nil && !rest.IsNotFound(err) {
 			return ctrl.Result{}, fmt.Errorf("deleting Endpoints %s: %w", key, err)
 		}
-		c.triggers.forget(key)
+		c.triggers.Forget(key)
 		c.stale.forget(key)
 		return ctrl.Result{}, nil
 	}
@@ -157,7 +158,7 @@ func (c *Controller) Sync(ctx context.Context, key string) (ctrl.Result, error) 
 	pods := c.pods.Pods(ns).List(labels.SelectorFromSet(svc.Spec.Selector))
 	// Computed before the no-op check, so that the tracker moves on even
 	// when nothing is written.
-	trigger := c.triggers.compute(key, svc, pods)
+	trigger := c.triggers.Compute(key, svc, pods)
 	subsets := endpointsubsets.Repack(c.subsets(svc, pods))
 
 	cur, err := c.endpoints.Endpoints(ns).Get(name)

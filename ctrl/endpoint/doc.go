@@ -60,8 +60,8 @@
 //
 // kubernetes/pkg/controller/endpoint Controller (endpoints_controller.go,
 // endpoints_tracker.go), with k8s.io/endpointslice/util's pod helpers
-// (packages ctrl/internal/podaddr and ctrl/internal/podservices, shared
-// with the EndpointSlice controller) and pkg/api/v1/endpoints
+// (packages ctrl/internal/podaddr, ctrl/internal/podservices and
+// ctrl/internal/triggertime, shared with the EndpointSlice controller) and pkg/api/v1/endpoints
 // RepackSubsets (ctrl/internal/endpointsubsets, shared with the
 // EndpointSlice mirroring controller); registered in kube-controller-manager
 // as "endpoints-controller" with the alias "endpoint",

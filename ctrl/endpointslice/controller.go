@@ -12,6 +12,7 @@ import (
 	"github.com/kcmlab/kcm/ctrl"
 	"github.com/kcmlab/kcm/ctrl/endpointslice/reconciler"
 	"github.com/kcmlab/kcm/ctrl/endpointslice/topology"
+	"github.com/kcmlab/kcm/ctrl/internal/triggertime"
 	"github.com/kcmlab/kcm/informer"
 	"github.com/kcmlab/kcm/kube/api"
 	"github.com/kcmlab/kcm/kube/labels"
@@ -89,7 +90,7 @@ type Controller struct {
 	reconciler *reconciler.Reconciler
 	tracker    *reconciler.Tracker
 	topology   *topology.Cache
-	triggers   *triggerTimes
+	triggers   *triggertime.Tracker
 	metrics    *reconciler.Metrics
 	enqueue    func(key string)
 	log        zerolog.Logger
@@ -138,7 +139,7 @@ func NewController(services informer.ServiceLister, pods informer.PodLister, sli
 			Tracker: tracker, Topology: cfg.Topology, Recorder: cfg.Recorder, ControllerName: ControllerName,
 			Metrics: cfg.Metrics, Logger: cfg.Logger,
 		}),
-		tracker: tracker, topology: cfg.Topology, triggers: newTriggerTimes(),
+		tracker: tracker, topology: cfg.Topology, triggers: triggertime.New(),
 		metrics: cfg.Metrics, enqueue: cfg.Enqueue, log: cfg.Logger,
 	}
 }
@@ -213,7 +214,7 @@ func (c *Controller) Sync(ctx context.Context, key string) (res ctrl.Result, err
 	}
 	svc, err := c.services.Services(ns).Get(name)
 	if rest.IsNotFound(err) {
-		c.triggers.forget(key)
+		c.triggers.Forget(key)
 		c.reconciler.DeleteService(ns, name)
 		c.tracker.DeleteService(ns, name)
 		return ctrl.Result{}, nil
@@ -235,7 +236,7 @@ func (c *Controller) Sync(ctx context.Context, key string) (res ctrl.Result, err
 	}
 	// Before the reconciler, so that the tracker moves on even when the
 	// sync writes nothing.
-	trigger := c.triggers.compute(key, svc, pods)
+	trigger := c.triggers.Compute(key, svc, pods)
 	// On failure the reconciler records FailedToUpdateEndpointSlices on
 	// the Service (upstream's syncService records it).
 	return ctrl.Result{}, c.reconciler.Reconcile(ctx, svc, pods, existing, trigger)

@@ -3,10 +3,8 @@ package endpointslice
 import (
 	"errors"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
@@ -171,11 +169,10 @@ func TestSyncServiceGoneForgets(t *testing.T) {
 	if c.tracker.StaleSlices(service("web", web), nil) {
 		t.Error("the tracker still expects the deleted Service's slices")
 	}
-	c.triggers.mu.Lock()
-	_, known := c.triggers.states["ns/web"]
-	c.triggers.mu.Unlock()
-	if known {
-		t.Error("the trigger-time tracker still knows the deleted Service")
+	// A Service the trigger-time tracker does not know gets its creation
+	// time; one it knows, with nothing moved, gets none.
+	if got := c.triggers.Compute("ns/web", service("web", web), nil); !got.Equal(t0) {
+		t.Errorf("trigger time %v after the Service was deleted, want its creation %v: the trigger-time tracker still knows it", got, t0)
 	}
 }
 
@@ -218,49 +215,6 @@ func TestSyncBadKey(t *testing.T) {
 	f := newFixture(t)
 	if got, err := f.run("no-slash"); err != nil || len(got) != 0 {
 		t.Fatalf("%q %v", resttest.Lines(got), err)
-	}
-}
-
-// TestTriggerTimes follows util's TestNewServiceNoPods,
-// TestNewServiceExistingPods, TestPodUpdated, TestServiceUpdated... : the
-// first sync of a Service its creation; then the earliest moved trigger;
-// nothing when none moved.
-func TestTriggerTimes(t *testing.T) {
-	tr := newTriggerTimes()
-	svc := service("web", web)
-	at := func(p *api.Pod, minutes int) *api.Pod {
-		p.Status.Conditions[0].LastTransitionTime = api.NewTime(t0.Add(time.Duration(minutes) * time.Minute))
-		return p
-	}
-	// Pod a turned ready an hour before the Service was made.
-	a, b := at(pod("a", "10.0.0.1", true), -60), at(pod("b", "10.0.0.2", true), 6)
-	steps := []struct {
-		name string
-		svc  *api.Service
-		pods []*api.Pod
-		want string // minutes after t0, or "none"
-	}{
-		{"first sync, a pod ready before the Service: still the Service's creation", svc, []*api.Pod{a, b}, "0"},
-		{"nothing moved: none", svc, []*api.Pod{a, b}, "none"},
-		{"pod b moved: b's", svc, []*api.Pod{a, at(pod("b", "10.0.0.2", false), 9)}, "9"},
-		{"pod c appears, a moves later: the earliest moved", svc, []*api.Pod{at(pod("a", "10.0.0.1", true), 12), at(pod("b", "10.0.0.2", false), 9), at(pod("c", "10.0.0.3", true), 11)}, "11"},
-		{"pod b goes: none", svc, []*api.Pod{at(pod("a", "10.0.0.1", true), 12), at(pod("c", "10.0.0.3", true), 11)}, "none"},
-		{"Service re-created later: its creation", with(service("web", web), func(s *api.Service) { s.CreationTimestamp = api.NewTime(t0.Add(20 * time.Minute)) }),
-			[]*api.Pod{at(pod("a", "10.0.0.1", true), 12), at(pod("c", "10.0.0.3", true), 11)}, "20"},
-	}
-	for _, s := range steps {
-		got := tr.compute("ns/web", s.svc, s.pods)
-		want := "none"
-		if !got.IsZero() {
-			want = strconv.Itoa(int(got.Sub(t0) / time.Minute))
-		}
-		if want != s.want {
-			t.Fatalf("%s: trigger %v (%s), want %s", s.name, got, want, s.want)
-		}
-	}
-	tr.forget("ns/web")
-	if got := tr.compute("ns/web", svc, []*api.Pod{a}); !got.Equal(t0) {
-		t.Fatalf("after forget: %v, want the Service's creation again", got)
 	}
 }
 

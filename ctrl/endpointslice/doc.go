@@ -59,16 +59,16 @@
 //     Its runs count in the controller's reconcile metrics.
 //
 // One concept per file: controller.go (Descriptor, New, Sync, the topology
-// check), handlers.go (the informer handlers; which Services a pod event
-// concerns is ctrl/internal/podservices, shared with the endpoints
-// controller), triggertime.go (the trigger-time tracker).
+// check), handlers.go (the informer handlers). Shared with the endpoints
+// controller: which Services a pod event concerns (ctrl/internal/podservices)
+// and the trigger-time tracker (ctrl/internal/triggertime).
 //
 // # Kubernetes counterpart
 //
 // kubernetes/pkg/controller/endpointslice Controller
 // (endpointslice_controller.go) with k8s.io/endpointslice/util's
-// TriggerTimeTracker and pod projection helpers (ctrl/internal/podservices);
-// registered in
+// TriggerTimeTracker (ctrl/internal/triggertime) and pod projection
+// helpers (ctrl/internal/podservices); registered in
 // kube-controller-manager as "endpointslice-controller" with the alias
 // "endpointslice", --concurrent-service-endpoint-syncs (5),
 // --max-endpoints-per-slice (100, 1 to 1000) and

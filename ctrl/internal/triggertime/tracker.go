@@ -1,4 +1,4 @@
-package endpointslice
+package triggertime
 
 import (
 	"sync"
@@ -7,8 +7,9 @@ import (
 	"github.com/kcmlab/kcm/kube/api"
 )
 
-// triggerTimes computes the endpoints.kubernetes.io/last-change-trigger-time
-// annotation the reconciler writes on the slices it changes (upstream's
+// Tracker computes the endpoints.kubernetes.io/last-change-trigger-time
+// annotation the endpoints controller writes on Endpoints and the
+// EndpointSlice reconciler on the slices it changes (upstream's
 // util.TriggerTimeTracker). It keeps, per Service, the trigger times its
 // last sync saw: each selected pod's Ready condition's lastTransitionTime
 // and the Service's creationTimestamp. A sync's trigger time is the
@@ -19,7 +20,7 @@ import (
 //
 // Syncs of different Services run in parallel; one Service is never synced
 // twice at once (the queue's guarantee), so only the map is locked.
-type triggerTimes struct {
+type Tracker struct {
 	mu     sync.Mutex
 	states map[string]triggerState
 }
@@ -30,12 +31,15 @@ type triggerState struct {
 	pods    map[string]time.Time
 }
 
-func newTriggerTimes() *triggerTimes { return &triggerTimes{states: map[string]triggerState{}} }
+// New returns an empty Tracker.
+func New() *Tracker { return &Tracker{states: map[string]triggerState{}} }
 
-// compute records svc's and pods' trigger times under key and returns the
-// time to write, or the zero time for none. It runs before the reconciler,
-// so that the state moves on even when the sync writes nothing.
-func (t *triggerTimes) compute(key string, svc *api.Service, pods []*api.Pod) time.Time {
+// Compute records svc's and pods' trigger times under key (the Service's
+// "namespace/name") and returns the time to write, or the zero time for
+// none (ComputeEndpointLastChangeTriggerTime). A controller calls it
+// before deciding whether to write, so that the state moves on even when
+// the sync writes nothing.
+func (t *Tracker) Compute(key string, svc *api.Service, pods []*api.Pod) time.Time {
 	t.mu.Lock()
 	prev, known := t.states[key]
 	t.mu.Unlock()
@@ -70,8 +74,8 @@ func (t *triggerTimes) compute(key string, svc *api.Service, pods []*api.Pod) ti
 	return earliest
 }
 
-// forget drops a deleted Service's state (DeleteService).
-func (t *triggerTimes) forget(key string) {
+// Forget drops a deleted Service's state (DeleteService).
+func (t *Tracker) Forget(key string) {
 	t.mu.Lock()
 	delete(t.states, key)
 	t.mu.Unlock()
