@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kcmlab/kcm/clock"
+	"github.com/kcmlab/kcm/informer"
 	"github.com/kcmlab/kcm/kube/api"
 	"github.com/kcmlab/kcm/kube/api/decode"
 	"github.com/kcmlab/kcm/kube/rest"
@@ -148,6 +150,17 @@ func TestCustomResourcesOwnedByConfigMap(t *testing.T) {
 	widget := func(name string, owner *api.RawObject) map[string]any {
 		return map[string]any{"apiVersion": widgets.GroupVersion(), "kind": "Widget",
 			"metadata": map[string]any{"name": name, "ownerReferences": []any{ownerRefMap(owner, true, true)}}}
+	}
+	// The widgets must be in the graph before an owner goes: a foreground
+	// deletion processed before the collector watches widgets finds no
+	// dependents and lets the owner go first (the widget is then
+	// collected later, as a dangling dependent).
+	c.waitMonitors(func(m map[rest.Resource]bool) bool { return m[widgets] }, "the CRD's resource to join the monitors")
+	c.gc.monitors.mu.Lock()
+	reg := c.gc.monitors.running[widgets].reg
+	c.gc.monitors.mu.Unlock()
+	if !informer.WaitForCacheSync(c.ctx, clock.Real{}, reg)[reg.Name()] {
+		t.Fatal("the widgets' monitor did not sync")
 	}
 	for _, policy := range []string{rest.PropagationBackground, rest.PropagationForeground, rest.PropagationOrphan} {
 		t.Run(policy, func(t *testing.T) {
