@@ -61,8 +61,12 @@ func TestEndpointsMatchKCM(t *testing.T) {
 	rb := recordOnNodes(ctx, t, ref, scenarios...)
 	compare(t, kcm, ref, ra, rb, endpointAllowances, scenarios...)
 	rolled := rb[scenarios[1].Name].Timeline.States
-	t.Logf("rollout: %d writes recorded under %s, first %q, last %q", len(rolled), ref.Name(),
-		stepText(rolled, 0), stepText(rolled, len(rolled)-1))
+	var head []string
+	for i := range min(len(rolled), 8) {
+		head = append(head, stepText(rolled, i))
+	}
+	t.Logf("rollout: %d writes recorded under %s, the first:\n  %s\nthe last: %s", len(rolled), ref.Name(),
+		strings.Join(head, "\n  "), stepText(rolled, len(rolled)-1))
 }
 
 // Takeover sizes: Services, and pods (pod i is selected by Service

@@ -170,9 +170,9 @@ var (
 	}
 )
 
-// EndpointsScenario creates Services of every kind the endpoints
-// controllers treat differently, then pods across three zones, and turns
-// some of them unready or terminating:
+// EndpointsScenario creates pods across three zones, turns some of them
+// unready or terminating, then creates Services of every kind the
+// endpoints controllers treat differently:
 //
 //   - web-named (targetPort "http", a name web-1 numbers 9090 and the
 //     others 8080, so two subsets), web-numeric (targetPort 8080),
@@ -188,16 +188,21 @@ var (
 //     compared, mirrors into slices).
 //
 // It waits until every Endpoints lists exactly the pods Kubernetes puts
-// there, and, with slices, every Service's slices hold its pods.
+// there, and, with slices, every Service's slices hold its pods with the
+// right ready condition. The pods reach their final state before the
+// Services exist, so that each controller writes each object once, from
+// one sync that sees everything: had the pods changed while the Services
+// existed, how those changes fell into syncs would depend on timing, and
+// with it the slices' generation and whether the last write carried a
+// last-change-trigger-time (a sync that sees no newer Ready transition
+// clears it). Pod changes under a Service are EndpointsRollingScenario's
+// and the takeover test's, one change at a time.
 func EndpointsScenario(withSlices, withMirroring bool) Scenario {
 	return Scenario{
 		Name:    "endpoints",
 		Record:  endpointResources(withSlices),
 		Timeout: 2 * time.Minute,
 		Run: func(ctx context.Context, env *Env) error {
-			if err := createEndpointServices(ctx, env); err != nil {
-				return err
-			}
 			pc := pods(env)
 			http, metrics := "http", "metrics"
 			web := map[string]string{"app": "web"}
@@ -246,12 +251,15 @@ func EndpointsScenario(withSlices, withMirroring bool) Scenario {
 				return err
 			}
 			defer ew.Stop()
+			if err := createEndpointServices(ctx, env); err != nil {
+				return err
+			}
 			return ew.WaitFor(ctx, "every Endpoints (and the slices) to list its pods", func(v EndpointsView) bool {
 				for svc, want := range endpointsWant {
 					if !maps.Equal(v.ServiceMembers(env.Namespace, svc), want) {
 						return false
 					}
-					if withSlices && (svc != "external" || withMirroring) && !sameKeys(v.SliceMembers(env.Namespace, svc), sliceWant(svc, want)) {
+					if withSlices && (svc != "external" || withMirroring) && !sliceReady(v.SliceMembers(env.Namespace, svc), sliceWant(svc, want)) {
 						return false
 					}
 				}
@@ -261,10 +269,12 @@ func EndpointsScenario(withSlices, withMirroring bool) Scenario {
 	}
 }
 
-// sliceWant are the endpoints the slices of svc must hold: its Endpoints'
-// members and, for the Services that leave terminating pods out of the
-// Endpoints, the terminating web-3 (EndpointSlices keep a terminating
-// endpoint, with ready false and terminating true).
+// sliceWant are the endpoints the slices of svc must hold, each with its
+// ready condition: its Endpoints' members and, for the Services that
+// leave terminating pods out of the Endpoints, the terminating web-3, not
+// ready (EndpointSlices keep a terminating endpoint, with ready false,
+// serving as its Ready condition, terminating true; publishNotReadyAddresses
+// makes every endpoint ready).
 func sliceWant(svc string, want map[string]bool) map[string]bool {
 	out := maps.Clone(want)
 	switch svc {
@@ -274,12 +284,14 @@ func sliceWant(svc string, want map[string]bool) map[string]bool {
 	return out
 }
 
-func sameKeys[A, B any](a map[string]A, b map[string]B) bool {
-	if len(a) != len(b) {
+// sliceReady: the slice members are exactly want's, each with the ready
+// condition want gives it.
+func sliceReady(got map[string]string, want map[string]bool) bool {
+	if len(got) != len(want) {
 		return false
 	}
-	for k := range b {
-		if _, ok := a[k]; !ok {
+	for k, ready := range want {
+		if !strings.HasPrefix(got[k], fmt.Sprintf("ready=%t ", ready)) {
 			return false
 		}
 	}
