@@ -40,6 +40,7 @@
 //	    ctrl/endpointslice    — the EndpointSlices of each Service with a selector: which event syncs which Service
 //	    ctrl/endpointslice/topology — EndpointSlice hints: trafficDistribution and the topology-mode: Auto cache
 //	    ctrl/endpointslice/reconciler — a Service's pods packed into its EndpointSlices: the fewest writes, the tracker
+//	    ctrl/endpointslicemirroring — the Endpoints users write for selector-less Services, mirrored into EndpointSlices
 //	    ctrl/garbagecollector — the ownerReference graph: background, foreground and orphan deletion
 //	12. tap                   — the observation points every layer reports to while someone watches
 //	    pipeview              — the live view behind /debug/pipeline, drawn from tap's points
@@ -110,13 +111,17 @@
 //     pod-to-endpoint rules of the endpoints and EndpointSlice controllers
 //  7. controllers: ctrl/*, ctrl/endpointslice/... — one package per controller; a controller
 //     never imports another (the EndpointSlice controller's own packages import each other)
-//  8. manager: manager — the controller manager: flags, endpoints, leader election,
+//  8. derived controllers: ctrl/endpointslicemirroring — controllers built on other
+//     controllers' parts, as upstream's are: the EndpointSlice mirroring controller uses the
+//     EndpointSlice reconciler's tracker and labels and the endpoints controller's
+//     RepackSubsets
+//  9. manager: manager — the controller manager: flags, endpoints, leader election,
 //     start-up of every controller
-//  9. binary: cmd/kcm — the kcm binary; it links testenv for `kcm dev`, a product feature
-//  10. verification: internal/testing/..., kube/internal/redact/redacttest — test and
+//  10. binary: cmd/kcm — the kcm binary; it links testenv for `kcm dev`, a product feature
+//  11. verification: internal/testing/..., kube/internal/redact/redacttest — test and
 //     verification support (fakes, fixtures, differential and benchmark harnesses): it may
 //     import any layer, and only tests and the harness binaries import it (restricted)
-//  11. harness: cmd/kcm-bench, cmd/kcm-compat, cmd/kcm-e2e — the binaries behind make
+//  12. harness: cmd/kcm-bench, cmd/kcm-compat, cmd/kcm-e2e — the binaries behind make
 //     bench-manager, make compat and make e2e
 //
 // A doc.go that lists its package's files does so in one paragraph or list

@@ -246,7 +246,8 @@ func waitGone[T api.Object](t *testing.T, ctx context.Context, r *rest.Resources
 // rights: a namespace gets its default ServiceAccount, a ReplicaSet gets
 // its pods, a deleted namespace is emptied and goes, a ConfigMap whose
 // owner does not exist is collected, a Service gets its Endpoints and they
-// go with it, and its EndpointSlice. Then the ClusterRole
+// go with it, and its EndpointSlice; a user's Endpoints of a Service without a selector get a
+// mirrored EndpointSlice and it goes with them. Then the ClusterRole
 // loses "create" on serviceaccounts: the serviceaccount controller's failure is a 403 that its log names and its
 // error counter counts, and the manager keeps serving. Then "create" on
 // replicasets goes too: a new Deployment shows the failure where
@@ -353,6 +354,29 @@ func TestManagerRunsWithTheDeployRBAC(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitGone(t, ctx, endpoints, "web")
+
+	// The EndpointSlice mirroring controller: the Endpoints a user writes
+	// for a Service without a selector get a slice (create, with
+	// blockOwnerDeletion in its ownerReference), which goes with them
+	// (delete).
+	if _, err := services.Create(ctx, &api.Service{ObjectMeta: api.ObjectMeta{Name: "external"},
+		Spec: api.ServiceSpec{Ports: []api.ServicePort{{Port: 80}}}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := endpoints.Create(ctx, &api.Endpoints{ObjectMeta: api.ObjectMeta{Name: "external"},
+		Subsets: []api.EndpointSubset{{Addresses: []api.EndpointAddress{{IP: "192.168.0.1"}}, Ports: []api.EndpointPort{{Port: 80}}}}}); err != nil {
+		t.Fatal(err)
+	}
+	endpointSlices := rest.NewResources(admin, rest.EndpointSlices, decode.Typed[api.EndpointSlice]()).InNamespace(ns.Name)
+	var mirrored string
+	watchFor(t, ctx, endpointSlices, "the mirrored EndpointSlice", func(s *api.EndpointSlice) bool {
+		mirrored = s.Name
+		return s.Labels["kubernetes.io/service-name"] == "external" && len(s.Endpoints) == 1
+	})
+	if err := endpoints.Delete(ctx, "external", rest.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitGone(t, ctx, endpointSlices, mirrored)
 
 	// Without "create" on serviceaccounts: a clear 403, logged and counted.
 	for _, d := range docs {

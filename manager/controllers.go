@@ -5,6 +5,7 @@ import (
 	"github.com/kcmlab/kcm/ctrl/deployment"
 	"github.com/kcmlab/kcm/ctrl/endpoint"
 	"github.com/kcmlab/kcm/ctrl/endpointslice"
+	"github.com/kcmlab/kcm/ctrl/endpointslicemirroring"
 	"github.com/kcmlab/kcm/ctrl/garbagecollector"
 	"github.com/kcmlab/kcm/ctrl/namespace"
 	"github.com/kcmlab/kcm/ctrl/replicaset"
@@ -24,6 +25,7 @@ func NewControllerDescriptors() *ctrl.Descriptors {
 		deployment.Descriptor(),
 		endpoint.Descriptor(),
 		endpointslice.Descriptor(),
+		endpointslicemirroring.Descriptor(),
 		garbagecollector.Descriptor(),
 	)
 	if err != nil {

@@ -29,6 +29,8 @@ func TestControllersWaitOnTheirRegistrations(t *testing.T) {
 		"endpoints-controller": {"services/endpoints-controller", "pods/endpoints-controller", "endpoints/endpoints-controller"},
 		"endpointslice-controller": {"services/endpointslice-controller", "pods/endpointslice-controller",
 			"nodes/endpointslice-controller", "endpointslices.discovery.k8s.io/endpointslice-controller"},
+		"endpointslice-mirroring-controller": {"endpoints/endpointslice-mirroring-controller",
+			"endpointslices.discovery.k8s.io/endpointslice-mirroring-controller", "services/endpointslice-mirroring-controller"},
 	}
 	client, err := rest.NewClient(&rest.Config{Host: "https://127.0.0.1:1"})
 	if err != nil {
