@@ -79,9 +79,11 @@ const (
 func takeoverServiceName(i int) string { return fmt.Sprintf("svc-%02d", i) }
 
 // takeoverScenario creates the takeover's Services and pods (a named
-// target port; pods spread over the three nodes) and waits until every
-// Service's Endpoints (and slices) list its pods.
-func takeoverScenario(withSlices bool) Scenario {
+// target port; pods spread over the three nodes), and the Service
+// "external" without a selector with an Endpoints of the user's, and
+// waits until every Service's Endpoints (and slices; for "external" the
+// mirrored one when withMirroring) list its pods.
+func takeoverScenario(withSlices, withMirroring bool) Scenario {
 	return Scenario{
 		Name:    "takeover-endpoints",
 		Timeout: 3 * time.Minute,
@@ -103,12 +105,18 @@ func takeoverScenario(withSlices bool) Scenario {
 					return err
 				}
 			}
+			if err := createExternal(ctx, env); err != nil {
+				return err
+			}
 			ew, err := WatchEndpoints(ctx, env.Client, env.Namespace, withSlices)
 			if err != nil {
 				return err
 			}
 			defer ew.Stop()
 			return ew.WaitFor(ctx, "every Service's Endpoints with its ready pods", func(v EndpointsView) bool {
+				if withMirroring && len(v.SliceMembers(env.Namespace, "external")) != 2 {
+					return false
+				}
 				for i := range takeoverServices {
 					n := 1
 					if i < takeoverPods-takeoverServices {
@@ -129,8 +137,8 @@ func takeoverScenario(withSlices bool) Scenario {
 }
 
 // TestEndpointsTakeoverFromKCM: kube-controller-manager builds the
-// Endpoints (and slices) of 50 Services and stops; kcm starts on the same
-// cluster. kcm must find every object already right and write none of
+// Endpoints (and slices) of 50 Services, and mirrors a user's Endpoints
+// into a slice, and stops; kcm starts on the same cluster. kcm must find every object already right and write none of
 // them; then one pod turns unready, and the only writes are that pod's
 // Service's Endpoints (and slice).
 //
@@ -139,7 +147,10 @@ func takeoverScenario(withSlices bool) Scenario {
 // Service created once kcm has answered the pod change (so its controllers
 // run, and every Service they found at start is queued before it). When
 // the barrier's Endpoints appear, every Service of the takeover has been
-// synced, and the writes counted on the watch are all kcm made.
+// synced, and the writes counted on the watch are all kcm made. The
+// mirroring controller gets its own barrier, a user's Endpoints for a new
+// Service without a selector: the user's write and the mirrored slice are
+// expected.
 func TestEndpointsTakeoverFromKCM(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)
 	defer cancel()
@@ -150,7 +161,7 @@ func TestEndpointsTakeoverFromKCM(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Stop()
-	sc := takeoverScenario(withSlices)
+	sc := takeoverScenario(withSlices, slices.Contains(controllers, kcmMirroring))
 	ref := &KubeControllerManager{Controllers: controllers}
 	if _, err := RunScenarios(ctx, c, ref, sc); err != nil {
 		t.Fatal(err)
@@ -206,16 +217,43 @@ func TestEndpointsTakeoverFromKCM(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
+	withMirroring := slices.Contains(controllers, kcmMirroring)
+	if withMirroring {
+		// The mirroring controller's queue gets a barrier of its own: a
+		// user's Endpoints for a new Service without a selector.
+		mirror := &Env{Client: client, Namespace: ns}
+		svc := &api.Service{ObjectMeta: api.ObjectMeta{Name: "zz-mirror-barrier"},
+			Spec: api.ServiceSpec{Ports: []api.ServicePort{servicePort("http", 80, api.IntOrStringFromInt(8080))}}}
+		if _, err := services(mirror).Create(ctx, svc); err != nil {
+			t.Fatal(err)
+		}
+		user := &api.Endpoints{ObjectMeta: api.ObjectMeta{Name: svc.Name}, Subsets: []api.EndpointSubset{{
+			Addresses: []api.EndpointAddress{{IP: "192.0.2.20"}}, Ports: []api.EndpointPort{{Name: "http", Port: 8080, Protocol: "TCP"}}}}}
+		if _, err := rest.NewResources(client, rest.Endpoints, decode.Typed[api.Endpoints]()).InNamespace(ns).Create(ctx, user); err != nil {
+			t.Fatal(err)
+		}
+		if err := ew.WaitFor(ctx, "kcm to mirror the barrier's Endpoints", func(v EndpointsView) bool {
+			return len(v.SliceMembers(ns, svc.Name)) == 1
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
 	var lines []string
 	ew.Flush(func(l string) { lines = append(lines, l) })
 	want := []string{
 		"#1 MODIFIED Endpoints " + changedSvc + ": ~" + changed + " notready[http:8081]",
 		"#2 ADDED Endpoints " + barrier.Name + ": +pod-00 ready[http:8080], +pod-50 ready[http:8080]",
 	}
+	if withMirroring {
+		want = append(want, "#3 ADDED Endpoints zz-mirror-barrier: +192.0.2.20 ready[http:8080]")
+	}
 	if withSlices {
 		want = append(want,
 			"#1 MODIFIED EndpointSlice "+changedSvc+" slice#1: ~"+changed+" ready=false serving=false terminating=false [http:8081]",
 			"#2 ADDED EndpointSlice "+barrier.Name+" slice#1: +pod-00 ready=true serving=true terminating=false [http:8080], +pod-50 ready=true serving=true terminating=false [http:8080]")
+	}
+	if withMirroring {
+		want = append(want, "#3 ADDED EndpointSlice zz-mirror-barrier slice#1: +192.0.2.20 ready=true serving=nil terminating=nil [http:8080]") // mirroring sets ready alone
 	}
 	if !slices.Equal(lines, want) {
 		t.Errorf("writes after kcm took over from kube-controller-manager:\n  %s\nwant exactly:\n  %s",

@@ -318,14 +318,23 @@ func createEndpointServices(ctx context.Context, env *Env) error {
 			Spec: api.ServiceSpec{Selector: db, ClusterIP: api.ClusterIPNone, Ports: []api.ServicePort{servicePort("pg", 5432, pg)}}},
 		{ObjectMeta: api.ObjectMeta{Name: "db-noports"},
 			Spec: api.ServiceSpec{Selector: db, ClusterIP: api.ClusterIPNone}},
-		{ObjectMeta: api.ObjectMeta{Name: "external"},
-			Spec: api.ServiceSpec{Ports: []api.ServicePort{servicePort("http", 80, api.IntOrStringFromInt(8080))}}},
 	}
 	sc := services(env)
 	for _, s := range svcs {
 		if _, err := sc.Create(ctx, s); err != nil {
 			return fmt.Errorf("create Service %s: %w", s.Name, err)
 		}
+	}
+	return createExternal(ctx, env)
+}
+
+// createExternal creates the Service "external", which has no selector,
+// and the user's Endpoints for it: two addresses, port 8080.
+func createExternal(ctx context.Context, env *Env) error {
+	svc := &api.Service{ObjectMeta: api.ObjectMeta{Name: "external"},
+		Spec: api.ServiceSpec{Ports: []api.ServicePort{servicePort("http", 80, api.IntOrStringFromInt(8080))}}}
+	if _, err := services(env).Create(ctx, svc); err != nil {
+		return fmt.Errorf("create Service external: %w", err)
 	}
 	user := &api.Endpoints{
 		ObjectMeta: api.ObjectMeta{Name: "external", Labels: map[string]string{"owner": "user"}},
