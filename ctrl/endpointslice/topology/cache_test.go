@@ -374,32 +374,39 @@ func TestRemoveHintsFromSlices(t *testing.T) {
 }
 
 // TestCacheConcurrent: the reconciler's workers share one cache while the
-// node handler calls SetNodes; -race checks the locking.
+// node handler calls SetNodes; -race checks the locking. Each reader
+// calls one method only, so that nothing but that method's own locking
+// orders its reads after the writers' writes.
 func TestCacheConcurrent(t *testing.T) {
 	c := twoZones()
 	var wg sync.WaitGroup
-	for w := range 4 {
+	start := make(chan struct{}) // all goroutines begin together
+	run := func(f func(i int)) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			key := fmt.Sprintf("ns/svc%d", w)
-			for range 50 {
-				c.AddHints(zerolog.Nop(), &SliceInfo{ServiceKey: key, AddressType: api.AddressTypeIPv4,
-					ToCreate: list(slice("c", ep("10.0.0.1", zone("a")), ep("10.0.0.2", zone("b"))))})
-				c.HasPopulatedHints(key)
-				c.OverloadedServices()
-				c.RemoveHints(key, api.AddressTypeIPv4)
+			<-start
+			for i := range 200 {
+				f(i)
 			}
 		}()
 	}
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		for i := range 50 {
-			c.SetNodes(zerolog.Nop(), []*api.Node{mkNode("n1", "a", "1"), mkNode("n2", "b", fmt.Sprint(i+1))})
-			c.ZoneRatios()
-		}
-	}()
+	for w := range 3 {
+		key := fmt.Sprintf("ns/svc%d", w)
+		run(func(int) {
+			c.AddHints(zerolog.Nop(), &SliceInfo{ServiceKey: key, AddressType: api.AddressTypeIPv4,
+				ToCreate: list(slice("c", ep("10.0.0.1", zone("a")), ep("10.0.0.2", zone("b"))))})
+			c.RemoveHints(key, api.AddressTypeIPv4)
+			c.SetHints(key, api.AddressTypeIPv6, EndpointZoneInfo{"a": 1})
+		})
+	}
+	run(func(i int) {
+		c.SetNodes(zerolog.Nop(), []*api.Node{mkNode("n1", "a", "1"), mkNode("n2", "b", fmt.Sprint(i+1))})
+	})
+	run(func(int) { c.HasPopulatedHints("ns/svc0") })
+	run(func(int) { c.OverloadedServices() })
+	run(func(int) { c.ZoneRatios() })
+	close(start)
 	wg.Wait()
 }
 
