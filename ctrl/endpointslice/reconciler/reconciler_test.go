@@ -5,6 +5,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/kcmlab/kcm/ctrl/endpointslice/topology"
 	"github.com/kcmlab/kcm/internal/testing/resttest"
 	"github.com/kcmlab/kcm/kube/api"
 	"github.com/kcmlab/kcm/kube/rest"
@@ -212,10 +213,15 @@ func TestReconcileNoOp(t *testing.T) {
 }
 
 // TestReconcileRemovesAddressTypes: slices of an address type the
-// Service no longer has are deleted (Reconcile's slicesToDelete), and the
-// tracker expects their deletion.
+// Service no longer has are deleted (Reconcile's slicesToDelete), the
+// tracker expects their deletion, and the topology cache forgets that
+// address type's hints first (topologyCache.RemoveHints in Reconcile's
+// loop over the existing slices), so the remaining type's pass does not
+// report hints as disabled.
 func TestReconcileRemovesAddressTypes(t *testing.T) {
 	f := newFixture(t)
+	f.topology = topology.NewCache()
+	f.topology.SetHints("ns/foo", api.AddressTypeIPv6, topology.EndpointZoneInfo{"zone-a": 1})
 	svc := service()
 	v6 := existingSlice(svc, "foo-v6", httpPorts())
 	v6.AddressType = api.AddressTypeIPv6
@@ -234,6 +240,10 @@ func TestReconcileRemovesAddressTypes(t *testing.T) {
 	}
 	if !f.tracker.StaleSlices(svc, []*api.EndpointSlice{gone}) {
 		t.Error("the tracker does not expect the deleted slice's deletion")
+	}
+	// Forgotten before the IPv4 pass looks: so no TopologyAwareHintsDisabled.
+	if f.topology.HasPopulatedHints("ns/foo") || len(f.events.List()) != 0 {
+		t.Errorf("the topology cache kept the dropped address type's hints until the IPv4 pass: events %v", f.events.Lines())
 	}
 }
 
@@ -298,6 +308,12 @@ func TestReconcileMissingNode(t *testing.T) {
 			if got := errors.Is(err, ErrNodeNotFound); got != tc.wantErr {
 				t.Fatalf("err %v, want ErrNodeNotFound %v", err, tc.wantErr)
 			}
+			var wantEvents []string
+			if tc.wantErr {
+				wantEvents = []string{"Warning FailedToUpdateEndpointSlices Error updating Endpoint Slices for Service ns/foo: " +
+					"skipping Pod pod1 for Service ns/foo: Node gone Not Found"}
+			}
+			equalLines(t, "events", f.events.Lines(), wantEvents)
 			equalLines(t, "slices", showSlices(f.stored()), tc.want)
 		})
 	}
