@@ -166,9 +166,23 @@ var (
 	endpointsWant    = map[string]map[string]bool{
 		"web-named": webPods, "web-numeric": webPods, "web-dual": webPods, "web-pnra": webPodsPublished,
 		"db": dbPods, "db-noports": dbPods,
-		"external": {"192.0.2.10": true, "192.0.2.11": true},
+		"external":      {"192.0.2.10": true, "192.0.2.11": true},
+		"spread-close":  spreadWant(),
+		"spread-auto":   spreadWant(),
+		"spread-hinted": spreadWant(),
 	}
 )
+
+// spreadPods are the pods of the topology Services, two per zone.
+const spreadPods = 6
+
+func spreadWant() map[string]bool {
+	m := map[string]bool{}
+	for i := range spreadPods {
+		m[fmt.Sprintf("spread-%d", i)] = true
+	}
+	return m
+}
 
 // EndpointsScenario creates pods across three zones, turns some of them
 // unready or terminating, then creates Services of every kind the
@@ -185,7 +199,12 @@ var (
 //     db-1 is unready; db-noports is the same without ports;
 //   - external has no selector and an Endpoints of the user's, which the
 //     controller must leave alone (and the mirroring controller, when
-//     compared, mirrors into slices).
+//     compared, mirrors into slices);
+//   - spread-close (trafficDistribution PreferClose), spread-auto
+//     (service.kubernetes.io/topology-mode: Auto) and spread-hinted (the
+//     deprecated service.kubernetes.io/topology-aware-hints: auto) select
+//     six pods, two per zone on nodes of equal CPU: their slices carry
+//     zone hints, which are compared.
 //
 // It waits until every Endpoints lists exactly the pods Kubernetes puts
 // there, and, with slices, every Service's slices hold its pods with the
@@ -216,6 +235,10 @@ func EndpointsScenario(withSlices, withMirroring bool) Scenario {
 				{name: "db-0", node: "node-a", labels: db, ports: []api.ContainerPort{tcpPort("pg", 5432)}, hostname: "db-0", subdomain: "db"},
 				{name: "db-1", node: "node-b", labels: db, ports: []api.ContainerPort{tcpPort("pg", 5432)}, hostname: "db-1", subdomain: "db"},
 				{name: "db-2", node: "node-c", labels: db, ports: []api.ContainerPort{tcpPort("pg", 5432)}, hostname: "db-2", subdomain: "other"},
+			}
+			for i := range spreadPods {
+				specs = append(specs, podSpec{name: fmt.Sprintf("spread-%d", i), node: EndpointNodes()[i%3].Name,
+					labels: map[string]string{"app": "spread"}, ports: []api.ContainerPort{tcpPort(http, 8080)}})
 			}
 			for _, s := range specs {
 				if _, err := pc.Create(ctx, s.pod()); err != nil {
@@ -305,6 +328,7 @@ func createEndpointServices(ctx context.Context, env *Env) error {
 	db := map[string]string{"app": "db"}
 	named, num := api.IntOrStringFromString("http"), api.IntOrStringFromInt(8080)
 	metrics, pg := api.IntOrStringFromString("metrics"), api.IntOrStringFromInt(5432)
+	spread, preferClose := map[string]string{"app": "spread"}, "PreferClose"
 	svcs := []*api.Service{
 		{ObjectMeta: api.ObjectMeta{Name: "web-named", Labels: map[string]string{"tier": "front"}},
 			Spec: api.ServiceSpec{Selector: web, Ports: []api.ServicePort{servicePort("http", 80, named)}}},
@@ -318,6 +342,12 @@ func createEndpointServices(ctx context.Context, env *Env) error {
 			Spec: api.ServiceSpec{Selector: db, ClusterIP: api.ClusterIPNone, Ports: []api.ServicePort{servicePort("pg", 5432, pg)}}},
 		{ObjectMeta: api.ObjectMeta{Name: "db-noports"},
 			Spec: api.ServiceSpec{Selector: db, ClusterIP: api.ClusterIPNone}},
+		{ObjectMeta: api.ObjectMeta{Name: "spread-close"},
+			Spec: api.ServiceSpec{Selector: spread, TrafficDistribution: &preferClose, Ports: []api.ServicePort{servicePort("http", 80, named)}}},
+		{ObjectMeta: api.ObjectMeta{Name: "spread-auto", Annotations: map[string]string{"service.kubernetes.io/topology-mode": "Auto"}},
+			Spec: api.ServiceSpec{Selector: spread, Ports: []api.ServicePort{servicePort("http", 80, named)}}},
+		{ObjectMeta: api.ObjectMeta{Name: "spread-hinted", Annotations: map[string]string{"service.kubernetes.io/topology-aware-hints": "auto"}},
+			Spec: api.ServiceSpec{Selector: spread, Ports: []api.ServicePort{servicePort("http", 80, named)}}},
 	}
 	sc := services(env)
 	for _, s := range svcs {
