@@ -137,8 +137,10 @@
 // Services with a named and a numeric targetPort (one named port numbered
 // differently on one pod, so two subsets), two ports (one pod lacking
 // one), publishNotReadyAddresses, a headless Service with hostnames and
-// subdomains and one without ports, and a selector-less Service with the
-// user's Endpoints; over Ready pods, unready ones (their Ready condition
+// subdomains and one without ports, a selector-less Service with the
+// user's Endpoints, and three Services asking for zone hints
+// (trafficDistribution PreferClose, topology-mode Auto, the deprecated
+// topology-aware-hints annotation) over two pods per zone; over Ready pods, unready ones (their Ready condition
 // written False) and a terminating one (deleted, held by a finalizer). It
 // waits until every Endpoints lists the pods Kubernetes puts there and
 // compares the objects. EndpointsRollingScenario replaces 100 pods behind
