@@ -37,7 +37,8 @@ type Metrics struct {
 
 // Registerer is where the families are registered, for a controller's
 // own families (the endpointslice controller's endpoint_slice_controller_*
-// series); nil for a nil Metrics (no Registerer configured).
+// series, the mirroring controller's endpoint_slice_mirroring_controller_*);
+// nil for a nil Metrics (no Registerer configured).
 func (m *Metrics) Registerer() prometheus.Registerer {
 	if m == nil {
 		return nil

@@ -50,7 +50,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&cfg.KCMBinary, "kcm", "bin/kcm", "the kcm binary (make e2e builds it from this tree)")
 	fs.StringVar(&cfg.KubeBinary, "kube-controller-manager", "", "the kube-controller-manager binary; empty: testenv's cached build")
 	fs.StringVar(&cfg.E2EBinary, "e2e-binary", "", "the e2e test binary; empty: testenv's cached build (built on first use)")
-	fs.StringVar(&cfg.WorkDir, "workdir", "bin/e2e", "where the reports and the logs of every process go")
+	fs.StringVar(&cfg.WorkDir, "workdir", defaultWorkDir, "where the reports and the logs of every process go")
 	fs.StringVar(&cfg.Focus, "focus", e2e.Focus(e2e.Groups), "ginkgo --focus: the specs to run")
 	fs.StringVar(&cfg.Skip, "skip", e2e.Skip(e2e.Exclusions), "ginkgo --skip: specs of the focus left out")
 	fs.StringVar(&cfg.LabelFilter, "label-filter", "", "ginkgo --label-filter")

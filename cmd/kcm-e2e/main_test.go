@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"go.uber.org/goleak"
+
+	"github.com/kcmlab/kcm/internal/testing/e2e"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -47,4 +49,20 @@ func TestNodes(t *testing.T) {
 func Example_unknownMode() {
 	run([]string{"--modes", "both"}, os.Stdout, os.Stdout)
 	// Output: kcm-e2e: unknown mode "both" (want kube-controller-manager or kcm)
+}
+
+// The page says how to render it again, and says so when its run selected
+// other specs than make e2e's.
+func TestSelection(t *testing.T) {
+	def := e2e.Config{WorkDir: defaultWorkDir, Focus: e2e.Focus(e2e.Groups), Skip: e2e.Skip(e2e.Exclusions)}
+	if got := selection(def); len(got) != 1 || !strings.Contains(got[0], "`go run ./cmd/kcm-e2e --render-only` renders it again from the reports in bin/e2e") {
+		t.Errorf("make e2e's page: %q", got)
+	}
+	narrow := def
+	narrow.WorkDir, narrow.Focus = "bin/e2e-endpoints", `\[sig-network\] EndpointSlice `
+	got := selection(narrow)
+	if len(got) != 2 || !strings.Contains(got[0], "--render-only --workdir bin/e2e-endpoints`") ||
+		!strings.Contains(got[1], "Not make e2e's selection: this run's --ginkgo.focus `\\[sig-network\\] EndpointSlice `") {
+		t.Errorf("a narrower run's page: %q", got)
+	}
 }

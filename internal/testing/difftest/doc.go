@@ -128,6 +128,41 @@
 // and kind (DiffDeletions): Background is Deployment, ReplicaSet, pods;
 // Foreground pods, ReplicaSet, Deployment; Orphan the Deployment alone.
 //
+// # The endpoints comparison
+//
+// TestEndpointsMatchKCM runs on clusters with kube-scheduler and three
+// kwok nodes, one per zone (EndpointNodes), where kwok gives a scheduled
+// pod an IP and makes it Running and Ready; every pod names its node, so
+// nodeName and zone are the same in every run. EndpointsScenario creates
+// Services with a named and a numeric targetPort (one named port numbered
+// differently on one pod, so two subsets), two ports (one pod lacking
+// one), publishNotReadyAddresses, a headless Service with hostnames and
+// subdomains and one without ports, a selector-less Service with the
+// user's Endpoints, and three Services asking for zone hints
+// (trafficDistribution PreferClose, topology-mode Auto, the deprecated
+// topology-aware-hints annotation) over two pods per zone; over Ready pods, unready ones (their Ready condition
+// written False) and a terminating one (deleted, held by a finalizer). It
+// waits until every Endpoints lists the pods Kubernetes puts there and
+// compares the objects. EndpointsRollingScenario replaces 100 pods behind
+// one Service one at a time (new pod Ready, old pod terminating, old pod
+// gone), waiting on an EndpointsWatch after each step, and compares every
+// write of the rollout, one line per write with what it changed by pod
+// name; each side must also make exactly 200 Endpoints writes.
+// Normalisation replaces each pod IP by its pod's name and sorts
+// addresses, subsets and slice endpoints, whose order follows the IPs
+// (normalizeEndpointsObject). EndpointSlices are recorded and compared
+// (as a set per Service: generated names become "<rand>") when kcm
+// registers the endpointslice controller (SlicesInKCM); until then both
+// sides run the endpoints controller alone — kube-controller-manager's
+// endpointslice and mirroring controllers are on by default, so its
+// --controllers names what runs — and only Endpoints are compared.
+//
+// TestEndpointsTakeoverFromKCM lets kube-controller-manager build the
+// Endpoints of 50 Services, stops it, starts kcm on the same cluster with
+// one worker per controller, turns one pod unready and creates a barrier
+// Service; the writes seen on a watch must be exactly that pod's
+// Endpoints update and the barrier's Endpoints.
+//
 // # The takeover tests
 //
 // One manager rolls a Deployment out and stops; the other starts on the

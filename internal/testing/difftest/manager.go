@@ -74,7 +74,9 @@ func (m *KubeControllerManager) Diagnose() string {
 type InProcess struct {
 	// Descriptors returns the controllers to run.
 	Descriptors func() []*ctrl.ControllerDescriptor
-	Logger      zerolog.Logger
+	// Args are appended to the command line (a controller's flags).
+	Args   []string
+	Logger zerolog.Logger
 }
 
 // Name implements Manager.
@@ -99,6 +101,7 @@ func (m *InProcess) Start(_ context.Context, c *testenv.Cluster) (func() error, 
 	}
 	cmd := manager.NewControllerManagerCommand(ds)
 	args := []string{"--controllers=" + strings.Join(m.names(), ","), "--leader-elect=true", "--secure-port=0"}
+	args = append(args, m.Args...)
 	if err := cmd.Parse(args); err != nil {
 		return nil, fmt.Errorf("difftest: kcm %s: %w", strings.Join(args, " "), err)
 	}

@@ -82,6 +82,7 @@ func Normalize(objs []Object) (Snapshot, error) {
 	var all []rendered
 	for _, o := range objs {
 		c := normalizeValue("", deepCopy(o), hashes).(Object)
+		normalizeEndpointsObject(c)
 		meta, _ := c["metadata"].(Object)
 		if meta != nil {
 			if gn, ok := meta["generateName"].(string); ok && gn != "" {

@@ -42,6 +42,9 @@ type Scenario struct {
 	// CompareDeletions compares the order of deletions (by phase and
 	// kind) between the sides, for the garbage collector's scenarios.
 	CompareDeletions bool
+	// Timeout bounds the scenario, recording included; zero means
+	// scenarioTimeout.
+	Timeout time.Duration
 }
 
 // Recording is what one scenario left behind under one manager.
@@ -96,7 +99,14 @@ func RunScenarios(ctx context.Context, c *testenv.Cluster, m Manager, scenarios 
 // state such as namespaces and their ServiceAccounts would differ). A
 // cluster costs a few seconds to start.
 func RunOnFreshCluster(ctx context.Context, m Manager, log zerolog.Logger, scenarios ...Scenario) (map[string]*Recording, error) {
-	c, err := testenv.Start(ctx, testenv.Options{Logger: log})
+	return RunOnFreshClusterWith(ctx, m, testenv.Options{Logger: log}, scenarios...)
+}
+
+// RunOnFreshClusterWith is RunOnFreshCluster on a cluster started with
+// opts: with kube-scheduler and kwok nodes (Options.Nodes) for scenarios
+// whose pods must run on nodes.
+func RunOnFreshClusterWith(ctx context.Context, m Manager, opts testenv.Options, scenarios ...Scenario) (map[string]*Recording, error) {
+	c, err := testenv.Start(ctx, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -107,7 +117,11 @@ func RunOnFreshCluster(ctx context.Context, m Manager, log zerolog.Logger, scena
 // runScenario creates the scenario's namespace, runs it with an observer,
 // and records the objects.
 func runScenario(ctx context.Context, c *testenv.Cluster, client *rest.Client, sc Scenario) (*Recording, error) {
-	ctx, cancel := context.WithTimeout(ctx, scenarioTimeout)
+	timeout := sc.Timeout
+	if timeout <= 0 {
+		timeout = scenarioTimeout
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	if err := createNamespace(ctx, client, sc.Name); err != nil {
 		return nil, err

@@ -21,9 +21,13 @@
 //
 // Groups selects the Describe blocks about kcm's controllers (Deployment,
 // ReplicaSet, Garbage collector, Namespaces, OrderedNamespaceDeletion,
-// ServiceAccounts); Exclusions leaves out, with the reason, the few specs
-// of those blocks that test the kubelet through a container's files or
-// output. The e2e framework waits in every test namespace for the
+// ServiceAccounts, and sig-network's EndpointsController, Endpoints,
+// EndpointSlice and EndpointSliceMirroring); Exclusions leaves out, with
+// the reason, the few specs of those blocks that test the kubelet through
+// a container's files or output, or kube-proxy by connecting through a
+// Service. A group whose controller kcm does not have yet runs under
+// kube-controller-manager in both modes (the kcm mode disables in
+// kube-controller-manager only the controllers kcm runs). The e2e framework waits in every test namespace for the
 // "default" ServiceAccount and the "kube-root-ca.crt" ConfigMap; the
 // second comes from kube-controller-manager's root-ca-cert-publisher,
 // which runs in both modes.

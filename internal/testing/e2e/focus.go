@@ -37,6 +37,14 @@ var Groups = []Group{
 		"pods are deleted before the other resources of a namespace"},
 	{`\[sig-auth\] ServiceAccounts `, "serviceaccount-controller",
 		"the default ServiceAccount of each namespace, no legacy token Secrets, ServiceAccount lifecycle"},
+	{`\[sig-network\] EndpointsController `, "endpoints-controller",
+		"Endpoints created for a Service's pods, emptied and deleted with them and the Service"},
+	{`\[sig-network\] Endpoints `, "endpoints-controller",
+		"the Endpoints API lifecycle (create, list, patch, delete) on a selector-less Service, left alone by the controller"},
+	{`\[sig-network\] EndpointSlice `, "endpointslice-controller",
+		"EndpointSlices (and Endpoints) created for a Service's pods and deleted with them, the managed-by and service-name labels, the EndpointSlice API operations"},
+	{`\[sig-network\] EndpointSliceMirroring `, "endpointslice-mirroring-controller",
+		"a selector-less Service's custom Endpoints mirrored into EndpointSlices through create, update and delete"},
 }
 
 // Exclusions are the specs of Groups that are not run: they test the
@@ -54,6 +62,10 @@ var Exclusions = []Exclusion{
 		"a container calls the API with its rotated token and the spec reads its log: needs a real container (and is [Slow])"},
 	{`\[sig-auth\] ServiceAccounts ServiceAccountIssuerDiscovery`,
 		"a container fetches the OIDC discovery document and must exit 0: needs a real container"},
+	{`\[sig-network\] EndpointSlice should support a Service with multiple (ports|endpoint IPs) specified in multiple EndpointSlices`,
+		"a pod connects to the Service's cluster IP through kubectl exec (execHostnameTest) and must reach agnhost in the backend: needs real containers and kube-proxy; the slices are the test's own, no controller writes them"},
+	{`\[sig-network\] EndpointSliceMirroring should mirror a custom Endpoint with multiple subsets and same IP address`,
+		"after the mirrored slices exist, a pod connects to the Service's cluster IP through kubectl exec (execHostnameTest): needs real containers and kube-proxy"},
 }
 
 // Focus is the --ginkgo.focus expression of the groups.
