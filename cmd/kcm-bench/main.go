@@ -35,7 +35,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	var (
 		cfg        managerbench.Config
-		benchmarks = fs.String("benchmarks", "scale,sync", "which benchmarks to run: scale (a Deployment of --scale-replicas), sync (a manager starting on a populated cluster)")
+		benchmarks = fs.String("benchmarks", "scale,sync", "which benchmarks to run: scale (a Deployment of --scale-replicas), sync (a manager starting on a populated cluster), endpoints (the endpoint controllers: --es-services Services of --es-pods-per-service pods on kwok nodes, then a rolling update of one)")
 		refs       = fs.String("references", "default", "extra kube-controller-manager configurations in the sync benchmark: default (\"*\"); empty for none")
 		out        = fs.String("out", "", "also write the markdown report to this file")
 		kubeArgs   = fs.String("kube-controller-manager-args", "", "extra flags, space-separated, for every kube-controller-manager measured, e.g. --kube-api-content-type=application/json")
@@ -48,6 +48,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&cfg.Population.Deployments, "deployments", 10, "sync benchmark: Deployments per namespace")
 	fs.IntVar(&cfg.Population.Replicas, "replicas", 100, "sync benchmark: pods per Deployment")
 	fs.IntVar(&cfg.Replicas, "scale-replicas", 1000, "scale benchmark: the Deployment's replicas")
+	fs.IntVar(&cfg.ESWorkload.Services, "es-services", 1000, "endpoints benchmark: Services")
+	fs.IntVar(&cfg.ESWorkload.PodsPerService, "es-pods-per-service", 10, "endpoints benchmark: pods per Service")
 	fs.IntVar(&cfg.QPS, "kube-api-qps", 20, "--kube-api-qps given to both managers")
 	fs.IntVar(&cfg.Burst, "kube-api-burst", 30, "--kube-api-burst given to both managers")
 	fs.DurationVar(&cfg.Settle, "settle", 15*time.Second, "sync benchmark: how long a manager runs after the probe pod before the last sample")
@@ -64,8 +66,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 			cfg.Scale = true
 		case "sync":
 			cfg.Sync = true
+		case "endpoints":
+			cfg.Endpoints = true
 		default:
-			fmt.Fprintf(stderr, "kcm-bench: unknown benchmark %q (want scale or sync)\n", b)
+			fmt.Fprintf(stderr, "kcm-bench: unknown benchmark %q (want scale, sync or endpoints)\n", b)
 			return 2
 		}
 	}
@@ -92,7 +96,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	rep, err := managerbench.Run(ctx, cfg)
-	if rep != nil && (len(rep.Scale) > 0 || len(rep.Sync) > 0 || err == nil) {
+	if rep != nil && (len(rep.Scale) > 0 || len(rep.Sync) > 0 || len(rep.Endpoints) > 0 || err == nil) {
 		md := rep.Markdown()
 		fmt.Fprint(stdout, md)
 		if *out != "" {

@@ -33,5 +33,5 @@ func TestBadCommandLines(t *testing.T) {
 // An unknown benchmark name is named in the error.
 func Example_unknownBenchmark() {
 	run([]string{"--benchmarks", "speed"}, os.Stdout, os.Stdout)
-	// Output: kcm-bench: unknown benchmark "speed" (want scale or sync)
+	// Output: kcm-bench: unknown benchmark "speed" (want scale, sync or endpoints)
 }
