@@ -50,6 +50,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&cfg.Replicas, "scale-replicas", 1000, "scale benchmark: the Deployment's replicas")
 	fs.IntVar(&cfg.ESWorkload.Services, "es-services", 1000, "endpoints benchmark: Services")
 	fs.IntVar(&cfg.ESWorkload.PodsPerService, "es-pods-per-service", 10, "endpoints benchmark: pods per Service")
+	fs.BoolVar(&cfg.ESSameReference, "es-same-controllers-reference", true, "endpoints benchmark: when kcm lacks some of the endpoint controllers, also run kube-controller-manager with exactly kcm's (the like-for-like memory comparison)")
 	fs.IntVar(&cfg.QPS, "kube-api-qps", 20, "--kube-api-qps given to both managers")
 	fs.IntVar(&cfg.Burst, "kube-api-burst", 30, "--kube-api-burst given to both managers")
 	fs.DurationVar(&cfg.Settle, "settle", 15*time.Second, "sync benchmark: how long a manager runs after the probe pod before the last sample")

@@ -74,6 +74,10 @@ func summarizeES(rs []EndpointsResult, manager string) esSummary {
 	return s
 }
 
+// ESSameLabel labels the kube-controller-manager run with exactly kcm's
+// endpoint controllers (Config.ESSameReference).
+const ESSameLabel = "kube-controller-manager, kcm's controllers"
+
 // noSlices is what a slice cell says for a manager without an
 // endpointslice-controller: no time or count is made up for it.
 func noSlices(manager string) string { return manager + ": no endpointslice-controller" }
@@ -143,13 +147,15 @@ func (r *Report) endpointsMarkdown() string {
 	b.WriteString("Fill (\"→\": from the last pod Ready to the last write):\n\n" + fill.Markdown())
 	b.WriteString("\nRolling update of one Service's pods:\n\n" + roll.Markdown())
 	b.WriteString("\nMemory and CPU:\n\n" + mem.Markdown())
-	var kcm, kube esSummary
+	var kcm, kube, same esSummary
 	for _, s := range sums {
 		switch s.Manager {
 		case "kcm":
 			kcm = s
 		case "kube-controller-manager":
 			kube = s
+		case ESSameLabel:
+			same = s
 		}
 	}
 	if kcm.Runs > 0 && kube.Runs > 0 {
@@ -163,8 +169,16 @@ func (r *Report) endpointsMarkdown() string {
 		b.WriteString(esRatio("CPU total", kcm, kube, func(s esSummary) Summary { return s.CPUEnd }, false, ""))
 		if strings.Join(kcm.Controllers, ",") != strings.Join(kube.Controllers, ",") {
 			fmt.Fprintf(&b, "\nThe managers ran different controllers (kcm: %s; kube-controller-manager: %s): the memory and CPU "+
-				"ratios compare those sets, not like for like.\n", strings.Join(kcm.Controllers, ", "), strings.Join(kube.Controllers, ", "))
+				"ratios above compare those sets, not like for like.\n", strings.Join(kcm.Controllers, ", "), strings.Join(kube.Controllers, ", "))
 		}
+	}
+	if kcm.Runs > 0 && same.Runs > 0 {
+		fmt.Fprintf(&b, "\nLike for like, kcm / %s (%s), medians:\n\n", ESSameLabel, strings.Join(same.Controllers, ", "))
+		b.WriteString(esRatio("last pod Ready → last Endpoints write", kcm, same, func(s esSummary) Summary { return s.EndpointsLag }, false, "≤ 1.00x"))
+		b.WriteString(esRatio("Endpoints writes per pod update (rollout)", kcm, same, func(s esSummary) Summary { return s.EndpointsPerUpdate }, false, "≤ 1.00x"))
+		b.WriteString(esRatio("RSS at end (steady)", kcm, same, func(s esSummary) Summary { return s.RSSEnd }, false, "≤ 0.50x"))
+		b.WriteString(esRatio("peak RSS", kcm, same, func(s esSummary) Summary { return s.Peak }, false, ""))
+		b.WriteString(esRatio("CPU total", kcm, same, func(s esSummary) Summary { return s.CPUEnd }, false, ""))
 	}
 	raw := Table{Columns: []string{"run", "manager", "load before", "probe, s", "created, s", "last Ready, s", "last Endpoints, s",
 		"last slice, s", "converged, s", "fill writes (Endpoints/slices/pod events)", "rollout (pod events/Endpoints/slices)",

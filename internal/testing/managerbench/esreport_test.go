@@ -169,3 +169,28 @@ func TestEndpointsMarkdown(t *testing.T) {
 		}
 	}
 }
+
+// With the like-for-like reference run, its ratios follow the others,
+// against its own medians.
+func TestEndpointsMarkdownSameReference(t *testing.T) {
+	rep := &Report{Config: Config{QPS: 20, Burst: 30, ESWorkload: ESWorkload{Services: 20, PodsPerService: 10}}}
+	rep.Endpoints = []EndpointsResult{
+		esResult("kcm", 1, false, 10, 11, 0, WriteCounts{PodEvents: 50, Endpoints: 20}, 30),
+		esResult("kube-controller-manager", 1, true, 10, 12, 13, WriteCounts{PodEvents: 50, Endpoints: 20, Slices: 30}, 120),
+		esResult(ESSameLabel, 1, false, 10, 14, 0, WriteCounts{PodEvents: 50, Endpoints: 25}, 60),
+	}
+	md := rep.endpointsMarkdown()
+	_, like, ok := strings.Cut(md, "Like for like, kcm / kube-controller-manager, kcm's controllers (endpoints-controller), medians:")
+	if !ok {
+		t.Fatalf("no like-for-like section:\n%s", md)
+	}
+	for _, want := range []string{
+		"- last pod Ready → last Endpoints write: 0.25x (target ≤ 1.00x)",
+		"- Endpoints writes per pod update (rollout): 0.80x (target ≤ 1.00x)",
+		"- RSS at end (steady): 0.50x (target ≤ 0.50x)",
+	} {
+		if !strings.Contains(like, want) {
+			t.Errorf("the like-for-like section lacks %q:\n%s", want, like)
+		}
+	}
+}

@@ -43,19 +43,23 @@ type Config struct {
 	Repo       string   // the kcm checkout, for the commit
 	WorkDir    string   // logs of every process; empty: a temporary directory that is kept
 
-	Runs       int            // runs per manager and benchmark
-	Scale      bool           // run the scale benchmark
-	Sync       bool           // run the sync benchmark
-	Endpoints  bool           // run the endpoints benchmark
-	ESWorkload ESWorkload     // the endpoints benchmark's workload
-	References []Reference    // extra kube-controller-manager configurations in the sync benchmark
-	Population Population     // the sync benchmark's workload
-	Replicas   int            // the scale benchmark's Deployment
-	QPS, Burst int            // the managers' client rate in both benchmarks
-	Settle     time.Duration  // how long a manager runs after the probe before the last sample
-	Timeout    time.Duration  // bound on each wait for a manager
-	Log        zerolog.Logger // progress
-	Progress   io.Writer      // build progress of testenv (nil: stderr)
+	Runs       int        // runs per manager and benchmark
+	Scale      bool       // run the scale benchmark
+	Sync       bool       // run the sync benchmark
+	Endpoints  bool       // run the endpoints benchmark
+	ESWorkload ESWorkload // the endpoints benchmark's workload
+	// ESSameReference adds, to the endpoints benchmark, a
+	// kube-controller-manager with exactly kcm's controllers when kcm lacks
+	// some of EndpointControllers: the like-for-like memory comparison.
+	ESSameReference bool
+	References      []Reference    // extra kube-controller-manager configurations in the sync benchmark
+	Population      Population     // the sync benchmark's workload
+	Replicas        int            // the scale benchmark's Deployment
+	QPS, Burst      int            // the managers' client rate in both benchmarks
+	Settle          time.Duration  // how long a manager runs after the probe before the last sample
+	Timeout         time.Duration  // bound on each wait for a manager
+	Log             zerolog.Logger // progress
+	Progress        io.Writer      // build progress of testenv (nil: stderr)
 }
 
 // bench is the state of a run: the configuration and the cluster of the
@@ -182,8 +186,14 @@ func (b *bench) runEndpointsAll(ctx context.Context, cfg Config, kcm, kube Manag
 		return err
 	}
 	kcm.Controllers, kube.Controllers = has, EndpointControllers
+	managers := []Manager{kcm, kube}
+	if cfg.ESSameReference && !slices.Equal(has, EndpointControllers) {
+		ref := kube
+		ref.Label, ref.Controllers = ESSameLabel, has
+		managers = append(managers, ref)
+	}
 	for run := range cfg.Runs {
-		for _, m := range order([]Manager{kcm, kube}, run) {
+		for _, m := range order(managers, run) {
 			cfg.Log.Info().Str("manager", m.Label).Int("run", run+1).Int("services", cfg.ESWorkload.Services).
 				Int("pods", cfg.ESWorkload.Pods()).Strs("controllers", m.Controllers).Msg("endpoints benchmark")
 			r, err := b.runEndpoints(ctx, cfg, m, run+1)
