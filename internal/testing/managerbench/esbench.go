@@ -156,7 +156,7 @@ func (b *bench) endpointsScenario(ctx context.Context, m Manager, run int, r *En
 	if err := tr.Wait(tctx, fmt.Sprintf("the endpoints of %d Services", len(keys)), func(v ESView) bool {
 		return esConverged(v, keys, w.PodsPerService, r.Slices)
 	}); err != nil {
-		return fmt.Errorf("managerbench: %s: %w", m.Label, err)
+		return fmt.Errorf("managerbench: %s: %w (%s)", m.Label, err, tr.Progress(keys, w.PodsPerService, r.Slices))
 	}
 	r.Converged = time.Since(began)
 	if err := sleep(ctx, proc, b.cfg.Settle); err != nil {

@@ -258,6 +258,13 @@ func (t *esTracker) Times() ESTimes {
 	return ESTimes{LastReady: t.lastReady, LastEndpoints: t.lastEndpoints, LastSlice: t.lastSlice}
 }
 
+// Progress is esProgress on the tracker's state now.
+func (t *esTracker) Progress(keys []string, want int, slices bool) string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return esProgress(ESView{t}, keys, want, slices)
+}
+
 // Totals returns the events counted over every Service in scope.
 func (t *esTracker) Totals() WriteCounts {
 	t.mu.Lock()

@@ -3,6 +3,7 @@ package managerbench
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -205,6 +206,10 @@ func TestESConverged(t *testing.T) {
 			tt.feed(tr)
 			if got := esConverged(ESView{tr}, keys, 2, tt.slices); got != tt.want {
 				t.Errorf("esConverged = %v, want %v", got, tt.want)
+			}
+			if p := tr.Progress(keys, 2, tt.slices); tt.want != (strings.HasPrefix(p, "2 of 2") && !strings.Contains(p, "and 0") &&
+				!strings.Contains(p, "and 1")) {
+				t.Errorf("Progress = %q with esConverged %v", p, tt.want)
 			}
 		})
 	}

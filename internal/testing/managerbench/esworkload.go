@@ -176,6 +176,24 @@ func esConverged(v ESView, keys []string, want int, slices bool) bool {
 	return true
 }
 
+// esProgress says how many Services of keys have their Endpoints and
+// (with slices) their slices complete, for a wait that timed out.
+func esProgress(v ESView, keys []string, want int, slices bool) string {
+	ep, sl := 0, 0
+	for _, k := range keys {
+		if v.Endpoints(k) == (EndpointCounts{Ready: want}) {
+			ep++
+		}
+		if c, _ := v.Slices(k); c == (EndpointCounts{Ready: want}) {
+			sl++
+		}
+	}
+	if !slices {
+		return fmt.Sprintf("%d of %d Services' Endpoints complete", ep, len(keys))
+	}
+	return fmt.Sprintf("%d of %d Services' Endpoints and %d of their slices complete", ep, len(keys), sl)
+}
+
 // esServiceKeys lists the workload's Services as namespace/name.
 func esServiceKeys(w ESWorkload) []string {
 	keys := make([]string, w.Services)
