@@ -4,6 +4,7 @@
 //
 //	make bench-manager          # builds bin/kcm, then runs this with the defaults
 //	go run ./cmd/kcm-bench --kcm bin/kcm --runs 1 --benchmarks scale
+//	make bench-manager BENCH_MANAGER_ARGS="--benchmarks endpoints --runs 1"   # 1000 Services × 10 pods
 //
 // It prints a markdown report on stdout (and into --out), and progress on
 // stderr. It starts its own testenv clusters and needs nothing installed
@@ -73,6 +74,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "kcm-bench: unknown benchmark %q (want scale, sync or endpoints)\n", b)
 			return 2
 		}
+	}
+	if cfg.Endpoints && (cfg.ESWorkload.Services < 1 || cfg.ESWorkload.PodsPerService < 1) {
+		fmt.Fprintf(stderr, "kcm-bench: --es-services and --es-pods-per-service must be at least 1\n")
+		return 2
 	}
 	for _, r := range strings.Split(*refs, ",") {
 		if r = strings.TrimSpace(r); r != "" {
