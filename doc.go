@@ -36,6 +36,8 @@
 //	    ctrl/deployment       — ReplicaSets per template: rolling update, Recreate, scaling, rollback, progress
 //	    ctrl/namespace        — a deleted namespace emptied through discovery, then finalized
 //	    ctrl/endpoint         — the Endpoints of each Service with a selector: pods' addresses, repacked subsets
+//	    ctrl/endpointslice    — the EndpointSlices of each Service with a selector: which event syncs which Service
+//	    ctrl/endpointslice/topology — EndpointSlice hints: trafficDistribution and the topology-mode: Auto cache
 //	    ctrl/garbagecollector — the ownerReference graph: background, foreground and orphan deletion
 //	12. tap                   — the observation points every layer reports to while someone watches
 //	    pipeview              — the live view behind /debug/pipeline, drawn from tap's points
@@ -103,7 +105,8 @@
 //     processor; pipeview draws what tap reports and the lease
 //  6. framework: ctrl, ctrl/controllerref — what every controller shares: registry, context,
 //     wiring, work loop, expectations, events; ownership
-//  7. controllers: ctrl/* — one package per controller; a controller never imports another
+//  7. controllers: ctrl/*, ctrl/endpointslice/... — one package per controller; a controller
+//     never imports another (the EndpointSlice controller's own packages import each other)
 //  8. manager: manager — the controller manager: flags, endpoints, leader election,
 //     start-up of every controller
 //  9. binary: cmd/kcm — the kcm binary; it links testenv for `kcm dev`, a product feature

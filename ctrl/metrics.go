@@ -35,6 +35,16 @@ type Metrics struct {
 	events   *prometheus.CounterVec
 }
 
+// Registerer is where the families are registered, for a controller's
+// own families (the endpointslice controller's endpoint_slice_controller_*
+// series); nil for a nil Metrics (no Registerer configured).
+func (m *Metrics) Registerer() prometheus.Registerer {
+	if m == nil {
+		return nil
+	}
+	return m.reg
+}
+
 // Reconcile results, the values of controller_runtime_reconcile_total's
 // result label.
 const (

@@ -246,7 +246,7 @@ func waitGone[T api.Object](t *testing.T, ctx context.Context, r *rest.Resources
 // rights: a namespace gets its default ServiceAccount, a ReplicaSet gets
 // its pods, a deleted namespace is emptied and goes, a ConfigMap whose
 // owner does not exist is collected, a Service gets its Endpoints and they
-// go with it. Then the ClusterRole
+// go with it, and its EndpointSlice. Then the ClusterRole
 // loses "create" on serviceaccounts: the serviceaccount controller's failure is a 403 that its log names and its
 // error counter counts, and the manager keeps serving. Then "create" on
 // replicasets goes too: a new Deployment shows the failure where
@@ -343,6 +343,12 @@ func TestManagerRunsWithTheDeployRBAC(t *testing.T) {
 	}
 	endpoints := rest.NewResources(admin, rest.Endpoints, decode.Typed[api.Endpoints]()).InNamespace(ns.Name)
 	watchFor(t, ctx, endpoints, "the Service's Endpoints", func(e *api.Endpoints) bool { return e.Name == "web" })
+	// The endpointslice controller: the Service gets an EndpointSlice owned
+	// by it (create, with blockOwnerDeletion: services/finalizers).
+	watchFor(t, ctx, rest.NewResources(admin, rest.EndpointSlices, decode.Typed[api.EndpointSlice]()).InNamespace(ns.Name),
+		"the Service's EndpointSlice", func(s *api.EndpointSlice) bool {
+			return s.Labels["kubernetes.io/service-name"] == "web" && len(s.OwnerReferences) == 1 && s.OwnerReferences[0].Name == "web"
+		})
 	if err := services.Delete(ctx, "web", rest.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,7 @@ import (
 	"github.com/kcmlab/kcm/ctrl"
 	"github.com/kcmlab/kcm/ctrl/deployment"
 	"github.com/kcmlab/kcm/ctrl/endpoint"
+	"github.com/kcmlab/kcm/ctrl/endpointslice"
 	"github.com/kcmlab/kcm/ctrl/garbagecollector"
 	"github.com/kcmlab/kcm/ctrl/namespace"
 	"github.com/kcmlab/kcm/ctrl/replicaset"
@@ -22,6 +23,7 @@ func NewControllerDescriptors() *ctrl.Descriptors {
 		replicaset.Descriptor(),
 		deployment.Descriptor(),
 		endpoint.Descriptor(),
+		endpointslice.Descriptor(),
 		garbagecollector.Descriptor(),
 	)
 	if err != nil {

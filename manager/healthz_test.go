@@ -70,6 +70,7 @@ func TestHealthzHandler(t *testing.T) {
 func TestEndpoints(t *testing.T) {
 	const controllersOK = "[+]namespace-controller ok\n[+]serviceaccount-controller ok\n[+]replicaset-controller ok\n[+]deployment-controller ok\n" +
 		"[+]endpoints-controller ok\n" +
+		"[+]endpointslice-controller ok\n" +
 		"[+]garbage-collector-controller ok\n"
 	st := newStatus()
 	clk := clock.NewFake(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))

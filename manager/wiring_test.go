@@ -27,6 +27,8 @@ func TestControllersWaitOnTheirRegistrations(t *testing.T) {
 		"deployment-controller": {"deployments.apps/deployment-controller", "replicasets.apps/deployment-controller",
 			"pods/deployment-controller"},
 		"endpoints-controller": {"services/endpoints-controller", "pods/endpoints-controller", "endpoints/endpoints-controller"},
+		"endpointslice-controller": {"services/endpointslice-controller", "pods/endpointslice-controller",
+			"nodes/endpointslice-controller", "endpointslices.discovery.k8s.io/endpointslice-controller"},
 	}
 	client, err := rest.NewClient(&rest.Config{Host: "https://127.0.0.1:1"})
 	if err != nil {

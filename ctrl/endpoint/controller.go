@@ -11,6 +11,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/kcmlab/kcm/ctrl"
+	"github.com/kcmlab/kcm/ctrl/internal/podaddr"
 	"github.com/kcmlab/kcm/informer"
 	"github.com/kcmlab/kcm/kube/api"
 	"github.com/kcmlab/kcm/kube/api/decode"
@@ -203,7 +204,7 @@ func (c *Controller) subsets(svc *api.Service, pods []*api.Pod) []api.EndpointSu
 	publish := svc.Spec.PublishNotReadyAddresses
 	var out []api.EndpointSubset
 	for _, pod := range pods {
-		if !shouldPodBeInEndpoints(pod, publish) {
+		if !podaddr.ShouldBeInEndpoints(pod, publish) {
 			continue
 		}
 		addr, err := podAddress(svc, pod)
@@ -211,7 +212,7 @@ func (c *Controller) subsets(svc *api.Service, pods []*api.Pod) []api.EndpointSu
 			c.log.Debug().Err(err).Str("service", svc.Key()).Msg("pod left out of Endpoints")
 			continue
 		}
-		if shouldSetHostname(pod, svc) {
+		if podaddr.ShouldSetHostname(pod, svc) {
 			addr.Hostname = pod.Spec.Hostname
 		}
 		if len(svc.Spec.Ports) == 0 {
@@ -225,7 +226,7 @@ func (c *Controller) subsets(svc *api.Service, pods []*api.Pod) []api.EndpointSu
 		}
 		for i := range svc.Spec.Ports {
 			sp := &svc.Spec.Ports[i]
-			num, err := findPort(pod, sp)
+			num, err := podaddr.FindPort(pod, sp)
 			if err != nil {
 				c.log.Debug().Err(err).Str("service", svc.Key()).Msg("pod serves no address on this port")
 				continue

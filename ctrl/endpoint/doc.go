@@ -59,8 +59,9 @@
 // # Kubernetes counterpart
 //
 // kubernetes/pkg/controller/endpoint Controller (endpoints_controller.go,
-// endpoints_tracker.go), with k8s.io/endpointslice/util's pod helpers and
-// pkg/api/v1/endpoints RepackSubsets; registered in kube-controller-manager
+// endpoints_tracker.go), with k8s.io/endpointslice/util's pod helpers
+// (package ctrl/internal/podaddr, shared with the EndpointSlice
+// controller) and pkg/api/v1/endpoints RepackSubsets; registered in kube-controller-manager
 // as "endpoints-controller" with the alias "endpoint",
 // --concurrent-endpoint-syncs (5) workers and
 // --endpoint-updates-batch-period (0).
