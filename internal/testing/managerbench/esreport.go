@@ -76,7 +76,7 @@ func summarizeES(rs []EndpointsResult, manager string) esSummary {
 
 // ESSameLabel labels the kube-controller-manager run with exactly kcm's
 // endpoint controllers (Config.ESSameReference).
-const ESSameLabel = "kube-controller-manager, kcm's controllers"
+const ESSameLabel = "kube-controller-manager (kcm's set)"
 
 // noSlices is what a slice cell says for a manager without an
 // endpointslice-controller: no time or count is made up for it.
@@ -176,6 +176,10 @@ func (r *Report) endpointsMarkdown() string {
 		fmt.Fprintf(&b, "\nLike for like, kcm / %s (%s), medians:\n\n", ESSameLabel, strings.Join(same.Controllers, ", "))
 		b.WriteString(esRatio("last pod Ready → last Endpoints write", kcm, same, func(s esSummary) Summary { return s.EndpointsLag }, false, "≤ 1.00x"))
 		b.WriteString(esRatio("Endpoints writes per pod update (rollout)", kcm, same, func(s esSummary) Summary { return s.EndpointsPerUpdate }, false, "≤ 1.00x"))
+		if same.Slices {
+			b.WriteString(esRatio("last pod Ready → last slice write", kcm, same, func(s esSummary) Summary { return s.SliceLag }, true, "≤ 1.00x"))
+			b.WriteString(esRatio("slice writes per pod update (rollout)", kcm, same, func(s esSummary) Summary { return s.SlicesPerUpdate }, true, "≤ 1.00x"))
+		}
 		b.WriteString(esRatio("RSS at end (steady)", kcm, same, func(s esSummary) Summary { return s.RSSEnd }, false, "≤ 0.50x"))
 		b.WriteString(esRatio("peak RSS", kcm, same, func(s esSummary) Summary { return s.Peak }, false, ""))
 		b.WriteString(esRatio("CPU total", kcm, same, func(s esSummary) Summary { return s.CPUEnd }, false, ""))

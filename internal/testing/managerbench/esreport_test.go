@@ -180,7 +180,7 @@ func TestEndpointsMarkdownSameReference(t *testing.T) {
 		esResult(ESSameLabel, 1, false, 10, 14, 0, WriteCounts{PodEvents: 50, Endpoints: 25}, 60),
 	}
 	md := rep.endpointsMarkdown()
-	_, like, ok := strings.Cut(md, "Like for like, kcm / kube-controller-manager, kcm's controllers (endpoints-controller), medians:")
+	_, like, ok := strings.Cut(md, "Like for like, kcm / kube-controller-manager (kcm's set) (endpoints-controller), medians:")
 	if !ok {
 		t.Fatalf("no like-for-like section:\n%s", md)
 	}
