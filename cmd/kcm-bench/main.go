@@ -51,6 +51,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&cfg.Replicas, "scale-replicas", 1000, "scale benchmark: the Deployment's replicas")
 	fs.IntVar(&cfg.ESWorkload.Services, "es-services", 1000, "endpoints benchmark: Services")
 	fs.IntVar(&cfg.ESWorkload.PodsPerService, "es-pods-per-service", 10, "endpoints benchmark: pods per Service")
+	fs.Float64Var(&cfg.ESWorkload.Rate, "es-create-rate", 0, "endpoints benchmark: Services (with their pods) created per second; 0: as fast as 32 concurrent requests go")
 	fs.BoolVar(&cfg.ESSameReference, "es-same-controllers-reference", true, "endpoints benchmark: when kcm lacks some of the endpoint controllers, also run kube-controller-manager with exactly kcm's (the like-for-like memory comparison)")
 	fs.IntVar(&cfg.QPS, "kube-api-qps", 20, "--kube-api-qps given to both managers")
 	fs.IntVar(&cfg.Burst, "kube-api-burst", 30, "--kube-api-burst given to both managers")
@@ -75,8 +76,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 			return 2
 		}
 	}
-	if cfg.Endpoints && (cfg.ESWorkload.Services < 1 || cfg.ESWorkload.PodsPerService < 1) {
-		fmt.Fprintf(stderr, "kcm-bench: --es-services and --es-pods-per-service must be at least 1\n")
+	if cfg.Endpoints && (cfg.ESWorkload.Services < 1 || cfg.ESWorkload.PodsPerService < 1 || cfg.ESWorkload.Rate < 0) {
+		fmt.Fprintf(stderr, "kcm-bench: --es-services and --es-pods-per-service must be at least 1, --es-create-rate not negative\n")
 		return 2
 	}
 	for _, r := range strings.Split(*refs, ",") {

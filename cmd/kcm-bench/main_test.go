@@ -23,6 +23,7 @@ func TestBadCommandLines(t *testing.T) {
 		{[]string{"--benchmarks", "endpoints", "--es-services", "0"}, 2, "--es-services and --es-pods-per-service must be at least 1"},
 		{[]string{"--benchmarks", "endpoints", "--es-pods-per-service", "-1"}, 2, "must be at least 1"},
 		{[]string{"--es-services", "many"}, 2, "invalid value"},
+		{[]string{"--benchmarks", "endpoints", "--es-create-rate", "-1"}, 2, "--es-create-rate not negative"},
 		{[]string{"--help"}, 0, "-kube-controller-manager-args"},
 	}
 	for _, tt := range tests {

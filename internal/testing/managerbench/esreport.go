@@ -113,12 +113,16 @@ func esRatio(what string, kcm, kube esSummary, pick func(esSummary) Summary, sli
 func (r *Report) endpointsMarkdown() string {
 	var b strings.Builder
 	w := r.Config.ESWorkload
-	fmt.Fprintf(&b, "\n### Endpoints and EndpointSlices: %d Services × %d pods on %d kwok nodes (--kube-api-qps=%d --kube-api-burst=%d)\n\n",
-		w.Services, w.PodsPerService, w.Nodes(), r.Config.QPS, r.Config.Burst)
+	pace := ""
+	if w.Rate > 0 {
+		pace = fmt.Sprintf(", created at %g Services/s", w.Rate)
+	}
+	fmt.Fprintf(&b, "\n### Endpoints and EndpointSlices: %d Services × %d pods on %d kwok nodes%s (--kube-api-qps=%d --kube-api-burst=%d)\n\n",
+		w.Services, w.PodsPerService, w.Nodes(), pace, r.Config.QPS, r.Config.Burst)
 	b.WriteString("Each manager runs on a fresh cluster of its own (etcd, kube-apiserver, kwok; no scheduler: the harness binds " +
 		"each pod to a node, kwok makes it Running and Ready with an IP). The manager starts, a probe Service with one pod " +
 		"gets its endpoints, then the harness creates the Services (ClusterIP, port 80 to the named port http) and their pods, " +
-		"32 requests at a time. Times count from the first create request and come from the harness's own watches of pods, " +
+		"32 requests at a time (paced, when a rate is given: Service i starts i/rate seconds after the first). Times count from the first create request and come from the harness's own watches of pods, " +
 		"Endpoints and EndpointSlices; \"last\" writes are taken after a settle period of " + r.Config.Settle.String() +
 		" past the moment every Service's Endpoints (and slices) listed all its pods ready. " +
 		"The rollout replaces one Service's pods one at a time (a new pod, Ready, then an old one deleted with the default " +

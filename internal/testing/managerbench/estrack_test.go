@@ -269,6 +269,15 @@ func TestESWorkloadShape(t *testing.T) {
 	if len(keys) != 101 || keys[0] != "es-00/svc-0000" || keys[100] != "es-01/svc-0100" {
 		t.Errorf("esServiceKeys: %d keys, first %s, last %s", len(keys), keys[0], keys[len(keys)-1])
 	}
+	for _, tt := range []struct {
+		i    int
+		rate float64
+		want time.Duration
+	}{{0, 4, 0}, {1, 4, 250 * time.Millisecond}, {999, 4, 249750 * time.Millisecond}, {3, 0.5, 6 * time.Second}} {
+		if got := paceOffset(tt.i, tt.rate); got != tt.want {
+			t.Errorf("paceOffset(%d, %v) = %v, want %v", tt.i, tt.rate, got, tt.want)
+		}
+	}
 	zones := map[string]int{}
 	for _, n := range esNodes(6) {
 		zones[n.Zone]++

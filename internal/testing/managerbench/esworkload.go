@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"golang.org/x/sync/errgroup"
 
@@ -29,6 +30,9 @@ const (
 // pods placed round-robin on kwok nodes in three zones.
 type ESWorkload struct {
 	Services, PodsPerService int
+	// Rate paces the creation: Services per second; 0 creates them as fast
+	// as writers concurrent requests go.
+	Rate float64
 }
 
 // Per-namespace and per-node sizes of the workload.
@@ -112,10 +116,21 @@ func newESClients(c *cluster) esClients {
 // createESWorkload creates the namespaces' Services and their pods,
 // writers at a time: each Service, then its pods, the i-th pod of all on
 // node i mod len(nodes).
+//
+// With w.Rate > 0 the Services start at that many per second (Service i
+// at began + i/Rate), so that the pods arrive at a steady pace instead of
+// as fast as the apiserver takes them.
 func createESWorkload(ctx context.Context, c *cluster, es esClients, w ESWorkload, nodes []string) error {
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(writers)
+	began := time.Now()
 	for i := range w.Services {
+		if w.Rate > 0 {
+			if err := sleepUntil(gctx, began.Add(paceOffset(i, w.Rate))); err != nil {
+				_ = g.Wait()
+				return err
+			}
+		}
 		g.Go(func() error {
 			ns, name := esServiceKey(i)
 			if _, err := es.services.InNamespace(ns).Create(gctx, esServiceObject(ns, name)); err != nil {
@@ -132,6 +147,29 @@ func createESWorkload(ctx context.Context, c *cluster, es esClients, w ESWorkloa
 		})
 	}
 	return g.Wait()
+}
+
+// paceOffset is when the i-th Service starts, counted from the first, at
+// rate Services per second.
+func paceOffset(i int, rate float64) time.Duration {
+	return time.Duration(float64(i) / rate * float64(time.Second))
+}
+
+// sleepUntil waits until t or the end of ctx. Pacing the workload is
+// part of the scenario, not a wait for a condition.
+func sleepUntil(ctx context.Context, t time.Time) error {
+	d := time.Until(t)
+	if d <= 0 {
+		return ctx.Err()
+	}
+	tm := time.NewTimer(d)
+	defer tm.Stop()
+	select {
+	case <-ctx.Done():
+		return fmt.Errorf("managerbench: pacing the workload: %w", ctx.Err())
+	case <-tm.C:
+		return nil
+	}
 }
 
 // rollout replaces the pods of Service i one at a time, as a Deployment
