@@ -31,6 +31,7 @@
 //	10. lease                 — leader election on a coordination.k8s.io Lease
 //	11. ctrl                  — the controller framework: registry, context, wiring, work loop, expectations, events
 //	    ctrl/controllerref    — which objects a controller owns: adopt, release
+//	    ctrl/internal/podaddr — which pods are endpoints, named ports, hostnames, IP families
 //	    ctrl/serviceaccount   — the smallest controller: a "default" ServiceAccount in every namespace
 //	    ctrl/replicaset       — pods to match replicas: expectations, slow start, deletion ranking, status
 //	    ctrl/deployment       — ReplicaSets per template: rolling update, Recreate, scaling, rollback, progress
@@ -38,6 +39,7 @@
 //	    ctrl/endpoint         — the Endpoints of each Service with a selector: pods' addresses, repacked subsets
 //	    ctrl/endpointslice    — the EndpointSlices of each Service with a selector: which event syncs which Service
 //	    ctrl/endpointslice/topology — EndpointSlice hints: trafficDistribution and the topology-mode: Auto cache
+//	    ctrl/endpointslice/reconciler — a Service's pods packed into its EndpointSlices: the fewest writes, the tracker
 //	    ctrl/garbagecollector — the ownerReference graph: background, foreground and orphan deletion
 //	12. tap                   — the observation points every layer reports to while someone watches
 //	    pipeview              — the live view behind /debug/pipeline, drawn from tap's points
@@ -103,8 +105,9 @@
 //     is tested alone
 //  5. assembly: informer, pipeview — informer assembles reflector, deltafifo, store and
 //     processor; pipeview draws what tap reports and the lease
-//  6. framework: ctrl, ctrl/controllerref — what every controller shares: registry, context,
-//     wiring, work loop, expectations, events; ownership
+//  6. framework: ctrl, ctrl/controllerref, ctrl/internal/podaddr — what every controller
+//     shares: registry, context, wiring, work loop, expectations, events; ownership; the
+//     pod-to-endpoint rules of the endpoints and EndpointSlice controllers
 //  7. controllers: ctrl/*, ctrl/endpointslice/... — one package per controller; a controller
 //     never imports another (the EndpointSlice controller's own packages import each other)
 //  8. manager: manager — the controller manager: flags, endpoints, leader election,

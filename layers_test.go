@@ -39,8 +39,9 @@ var layers = []layer{
 		"the pipeline's stages and the ways to reach a cluster: none imports another, so each is tested alone"},
 	{"assembly", []string{"informer", "pipeview"},
 		"informer assembles reflector, deltafifo, store and processor; pipeview draws what tap reports and the lease"},
-	{"framework", []string{"ctrl", "ctrl/controllerref"},
-		"what every controller shares: registry, context, wiring, work loop, expectations, events; ownership"},
+	{"framework", []string{"ctrl", "ctrl/controllerref", "ctrl/internal/podaddr"},
+		"what every controller shares: registry, context, wiring, work loop, expectations, events; ownership; " +
+			"the pod-to-endpoint rules of the endpoints and EndpointSlice controllers"},
 	{"controllers", []string{"ctrl/*", "ctrl/endpointslice/..."},
 		"one package per controller; a controller never imports another (the EndpointSlice controller's own packages import each other)"},
 	{"manager", []string{"manager"},

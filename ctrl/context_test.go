@@ -217,6 +217,24 @@ func TestCreateControllerContextMetricsClash(t *testing.T) {
 	}
 }
 
+// TestMetricsRegisterer: a controller registers its own families where the
+// framework's are (the endpointslice controller's endpoint_slice_controller_*);
+// a context without a Registerer has nil Metrics, whose Registerer is nil.
+func TestMetricsRegisterer(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	m, err := NewMetrics(reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Registerer() != prometheus.Registerer(reg) {
+		t.Error("Registerer is not the registry the families were registered with")
+	}
+	var none *Metrics
+	if none.Registerer() != nil {
+		t.Error("a nil Metrics has a Registerer")
+	}
+}
+
 // TestClientScaledFor: kube-controller-manager's namespace controller
 // gets 20 times --kube-api-qps and 100 times --kube-api-burst; the
 // defaults are scaled when none were given, and an unlimited client stays

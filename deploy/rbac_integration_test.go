@@ -403,6 +403,9 @@ func TestManagerRunsWithTheDeployRBAC(t *testing.T) {
 	if !regexp.MustCompile(`rest_client_requests_total\{code="403",host="[^"]+",method="POST"\} [1-9]`).Match(body) {
 		t.Errorf("/metrics counts no 403 answer in rest_client_requests_total")
 	}
+	if !regexp.MustCompile(`endpoint_slice_controller_syncs\{result="success"\} [1-9]`).Match(body) {
+		t.Errorf("/metrics counts no successful endpointslice-controller sync in endpoint_slice_controller_syncs")
+	}
 	// Without "create" on replicasets, a Deployment cannot get its
 	// ReplicaSet: like kube-controller-manager's deployment controller, kcm's
 	// records a ReplicaSetCreateError Warning and sets Progressing=False

@@ -182,3 +182,70 @@ func endpoints(s *api.EndpointSlice) []string {
 	slices.Sort(out)
 	return out
 }
+
+// TestEventsOnRealAPIServer: the controller's Events reach the apiserver
+// with kube-controller-manager's source component,
+// endpoint-slice-controller. A Service asking for topology hints
+// (service.kubernetes.io/topology-mode: Auto) in a cluster with one zone
+// gets the Warning TopologyAwareHintsDisabled (the topology cache is on,
+// as in kube-controller-manager 1.37).
+func TestEventsOnRealAPIServer(t *testing.T) {
+	cl := testenv.Shared(t)
+	base, err := rest.NewClient(cl.Config())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer base.CloseIdleConnections()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	ns := cl.Namespace(t)
+
+	nodes := rest.NewResources(base, rest.Nodes, decode.Typed[api.Node]())
+	node := "es-node-" + ns[len(ns)-5:]
+	if _, err := nodes.Create(ctx, &api.Node{ObjectMeta: api.ObjectMeta{Name: node, Labels: map[string]string{topology.LabelTopologyZone: "zone-a"}}}); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = nodes.Delete(context.Background(), node, rest.DeleteOptions{}) }()
+	events := rest.NewResources(base, rest.Events, decode.Typed[api.CoreEvent]()).InNamespace(ns)
+	start, err := events.List(ctx, rest.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := events.Watch(ctx, rest.WatchOptions{ListOptions: rest.ListOptions{ResourceVersion: start.ResourceVersion, TimeoutSeconds: 110}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+
+	ctrltest.Start(t, ctx, base, Descriptor(), 1)
+	pods := rest.NewResources(base, rest.Pods, decode.Typed[api.Pod]()).InNamespace(ns)
+	p, err := pods.Create(ctx, &api.Pod{ObjectMeta: api.ObjectMeta{Name: "p", Labels: map[string]string{"app": "web"}},
+		Spec: api.PodSpec{NodeName: node, Containers: []api.Container{{Name: "c", Image: "nginx"}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Status = api.PodStatus{Phase: api.PodRunning, PodIP: "10.244.1.1", PodIPs: []api.PodIP{{IP: "10.244.1.1"}},
+		Conditions: []api.PodCondition{{Type: api.PodReady, Status: api.ConditionTrue, LastTransitionTime: api.NewTime(time.Now())}}}
+	if _, err := pods.UpdateStatus(ctx, p); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := rest.NewResources(base, rest.Services, decode.Typed[api.Service]()).InNamespace(ns).Create(ctx, &api.Service{
+		ObjectMeta: api.ObjectMeta{Name: "hinted", Annotations: map[string]string{"service.kubernetes.io/topology-mode": "Auto"}},
+		Spec:       api.ServiceSpec{Selector: map[string]string{"app": "web"}, Ports: []api.ServicePort{{Port: 80, Protocol: "TCP"}}}}); err != nil {
+		t.Fatal(err)
+	}
+	for {
+		ev, err := w.Next()
+		if err != nil {
+			t.Fatalf("waiting for the TopologyAwareHintsDisabled Event: %v", err)
+		}
+		e := ev.Object
+		if e.InvolvedObject.Kind != "Service" || e.InvolvedObject.Name != "hinted" || e.Reason != "TopologyAwareHintsDisabled" {
+			continue
+		}
+		if e.Type != api.EventTypeWarning || e.Source.Component != Component || Component != "endpoint-slice-controller" {
+			t.Errorf("event %s %s from %q: %s; want a Warning from endpoint-slice-controller", e.Type, e.Reason, e.Source.Component, e.Message)
+		}
+		return
+	}
+}

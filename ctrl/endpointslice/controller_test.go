@@ -8,7 +8,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/testutil"
+
 	"github.com/kcmlab/kcm/ctrl/endpointslice/reconciler"
+	"github.com/kcmlab/kcm/ctrl/endpointslice/topology"
 	"github.com/kcmlab/kcm/internal/testing/resttest"
 	"github.com/kcmlab/kcm/kube/api"
 	"github.com/kcmlab/kcm/kube/rest"
@@ -228,14 +232,15 @@ func TestTriggerTimes(t *testing.T) {
 		p.Status.Conditions[0].LastTransitionTime = api.NewTime(t0.Add(time.Duration(minutes) * time.Minute))
 		return p
 	}
-	a, b := at(pod("a", "10.0.0.1", true), 5), at(pod("b", "10.0.0.2", true), 6)
+	// Pod a turned ready an hour before the Service was made.
+	a, b := at(pod("a", "10.0.0.1", true), -60), at(pod("b", "10.0.0.2", true), 6)
 	steps := []struct {
 		name string
 		svc  *api.Service
 		pods []*api.Pod
 		want string // minutes after t0, or "none"
 	}{
-		{"first sync, pods ready after the Service: the Service's creation", svc, []*api.Pod{a, b}, "0"},
+		{"first sync, a pod ready before the Service: still the Service's creation", svc, []*api.Pod{a, b}, "0"},
 		{"nothing moved: none", svc, []*api.Pod{a, b}, "none"},
 		{"pod b moved: b's", svc, []*api.Pod{a, at(pod("b", "10.0.0.2", false), 9)}, "9"},
 		{"pod c appears, a moves later: the earliest moved", svc, []*api.Pod{at(pod("a", "10.0.0.1", true), 12), at(pod("b", "10.0.0.2", false), 9), at(pod("c", "10.0.0.3", true), 11)}, "11"},
@@ -267,5 +272,72 @@ func TestDropPendingDeletion(t *testing.T) {
 	out := dropPendingDeletion(in)
 	if len(out) != 1 || out[0] != a || in[0] != b {
 		t.Fatalf("out %v, in %v", out, in)
+	}
+}
+
+// TestTopologyCheck follows checkNodeTopologyDistribution: the key
+// "topology" gives the topology cache the cached Nodes and syncs the
+// Services whose hints the new zones overload — none while the zones
+// match the hints, both hinted Services once a third zone appears — and
+// writes nothing itself. Without a topology cache it does nothing.
+func TestTopologyCheck(t *testing.T) {
+	node := func(name, zone string) *api.Node {
+		return &api.Node{ObjectMeta: api.ObjectMeta{Name: name, Labels: map[string]string{topology.LabelTopologyZone: zone}},
+			Status: api.NodeStatus{Allocatable: api.ResourceList{"cpu": "4"},
+				Conditions: []api.NodeCondition{{Type: "Ready", Status: api.ConditionTrue}}}}
+	}
+	f := newFixture(t)
+	f.topology = topology.NewCache()
+	f.nodes = []*api.Node{node("a1", "zone-a"), node("b1", "zone-b")}
+	for _, svc := range []string{"ns/web", "ns/api"} {
+		f.topology.SetHints(svc, api.AddressTypeIPv4, topology.EndpointZoneInfo{"zone-a": 5, "zone-b": 5})
+	}
+	if got, err := f.run(topologyKey); err != nil || len(got) != 0 || len(f.enqueued) != 0 {
+		t.Fatalf("zones as hinted: actions %q, err %v, enqueued %q; want nothing", resttest.Lines(got), err, f.enqueued)
+	}
+	f.c.nodes = resttest.Lister("nodes", node("a1", "zone-a"), node("b1", "zone-b"), node("c1", "zone-c"))
+	if got, err := f.run(topologyKey); err != nil || len(got) != 0 || !slices.Equal(f.enqueued, []string{"ns/api", "ns/web"}) {
+		t.Fatalf("a third zone: actions %q, err %v, enqueued %q; want ns/api and ns/web enqueued", resttest.Lines(got), err, f.enqueued)
+	}
+
+	off := newFixture(t)
+	if got, err := off.run(topologyKey); err != nil || len(got) != 0 || len(off.enqueued) != 0 {
+		t.Fatalf("without a cache: actions %q, err %v, enqueued %q", resttest.Lines(got), err, off.enqueued)
+	}
+}
+
+// TestSyncMetrics follows trackSync: every Service sync counts in
+// endpoint_slice_controller_syncs by its result — success (a Service gone
+// included), stale for ErrStaleInformerCache, error — and the topology
+// check counts in none.
+func TestSyncMetrics(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	m, err := reconciler.NewMetrics(reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := newFixture(t)
+	f.metrics = m
+	f.services = []*api.Service{service("web", web)}
+	f.pods = []*api.Pod{pod("a", "10.0.0.1", true)}
+	for _, key := range []string{"ns/web", "ns/web", "ns/gone", topologyKey} { // success, stale, success, none
+		_, _ = f.run(key)
+	}
+	f.caughtUp()
+	resttest.Add(f.api, rest.Pods, pod("b", "10.0.0.2", true))
+	f.caughtUp()
+	f.api.Fail(resttest.On("update", "endpointslices"), rest.Status{Code: 500, Reason: "InternalError"})
+	if _, err := f.run("ns/web"); err == nil { // error
+		t.Fatal("the failing update did not fail the sync")
+	}
+	want := `
+# HELP endpoint_slice_controller_syncs [ALPHA] Number of EndpointSlice syncs
+# TYPE endpoint_slice_controller_syncs counter
+endpoint_slice_controller_syncs{result="error"} 1
+endpoint_slice_controller_syncs{result="stale"} 1
+endpoint_slice_controller_syncs{result="success"} 2
+`
+	if err := testutil.GatherAndCompare(reg, strings.NewReader(want), "endpoint_slice_controller_syncs"); err != nil {
+		t.Fatal(err)
 	}
 }

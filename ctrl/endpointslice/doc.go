@@ -8,17 +8,17 @@
 // slices from the caches; package reconciler computes and writes the
 // slices, package topology serves topology-aware hints.
 //
-//	Service added/updated/deleted ──────────────────────────┐
-//	Pod added/updated/deleted ──Services whose selector─────┤ (after --endpointslice-updates-batch-period)
-//	                            matches, if its endpoint or  │
-//	                            its Services may have changed│
-//	EndpointSlice changed not as ──its Service──────────────┤ (after max(1s, batch period))
-//	this controller wrote it                                 ├──"ns/name"──▶ queue ──▶ Sync
-//	Node added/deleted, ready or zone changed ──"topology"──┘
+//	Service added/updated/deleted ───────────────────────────────┐
+//	Pod added/updated/deleted ──the Services whose selector──────┤ after --endpointslice-updates-batch-period
+//	                            matches, if the pod's endpoint   │
+//	                            or its Services may have changed │
+//	EndpointSlice changed other than ──its Service───────────────┤ after max(1s, batch period)
+//	as this controller wrote it                                  │
+//	Node added/deleted, readiness or zone changed ──"topology"───┴──▶ queue ──▶ Sync(key)
 //
 //	Sync("topology"): Nodes ──▶ topology cache ──▶ enqueue the Services its hints overload
-//	Sync(ns/name):    Service gone                 ──▶ forget it (its slices go by garbage collection)
-//	                  ExternalName, no selector    ──▶ nothing
+//	Sync(ns/name):    Service gone                  ──▶ forget it (its slices go by garbage collection)
+//	                  ExternalName, no selector     ──▶ nothing
 //	                  cached slices older than ours ──▶ ErrStaleInformerCache, retried
 //	                  otherwise                     ──▶ reconciler.Reconcile(Service, pods, slices, trigger time)
 //

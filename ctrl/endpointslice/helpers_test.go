@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/kcmlab/kcm/ctrl/endpointslice/reconciler"
+	"github.com/kcmlab/kcm/ctrl/endpointslice/topology"
 	"github.com/kcmlab/kcm/informer"
 	"github.com/kcmlab/kcm/internal/testing/resttest"
 	"github.com/kcmlab/kcm/kube/api"
@@ -28,6 +29,8 @@ type fixture struct {
 	api      *resttest.Server
 	events   *resttest.Events
 	enqueued []string
+	topology *topology.Cache
+	metrics  *reconciler.Metrics
 	c        *Controller
 }
 
@@ -48,7 +51,7 @@ func (f *fixture) controller() *Controller {
 		f.c = NewController(informer.ServiceLister{Lister: resttest.Lister("services", f.services...)},
 			informer.PodLister{Lister: resttest.Lister("pods", f.pods...)},
 			informer.EndpointSliceLister{Lister: resttest.Lister("endpointslices", f.slices...)},
-			f.api.Client(), Config{Recorder: f.events, Nodes: resttest.Lister("nodes", f.nodes...),
+			f.api.Client(), Config{Recorder: f.events, Nodes: resttest.Lister("nodes", f.nodes...), Topology: f.topology, Metrics: f.metrics,
 				Enqueue: func(k string) { f.enqueued = append(f.enqueued, k) }})
 	}
 	return f.c

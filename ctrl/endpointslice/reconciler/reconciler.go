@@ -2,7 +2,6 @@ package reconciler
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -112,7 +111,7 @@ func New(cfg Config) *Reconciler {
 //
 // Slices of an address type the Service no longer has are deleted; each
 // of its address types is reconciled on its own (reconcileAddressType).
-// The errors of every step are joined; on error the Warning Event
+// The errors of every step are aggregated as upstream's are; on error the Warning Event
 // FailedToUpdateEndpointSlices is recorded on the Service.
 func (r *Reconciler) Reconcile(ctx context.Context, svc *api.Service, pods []*api.Pod, existing []*api.EndpointSlice, triggerTime time.Time) error {
 	err := r.reconcile(ctx, svc, pods, existing, triggerTime)
@@ -157,7 +156,7 @@ func (r *Reconciler) reconcile(ctx context.Context, svc *api.Service, pods []*ap
 		r.tracker.ExpectDeletion(s)
 		r.metrics.change(opDelete)
 	}
-	return errors.Join(errs...)
+	return joinErrors(errs)
 }
 
 // DeleteService forgets a deleted Service's share of the metrics.
@@ -213,8 +212,7 @@ func (r *Reconciler) desiredEndpoints(svc *api.Service, pods []*api.Pod, address
 			case !svc.Spec.PublishNotReadyAddresses:
 				r.log.Info().Str("pod", pod.Namespace+"/"+pod.Name).Str("service", svc.Namespace+"/"+svc.Name).
 					Str("node", pod.Spec.NodeName).Msg("skipping Pod for Service, Node not found")
-				errs = append(errs, fmt.Errorf("skipping Pod %s for Service %s/%s: Node %s: %w",
-					pod.Name, svc.Namespace, svc.Name, pod.Spec.NodeName, ErrNodeNotFound))
+				errs = append(errs, nodeNotFound{pod: pod.Name, namespace: svc.Namespace, service: svc.Name, node: pod.Spec.NodeName})
 				continue
 			}
 		}

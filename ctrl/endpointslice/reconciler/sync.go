@@ -2,7 +2,6 @@ package reconciler
 
 import (
 	"context"
-	"errors"
 	"time"
 
 	"github.com/kcmlab/kcm/kube/api"
@@ -49,7 +48,7 @@ func (r *Reconciler) reconcileAddressType(ctx context.Context, svc *api.Service,
 		n := g.endpoints.len()
 		p, err := r.pack(svc, existingByPorts[k], g)
 		if err != nil {
-			return errors.Join(append(errs, err)...)
+			return joinErrors(append(errs, err))
 		}
 		added += p.added
 		removed += p.removed
@@ -86,7 +85,7 @@ func (r *Reconciler) reconcileAddressType(ctx context.Context, svc *api.Service,
 	for _, e := range events {
 		r.recorder.Eventf(serviceRef(svc), e.Type, e.Reason, "%s", e.Message)
 	}
-	return errors.Join(errs...)
+	return joinErrors(errs)
 }
 
 // unchangedSlices are the existing slices neither updated nor deleted

@@ -20,8 +20,11 @@
 //
 // The reconciler (package ctrl/endpointslice/reconciler) packs a
 // Service's endpoints into slices, then calls Apply once per address type
-// with a SliceInfo; Apply returns what to create and update, hints set,
-// and the Events to record on the Service. The controller feeds the
+// with a SliceInfo ("namespace/name"; Unchanged = the existing slices of
+// that address type that it neither updates nor deletes, as upstream's
+// unchangedSlices); Apply returns what to create and update, hints set,
+// and the Events to record on the Service. When an address type goes
+// away, the reconciler calls RemoveHints for it. The controller feeds the
 // cache the nodes it lists (SetNodes) when one is added, deleted, or
 // changes readiness or zone (NodeTopologyChanged), and requeues
 // OverloadedServices.
@@ -38,8 +41,10 @@
 //     Endpoints that are not ready keep what they have.
 //   - Cache.SetNodes counts the allocatable CPU of Ready nodes per
 //     topology.kubernetes.io/zone, leaving out control-plane (and master)
-//     nodes. One counted node without a zone or CPU, or fewer than two
-//     zones, disables hints for every Service (InsufficientNodeInfo).
+//     nodes. Nodes that are not Ready, or control-plane nodes, are
+//     ignored even without a zone label; but one counted (Ready, worker)
+//     node without a zone or CPU, or fewer than two zones, disables hints
+//     for every Service (InsufficientNodeInfo), as upstream.
 //   - Cache.AddHints refuses, removing hints with a Warning
 //     TopologyAwareHintsDisabled, when there are fewer ready endpoints
 //     than zones (InsufficientNumberOfEndpoints), when the zones' minimums
@@ -73,6 +78,13 @@
 //   - Copies of unchanged slices are made by a typed clone that keeps the
 //     slice's source (so updates keep unmodelled fields) instead of
 //     api.DeepCopy's JSON round trip, which could fail.
+//
+// # Checked against Kubernetes
+//
+// Besides this package's table tests, bench/hintdiff (in the bench
+// module, which may import k8s.io) runs random nodes and slices through
+// k8s.io/endpointslice's topologycache and trafficdist and through this
+// package, and compares the results.
 //
 // # Kubernetes counterpart
 //

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"testing"
 
+	"github.com/rs/zerolog"
+
 	"github.com/kcmlab/kcm/kube/api"
 )
 
@@ -81,4 +83,53 @@ func cloneAll(ss []*api.EndpointSlice) []*api.EndpointSlice {
 		out = append(out, cloneSlice(s))
 	}
 	return out
+}
+
+// nodeOpt changes a node built by mkNode.
+type nodeOpt func(*api.Node)
+
+// mkNode builds a Ready node in zone z (no label when z is "") with cpu
+// allocatable CPU (none when cpu is "").
+func mkNode(name, z, cpu string, opts ...nodeOpt) *api.Node {
+	n := &api.Node{ObjectMeta: api.ObjectMeta{Name: name, Labels: map[string]string{}}}
+	if z != "" {
+		n.Labels[LabelTopologyZone] = z
+	}
+	n.Status.Allocatable = api.ResourceList{"memory": "1Gi"}
+	if cpu != "" {
+		n.Status.Allocatable["cpu"] = cpu
+	}
+	n.Status.Conditions = []api.NodeCondition{{Type: "MemoryPressure", Status: api.ConditionFalse}, {Type: "Ready", Status: api.ConditionTrue}}
+	for _, o := range opts {
+		o(n)
+	}
+	return n
+}
+
+func nodeNotReady() nodeOpt {
+	return func(n *api.Node) { n.Status.Conditions[1].Status = api.ConditionFalse }
+}
+func nodeLabel(k string) nodeOpt { return func(n *api.Node) { n.Labels[k] = "" } }
+
+// cacheWith returns a cache that has seen nodes.
+func cacheWith(nodes ...*api.Node) *Cache {
+	c := NewCache()
+	c.SetNodes(zerolog.Nop(), nodes)
+	return c
+}
+
+// twoZones: zones a and b with equal CPU.
+func twoZones() *Cache { return cacheWith(mkNode("n1", "a", "2"), mkNode("n2", "b", "2")) }
+
+// threeZones: a 35%, b 35%, c 30% of the CPU.
+func threeZones() *Cache {
+	return cacheWith(mkNode("n1", "a", "3500m"), mkNode("n2", "b", "3500m"), mkNode("n3", "c", "3"))
+}
+
+func warning(msg string) Event {
+	return Event{Type: api.EventTypeWarning, Reason: ReasonHintsDisabled, Message: msg + ", addressType: IPv4"}
+}
+
+func enabled() Event {
+	return Event{Type: api.EventTypeNormal, Reason: ReasonHintsEnabled, Message: TopologyAwareHintsEnabled + ", addressType: IPv4"}
 }
