@@ -67,7 +67,9 @@ bench:
 	cd bench && $(GO) test -run '^$$' -bench . -benchmem -timeout 60m
 
 ## bench-manager: kcm beside kube-controller-manager as processes on real clusters (time to 1000 pods, memory and CPU
-## to synced caches on 10k pods); BENCH_MANAGER_ARGS passes flags (go run ./cmd/kcm-bench --help), e.g. --runs 1.
+## to synced caches on 10k pods; with --benchmarks endpoints, 1000 Services x 10 pods on kwok nodes: last pod Ready to
+## last Endpoints/EndpointSlice write, writes per pod update in a rolling update, RSS and CPU); BENCH_MANAGER_ARGS
+## passes flags (go run ./cmd/kcm-bench --help), e.g. --runs 1, or --benchmarks endpoints --es-services 200.
 BENCH_MANAGER_ARGS ?=
 bench-manager:
 	@mkdir -p bin && $(GO) build -o bin/kcm ./cmd/kcm

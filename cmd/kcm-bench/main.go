@@ -4,6 +4,7 @@
 //
 //	make bench-manager          # builds bin/kcm, then runs this with the defaults
 //	go run ./cmd/kcm-bench --kcm bin/kcm --runs 1 --benchmarks scale
+//	make bench-manager BENCH_MANAGER_ARGS="--benchmarks endpoints --runs 1"   # 1000 Services × 10 pods
 //
 // It prints a markdown report on stdout (and into --out), and progress on
 // stderr. It starts its own testenv clusters and needs nothing installed
@@ -35,7 +36,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	var (
 		cfg        managerbench.Config
-		benchmarks = fs.String("benchmarks", "scale,sync", "which benchmarks to run: scale (a Deployment of --scale-replicas), sync (a manager starting on a populated cluster)")
+		benchmarks = fs.String("benchmarks", "scale,sync", "which benchmarks to run: scale (a Deployment of --scale-replicas), sync (a manager starting on a populated cluster), endpoints (the endpoint controllers: --es-services Services of --es-pods-per-service pods on kwok nodes, then a rolling update of one)")
 		refs       = fs.String("references", "default", "extra kube-controller-manager configurations in the sync benchmark: default (\"*\"); empty for none")
 		out        = fs.String("out", "", "also write the markdown report to this file")
 		kubeArgs   = fs.String("kube-controller-manager-args", "", "extra flags, space-separated, for every kube-controller-manager measured, e.g. --kube-api-content-type=application/json")
@@ -48,6 +49,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&cfg.Population.Deployments, "deployments", 10, "sync benchmark: Deployments per namespace")
 	fs.IntVar(&cfg.Population.Replicas, "replicas", 100, "sync benchmark: pods per Deployment")
 	fs.IntVar(&cfg.Replicas, "scale-replicas", 1000, "scale benchmark: the Deployment's replicas")
+	fs.IntVar(&cfg.ESWorkload.Services, "es-services", 1000, "endpoints benchmark: Services")
+	fs.IntVar(&cfg.ESWorkload.PodsPerService, "es-pods-per-service", 10, "endpoints benchmark: pods per Service")
+	fs.Float64Var(&cfg.ESWorkload.Rate, "es-create-rate", 0, "endpoints benchmark: Services (with their pods) created per second; 0: as fast as 32 concurrent requests go")
+	fs.BoolVar(&cfg.ESSameReference, "es-same-controllers-reference", true, "endpoints benchmark: when kcm lacks some of the endpoint controllers, also run kube-controller-manager with exactly kcm's (the like-for-like memory comparison)")
 	fs.IntVar(&cfg.QPS, "kube-api-qps", 20, "--kube-api-qps given to both managers")
 	fs.IntVar(&cfg.Burst, "kube-api-burst", 30, "--kube-api-burst given to both managers")
 	fs.DurationVar(&cfg.Settle, "settle", 15*time.Second, "sync benchmark: how long a manager runs after the probe pod before the last sample")
@@ -64,10 +69,16 @@ func run(args []string, stdout, stderr io.Writer) int {
 			cfg.Scale = true
 		case "sync":
 			cfg.Sync = true
+		case "endpoints":
+			cfg.Endpoints = true
 		default:
-			fmt.Fprintf(stderr, "kcm-bench: unknown benchmark %q (want scale or sync)\n", b)
+			fmt.Fprintf(stderr, "kcm-bench: unknown benchmark %q (want scale, sync or endpoints)\n", b)
 			return 2
 		}
+	}
+	if cfg.Endpoints && (cfg.ESWorkload.Services < 1 || cfg.ESWorkload.PodsPerService < 1 || cfg.ESWorkload.Rate < 0) {
+		fmt.Fprintf(stderr, "kcm-bench: --es-services and --es-pods-per-service must be at least 1, --es-create-rate not negative\n")
+		return 2
 	}
 	for _, r := range strings.Split(*refs, ",") {
 		if r = strings.TrimSpace(r); r != "" {
@@ -92,7 +103,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	rep, err := managerbench.Run(ctx, cfg)
-	if rep != nil && (len(rep.Scale) > 0 || len(rep.Sync) > 0 || err == nil) {
+	if rep != nil && (len(rep.Scale) > 0 || len(rep.Sync) > 0 || len(rep.Endpoints) > 0 || err == nil) {
 		md := rep.Markdown()
 		fmt.Fprint(stdout, md)
 		if *out != "" {

@@ -20,6 +20,10 @@ func TestBadCommandLines(t *testing.T) {
 		{[]string{"--benchmarks", "scale,nope"}, 2, `unknown benchmark "nope"`},
 		{[]string{"--kcm", "/nonexistent/kcm"}, 2, "build it: go build -o bin/kcm ./cmd/kcm"},
 		{[]string{"--runs"}, 2, "flag needs an argument"},
+		{[]string{"--benchmarks", "endpoints", "--es-services", "0"}, 2, "--es-services and --es-pods-per-service must be at least 1"},
+		{[]string{"--benchmarks", "endpoints", "--es-pods-per-service", "-1"}, 2, "must be at least 1"},
+		{[]string{"--es-services", "many"}, 2, "invalid value"},
+		{[]string{"--benchmarks", "endpoints", "--es-create-rate", "-1"}, 2, "--es-create-rate not negative"},
 		{[]string{"--help"}, 0, "-kube-controller-manager-args"},
 	}
 	for _, tt := range tests {
@@ -33,5 +37,5 @@ func TestBadCommandLines(t *testing.T) {
 // An unknown benchmark name is named in the error.
 func Example_unknownBenchmark() {
 	run([]string{"--benchmarks", "speed"}, os.Stdout, os.Stdout)
-	// Output: kcm-bench: unknown benchmark "speed" (want scale or sync)
+	// Output: kcm-bench: unknown benchmark "speed" (want scale, sync or endpoints)
 }

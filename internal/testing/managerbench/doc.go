@@ -15,7 +15,7 @@
 //	    │  creates objects, watches pods (its own unthrottled client)        ▲
 //	    └──────────── /proc/<pid>/status, /proc/<pid>/stat, log lines ────────┘
 //
-// # The two benchmarks
+// # The benchmarks
 //
 // Scale (issue 9: "a Deployment of 1000 replicas to 1000 pods at QPS 20,
 // burst 30"): on a fresh cluster, each run starts the manager with
@@ -46,6 +46,27 @@
 // kube-controller-manager serves its profiles to authenticated clients
 // only.
 //
+// Endpoints (issue 29: "1000 Services × 10 pods on kwok nodes — time from
+// the last pod Ready to the last slice written, and writes per pod update
+// during a rolling update"): each run gives each manager a fresh cluster
+// of its own with kwok nodes in three zones (testenv.AddNodes; no
+// scheduler: the harness binds each pod to a node itself, kwok makes it
+// Running and Ready with an IP) and runs it with the endpoint controllers:
+// kube-controller-manager with its three (endpoints, endpointslice,
+// endpointslice-mirroring), kcm with those of them it has (read from its
+// --help; when it lacks some, a third run gives kube-controller-manager
+// exactly kcm's set, for a like-for-like comparison). A probe Service
+// with one pod shows the manager working; then the harness creates the
+// Services and their pods, and its watches of pods, Endpoints and
+// EndpointSlices (esTracker) give the moment the last pod turned Ready,
+// the moment every Service's Endpoints (and slices) listed all its pods
+// ready, and — after a settle period — the last write of each kind.
+// Then one Service's pods are replaced one at a time, and the events of
+// its pods, Endpoints and slices during it are counted: writes per pod
+// update. Memory and CPU are sampled at the probe, after the fill and at
+// the end. A manager without an endpointslice-controller gets no slice
+// numbers: its cells say "kcm: no endpointslice-controller".
+//
 // # The same criterion for "synced"
 //
 // The managers signal sync differently: kcm logs "caches synced; starting
@@ -73,7 +94,8 @@
 //
 // # Pure parts
 //
-// ParseStatus, ParseStat, ParseLoadAvg, Summarize, Table and LineWatcher
-// are pure and unit-tested; the rest needs a cluster and is exercised by
-// running it.
+// ParseStatus, ParseStat, ParseLoadAvg, Summarize, Table, LineWatcher,
+// KnownControllers, the endpoints benchmark's tracker (fed events by
+// hand) and its report are pure and unit-tested; the rest needs a cluster
+// and is exercised by running it.
 package managerbench

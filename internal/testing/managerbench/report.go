@@ -22,6 +22,7 @@ type Report struct {
 	Populate  PopulateTimes
 	Sync      []SyncResult
 	SyncLoad  [2]LoadAvg // before and after the sync benchmark (population included)
+	Endpoints []EndpointsResult
 }
 
 // MiB is a byte count in mebibytes.
@@ -45,6 +46,9 @@ func (r *Report) Markdown() string {
 	}
 	if len(r.Sync) > 0 {
 		b.WriteString(r.syncMarkdown())
+	}
+	if len(r.Endpoints) > 0 {
+		b.WriteString(r.endpointsMarkdown())
 	}
 	fmt.Fprintf(&b, "\nLogs of every process: %s\n", r.WorkDir)
 	return b.String()

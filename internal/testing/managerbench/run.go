@@ -43,17 +43,23 @@ type Config struct {
 	Repo       string   // the kcm checkout, for the commit
 	WorkDir    string   // logs of every process; empty: a temporary directory that is kept
 
-	Runs       int            // runs per manager and benchmark
-	Scale      bool           // run the scale benchmark
-	Sync       bool           // run the sync benchmark
-	References []Reference    // extra kube-controller-manager configurations in the sync benchmark
-	Population Population     // the sync benchmark's workload
-	Replicas   int            // the scale benchmark's Deployment
-	QPS, Burst int            // the managers' client rate in both benchmarks
-	Settle     time.Duration  // how long a manager runs after the probe before the last sample
-	Timeout    time.Duration  // bound on each wait for a manager
-	Log        zerolog.Logger // progress
-	Progress   io.Writer      // build progress of testenv (nil: stderr)
+	Runs       int        // runs per manager and benchmark
+	Scale      bool       // run the scale benchmark
+	Sync       bool       // run the sync benchmark
+	Endpoints  bool       // run the endpoints benchmark
+	ESWorkload ESWorkload // the endpoints benchmark's workload
+	// ESSameReference adds, to the endpoints benchmark, a
+	// kube-controller-manager with exactly kcm's controllers when kcm lacks
+	// some of EndpointControllers: the like-for-like memory comparison.
+	ESSameReference bool
+	References      []Reference    // extra kube-controller-manager configurations in the sync benchmark
+	Population      Population     // the sync benchmark's workload
+	Replicas        int            // the scale benchmark's Deployment
+	QPS, Burst      int            // the managers' client rate in both benchmarks
+	Settle          time.Duration  // how long a manager runs after the probe before the last sample
+	Timeout         time.Duration  // bound on each wait for a manager
+	Log             zerolog.Logger // progress
+	Progress        io.Writer      // build progress of testenv (nil: stderr)
 }
 
 // bench is the state of a run: the configuration and the cluster of the
@@ -66,6 +72,7 @@ type bench struct {
 		Timeout       time.Duration
 	}
 	c   *cluster
+	tc  *testenv.Cluster
 	dir string
 }
 
@@ -106,7 +113,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	b.cfg.Settle, b.cfg.Timeout = cfg.Settle, cfg.Timeout
 
 	if cfg.Scale {
-		err := b.withCluster(ctx, cfg, func() error {
+		err := b.withCluster(ctx, cfg, testenv.Options{}, func() error {
 			for run := range cfg.Runs {
 				for _, m := range order([]Manager{kcm, kube}, run) {
 					cfg.Log.Info().Str("manager", m.Label).Int("run", run+1).Int("replicas", cfg.Replicas).Msg("scale benchmark")
@@ -134,7 +141,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 				return rep, fmt.Errorf("managerbench: unknown reference %q (want %q)", ref, RefDefault)
 			}
 		}
-		err := b.withCluster(ctx, cfg, func() error {
+		err := b.withCluster(ctx, cfg, testenv.Options{}, func() error {
 			cfg.Log.Info().Int("pods", cfg.Population.Pods()).Msg("populating the sync benchmark's cluster")
 			t, err := populate(ctx, b.c, populator, cfg.Population, cfg.WorkDir, cfg.Log)
 			if err != nil {
@@ -160,20 +167,59 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 			return rep, err
 		}
 	}
+	if cfg.Endpoints {
+		if err := b.runEndpointsAll(ctx, cfg, kcm, kube, rep); err != nil {
+			return rep, err
+		}
+	}
 	rep.Machine.LoadAfter, _ = ReadLoadAvg()
 	rep.Took = time.Since(rep.Began)
 	return rep, nil
 }
 
-// withCluster runs fn with b.c on a fresh testenv cluster, recording the
-// load average before and after.
-func (b *bench) withCluster(ctx context.Context, cfg Config, fn func() error, load *[2]LoadAvg) error {
+// runEndpointsAll runs the endpoints benchmark: each run, each manager
+// with the endpoint controllers (kcm: those it has) on a cluster of its
+// own.
+func (b *bench) runEndpointsAll(ctx context.Context, cfg Config, kcm, kube Manager, rep *Report) error {
+	has, err := kcmControllers(ctx, cfg.KCMBinary)
+	if err != nil {
+		return err
+	}
+	kcm.Controllers, kube.Controllers = has, EndpointControllers
+	managers := []Manager{kcm, kube}
+	if cfg.ESSameReference && !slices.Equal(has, EndpointControllers) {
+		ref := kube
+		ref.Label, ref.Controllers = ESSameLabel, has
+		managers = append(managers, ref)
+	}
+	for run := range cfg.Runs {
+		for _, m := range order(managers, run) {
+			cfg.Log.Info().Str("manager", m.Label).Int("run", run+1).Int("services", cfg.ESWorkload.Services).
+				Int("pods", cfg.ESWorkload.Pods()).Strs("controllers", m.Controllers).Msg("endpoints benchmark")
+			r, err := b.runEndpoints(ctx, cfg, m, run+1)
+			if err != nil {
+				return err
+			}
+			lagE, _ := r.EndpointsLag()
+			cfg.Log.Info().Str("manager", m.Label).Stringer("ready→endpoints", lagE).Stringer("converged", r.Converged).
+				Int64("rss MiB", r.AtEnd.RSS>>20).Msg("endpoints run done")
+			rep.Endpoints = append(rep.Endpoints, r)
+		}
+	}
+	return nil
+}
+
+// withCluster runs fn with b.c and b.tc on a fresh testenv cluster started
+// with opts, recording the load average before and after.
+func (b *bench) withCluster(ctx context.Context, cfg Config, opts testenv.Options, fn func() error, load *[2]LoadAvg) error {
 	load[0], _ = ReadLoadAvg()
-	tc, err := testenv.Start(ctx, testenv.Options{Logger: cfg.Log, Progress: cfg.Progress})
+	opts.Logger, opts.Progress = cfg.Log, cfg.Progress
+	tc, err := testenv.Start(ctx, opts)
 	if err != nil {
 		return err
 	}
 	defer tc.Stop()
+	b.tc = tc
 	rc := tc.Config()
 	rc.QPS = -1 // the harness is not what is measured
 	client, err := rest.NewClient(rc)

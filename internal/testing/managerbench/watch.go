@@ -20,13 +20,13 @@ const maxWatchErrors = 5
 // or the connection drops. It returns nil when ctx ends, and an error for
 // an ERROR event (410 Gone included: the harness cannot fill the gap) or
 // after maxWatchErrors failures in a row.
-func watchEvents(ctx context.Context, r *rest.Resources[*api.RawObject], rv string, fn func(rest.EventType, *api.RawObject, time.Time)) error {
+func watchEvents[T api.Object](ctx context.Context, r *rest.Resources[T], rv string, fn func(rest.EventType, T, time.Time)) error {
 	failures := 0
 	for {
 		w, err := r.Watch(ctx, rest.WatchOptions{ListOptions: rest.ListOptions{
 			ResourceVersion: rv, AllowWatchBookmarks: true, TimeoutSeconds: 3600}})
 		for err == nil {
-			var ev rest.WatchEvent[*api.RawObject]
+			var ev rest.WatchEvent[T]
 			if ev, err = w.Next(); err != nil {
 				break
 			}
@@ -35,7 +35,7 @@ func watchEvents(ctx context.Context, r *rest.Resources[*api.RawObject], rv stri
 				w.Close()
 				return fmt.Errorf("managerbench: watch %s: %w", r.Resource(), ev.Err)
 			}
-			rv = ev.Object.ResourceVersion
+			rv = ev.Object.GetObjectMeta().ResourceVersion
 			if ev.Type != rest.Bookmark {
 				fn(ev.Type, ev.Object, time.Now())
 			}
