@@ -42,6 +42,10 @@ type ConcurrencyFlag struct {
 	Default int
 	// Usage is the flag's help text.
 	Usage string
+	// Min and Max bound the value where kube-controller-manager validates
+	// it (the EndpointSlice controllers: 1..50); zero means no bound (a
+	// negative count is refused either way).
+	Min, Max int
 }
 
 // DefaultWorkers is the worker count of a controller without a

@@ -45,7 +45,7 @@ func (r *Descriptors) AddFlags(fs *pflag.FlagSet, o *Options) {
 	fs.StringSliceVar(&o.Controllers, "controllers", o.Controllers, r.ControllersUsage())
 	for _, d := range r.list {
 		if c := d.Concurrency; c != nil {
-			fs.Var(syncsValue{o: o, name: d.Name}, c.Name, c.Usage)
+			fs.Var(syncsValue{o: o, name: d.Name, flag: c}, c.Name, c.Usage)
 		}
 		for _, f := range d.Flags {
 			v, ok := o.Flags[f.Name]
@@ -86,6 +86,7 @@ func (o *Options) Workers(name string) int {
 type syncsValue struct {
 	o    *Options
 	name string
+	flag *ConcurrencyFlag
 }
 
 func (s syncsValue) String() string { return strconv.Itoa(s.o.ConcurrentSyncs[s.name]) }
@@ -97,6 +98,13 @@ func (s syncsValue) Set(v string) error {
 	n, err := strconv.ParseInt(v, 10, 32)
 	if err != nil || n < 0 {
 		return fmt.Errorf("%q is not a number of workers", v)
+	}
+	// kube-controller-manager's wording, from its options validation.
+	if f := s.flag; f != nil && f.Min > 0 && int(n) < f.Min {
+		return fmt.Errorf("%s must not be less than %d, but got %d", f.Name, f.Min, n)
+	}
+	if f := s.flag; f != nil && f.Max > 0 && int(n) > f.Max {
+		return fmt.Errorf("%s must not be more than %d, but got %d", f.Name, f.Max, n)
 	}
 	s.o.ConcurrentSyncs[s.name] = int(n)
 	return nil

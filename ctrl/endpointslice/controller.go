@@ -58,7 +58,7 @@ const (
 func Descriptor() *ctrl.ControllerDescriptor {
 	return &ctrl.ControllerDescriptor{
 		Name: Name, Aliases: []string{"endpointslice"},
-		Concurrency: &ctrl.ConcurrencyFlag{Name: ConcurrencyFlagName, Default: DefaultConcurrency,
+		Concurrency: &ctrl.ConcurrencyFlag{Name: ConcurrencyFlagName, Default: DefaultConcurrency, Min: 1, Max: 50,
 			Usage: "The number of service endpoint syncing operations that will be done concurrently. Larger number = faster endpoint slice updating, but more CPU (and network) load. Defaults to 5."},
 		Flags: []ctrl.ControllerFlag{
 			ctrl.Int32Flag(MaxEndpointsPerSliceFlag, DefaultMaxEndpointsPerSlice, MinMaxEndpointsPerSlice, MaxMaxEndpointsPerSlice,

@@ -70,7 +70,7 @@
 // TriggerTimeTracker (ctrl/internal/triggertime) and pod projection
 // helpers (ctrl/internal/podservices); registered in
 // kube-controller-manager as "endpointslice-controller" with the alias
-// "endpointslice", --concurrent-service-endpoint-syncs (5),
+// "endpointslice", --concurrent-service-endpoint-syncs (5, 1 to 50),
 // --max-endpoints-per-slice (100, 1 to 1000) and
 // --endpointslice-updates-batch-period (0).
 package endpointslice

@@ -5,6 +5,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/spf13/pflag"
+
+	"github.com/kcmlab/kcm/ctrl"
 	"github.com/kcmlab/kcm/ctrl/endpointslice/reconciler"
 	"github.com/kcmlab/kcm/ctrl/endpointslice/topology"
 	"github.com/kcmlab/kcm/informer"
@@ -220,6 +223,18 @@ func TestDescriptor(t *testing.T) {
 					t.Errorf("--max-endpoints-per-slice=%s: error %v, want accepted %v", in, err, ok)
 				}
 			}
+		}
+	}
+	// options/endpointslicecontroller.go bounds the workers to 1..50.
+	r, err := ctrl.NewDescriptors(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fs := pflag.NewFlagSet("kcm", pflag.ContinueOnError)
+	r.AddFlags(fs, r.NewOptions())
+	for in, ok := range map[string]bool{"1": true, "50": true, "0": false, "51": false} {
+		if err := fs.Set("concurrent-service-endpoint-syncs", in); (err == nil) != ok {
+			t.Errorf("--concurrent-service-endpoint-syncs=%s: error %v, want accepted %v", in, err, ok)
 		}
 	}
 }

@@ -72,7 +72,7 @@ var ErrStaleSlices = slicetrack.ErrStaleInformerCache
 func Descriptor() *ctrl.ControllerDescriptor {
 	return &ctrl.ControllerDescriptor{
 		Name: Name, Aliases: []string{"endpointslicemirroring"},
-		Concurrency: &ctrl.ConcurrencyFlag{Name: ConcurrencyFlagName, Default: DefaultConcurrency,
+		Concurrency: &ctrl.ConcurrencyFlag{Name: ConcurrencyFlagName, Default: DefaultConcurrency, Min: 1, Max: 50,
 			Usage: "The number of service endpoint syncing operations that will be done concurrently by the " + Name + ". Larger number = faster endpoint slice updating, but more CPU (and network) load. Defaults to 5."},
 		Flags: []ctrl.ControllerFlag{
 			ctrl.Int32Flag(MaxPerSubsetFlag, DefaultMaxPerSubset, MinMaxPerSubset, MaxMaxPerSubset,

@@ -50,6 +50,21 @@ func TestDescriptor(t *testing.T) {
 			t.Errorf("--%s=%s refused: %v", MaxPerSubsetFlag, good, err)
 		}
 	}
+	// options/endpointslicemirroringcontroller.go validates the workers
+	// too: 1 to 50, with these messages.
+	for in, want := range map[string]string{
+		"0":  "mirroring-concurrent-service-endpoint-syncs must not be less than 1, but got 0",
+		"51": "mirroring-concurrent-service-endpoint-syncs must not be more than 50, but got 51",
+		"1":  "", "50": "",
+	} {
+		err := fs.Set(ConcurrencyFlagName, in)
+		if (err == nil) != (want == "") || (err != nil && !strings.Contains(err.Error(), want)) {
+			t.Errorf("--%s=%s: error %v, want %q", ConcurrencyFlagName, in, err, want)
+		}
+	}
+	if o.Workers(Name) != 50 {
+		t.Errorf("workers %d after --%s=50", o.Workers(Name), ConcurrencyFlagName)
+	}
 }
 
 // TestConstructorRegistersMetrics: the constructor registers the

@@ -89,7 +89,7 @@
 // registered in
 // kube-controller-manager as "endpointslice-mirroring-controller" with the
 // alias "endpointslicemirroring", --mirroring-concurrent-service-endpoint-syncs
-// (5) workers, --mirroring-max-endpoints-per-subset (1000, 1 to 1000) and
+// (5 workers, 1 to 50), --mirroring-max-endpoints-per-subset (1000, 1 to 1000) and
 // --mirroring-endpointslice-updates-batch-period (0). Bootstrap role:
 // system:controller:endpointslicemirroring-controller.
 package endpointslicemirroring
