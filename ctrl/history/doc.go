@@ -23,6 +23,13 @@
 // taking a StatefulSet over from it would see a new template, create a
 // revision and roll every pod. That is the rule this package exists for.
 //
+// A controller proposes each revision with the collision count it read
+// from its parent's status, nil read as 0 (so even a first revision's
+// hash covers the digit "0"). When the name is taken by other data,
+// Kubernetes bumps the count and renames the revision
+// RevisionName(parent, Hash(data, count)), but keeps the hash label of the
+// first try: a revision's label is not always the hash in its name.
+//
 // The bytes are reproduced from the StatefulSet's own JSON as the
 // apiserver sent it, not from kcm's typed PodTemplateSpec, which models
 // part of a pod: see statefulset.go for the argument and steps. The pin

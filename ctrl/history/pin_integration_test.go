@@ -39,7 +39,8 @@ import (
 //   - collide: plain's container under other labels, whose first name is
 //     taken (by a revision created before kube-controller-manager starts)
 //     by other data: kube-controller-manager bumps status.collisionCount
-//     to 1 and hashes "1" into the name.
+//     to 1 and hashes "1" into the name, while the hash label keeps the
+//     hash with "0".
 var pinSets = map[string]string{
 	"plain": `{"metadata":{"labels":{"app":"plain"}},"spec":{"containers":[{"name":"c","image":"registry.k8s.io/pause:3.10",` +
 		`"command":["/pause"]}]}}`,
@@ -61,16 +62,21 @@ var pinSets = map[string]string{
 
 // pinRecorded are the revision names kube-controller-manager v1.37.2
 // (testenv's reference binary, on testenv's kube-apiserver v1.37.2) gave
-// these sets when this test was written; kcm's computation agreed with
+// these sets when this test was written (its first run, 2026-12-06, read
+// from the sets' status.updateRevision); kcm's computation agreed with
 // each. The test also compares live, so a different apiserver release
 // (KCM_KUBE_VERSION, whose defaults may change a template) is checked
 // against kube-controller-manager but not against these.
 var pinRecorded = map[string]string{
-	"plain":      "",
-	"empty":      "",
-	"unmodelled": "",
-	"collide":    "",
+	"plain":      "plain-7df855c66",
+	"empty":      "empty-669b8f8c94",
+	"unmodelled": "unmodelled-c6dbdbbd9",
+	"collide":    "collide-77cbc489c",
 }
+
+// pinRecordedCollideLabel is the hash label of collide's revision, recorded
+// with pinRecorded: the hash its first name had.
+const pinRecordedCollideLabel = "77cbc489b"
 
 // pinSetJSON is the StatefulSet <name> with template, one replica.
 func pinSetJSON(name, template string) string {
@@ -152,21 +158,29 @@ func TestRevisionsPinnedToKubeControllerManager(t *testing.T) {
 			t.Fatalf("list %s with the Compact codec: %v", name, err)
 		}
 		for how, s := range map[string]*api.StatefulSet{"Typed": set, "Compact": list.Items[0]} {
-			mine, err := history.NewStatefulSetRevision(s, 1, s.Status.CollisionCount)
+			// The first sync proposes the revision with the count it read,
+			// nil read as 0; a name taken by other data renames it with the
+			// bumped count, but its hash label stays the first hash
+			// (CreateControllerRevision renames and never relabels).
+			mine, err := history.NewStatefulSetRevision(s, 1, ptr(int32(0)))
 			if err != nil {
 				t.Fatalf("%s (%s): %v", name, how, err)
 			}
-			if mine.Name != set.Status.UpdateRevision {
-				t.Errorf("%s (%s): kcm names the revision %s, kube-controller-manager %s", name, how, mine.Name, set.Status.UpdateRevision)
+			wantName := history.RevisionName(s.Name, history.Hash(mine.Data.Raw, s.Status.CollisionCount))
+			if wantName != set.Status.UpdateRevision {
+				t.Errorf("%s (%s): kcm names the revision %s, kube-controller-manager %s", name, how, wantName, set.Status.UpdateRevision)
 			}
 			theirs, err := revs.Get(ctx, set.Status.UpdateRevision)
 			if err != nil {
 				t.Fatalf("%s: get kube-controller-manager's revision: %v", name, err)
 			}
+			if recorded && name == "collide" && theirs.Labels[history.HashLabel] != pinRecordedCollideLabel {
+				t.Errorf("collide: hash label %s; recorded %s", theirs.Labels[history.HashLabel], pinRecordedCollideLabel)
+			}
 			if !bytes.Equal(theirs.Data.Raw, mine.Data.Raw) {
 				t.Errorf("%s (%s): data\nkcm:                     %s\nkube-controller-manager: %s", name, how, mine.Data.Raw, theirs.Data.Raw)
 			}
-			if theirs.Labels[history.HashLabel] != mine.Labels[history.HashLabel] || !maps.Equal(theirs.Labels, mine.Labels) ||
+			if !maps.Equal(theirs.Labels, mine.Labels) ||
 				!maps.Equal(theirs.Annotations, mine.Annotations) || theirs.Revision != 1 || !theirs.IsControlledBy(set.UID) {
 				t.Errorf("%s (%s): kube-controller-manager's revision %+v; kcm's %+v", name, how, theirs.ObjectMeta, mine.ObjectMeta)
 			}
