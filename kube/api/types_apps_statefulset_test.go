@@ -116,11 +116,12 @@ func TestStatefulSetZeroesSurvive(t *testing.T) {
 	}
 }
 
-// apiRevisionData is a StatefulSet revision's data as kube-controller-manager
-// writes it: sorted keys, compact, HTML-escaped. Its keys and spacing must
-// come back byte for byte.
-const apiRevisionData = `{"spec":{"template":{"$patch":"replace","metadata":{"labels":{"app":"db"}},` +
-	`"spec":{"containers":[{"command":["sh","-c","a \u003e b \u0026\u0026 c"],"image":"busybox","name":"c"}]}}}}`
+// apiRevisionData is a StatefulSet revision's data, compact and
+// HTML-escaped as kube-controller-manager writes it, but with its keys in
+// an order a re-encoding would change (spec before metadata, name before
+// image): the bytes must come back as they are.
+const apiRevisionData = `{"spec":{"template":{"$patch":"replace","spec":{"containers":[{"name":"c","image":"busybox",` +
+	`"command":["sh","-c","a \u003e b \u0026\u0026 c"]}]},"metadata":{"labels":{"app":"db"}}}}}`
 
 // apiControllerRevisionJSON is a ControllerRevision as kube-apiserver
 // serves it.
