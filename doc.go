@@ -31,6 +31,7 @@
 //	10. lease                 — leader election on a coordination.k8s.io Lease
 //	11. ctrl                  — the controller framework: registry, context, wiring, work loop, expectations, events
 //	    ctrl/controllerref    — which objects a controller owns: adopt, release
+//	    ctrl/history          — ControllerRevisions: a StatefulSet's template patch, hashes and names as Kubernetes makes them
 //	    ctrl/internal/podaddr — which pods are endpoints, named ports, hostnames, IP families
 //	    ctrl/internal/podservices — which Services a pod, or a pod update, concerns
 //	    ctrl/internal/endpointsubsets — an Endpoints' subsets repacked in Kubernetes' canonical layout
@@ -113,9 +114,9 @@
 //     is tested alone
 //  5. assembly: informer, pipeview — informer assembles reflector, deltafifo, store and
 //     processor; pipeview draws what tap reports and the lease
-//  6. framework: ctrl, ctrl/controllerref, ctrl/internal/... — what every controller
-//     shares: registry, context, wiring, work loop, expectations, events; ownership; the
-//     parts the endpoint controllers share (pod rules, Services of a pod, repacked subsets,
+//  6. framework: ctrl, ctrl/controllerref, ctrl/history, ctrl/internal/... — what every
+//     controller shares: registry, context, wiring, work loop, expectations, events;
+//     ownership; revision history; the parts the endpoint controllers share (pod rules, Services of a pod, repacked subsets,
 //     hash order, endpoint sets, the slice tracker, well-known labels)
 //  7. controllers: ctrl/*, ctrl/endpointslice/... — one package per controller; a controller
 //     never imports another (the EndpointSlice controller's own packages import each other)

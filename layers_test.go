@@ -39,8 +39,9 @@ var layers = []layer{
 		"the pipeline's stages and the ways to reach a cluster: none imports another, so each is tested alone"},
 	{"assembly", []string{"informer", "pipeview"},
 		"informer assembles reflector, deltafifo, store and processor; pipeview draws what tap reports and the lease"},
-	{"framework", []string{"ctrl", "ctrl/controllerref", "ctrl/internal/..."},
+	{"framework", []string{"ctrl", "ctrl/controllerref", "ctrl/history", "ctrl/internal/..."},
 		"what every controller shares: registry, context, wiring, work loop, expectations, events; ownership; " +
+			"revision history; " +
 			"the parts the endpoint controllers share (pod rules, Services of a pod, repacked subsets, hash order, " +
 			"endpoint sets, the slice tracker, well-known labels)"},
 	{"controllers", []string{"ctrl/*", "ctrl/endpointslice/..."},

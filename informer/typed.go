@@ -58,6 +58,34 @@ func (l EndpointSliceLister) EndpointSlices(ns string) NamespaceLister[*api.Endp
 	return l.Namespace(ns)
 }
 
+// StatefulSetLister lists cached StatefulSets.
+type StatefulSetLister struct{ Lister[*api.StatefulSet] }
+
+// StatefulSets returns the lister of one namespace.
+func (l StatefulSetLister) StatefulSets(ns string) NamespaceLister[*api.StatefulSet] {
+	return l.Namespace(ns)
+}
+
+// ControllerRevisionLister lists cached ControllerRevisions.
+type ControllerRevisionLister struct {
+	Lister[*api.ControllerRevision]
+}
+
+// ControllerRevisions returns the lister of one namespace.
+func (l ControllerRevisionLister) ControllerRevisions(ns string) NamespaceLister[*api.ControllerRevision] {
+	return l.Namespace(ns)
+}
+
+// PersistentVolumeClaimLister lists cached PersistentVolumeClaims.
+type PersistentVolumeClaimLister struct {
+	Lister[*api.PersistentVolumeClaim]
+}
+
+// PersistentVolumeClaims returns the lister of one namespace.
+func (l PersistentVolumeClaimLister) PersistentVolumeClaims(ns string) NamespaceLister[*api.PersistentVolumeClaim] {
+	return l.Namespace(ns)
+}
+
 // NamespaceLister of cluster-scoped Namespaces is just Lister: Get(name), List(sel).
 
 // PodsLister returns the typed lister of the factory's pod informer.
@@ -94,6 +122,24 @@ func EndpointsListerOf(f *Factory) EndpointsLister {
 // EndpointSlice informer.
 func EndpointSlicesLister(f *Factory) EndpointSliceLister {
 	return EndpointSliceLister{For[api.EndpointSlice](f, rest.EndpointSlices).Lister()}
+}
+
+// StatefulSetsLister returns the typed lister of the factory's StatefulSet
+// informer.
+func StatefulSetsLister(f *Factory) StatefulSetLister {
+	return StatefulSetLister{For[api.StatefulSet](f, rest.StatefulSets).Lister()}
+}
+
+// ControllerRevisionsLister returns the typed lister of the factory's
+// ControllerRevision informer.
+func ControllerRevisionsLister(f *Factory) ControllerRevisionLister {
+	return ControllerRevisionLister{For[api.ControllerRevision](f, rest.ControllerRevisions).Lister()}
+}
+
+// PersistentVolumeClaimsLister returns the typed lister of the factory's
+// PersistentVolumeClaim informer.
+func PersistentVolumeClaimsLister(f *Factory) PersistentVolumeClaimLister {
+	return PersistentVolumeClaimLister{For[api.PersistentVolumeClaim](f, rest.PersistentVolumeClaims).Lister()}
 }
 
 // NamespacesLister returns the lister of the factory's Namespace informer.

@@ -59,8 +59,10 @@
 //	types_common.go        the value types kinds share (IntOrString, LabelSelector, Container, Volume, ...)
 //	types_core.go          Pod, Namespace, ServiceAccount, ConfigMap, Node, CoreEvent
 //	types_core_service.go  Service, Endpoints
+//	types_core_pvc.go      PersistentVolumeClaim
 //	types_discovery.go     EndpointSlice (discovery.k8s.io/v1)
 //	types_apps.go          ReplicaSet, Deployment
+//	types_apps_statefulset.go  StatefulSet, ControllerRevision, RawExtension
 //	types_coordination.go  Lease
 //	internal/objsrc        the Source an ObjectMeta keeps, shared with package decode
 //

@@ -6,18 +6,21 @@ import "reflect"
 // type: the kind field their objects carry. A struct's Go name is its
 // kind but for CoreEvent (Event is the name of a watch event here).
 var kinds = map[reflect.Type]string{
-	reflect.TypeFor[Pod]():            "Pod",
-	reflect.TypeFor[Namespace]():      "Namespace",
-	reflect.TypeFor[ServiceAccount](): "ServiceAccount",
-	reflect.TypeFor[ConfigMap]():      "ConfigMap",
-	reflect.TypeFor[Node]():           "Node",
-	reflect.TypeFor[Service]():        "Service",
-	reflect.TypeFor[Endpoints]():      "Endpoints",
-	reflect.TypeFor[EndpointSlice]():  "EndpointSlice",
-	reflect.TypeFor[CoreEvent]():      "Event",
-	reflect.TypeFor[ReplicaSet]():     "ReplicaSet",
-	reflect.TypeFor[Deployment]():     "Deployment",
-	reflect.TypeFor[Lease]():          "Lease",
+	reflect.TypeFor[Pod]():                   "Pod",
+	reflect.TypeFor[Namespace]():             "Namespace",
+	reflect.TypeFor[ServiceAccount]():        "ServiceAccount",
+	reflect.TypeFor[ConfigMap]():             "ConfigMap",
+	reflect.TypeFor[Node]():                  "Node",
+	reflect.TypeFor[Service]():               "Service",
+	reflect.TypeFor[Endpoints]():             "Endpoints",
+	reflect.TypeFor[EndpointSlice]():         "EndpointSlice",
+	reflect.TypeFor[CoreEvent]():             "Event",
+	reflect.TypeFor[ReplicaSet]():            "ReplicaSet",
+	reflect.TypeFor[Deployment]():            "Deployment",
+	reflect.TypeFor[StatefulSet]():           "StatefulSet",
+	reflect.TypeFor[ControllerRevision]():    "ControllerRevision",
+	reflect.TypeFor[PersistentVolumeClaim](): "PersistentVolumeClaim",
+	reflect.TypeFor[Lease]():                 "Lease",
 }
 
 // KindOf returns the Kind of the objects the typed struct S models: "Pod"

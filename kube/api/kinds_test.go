@@ -24,6 +24,9 @@ func TestKindOf(t *testing.T) {
 		{api.KindOf[api.CoreEvent](), "Event"},
 		{api.KindOf[api.ReplicaSet](), "ReplicaSet"},
 		{api.KindOf[api.Deployment](), "Deployment"},
+		{api.KindOf[api.StatefulSet](), "StatefulSet"},
+		{api.KindOf[api.ControllerRevision](), "ControllerRevision"},
+		{api.KindOf[api.PersistentVolumeClaim](), "PersistentVolumeClaim"},
 		{api.KindOf[api.Lease](), "Lease"},
 		{api.KindOf[Widget](), "Widget"},
 	} {

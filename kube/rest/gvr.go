@@ -18,20 +18,23 @@ type Resource struct {
 
 // Built-in resources used by kcm's controllers.
 var (
-	Pods            = Resource{Version: "v1", Resource: "pods", Kind: "Pod", Namespaced: true}
-	ConfigMaps      = Resource{Version: "v1", Resource: "configmaps", Kind: "ConfigMap", Namespaced: true}
-	Secrets         = Resource{Version: "v1", Resource: "secrets", Kind: "Secret", Namespaced: true}
-	Namespaces      = Resource{Version: "v1", Resource: "namespaces", Kind: "Namespace"}
-	Nodes           = Resource{Version: "v1", Resource: "nodes", Kind: "Node"}
-	ServiceAccounts = Resource{Version: "v1", Resource: "serviceaccounts", Kind: "ServiceAccount", Namespaced: true}
-	Services        = Resource{Version: "v1", Resource: "services", Kind: "Service", Namespaced: true}
-	Endpoints       = Resource{Version: "v1", Resource: "endpoints", Kind: "Endpoints", Namespaced: true}
-	EndpointSlices  = Resource{Group: "discovery.k8s.io", Version: "v1", Resource: "endpointslices", Kind: "EndpointSlice", Namespaced: true}
-	Events          = Resource{Version: "v1", Resource: "events", Kind: "Event", Namespaced: true}
-	ReplicaSets     = Resource{Group: "apps", Version: "v1", Resource: "replicasets", Kind: "ReplicaSet", Namespaced: true}
-	Deployments     = Resource{Group: "apps", Version: "v1", Resource: "deployments", Kind: "Deployment", Namespaced: true}
-	Leases          = Resource{Group: "coordination.k8s.io", Version: "v1", Resource: "leases", Kind: "Lease", Namespaced: true}
-	CRDs            = Resource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions", Kind: "CustomResourceDefinition"}
+	Pods                   = Resource{Version: "v1", Resource: "pods", Kind: "Pod", Namespaced: true}
+	ConfigMaps             = Resource{Version: "v1", Resource: "configmaps", Kind: "ConfigMap", Namespaced: true}
+	Secrets                = Resource{Version: "v1", Resource: "secrets", Kind: "Secret", Namespaced: true}
+	Namespaces             = Resource{Version: "v1", Resource: "namespaces", Kind: "Namespace"}
+	Nodes                  = Resource{Version: "v1", Resource: "nodes", Kind: "Node"}
+	ServiceAccounts        = Resource{Version: "v1", Resource: "serviceaccounts", Kind: "ServiceAccount", Namespaced: true}
+	Services               = Resource{Version: "v1", Resource: "services", Kind: "Service", Namespaced: true}
+	Endpoints              = Resource{Version: "v1", Resource: "endpoints", Kind: "Endpoints", Namespaced: true}
+	EndpointSlices         = Resource{Group: "discovery.k8s.io", Version: "v1", Resource: "endpointslices", Kind: "EndpointSlice", Namespaced: true}
+	Events                 = Resource{Version: "v1", Resource: "events", Kind: "Event", Namespaced: true}
+	ReplicaSets            = Resource{Group: "apps", Version: "v1", Resource: "replicasets", Kind: "ReplicaSet", Namespaced: true}
+	Deployments            = Resource{Group: "apps", Version: "v1", Resource: "deployments", Kind: "Deployment", Namespaced: true}
+	StatefulSets           = Resource{Group: "apps", Version: "v1", Resource: "statefulsets", Kind: "StatefulSet", Namespaced: true}
+	ControllerRevisions    = Resource{Group: "apps", Version: "v1", Resource: "controllerrevisions", Kind: "ControllerRevision", Namespaced: true}
+	PersistentVolumeClaims = Resource{Version: "v1", Resource: "persistentvolumeclaims", Kind: "PersistentVolumeClaim", Namespaced: true}
+	Leases                 = Resource{Group: "coordination.k8s.io", Version: "v1", Resource: "leases", Kind: "Lease", Namespaced: true}
+	CRDs                   = Resource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions", Kind: "CustomResourceDefinition"}
 )
 
 // GroupVersion is "group/version", or just "version" for the core group:
