@@ -32,6 +32,7 @@
 //	11. ctrl                  — the controller framework: registry, context, wiring, work loop, expectations, events
 //	    ctrl/controllerref    — which objects a controller owns: adopt, release
 //	    ctrl/history          — ControllerRevisions: a StatefulSet's template patch, hashes and names as Kubernetes makes them
+//	    ctrl/internal — the shelf of pieces the endpoint controllers share
 //	    ctrl/internal/podaddr — which pods are endpoints, named ports, hostnames, IP families
 //	    ctrl/internal/podservices — which Services a pod, or a pod update, concerns
 //	    ctrl/internal/endpointsubsets — an Endpoints' subsets repacked in Kubernetes' canonical layout
