@@ -52,11 +52,12 @@ func TestDescriptor(t *testing.T) {
 	}
 	// options/endpointslicemirroringcontroller.go validates the workers
 	// too: 1 to 50, with these messages.
-	for in, want := range map[string]string{
-		"0":  "mirroring-concurrent-service-endpoint-syncs must not be less than 1, but got 0",
-		"51": "mirroring-concurrent-service-endpoint-syncs must not be more than 50, but got 51",
-		"1":  "", "50": "",
+	for _, c := range []struct{ in, want string }{
+		{"0", "mirroring-concurrent-service-endpoint-syncs must not be less than 1, but got 0"},
+		{"51", "mirroring-concurrent-service-endpoint-syncs must not be more than 50, but got 51"},
+		{"1", ""}, {"50", ""}, // in this order: the last accepted value is checked below
 	} {
+		in, want := c.in, c.want
 		err := fs.Set(ConcurrencyFlagName, in)
 		if (err == nil) != (want == "") || (err != nil && !strings.Contains(err.Error(), want)) {
 			t.Errorf("--%s=%s: error %v, want %q", ConcurrencyFlagName, in, err, want)
