@@ -16,60 +16,6 @@ import (
 	"github.com/kcmlab/kcm/kube/rest"
 )
 
-type podControl interface {
-	CreateStatefulPod(ctx context.Context, set *api.StatefulSet, pod *api.Pod) error
-	UpdateStatefulPod(ctx context.Context, set *api.StatefulSet, pod *api.Pod) error
-	DeleteStatefulPod(ctx context.Context, set *api.StatefulSet, pod *api.Pod) error
-	ClaimsMatchRetentionPolicy(ctx context.Context, set *api.StatefulSet, pod *api.Pod) (bool, error)
-	UpdatePodClaimForRetentionPolicy(ctx context.Context, set *api.StatefulSet, pod *api.Pod) error
-	PodClaimIsStale(set *api.StatefulSet, pod *api.Pod) (bool, error)
-	CreateMissingPersistentVolumeClaims(ctx context.Context, set *api.StatefulSet, pod *api.Pod) error
-}
-
-type statefulPodControl struct{}
-
-func newPodControl(*rest.Client, informer.PodLister, informer.PersistentVolumeClaimLister, ctrl.EventRecorder, zerolog.Logger) *statefulPodControl {
-	return &statefulPodControl{}
-}
-
-func (*statefulPodControl) CreateStatefulPod(context.Context, *api.StatefulSet, *api.Pod) error {
-	return nil
-}
-
-func (*statefulPodControl) UpdateStatefulPod(context.Context, *api.StatefulSet, *api.Pod) error {
-	return nil
-}
-
-func (*statefulPodControl) DeleteStatefulPod(context.Context, *api.StatefulSet, *api.Pod) error {
-	return nil
-}
-
-func (*statefulPodControl) ClaimsMatchRetentionPolicy(context.Context, *api.StatefulSet, *api.Pod) (bool, error) {
-	return true, nil
-}
-
-func (*statefulPodControl) UpdatePodClaimForRetentionPolicy(context.Context, *api.StatefulSet, *api.Pod) error {
-	return nil
-}
-func (*statefulPodControl) PodClaimIsStale(*api.StatefulSet, *api.Pod) (bool, error) { return false, nil }
-func (*statefulPodControl) CreateMissingPersistentVolumeClaims(context.Context, *api.StatefulSet, *api.Pod) error {
-	return nil
-}
-
-func isMemberOf(set *api.StatefulSet, pod *api.Pod) bool {
-	parent, _, ok := stringsCutLast(pod.Name)
-	return ok && parent == set.Name
-}
-
-func stringsCutLast(name string) (string, string, bool) {
-	for i := len(name) - 1; i >= 0; i-- {
-		if name[i] == '-' {
-			return name[:i], name[i+1:], true
-		}
-	}
-	return "", "", false
-}
-
 type revisionControl struct{}
 
 func newRevisionControl(*rest.Client, informer.ControllerRevisionLister, zerolog.Logger) *revisionControl {
