@@ -117,12 +117,17 @@ func NewController(sets informer.StatefulSetLister, pods informer.PodLister, rev
 		}, cfg.StaleSkips)
 	}
 	setClient := rest.NewResources(client, rest.StatefulSets, decode.Typed[api.StatefulSet]())
+	// Every write made for a set records its resourceVersion for the
+	// stale-controller check: pod and claim writes (the pod control),
+	// status writes (the set control), adoptions (podPatcher).
 	cc := controlConfig{
-		Pods:      newPodControl(client, pods, claims, cfg.Recorder, cfg.Logger),
-		Revisions: newRevisionControl(client, revisions, cfg.Logger),
-		SetClient: setClient,
-		Recorder:  cfg.Recorder,
-		Log:       cfg.Logger,
+		Pods:        newPodControl(client, pods, claims, cfg.Recorder, cfg.Logger).withConsistency(consistency),
+		Revisions:   newRevisionControl(client, revisions, cfg.Logger),
+		SetClient:   setClient,
+		Sets:        &sets,
+		Consistency: consistency,
+		Recorder:    cfg.Recorder,
+		Log:         cfg.Logger,
 	}
 	if cfg.Metrics != nil { // a nil *Metrics in the interface would not be nil
 		cc.Metrics = cfg.Metrics
