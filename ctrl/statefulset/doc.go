@@ -50,10 +50,12 @@
 // podstate.go; the pod of an ordinal from its revision's template:
 // newpod.go; claims and their retention policy: claims.go; pod and claim
 // writes with their events: podcontrol.go, events.go; revisions (create,
-// adopt, release, delete, history limit): revisions.go; one pass over the
-// ordinals: control.go; the rolling update: rolling.go; the status:
-// status.go; the gauges the pass sets: metrics.go (the setMetrics
-// interface) and metrics_prom.go (Prometheus); the controller, its
+// adopt, release, delete, history limit): revisions.go; the semantic
+// comparison of a revision with the set's template: semantic.go; one
+// pass (UpdateStatefulSet, the podControl and setMetrics interfaces):
+// control.go; the ordinals, processReplica and processCondemned:
+// replicas.go; the rolling update: rolling.go; the status: status.go;
+// the gauges the pass sets, in Prometheus: metrics_prom.go; the controller, its
 // wiring and descriptor: controller.go; informer handlers: handlers.go;
 // Sync, claiming and the availability requeue: sync.go.
 //
@@ -68,12 +70,14 @@
 //     from the apiserver uncached, and must still have its UID and no
 //     deletionTimestamp.
 //   - No sync on a cache that has not shown the controller its own last
-//     write (the stale-controller check, KEP-5647): each pod the
-//     controller adopts records its resourceVersion for the set
-//     (ctrl.Consistency), and a sync of that set is skipped, asking the
-//     loop to retry after its backoff, while the pod, claim or StatefulSet
-//     cache is older; counted in statefulset_controller_stale_sync_skips_total{group,
-//     resource}.
+//     write (the stale-controller check, KEP-5647): each pod created,
+//     updated or adopted, each claim created or updated and each status
+//     written records its resourceVersion for the set (ctrl.Consistency),
+//     and a sync of that set is skipped, asking the loop to retry after
+//     its backoff, while the pod, claim or StatefulSet cache is older;
+//     counted in statefulset_controller_stale_sync_skips_total{group,
+//     resource}. Deletions record nothing (a DELETE answers no
+//     resourceVersion), as in Kubernetes.
 //   - availableReplicas moves when a pod reaches minReadySeconds: the pod
 //     handler syncs the set minReadySeconds after the pod turned Ready,
 //     and a sync that leaves Ready pods not yet available asks to run
