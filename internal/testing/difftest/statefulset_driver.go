@@ -186,8 +186,8 @@ func sortClaimRuns(lines []string) {
 }
 
 // setReached reports whether set name is at generation gen or later and at
-// goal g: observed, its status counting exactly its pods, all of them
-// Ready and none terminating, g.updated of them at the update revision
+// goal g: observed, the revisions its status names seen, its status
+// counting exactly its pods, all of them Ready and none terminating, g.updated of them at the update revision
 // (and, when that is all of them under RollingUpdate, the update revision
 // current), and the claims as g says.
 func setReached(v SetView, name string, gen int64, g setGoal) bool {
@@ -197,6 +197,11 @@ func setReached(v SetView, name string, gen int64, g setGoal) bool {
 	}
 	st := s.Status
 	if st.Replicas != g.replicas || st.ReadyReplicas != g.replicas || st.AvailableReplicas != g.replicas || st.UpdatedReplicas != g.updated {
+		return false
+	}
+	// The revisions the status names are seen: they were created before
+	// the status was written, but on another watch.
+	if v.Revisions[st.UpdateRevision] == nil || v.Revisions[st.CurrentRevision] == nil {
 		return false
 	}
 	rolling := s.Spec.UpdateStrategy.Type != api.OnDeleteStatefulSetStrategyType
