@@ -176,7 +176,10 @@
 // scenarios: OrderedReady scale 0→3→5→1; Parallel scale 0→5→2; a rolling
 // update of 5 with partition 3, then 0; OnDelete (a template change rolls
 // nothing, a deleted pod comes back at the update revision); two
-// volumeClaimTemplates with whenScaled Delete, scaled 3→1. After each
+// volumeClaimTemplates with whenScaled Delete, scaled 3→1; a claim
+// template with whenDeleted Delete, scaled 2→1, then the set deleted
+// (its claims go with it; these steps, the garbage collector's, are
+// compared as a set). After each
 // action a scenario waits until the set has settled (observed, the
 // revisions its status names seen, every pod Ready, none terminating);
 // SetWatch logs every step in between — a pod, claim or revision created
@@ -196,7 +199,10 @@
 // the order among one pod's claims of claim steps with one verb
 // (createPersistentVolumeClaims and UpdatePodClaimForRetentionPolicy range
 // over the same map; the garbage collector deletes a pod's claims
-// concurrently), by sorting each such run (sortClaimRuns). kwok's pod IPs
+// concurrently), by sorting each such run (sortClaimRuns); and whether a
+// new pod turns Ready (kwok) before or after the controller's next sync
+// gives its claims their owners, by putting those reowns first in each
+// run of such steps (readyAfterReowns). kwok's pod IPs
 // become "<ip:pod NAME>", container start times "<time>". There is no
 // deliberate difference (statefulSetAllowances is empty).
 // TestStatefulSetKCMAgreesWithItself runs the scenarios twice under

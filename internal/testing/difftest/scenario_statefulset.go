@@ -13,7 +13,8 @@ import (
 
 // StatefulSetScenarios are the scenarios TestStatefulSetMatchesKCM runs.
 func StatefulSetScenarios() []Scenario {
-	return []Scenario{OrderedScaleScenario(), ParallelScaleScenario(), PartitionScenario(), OnDeleteScenario(), ClaimRetentionScenario()}
+	return []Scenario{OrderedScaleScenario(), ParallelScaleScenario(), PartitionScenario(), OnDeleteScenario(),
+		ClaimRetentionScenario(), ClaimOwnerScenario()}
 }
 
 // noClaims: the scenario's set has no volumeClaimTemplates.
@@ -129,5 +130,30 @@ func ClaimRetentionScenario() Scenario {
 			return err
 		}
 		return d.patch(ctx, "scale to 1", setName, `{"spec":{"replicas":1}}`, setGoal{1, 1, 2})
+	})
+}
+
+// ClaimOwnerScenario makes a set of 2 with a claim template and
+// persistentVolumeClaimRetentionPolicy whenDeleted Delete, whenScaled
+// Retain, scales it to 1, then deletes the set. The rules: with
+// whenDeleted Delete the controller makes the set an owner of every claim
+// (updateClaimOwnerRefForSetAndPod), so a claim of a scaled-away ordinal
+// stays (whenScaled Retain) but goes with the set; deleting the set
+// (background propagation) lets the garbage collector delete its pods and
+// all its claims.
+func ClaimOwnerScenario() Scenario {
+	return statefulSetScenario("sts-claim-owner", true, func(ctx context.Context, d *setDriver) error {
+		set := withClaims(newStatefulSet(setName, 2, api.OrderedReadyPodManagement), "data")
+		set.Spec.PersistentVolumeClaimRetentionPolicy = &api.StatefulSetPersistentVolumeClaimRetentionPolicy{
+			WhenDeleted: api.DeletePersistentVolumeClaimRetentionPolicyType,
+			WhenScaled:  api.RetainPersistentVolumeClaimRetentionPolicyType,
+		}
+		if err := d.create(ctx, set, setGoal{2, 2, 2}); err != nil {
+			return err
+		}
+		if err := d.patch(ctx, "scale to 1", setName, `{"spec":{"replicas":1}}`, setGoal{1, 1, 2}); err != nil {
+			return err
+		}
+		return d.deleteSet(ctx, "delete the set", setName)
 	})
 }
