@@ -142,6 +142,8 @@ func TestIsClaimOwnerUpToDateEdgeCases(t *testing.T) {
 		{"pod non-controller", del, del, []string{"Pod/web-2/uid-web-2"}, false},
 		{"stale pod ref", del, del, []string{"Pod/web-2/uid-old+c"}, true},
 		{"stale pod ref, not controller", del, del, []string{"Pod/web-2/uid-old"}, true},
+		// The stale reference wins over our valid one: left alone.
+		{"stale pod ref beside our set ref", retain, del, []string{"Pod/web-2/uid-old+c", "StatefulSet/web/uid-web+c"}, true},
 		{"pod and another controller", del, del, []string{"Pod/web-2/uid-web-2+c", "Pod/random/random+c"}, false},
 		{"another controller alone", del, del, []string{"ReplicaSet/rs/uid-rs+c"}, true},
 		{"another controller, Retain/Retain ignores it", retain, retain, []string{"ReplicaSet/rs/uid-rs+c"}, true},
