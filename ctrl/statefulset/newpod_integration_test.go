@@ -28,7 +28,10 @@ import (
 // member for member, except what differs by nature (uid,
 // resourceVersion, timestamps, managedFields, namespace, the service
 // account token volume's random suffix); and the events must have the
-// same reasons and texts.
+// same reasons and texts. The set's claims are deleted with it
+// (whenDeleted Delete) and with their pod on a scale down (whenScaled
+// Delete): once the claim is in the cache, the set becomes its
+// controller, on the pod's next sync (Pending: CreateMissingPersistentVolumeClaims).
 func TestPodAndClaimAsKubeControllerManagerMakesThem(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
@@ -54,6 +57,7 @@ func TestPodAndClaimAsKubeControllerManagerMakesThem(t *testing.T) {
 		delete(m, "status")
 		obj(m, "spec")["replicas"] = 1
 		delete(obj(m, "spec", "template", "metadata"), "finalizers")
+		withPolicy(del, del)(m)
 	})
 	raw, _ := body.Original()
 	setObj, err := decode.Raw().Decode(raw)
@@ -69,7 +73,7 @@ func TestPodAndClaimAsKubeControllerManagerMakesThem(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitForObject(ctx, t, pods.InNamespace(theirNS), "web-0", func(*api.RawObject) bool { return true })
-	waitForObject(ctx, t, claims.InNamespace(theirNS), "data-web-0", func(*api.RawObject) bool { return true })
+	waitForObject(ctx, t, claims.InNamespace(theirNS), "data-web-0", func(o *api.RawObject) bool { return len(o.OwnerReferences) > 0 })
 	theirEvents := waitForEvents(ctx, t, events.InNamespace(theirNS), 2)
 	if err := kcm.Stop(); err != nil {
 		t.Error(err)
@@ -101,6 +105,24 @@ func TestPodAndClaimAsKubeControllerManagerMakesThem(t *testing.T) {
 	}
 	theirClaim, err := claims.InNamespace(theirNS).Get(ctx, "data-web-0")
 	if err != nil {
+		t.Fatal(err)
+	}
+	// The pod's next sync, with the claim in the cache.
+	cachedPods, err := rest.NewResources(c, rest.Pods, decode.Typed[api.Pod]()).InNamespace(ourNS).List(ctx, rest.ListOptions{})
+	if err != nil || len(cachedPods.Items) != 1 {
+		t.Fatalf("our pods: %v", err)
+	}
+	cachedClaims, err := rest.NewResources(c, rest.PersistentVolumeClaims, decode.Typed[api.PersistentVolumeClaim]()).InNamespace(ourNS).List(ctx, rest.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pc = newPodControl(c, informer.PodLister{Lister: resttest.Lister("pods", cachedPods.Items...)},
+		informer.PersistentVolumeClaimLister{Lister: resttest.Lister("persistentvolumeclaims", cachedClaims.Items...)},
+		recorded, zerolog.Nop())
+	if !isPending(cachedPods.Items[0]) {
+		t.Fatalf("our pod is %s, want Pending", cachedPods.Items[0].Status.Phase)
+	}
+	if err := pc.CreateMissingPersistentVolumeClaims(ctx, ours, cachedPods.Items[0]); err != nil {
 		t.Fatal(err)
 	}
 	ourPod, err := pods.InNamespace(ourNS).Get(ctx, "web-0")
