@@ -264,4 +264,3 @@ func TestSlowStartBatch(t *testing.T) {
 		t.Errorf("slowStartBatch = %d, %v; want 10, nil", ok, err)
 	}
 }
-
