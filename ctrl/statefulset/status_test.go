@@ -1,14 +1,17 @@
 package statefulset
 
 import (
+	"context"
 	"errors"
 	"testing"
 	"time"
 
 	"github.com/kcmlab/kcm/ctrl"
+	"github.com/kcmlab/kcm/informer"
 	"github.com/kcmlab/kcm/internal/testing/resttest"
 	"github.com/kcmlab/kcm/kube/api"
 	"github.com/kcmlab/kcm/kube/rest"
+	"github.com/kcmlab/kcm/store"
 )
 
 // computeReplicaStatus: replicas count created pods (a phase), ready
@@ -128,13 +131,28 @@ func TestStatusConflict(t *testing.T) {
 		f, _ := newSteadyFixture(t, scSet(3), 3)
 		f.ctl.consistency = ctrl.NewConsistency(map[ctrl.GroupResource]ctrl.ResourceVersionSource{
 			ctrl.GroupResourceOf(rest.StatefulSets): scCacheAt("1")}, nil)
-		f.api.Fail(resttest.On("update", "statefulsets/status").Nth(1), resttest.Failure(409, "Conflict", "modified"))
-		f.mustSync()
-		if n := len(resttest.Select(f.api.Actions(), "update statefulsets/status ns/web")); n != 2 {
-			t.Errorf("%d status writes, want 2", n)
+		// Someone labels the set just before the status write, which
+		// then conflicts; the cache has caught up by the retry.
+		st := store.New(store.Options[*api.StatefulSet]{Indexers: store.BuiltinIndexers[*api.StatefulSet]()})
+		f.api.Intercept(resttest.On("update", "statefulsets/status").Nth(1), func(resttest.Action) error {
+			set := f.set()
+			set.Labels = map[string]string{"team": "a"}
+			set.ResourceVersion = ""
+			resttest.Add(f.api, rest.StatefulSets, set)
+			st.Replace([]*api.StatefulSet{f.set()})
+			return nil
+		})
+		f.pods.take()
+		st.Replace([]*api.StatefulSet{f.set()})
+		f.ctl.revisions.lister = informer.ControllerRevisionLister{Lister: resttest.ListerFrom[*api.ControllerRevision](f.api, rest.ControllerRevisions)}
+		f.ctl.setCache = &informer.StatefulSetLister{Lister: informer.NewLister(st.View(), "statefulsets")}
+		if _, err := f.ctl.UpdateStatefulSet(context.Background(), f.set(), f.pods.list(), f.now); err != nil {
+			t.Fatal(err)
 		}
-		if n := len(resttest.Select(f.api.Actions(), "get statefulsets")); n != 0 {
-			t.Errorf("%d reads of the set from the apiserver, want none (the cache)", n)
+		resttest.Expect(t, resttest.Select(f.api.Actions(), "update statefulsets/status"),
+			"update statefulsets/status ns/web", "update statefulsets/status ns/web")
+		if set := f.set(); set.Labels["team"] != "a" || set.Status.Replicas != 3 {
+			t.Errorf("set labels %v status %+v: want the label kept and the status written", set.Labels, set.Status)
 		}
 		if len(f.waits) != 1 || f.waits[0] < 10*time.Millisecond || f.waits[0] > 11*time.Millisecond {
 			t.Errorf("waits %v, want one of 10-11 ms", f.waits)
