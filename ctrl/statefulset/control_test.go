@@ -112,6 +112,18 @@ func TestOrderedReadyWaitsOnUnhealthy(t *testing.T) {
 		f.pods.runningNotReady("web-2")
 		scExpect(t, "web-1 and web-2 not ready", f.mustSync())
 	})
+	t.Run("condemned Ready but not Running, not the first unhealthy", func(t *testing.T) {
+		f, _ := newSteadyFixture(t, scSet(1), 3)
+		f.pods.runningNotReady("web-1")
+		f.pods.phase("web-2", api.PodPending) // Ready condition still True: available, not Running
+		scExpect(t, "web-2 not running", f.mustSync())
+	})
+	t.Run("condemned ready, not yet available, not the first unhealthy", func(t *testing.T) {
+		f, _ := newSteadyFixture(t, scSet(1, scMinReady(30)), 3)
+		f.pods.running("web-1", f.now)
+		f.pods.running("web-2", f.now)
+		scExpect(t, "web-1 and web-2 ready for 0 of 30s", f.mustSync())
+	})
 	t.Run("condemned, the first unhealthy", func(t *testing.T) {
 		f, _ := newSteadyFixture(t, scSet(1), 3)
 		f.pods.runningNotReady("web-2")
