@@ -172,6 +172,7 @@ func TestTruncateHistory(t *testing.T) {
 	}{
 		{"unused", false, []int{1, 2}},
 		{"a pod on #1", true, []int{2}},
+		{"after a failed pod call", false, []int{1, 2}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var revs []*api.ControllerRevision
@@ -186,7 +187,15 @@ func TestTruncateHistory(t *testing.T) {
 			if tc.podOnFirst {
 				f.pods.put(scPod(0, revs[0].Name))
 			}
-			f.mustSync()
+			if tc.name == "after a failed pod call" {
+				f.pods.gone("web-1")
+				f.pods.fail["create web-1"] = errors.New("boom")
+				if _, err := f.sync(); err == nil {
+					t.Fatal("sync succeeded, want the pod error")
+				}
+			} else {
+				f.mustSync()
+			}
 			var want []string
 			for _, n := range tc.want {
 				want = append(want, "delete controllerrevisions ns/"+revs[n-1].Name)
@@ -324,5 +333,47 @@ func TestListRevisions(t *testing.T) {
 	}
 	if slices.Sort(names); !slices.Equal(names, []string{"mine", "orphan"}) {
 		t.Errorf("listed %v, want mine and orphan", names)
+	}
+}
+
+// The collision count is read from the status: a set that met a
+// collision before names its next revision with its count hashed in.
+func TestCollisionCountFromStatus(t *testing.T) {
+	set := scSet(1)
+	two := int32(2)
+	set.Status.CollisionCount = &two
+	f := newSCFixture(t, set)
+	f.mustSync()
+	rev := scRevisionOf(t, set, 1)
+	want := history.RevisionName("web", history.Hash(rev.Data.Raw, &two))
+	scExpectActions(t, "sync", f.scRevisionActions(), "create controllerrevisions ns/"+want)
+	if st := f.set().Status; st.CollisionCount == nil || *st.CollisionCount != 2 {
+		t.Errorf("collisionCount %v, want 2", scDeref(st.CollisionCount))
+	}
+}
+
+// scDeref prints an optional count.
+func scDeref(p *int32) any {
+	if p == nil {
+		return nil
+	}
+	return *p
+}
+
+// AdoptOrphanRevisions adopts each revision and puts the adopted one in
+// its place; the first failure ends it.
+func TestAdoptOrphanRevisions(t *testing.T) {
+	orphan := &api.ControllerRevision{ObjectMeta: api.ObjectMeta{Name: "web-a", Namespace: "ns", UID: "uid-a",
+		Labels: map[string]string{"app": "web"}}, Data: api.RawExtension{Raw: []byte(`{}`)}, Revision: 1}
+	f := newSCFixture(t, scSet(1), orphan)
+	revs := []*api.ControllerRevision{orphan}
+	if err := f.ctl.AdoptOrphanRevisions(context.Background(), f.set(), revs); err != nil {
+		t.Fatal(err)
+	}
+	if ref := revs[0].ControllerRef(); ref == nil || ref.UID != "uid-web" {
+		t.Errorf("revs[0] controller %+v, want web", ref)
+	}
+	if err := f.ctl.AdoptOrphanRevisions(context.Background(), f.set(), revs); !errors.Is(err, ErrRevisionOwned) {
+		t.Errorf("adopting again: %v, want ErrRevisionOwned", err)
 	}
 }
