@@ -48,7 +48,9 @@ func TestPodAndClaimAsKubeControllerManagerMakesThem(t *testing.T) {
 	events := rest.NewResources(c, rest.Events, decode.Typed[api.CoreEvent]())
 
 	// pcSetJSON as a user would write it: one replica, no finalizer on
-	// the pods (nothing would remove it when the namespace goes).
+	// the pods (nothing would remove it when the namespace goes), and a
+	// scheduler no one runs, so that the pods stay as made even where
+	// other tests of the binary left kube-scheduler and nodes running.
 	body := pcSet(t, func(m map[string]any) {
 		meta := obj(m, "metadata")
 		for _, k := range []string{"namespace", "uid", "resourceVersion", "generation"} {
@@ -57,6 +59,7 @@ func TestPodAndClaimAsKubeControllerManagerMakesThem(t *testing.T) {
 		delete(m, "status")
 		obj(m, "spec")["replicas"] = 1
 		delete(obj(m, "spec", "template", "metadata"), "finalizers")
+		obj(m, "spec", "template", "spec")["schedulerName"] = "no-such-scheduler"
 		withPolicy(del, del)(m)
 	})
 	raw, _ := body.Original()
@@ -223,14 +226,20 @@ func waitForObject[T api.Object](ctx context.Context, t *testing.T, r *rest.Reso
 	}
 }
 
-// waitForEvents watches the namespace's events until n exist.
+// waitForEvents watches the namespace's events until n about StatefulSet
+// web exist (others, a scheduler's, are left out).
 func waitForEvents(ctx context.Context, t *testing.T, r *rest.Resources[*api.CoreEvent], n int) []*api.CoreEvent {
 	t.Helper()
 	list, err := r.List(ctx, rest.ListOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	seen := list.Items
+	var seen []*api.CoreEvent
+	for _, ev := range list.Items {
+		if aboutTheSet(ev) {
+			seen = append(seen, ev)
+		}
+	}
 	if len(seen) >= n {
 		return seen
 	}
@@ -244,9 +253,13 @@ func waitForEvents(ctx context.Context, t *testing.T, r *rest.Resources[*api.Cor
 		if err != nil {
 			t.Fatalf("waiting for %d events (have %d): %v", n, len(seen), err)
 		}
-		if ev.Type == rest.Added {
+		if ev.Type == rest.Added && aboutTheSet(ev.Object) {
 			seen = append(seen, ev.Object)
 		}
 	}
 	return seen
+}
+
+func aboutTheSet(ev *api.CoreEvent) bool {
+	return ev.InvolvedObject.Kind == "StatefulSet" && ev.InvolvedObject.Name == "web"
 }

@@ -537,10 +537,10 @@ func TestCreateMissingPersistentVolumeClaims(t *testing.T) {
 		"Warning FailedCreate Create Claim data-web-0 for Pod web-0 in StatefulSet web failed error: x")
 }
 
-// rvSource is a cache at a fixed resourceVersion.
-type rvSource string
+// pcRVSource is a cache at a fixed resourceVersion.
+type pcRVSource string
 
-func (s rvSource) LastStoreSyncResourceVersion() string { return string(s) }
+func (s pcRVSource) LastStoreSyncResourceVersion() string { return string(s) }
 
 // Each pod and claim written is recorded for the stale-cache check
 // (kube-controller-manager's consistencyStore.WroteAt): a cache older
@@ -549,8 +549,8 @@ func TestPodControlRecordsWrites(t *testing.T) {
 	set := pcSet(t, nil)
 	f := newPCFixture(t, nil, nil)
 	cs := ctrl.NewConsistency(map[ctrl.GroupResource]ctrl.ResourceVersionSource{
-		ctrl.GroupResourceOf(rest.Pods):                   rvSource("1"),
-		ctrl.GroupResourceOf(rest.PersistentVolumeClaims): rvSource("1"),
+		ctrl.GroupResourceOf(rest.Pods):                   pcRVSource("1"),
+		ctrl.GroupResourceOf(rest.PersistentVolumeClaims): pcRVSource("1"),
 	}, nil)
 	f.pc.withConsistency(cs)
 	if err := f.pc.CreateStatefulPod(context.Background(), set, newPodToCreate(t, set, 0)); err != nil {
