@@ -219,7 +219,14 @@ func TestSemanticRevisionComparison(t *testing.T) {
 		return rev
 	}
 	t.Run("same template", func(t *testing.T) {
-		set := scSet(2)
+		// Escaped HTML characters, non-ASCII and numbers re-encode alike.
+		set := scSet(2, func(spec map[string]any) {
+			pod := spec["template"].(map[string]any)["spec"].(map[string]any)
+			pod["terminationGracePeriodSeconds"] = 45
+			c := pod["containers"].([]any)[0].(map[string]any)
+			c["env"] = []any{map[string]any{"name": "X", "value": "<a&b> café"}}
+			c["ports"] = []any{map[string]any{"containerPort": 8080}}
+		})
 		rev := old(set)
 		set.Status.CurrentRevision, set.Status.UpdateRevision = rev.Name, rev.Name
 		f := newSCFixture(t, set, rev)
