@@ -176,7 +176,7 @@
 // scenarios: OrderedReady scale 0→3→5→1; Parallel scale 0→5→2; a rolling
 // update of 5 with partition 3, then 0; OnDelete (a template change rolls
 // nothing, a deleted pod comes back at the update revision); two
-// volumeClaimTemplates with whenScaled Delete, scaled 3→1; a claim
+// volumeClaimTemplates with whenScaled Delete, scaled 4→2; a claim
 // template with whenDeleted Delete, scaled 2→1, then the set deleted
 // (its claims go with it; these steps, the garbage collector's, are
 // compared as a set). After each

@@ -108,9 +108,9 @@ func OnDeleteScenario() Scenario {
 	})
 }
 
-// ClaimRetentionScenario makes a set of 3 with two volumeClaimTemplates
+// ClaimRetentionScenario makes a set of 4 with two volumeClaimTemplates
 // ("data" and "logs") and persistentVolumeClaimRetentionPolicy whenScaled
-// Delete, whenDeleted Retain, and scales it to 1. The rules: claims
+// Delete, whenDeleted Retain, and scales it to 2. The rules: claims
 // <template>-<set>-<ordinal> are created before their pod, with the set's
 // selector labels; with whenScaled Delete the controller makes each
 // condemned pod the owner of its claims before deleting it
@@ -118,18 +118,18 @@ func OnDeleteScenario() Scenario {
 // claims once the pod is gone; the claims of the remaining ordinal are
 // kept, with the owners Kubernetes gives them. Both sides run their
 // garbage collector. Two templates exercise the volume order that
-// normalizeStatefulSetPod evens out.
+// normalizeStatefulSetPod evens out (two pods are left to compare).
 func ClaimRetentionScenario() Scenario {
 	return statefulSetScenario("sts-claim-retention", true, func(ctx context.Context, d *setDriver) error {
-		set := withClaims(newStatefulSet(setName, 3, api.OrderedReadyPodManagement), "data", "logs")
+		set := withClaims(newStatefulSet(setName, 4, api.OrderedReadyPodManagement), "data", "logs")
 		set.Spec.PersistentVolumeClaimRetentionPolicy = &api.StatefulSetPersistentVolumeClaimRetentionPolicy{
 			WhenDeleted: api.RetainPersistentVolumeClaimRetentionPolicyType,
 			WhenScaled:  api.DeletePersistentVolumeClaimRetentionPolicyType,
 		}
-		if err := d.create(ctx, set, setGoal{3, 3, 6}); err != nil {
+		if err := d.create(ctx, set, setGoal{4, 4, 8}); err != nil {
 			return err
 		}
-		return d.patch(ctx, "scale to 1", setName, `{"spec":{"replicas":1}}`, setGoal{1, 1, 2})
+		return d.patch(ctx, "scale to 2", setName, `{"spec":{"replicas":2}}`, setGoal{2, 2, 4})
 	})
 }
 

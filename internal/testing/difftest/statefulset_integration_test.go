@@ -62,7 +62,7 @@ func recordStatefulSets(ctx context.Context, t *testing.T, m Manager, scenarios 
 
 // TestStatefulSetMatchesKCM runs StatefulSetScenarios — OrderedReady scale
 // 0→3→5→1, Parallel scale 0→5→2, a rolling update with partition 3 then
-// 0, OnDelete, claim retention whenScaled Delete on scale-down — under
+// 0, OnDelete, claim retention whenScaled Delete on scale-down 4→2, a set owning its claims (whenDeleted Delete) scaled and deleted — under
 // kcm and under kube-controller-manager (statefulSetControllers on both
 // sides), each on a fresh cluster with a kwok node and the claim binder,
 // and requires the same objects at the end (StatefulSets with their
