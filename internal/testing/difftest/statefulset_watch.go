@@ -45,6 +45,9 @@ type SetWatch struct {
 	events    map[string]setEvent // Events about StatefulSets, by name
 	steps     []SetStep           // guarded by mu
 	deleting  map[string]bool     // "Kind/name/uid" whose deletion is logged; guarded by mu
+	strays    []string            // pods deleted by name by kwok (stray); guarded by mu
+	replacing map[string]strayPod // by name: a stray's replacement not yet seen; guarded by mu
+	dropReady map[string]bool     // by name: whether the replacement's Ready step is dropped; guarded by mu
 	err       error               // the first watch failure; guarded by mu
 }
 
@@ -71,7 +74,8 @@ type SetView struct {
 func WatchStatefulSets(ctx context.Context, client *rest.Client, ns string) (*SetWatch, error) {
 	w := &SetWatch{changed: make(chan struct{}), sets: map[string]*api.StatefulSet{}, pods: map[string]*api.Pod{},
 		claims: map[string]*api.PersistentVolumeClaim{}, revisions: map[string]*api.ControllerRevision{},
-		deleting: map[string]bool{}, events: map[string]setEvent{}}
+		deleting: map[string]bool{}, events: map[string]setEvent{},
+		replacing: map[string]strayPod{}, dropReady: map[string]bool{}}
 	wctx, cancel := context.WithCancel(ctx)
 	w.cancel = cancel
 	sets := rest.NewResources(client, rest.StatefulSets, decode.Typed[api.StatefulSet]()).InNamespace(ns)
@@ -181,19 +185,28 @@ func (w *SetWatch) deletion(t rest.EventType, kind string, m *api.ObjectMeta, li
 }
 
 func (w *SetWatch) logPod(t rest.EventType, old, p *api.Pod, listed bool) {
+	if t == rest.Deleted && !listed && w.stray(old, p) {
+		return
+	}
 	if w.deletion(t, "pod", &p.ObjectMeta, listed) || t == rest.Deleted || listed {
 		return
 	}
 	rev := p.Labels[revisionHashLabel]
 	if old == nil || old.UID != p.UID {
+		if st, ok := w.replacing[p.Name]; ok && st.rev == rev {
+			// The controller's answer to a stray deletion: not a step.
+			delete(w.replacing, p.Name)
+			w.dropReady[p.Name] = st.ready
+			return
+		}
 		w.addLocked(p.ResourceVersion, "create pod "+p.Name+" rev "+rev)
 		if api.IsPodReady(p) {
-			w.addLocked(p.ResourceVersion, "ready pod "+p.Name)
+			w.readyLocked(p)
 		}
 		return
 	}
 	if !api.IsPodReady(old) && api.IsPodReady(p) {
-		w.addLocked(p.ResourceVersion, "ready pod "+p.Name)
+		w.readyLocked(p)
 	}
 	if !maps.Equal(old.Labels, p.Labels) {
 		w.addLocked(p.ResourceVersion, "relabel pod "+p.Name+": "+renderLabels(p.Labels))
@@ -201,6 +214,62 @@ func (w *SetWatch) logPod(t rest.EventType, old, p *api.Pod, listed bool) {
 	if owners(old.OwnerReferences) != owners(p.OwnerReferences) {
 		w.addLocked(p.ResourceVersion, "reown pod "+p.Name+": "+owners(p.OwnerReferences))
 	}
+}
+
+// readyLocked logs a pod turning Ready, unless it is the replacement of a
+// stray deletion whose pod had been logged Ready already.
+func (w *SetWatch) readyLocked(p *api.Pod) {
+	if drop, ok := w.dropReady[p.Name]; ok {
+		delete(w.dropReady, p.Name)
+		if drop {
+			return
+		}
+	}
+	w.addLocked(p.ResourceVersion, "ready pod "+p.Name)
+}
+
+// stray handles a pod deleted without ever being seen marked for deletion:
+// a forced deletion by name. kwok deletes a pod marked for deletion with
+// grace 0, by name, without a uid precondition (deleteResource in
+// sigs.k8s.io/kwok/pkg/kwok/controllers/pod_controller.go), and now and
+// then it does so twice for one pod; when the controller has replaced the
+// pod in between — a StatefulSet's replacement has the same name — the
+// second deletion removes the replacement. A kubelet deletes with the
+// pod's uid as precondition and cannot do that. The controllers' own
+// deletions of the scenarios' pods, all scheduled by then, are graceful,
+// so they are always seen marked first. A stray deletion is not a step;
+// nor is the controller's re-creation of the pod (the next creation of that
+// name at the same revision) nor, if the lost pod had been logged Ready,
+// its replacement turning Ready: the run is logged as if the pod had not
+// been lost. Strays lists them, and Events takes the re-creation's Event
+// out of the counts.
+func (w *SetWatch) stray(old, p *api.Pod) bool {
+	if w.deleting["pod/"+p.Name+"/"+p.UID] {
+		return false
+	}
+	last := p
+	if old != nil && old.UID == p.UID {
+		last = old
+	}
+	w.deleting["pod/"+p.Name+"/"+p.UID] = true
+	w.strays = append(w.strays, p.Name)
+	w.replacing[p.Name] = strayPod{rev: last.Labels[revisionHashLabel], ready: api.IsPodReady(last)}
+	return true
+}
+
+// strayPod is what a stray deletion took: the pod's revision and whether
+// it had been logged Ready.
+type strayPod struct {
+	rev   string
+	ready bool
+}
+
+// Strays returns the names of the pods deleted by kwok's stray deletions
+// so far (see stray).
+func (w *SetWatch) Strays() []string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return slices.Clone(w.strays)
 }
 
 func (w *SetWatch) logClaim(t rest.EventType, old, c *api.PersistentVolumeClaim, listed bool) {
@@ -282,15 +351,36 @@ func statefulSetEvent(e *api.RawObject) (setEvent, bool) {
 }
 
 // Events returns the Events about StatefulSets seen so far, "LINE (count
-// N)", sorted, and the sum of their counts.
+// N)", sorted, and the sum of their counts, less the re-creations of
+// stray deletions (see stray).
 func (w *SetWatch) Events() ([]string, int) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	counts := map[string]int{} // by event name
+	for name, e := range w.events {
+		counts[name] = e.count
+	}
+	// A stray's re-creation has its Event like any creation: take one off
+	// the largest count of that pod's creation Events.
+	for _, pod := range w.strays {
+		best := ""
+		for name, e := range w.events {
+			if strings.Contains(e.line, "SuccessfulCreate: Create Pod "+pod+" in StatefulSet ") &&
+				(best == "" || counts[name] > counts[best] || counts[name] == counts[best] && name < best) {
+				best = name
+			}
+		}
+		if best != "" {
+			counts[best]--
+		}
+	}
 	lines := make([]string, 0, len(w.events))
 	total := 0
-	for _, e := range w.events {
-		lines = append(lines, fmt.Sprintf("%s (count %d)", e.line, e.count))
-		total += e.count
+	for name, e := range w.events {
+		if counts[name] > 0 {
+			lines = append(lines, fmt.Sprintf("%s (count %d)", e.line, counts[name]))
+			total += counts[name]
+		}
 	}
 	sort.Strings(lines)
 	return lines, total
