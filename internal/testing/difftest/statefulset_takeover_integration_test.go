@@ -234,7 +234,8 @@ func runTakeover(ctx context.Context, t *testing.T, second Manager) *takeoverRes
 	for set := range res.roll {
 		sortClaimRuns(res.roll[set])
 	}
-	t.Logf("%s rolled %d sets in %s", second.Name(), takeoverSets, time.Since(rollBegan).Round(time.Millisecond))
+	t.Logf("%s rolled %d sets in %s (kwok's stray deletions, not steps: %v)", second.Name(), takeoverSets,
+		time.Since(rollBegan).Round(time.Millisecond), w.Strays())
 
 	objs, err := listObjects(ctx, client, ns, statefulSetResources)
 	if err != nil {
