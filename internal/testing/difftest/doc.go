@@ -202,7 +202,14 @@
 // concurrently), by sorting each such run (sortClaimRuns); and whether a
 // new pod turns Ready (kwok) before or after the controller's next sync
 // gives its claims their owners, by putting those reowns first in each
-// run of such steps (readyAfterReowns). kwok's pod IPs
+// run of such steps (readyAfterReowns). kwok deletes a pod marked for
+// deletion by name, without a uid precondition, and now and then twice,
+// the second time removing the controller's replacement of the same name;
+// SetWatch takes such a deletion (one never seen marked first: the
+// controllers delete the scenarios' scheduled pods gracefully), the
+// re-creation that answers it and its Event out of what is compared, and
+// Strays lists them (seen once, in a reference roll of the takeover).
+// kwok's pod IPs
 // become "<ip:pod NAME>", container start times "<time>". There is no
 // deliberate difference (statefulSetAllowances is empty).
 // TestStatefulSetKCMAgreesWithItself runs the scenarios twice under
