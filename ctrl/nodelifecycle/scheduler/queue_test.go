@@ -120,7 +120,7 @@ func TestSwapLimiter(t *testing.T) {
 		t.Fatalf("a swap granted a token: %v", got)
 	}
 	clk.Step(101 * time.Second) // 1/qps, and float32(0.01) is a hair under 0.01
-	q.SwapLimiter(0.01) // same rate: nothing changes
+	q.SwapLimiter(0.01)         // same rate: nothing changes
 	if got := drain(q); len(got) != 1 {
 		t.Fatalf("after 1/qps took %v, want one", got)
 	}
