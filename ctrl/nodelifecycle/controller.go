@@ -169,11 +169,11 @@ func NewController(nodes informer.NodeLister, leases informer.LeaseLister, pods 
 	}
 	c := &Controller{
 		cfg: cfg, graces: graces{startup: cfg.StartupGracePeriod, monitor: cfg.MonitorGracePeriod},
-		rates:    rates{primary: cfg.EvictionRate, secondary: cfg.SecondaryEvictionRate, largeCluster: cfg.LargeClusterThreshold},
-		clock:    cfg.Clock,
-		log:      cfg.Logger,
-		recorder: cfg.Recorder,
-		metrics:  cfg.Metrics,
+		rates:      rates{primary: cfg.EvictionRate, secondary: cfg.SecondaryEvictionRate, largeCluster: cfg.LargeClusterThreshold},
+		clock:      cfg.Clock,
+		log:        cfg.Logger,
+		recorder:   cfg.Recorder,
+		metrics:    cfg.Metrics,
 		nodeLister: nodes, leaseLister: leases, podLister: pods,
 		nodes:      rest.NewResources(client, rest.Nodes, decode.Typed[api.Node]()),
 		pods:       rest.NewResources(client, rest.Pods, decode.Typed[api.Pod]()),

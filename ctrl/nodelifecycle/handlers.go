@@ -18,8 +18,8 @@ type handlers struct {
 	c           *Controller
 }
 
-func (h *handlers) nodeAdded(n *api.Node, _ bool)  { h.nodes.Add(n.Name) }
-func (h *handlers) nodeUpdated(_, n *api.Node)     { h.nodes.Add(n.Name) }
+func (h *handlers) nodeAdded(n *api.Node, _ bool)   { h.nodes.Add(n.Name) }
+func (h *handlers) nodeUpdated(_, n *api.Node)      { h.nodes.Add(n.Name) }
 func (h *handlers) nodeDeleted(n *api.Node, _ bool) { h.c.forgetRetry(n.Name) }
 
 func (h *handlers) podAdded(p *api.Pod, _ bool) { h.podUpdated(nil, p) }

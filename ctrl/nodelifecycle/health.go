@@ -85,8 +85,10 @@ func (o observation) expired(now time.Time) bool {
 //   - no Ready condition: startup grace; a first record is stamped with the
 //     node's creation time (the kubelet never posted status);
 //   - no saved record, or a saved one without a Ready condition while the
-//     node now has one (kcm restarted over a running cluster), or a saved
-//     one with Ready while the node has none: a fresh record stamped now;
+//     node now has one (kcm restarted over a running cluster): a fresh
+//     record stamped now (upstream's third case, Ready removed, never
+//     runs: the record's status is replaced by the node's first, so the
+//     record keeps its times and the startup grace applies);
 //   - Ready's lastHeartbeatTime changed: probe = now, and readyTransition
 //     = now when its lastTransitionTime changed too;
 //   - the Lease's renewTime moved past the saved Lease's: probe = now.
