@@ -109,8 +109,7 @@ func TestTaintSwap(t *testing.T) {
 	}
 	// Spend the zone's token so that only an immediate swap can taint.
 	f.c.tainters["r:\x00:a"].SwapLimiter(0)
-	f.renew("n2")
-	f.monitor(41 * time.Second)
+	f.silence("n2")
 	if f.ready("n1") != api.ConditionUnknown {
 		t.Fatalf("n1 Ready %s", f.ready("n1"))
 	}
@@ -179,14 +178,14 @@ func TestMarkPodsNotReadyRetry(t *testing.T) {
 	f.pod("p1", "n1")
 	f.monitor(0)
 	remove := f.api.Fail(resttest.On("update", "pods/status"), resttest.Failure(500, "InternalError", "boom"))
-	f.renew("n2")
-	f.monitor(41 * time.Second)
+	f.silence("n2")
 	if f.podReady("p1") != api.ConditionTrue || !f.c.needsRetry("n1") {
 		t.Fatalf("p1 %s, retry %v", f.podReady("p1"), f.c.needsRetry("n1"))
 	}
 	remove()
+	f.clock.Step(5 * time.Second)
 	f.renew("n2")
-	f.monitor(5 * time.Second)
+	f.monitor(0)
 	if f.podReady("p1") != api.ConditionFalse || f.c.needsRetry("n1") {
 		t.Fatalf("retry pass: p1 %s, retry %v", f.podReady("p1"), f.c.needsRetry("n1"))
 	}
@@ -200,8 +199,7 @@ func TestPodBoundToNotReadyNode(t *testing.T) {
 	f.kubeletNode("n1", "a")
 	f.kubeletNode("n2", "a")
 	f.monitor(0)
-	f.renew("n2")
-	f.monitor(41 * time.Second)
+	f.silence("n2")
 	f.pod("late", "n1")
 	f.pod("fine", "n2")
 	f.pod("elsewhere", "unknown")
