@@ -25,7 +25,7 @@ var kcmV137Defaults = map[string]string{
 	"concurrent-service-endpoint-syncs": "5", "max-endpoints-per-slice": "100", "endpointslice-updates-batch-period": "0s", "enable-garbage-collector": "true",
 	"node-monitor-period": "5s", "node-monitor-grace-period": "50s", "node-startup-grace-period": "1m0s",
 	"node-eviction-rate": "0.1", "secondary-node-eviction-rate": "0.01", "large-cluster-size-threshold": "50",
-	"unhealthy-zone-threshold": "0.55",
+	"unhealthy-zone-threshold":                    "0.55",
 	"mirroring-concurrent-service-endpoint-syncs": "5", "mirroring-max-endpoints-per-subset": "1000",
 	"mirroring-endpointslice-updates-batch-period": "0s",
 	"leader-elect": "true", "leader-elect-lease-duration": "15s", "leader-elect-renew-deadline": "10s",
