@@ -80,7 +80,8 @@ func TestTryOrderAndRetry(t *testing.T) {
 }
 
 // TestRateLimit: the zone's bucket (burst 1, --node-eviction-rate 0.1 by
-// default) lets one node through, then one every 1/qps seconds.
+// default) lets one node through, then one every 1/qps seconds, and never
+// more than one at once however long it was idle.
 func TestRateLimit(t *testing.T) {
 	clk := clock.NewFake(t0)
 	q := scheduler.NewRateLimitedTimedQueue(clk, 0.1)
@@ -97,6 +98,13 @@ func TestRateLimit(t *testing.T) {
 	clk.Step(time.Second)
 	if got := drain(q); len(got) != 1 {
 		t.Fatalf("after 10s took %v, want one", got)
+	}
+	// An idle hour saves no more than the burst: one token.
+	q.Add("d", "d")
+	q.Add("e", "e")
+	clk.Step(time.Hour)
+	if got := drain(q); len(got) != 1 {
+		t.Fatalf("after an idle hour took %v, want one (burst 1)", got)
 	}
 }
 
