@@ -213,3 +213,35 @@ func TestPodBoundToNotReadyNode(t *testing.T) {
 		t.Errorf("late %s fine %s elsewhere %s", f.podReady("late"), f.podReady("fine"), f.podReady("elsewhere"))
 	}
 }
+
+// TestNodeDeletedAndExcluded: a node gone from the cache is forgotten with
+// a RemovingNode event, and its zone, once empty, leaves the zone states;
+// a node labelled node.kubernetes.io/exclude-disruption does not count in
+// its zone's state (isNodeExcludedFromDisruptionChecks).
+func TestNodeDeletedAndExcluded(t *testing.T) {
+	f := newFixture(t, testConfig())
+	f.kubeletNode("n1", "a")
+	f.kubeletNode("n2", "b")
+	x := testNode("x", "c", readyCond(api.ConditionTrue, 0, 0))
+	x.Labels[LabelNodeExcludeDisruption] = ""
+	resttest.Add(f.api, rest.Nodes, x)
+	f.monitor(0)
+	// Zone c counts no node, so the pass drops its state (the next pass's
+	// classifyNodes brings it back as Initial, as upstream's does).
+	if f.zoneState("c") != "" || f.zoneState("a") != StateNormal {
+		t.Errorf("zone c (only an excluded node) %q, zone a %q; want none, Normal", f.zoneState("c"), f.zoneState("a"))
+	}
+	f.events.Reset()
+	f.api.Remove(rest.Nodes, "", "n2")
+	f.renew("n1")
+	f.monitor(time.Second)
+	if got := f.events.Lines(); !slices.Equal(got, []string{"Normal RemovingNode Node n2 event: Removing Node n2 from Controller"}) {
+		t.Errorf("events %q", got)
+	}
+	if _, ok := f.c.known["n2"]; ok {
+		t.Error("n2 still known")
+	}
+	if s := f.zoneState("b"); s != "" {
+		t.Errorf("empty zone b still has state %q", s)
+	}
+}
