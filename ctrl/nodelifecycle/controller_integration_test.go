@@ -81,6 +81,38 @@ func waitFor[T api.Object](ctx context.Context, t *testing.T, r *rest.Resources[
 	}
 }
 
+// waitForEvent watches the namespace's events until one about node with
+// reason exists.
+func waitForEvent(ctx context.Context, t *testing.T, events *rest.Resources[*api.CoreEvent], node, reason string) {
+	t.Helper()
+	match := func(e *api.CoreEvent) bool {
+		return e.InvolvedObject.Kind == "Node" && e.InvolvedObject.Name == node && e.Reason == reason
+	}
+	list, err := events.List(ctx, rest.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range list.Items {
+		if match(e) {
+			return
+		}
+	}
+	w, err := events.Watch(ctx, rest.WatchOptions{ListOptions: rest.ListOptions{ResourceVersion: list.ResourceVersion}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	for {
+		ev, err := w.Next()
+		if err != nil {
+			t.Fatalf("waiting for event %s of %s: %v", reason, node, err)
+		}
+		if ev.Type != rest.Bookmark && ev.Type != rest.Deleted && match(ev.Object) {
+			return
+		}
+	}
+}
+
 func nodeReady(n *api.Node) api.ConditionStatus {
 	for _, c := range n.Status.Conditions {
 		if c.Type == nodelifecycle.ConditionReady {
@@ -109,7 +141,8 @@ func podReady(p *api.Pod) api.ConditionStatus {
 // heartbeat stops (PauseHeartbeat: its Lease and status no longer renewed)
 // gets Ready Unknown with reason NodeStatusUnknown, the unreachable
 // NoExecute and NoSchedule taints, and its pod Ready=False; the other nodes
-// stay untouched. When the heartbeat resumes the taints come off.
+// stay untouched. When the heartbeat resumes the taints come off. Taking
+// over healthy nodes writes nothing to them.
 func TestSilentNodeOnRealAPIServer(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
@@ -142,11 +175,40 @@ func TestSilentNodeOnRealAPIServer(t *testing.T) {
 		waitFor(ctx, t, pods, name, "Ready", func(p *api.Pod) bool { return podReady(p) == api.ConditionTrue })
 	}
 
-	startController(t, ctx, client, "--node-monitor-grace-period=16s", "--node-monitor-period=2s")
-
+	// n1's heartbeat stops before the controller starts: the first Lease
+	// the controller sees is the one PauseHeartbeat fenced. (Fenced while
+	// the controller watches, the Lease changes its resourceVersion but not
+	// its renewTime, so the controller's record keeps the older Lease and
+	// the circuit breaker finds the live one newer on every pass: neither
+	// kube-controller-manager 1.37.2 nor kcm then marks the node.)
 	if err := cluster.PauseHeartbeat(ctx, "n1"); err != nil {
 		t.Fatal(err)
 	}
+	// Takeover: on healthy nodes the first pass registers them (three
+	// RegisteredNode events) and writes nothing to them.
+	before := map[string]string{}
+	for _, name := range []string{"n2", "n3"} {
+		n, err := nodes.Get(ctx, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		before[name] = n.ResourceVersion
+	}
+	startController(t, ctx, client, "--node-monitor-grace-period=16s", "--node-monitor-period=2s")
+	events := rest.NewResources(client, rest.Events, decode.Typed[api.CoreEvent]()).InNamespace("default")
+	for _, name := range []string{"n1", "n2", "n3"} {
+		waitForEvent(ctx, t, events, name, "RegisteredNode")
+	}
+	for _, name := range []string{"n2", "n3"} {
+		n, err := nodes.Get(ctx, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n.ResourceVersion != before[name] || len(n.Spec.Taints) != 0 {
+			t.Errorf("healthy %s written at takeover: resourceVersion %s -> %s, taints %v", name, before[name], n.ResourceVersion, n.Spec.Taints)
+		}
+	}
+
 	n1 := waitFor(ctx, t, nodes, "n1", "unreachable taints", func(n *api.Node) bool {
 		return nodeReady(n) == api.ConditionUnknown &&
 			hasTaint(n, api.TaintNodeUnreachable, api.TaintEffectNoExecute) && hasTaint(n, api.TaintNodeUnreachable, api.TaintEffectNoSchedule)

@@ -245,3 +245,30 @@ func TestNodeDeletedAndExcluded(t *testing.T) {
 		t.Errorf("empty zone b still has state %q", s)
 	}
 }
+
+// TestLeaseChangedWithoutRenewal: a Lease rewritten without a new renewTime
+// (another holder fencing it) is not taken into the node's record
+// (upstream takes a Lease only when its renewTime moved), so once the node
+// is past its grace period the live Lease's resourceVersion never matches
+// the record's and the circuit breaker holds the node back on every pass,
+// as kube-controller-manager 1.37.2 does (seen on kwok nodes fenced by
+// testenv's PauseHeartbeat while it watched).
+func TestLeaseChangedWithoutRenewal(t *testing.T) {
+	f := newFixture(t, testConfig())
+	f.kubeletNode("n1", "a")
+	f.kubeletNode("n2", "a")
+	f.monitor(0)
+	l, _ := resttest.Get[*api.Lease](f.api, rest.Leases, NamespaceNodeLease, "n1")
+	holder := "fence"
+	l.Spec.HolderIdentity = &holder
+	l.ResourceVersion = ""
+	resttest.Add(f.api, rest.Leases, l) // same renewTime, new resourceVersion
+	for range 3 {
+		f.clock.Step(41 * time.Second)
+		f.renew("n2")
+		f.monitor(0)
+		if f.ready("n1") != api.ConditionTrue {
+			t.Fatalf("n1 Ready %s: a fenced Lease passed the circuit breaker", f.ready("n1"))
+		}
+	}
+}
