@@ -2,6 +2,7 @@ package nodelifecycle
 
 import (
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -67,6 +68,24 @@ func TestRateLimitedTainting(t *testing.T) {
 	}
 	if got := testutil.ToFloat64(m.zoneSize.WithLabelValues("r:\x00:a")); got != 10 {
 		t.Errorf("node_collector_zone_size %v, want 10", got)
+	}
+	// The six families, with kube-controller-manager's names (metrics.go).
+	families, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, mf := range families {
+		got = append(got, mf.GetName())
+		if h := mf.GetMetric()[0].GetHistogram(); h != nil && h.GetSampleCount() == 0 {
+			t.Errorf("%s: no sample after two monitor passes", mf.GetName())
+		}
+	}
+	want := []string{"node_collector_evictions_total", "node_collector_unhealthy_nodes_in_zone",
+		"node_collector_update_all_nodes_health_duration_seconds", "node_collector_update_node_health_duration_seconds",
+		"node_collector_zone_health", "node_collector_zone_size"}
+	if !slices.Equal(got, want) {
+		t.Errorf("metric families %q, want %q", got, want)
 	}
 }
 
