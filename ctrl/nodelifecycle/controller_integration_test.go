@@ -239,3 +239,43 @@ func TestSilentNodeOnRealAPIServer(t *testing.T) {
 		return nodeReady(n) == api.ConditionTrue && len(n.Spec.Taints) == 0
 	})
 }
+
+// TestZoneDownOnRealAPIServer: every node of one zone silent while another
+// zone is healthy: zone-a is in FullDisruption but, one zone being Normal,
+// it keeps the primary rate (HealthyQPSFunc) and both its nodes get the
+// unreachable NoExecute taint; the healthy zone is untouched.
+func TestZoneDownOnRealAPIServer(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	cluster, err := testenv.Start(ctx, testenv.Options{NodeLeaseDurationSeconds: 20, Nodes: []testenv.NodeSpec{
+		{Name: "a1", Zone: "zone-a"}, {Name: "a2", Zone: "zone-a"}, {Name: "b1", Zone: "zone-b"},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cluster.Stop()
+	client, err := rest.NewClient(cluster.Config())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer client.CloseIdleConnections()
+	nodes := rest.NewResources(client, rest.Nodes, decode.Typed[api.Node]())
+	for _, n := range []string{"a1", "a2"} { // before the controller starts: see TestSilentNodeOnRealAPIServer
+		if err := cluster.PauseHeartbeat(ctx, n); err != nil {
+			t.Fatal(err)
+		}
+	}
+	startController(t, ctx, client, "--node-monitor-grace-period=16s", "--node-monitor-period=2s")
+	for _, n := range []string{"a1", "a2"} {
+		waitFor(ctx, t, nodes, n, "unreachable NoExecute", func(n *api.Node) bool {
+			return nodeReady(n) == api.ConditionUnknown && hasTaint(n, api.TaintNodeUnreachable, api.TaintEffectNoExecute)
+		})
+	}
+	b1, err := nodes.Get(ctx, "b1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if nodeReady(b1) != api.ConditionTrue || len(b1.Spec.Taints) != 0 {
+		t.Errorf("healthy b1: Ready %s, taints %v", nodeReady(b1), b1.Spec.Taints)
+	}
+}
