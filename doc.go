@@ -52,6 +52,8 @@
 //	    ctrl/endpointslice/reconciler — a Service's pods packed into its EndpointSlices: the fewest writes, the tracker
 //	    ctrl/endpointslicemirroring — the Endpoints users write for selector-less Services, mirrored into EndpointSlices
 //	    ctrl/garbagecollector — the ownerReference graph: background, foreground and orphan deletion
+//	    ctrl/nodelifecycle    — dead nodes: Unknown conditions, NotReady pods, taints at a rate per zone
+//	    ctrl/nodelifecycle/scheduler — the zone's rate-limited timed queue of nodes to taint
 //	12. tap                   — the observation points every layer reports to while someone watches
 //	    pipeview              — the live view behind /debug/pipeline, drawn from tap's points
 //	13. manager               — the controller manager: flags, endpoints, leader election, start-up
@@ -120,8 +122,8 @@
 //     controller shares: registry, context, wiring, work loop, expectations, events;
 //     ownership; revision history; the parts the endpoint controllers share (pod rules, Services of a pod, repacked subsets,
 //     hash order, endpoint sets, the slice tracker, well-known labels)
-//  7. controllers: ctrl/*, ctrl/endpointslice/... — one package per controller; a controller
-//     never imports another (the EndpointSlice controller's own packages import each other)
+//  7. controllers: ctrl/*, ctrl/endpointslice/..., ctrl/nodelifecycle/... — one package per controller; a controller
+//     never imports another (the EndpointSlice and node lifecycle controllers' own packages import each other)
 //  8. manager: manager — the controller manager: flags, endpoints, leader election,
 //     start-up of every controller
 //  9. binary: cmd/kcm — the kcm binary; it links testenv for `kcm dev`, a product feature

@@ -28,7 +28,8 @@
 //     the first entry naming a controller wins; unknown names are
 //     rejected with the list of known ones.
 //   - flags.go: --controllers, --concurrent-<x>-syncs and the duration
-//     flags on a FlagSet.
+//     flags on a FlagSet; flags_float.go: the float32 flags
+//     (--node-eviction-rate).
 //   - context.go: ControllerContext.
 //   - wire.go: Wiring, how a constructor wires its controller in a few
 //     typed lines: Watch takes a shared typed informer, returns its

@@ -8,6 +8,7 @@ import (
 	"github.com/kcmlab/kcm/ctrl/endpointslicemirroring"
 	"github.com/kcmlab/kcm/ctrl/garbagecollector"
 	"github.com/kcmlab/kcm/ctrl/namespace"
+	"github.com/kcmlab/kcm/ctrl/nodelifecycle"
 	"github.com/kcmlab/kcm/ctrl/replicaset"
 	"github.com/kcmlab/kcm/ctrl/serviceaccount"
 	"github.com/kcmlab/kcm/ctrl/statefulset"
@@ -29,6 +30,7 @@ func NewControllerDescriptors() *ctrl.Descriptors {
 		endpointslice.Descriptor(),
 		endpointslicemirroring.Descriptor(),
 		garbagecollector.Descriptor(),
+		nodelifecycle.Descriptor(),
 	)
 	if err != nil {
 		panic(err) // a programming error in this list; a test builds it

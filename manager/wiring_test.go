@@ -9,6 +9,7 @@ import (
 
 	"github.com/kcmlab/kcm/ctrl"
 	"github.com/kcmlab/kcm/ctrl/garbagecollector"
+	"github.com/kcmlab/kcm/ctrl/nodelifecycle"
 	"github.com/kcmlab/kcm/kube/rest"
 )
 
@@ -18,7 +19,8 @@ import (
 // else (processor/doc.go: a controller waits on its own registrations).
 // The garbage collector runs its own loops over per-resource monitors,
 // which wait on their graph handler's registrations (tested in its
-// package).
+// package); the node lifecycle controller runs two loops and its periodic
+// passes (its Run is checked to return on an ended context).
 func TestControllersWaitOnTheirRegistrations(t *testing.T) {
 	want := map[string][]string{
 		"namespace-controller":      {"namespaces/namespace-controller"},
@@ -49,7 +51,7 @@ func TestControllersWaitOnTheirRegistrations(t *testing.T) {
 		}
 		loop, ok := c.(*ctrl.Loop)
 		if !ok {
-			if d.Name != garbagecollector.Name {
+			if d.Name != garbagecollector.Name && d.Name != nodelifecycle.Name {
 				t.Errorf("%s runs a %T, not a wired ctrl.Loop", d.Name, c)
 			}
 			stopped, stop := context.WithCancel(context.Background())
