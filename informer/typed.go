@@ -146,3 +146,21 @@ func PersistentVolumeClaimsLister(f *Factory) PersistentVolumeClaimLister {
 func NamespacesLister(f *Factory) Lister[*api.Namespace] {
 	return For[api.Namespace](f, rest.Namespaces).Lister()
 }
+
+// NodeLister lists cached Nodes (cluster-scoped: Get(name), List(sel)).
+type NodeLister struct{ Lister[*api.Node] }
+
+// NodesLister returns the typed lister of the factory's Node informer.
+func NodesLister(f *Factory) NodeLister { return NodeLister{For[api.Node](f, rest.Nodes).Lister()} }
+
+// LeaseLister lists cached coordination.k8s.io Leases (node heartbeats live
+// in kube-node-lease).
+type LeaseLister struct{ Lister[*api.Lease] }
+
+// Leases returns the lister of one namespace.
+func (l LeaseLister) Leases(ns string) NamespaceLister[*api.Lease] { return l.Namespace(ns) }
+
+// LeasesLister returns the typed lister of the factory's Lease informer.
+func LeasesLister(f *Factory) LeaseLister {
+	return LeaseLister{For[api.Lease](f, rest.Leases).Lister()}
+}
