@@ -94,10 +94,11 @@ func onNode(n string) func(*api.Pod) { return func(p *api.Pod) { p.Spec.NodeName
 
 func inNamespace(ns string) func(*api.Pod) { return func(p *api.Pod) { p.Namespace = ns } }
 
-// terminating gives the pod a deletionTimestamp: it is being deleted.
+// terminating gives the pod a deletionTimestamp and grace period: it is
+// being deleted, gracefully.
 func terminating(p *api.Pod) {
-	ts := api.NewTime(t0)
-	p.DeletionTimestamp = &ts
+	ts, grace := api.NewTime(t0.Add(30*time.Second)), int64(30)
+	p.DeletionTimestamp, p.DeletionGracePeriodSeconds = &ts, &grace
 }
 
 // node builds a node whose Ready condition is ready ("" for none), with
