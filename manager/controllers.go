@@ -8,6 +8,7 @@ import (
 	"github.com/kcmlab/kcm/ctrl/endpointslicemirroring"
 	"github.com/kcmlab/kcm/ctrl/garbagecollector"
 	"github.com/kcmlab/kcm/ctrl/namespace"
+	"github.com/kcmlab/kcm/ctrl/podgc"
 	"github.com/kcmlab/kcm/ctrl/replicaset"
 	"github.com/kcmlab/kcm/ctrl/serviceaccount"
 	"github.com/kcmlab/kcm/ctrl/statefulset"
@@ -28,6 +29,7 @@ func NewControllerDescriptors() *ctrl.Descriptors {
 		endpoint.Descriptor(),
 		endpointslice.Descriptor(),
 		endpointslicemirroring.Descriptor(),
+		podgc.Descriptor(),
 		garbagecollector.Descriptor(),
 	)
 	if err != nil {
