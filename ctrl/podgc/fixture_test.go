@@ -55,13 +55,19 @@ func newFixture(t *testing.T, cfg Config, pods []*api.Pod, nodes []*api.Node) *f
 // requests it made.
 func (f *fixture) pass() []string {
 	f.t.Helper()
+	return f.passCtx(context.Background())
+}
+
+// passCtx is pass under ctx.
+func (f *fixture) passCtx(ctx context.Context) []string {
+	f.t.Helper()
 	f.c.pods = informer.PodLister{Lister: resttest.ListerFrom[*api.Pod](f.api, rest.Pods)}
 	f.c.nodes = informer.NodeLister{Lister: resttest.ListerFrom[*api.Node](f.api, rest.Nodes)}
 	if f.cachedNodes != nil {
 		f.c.nodes = informer.NodeLister{Lister: resttest.Lister("nodes", f.cachedNodes...)}
 	}
 	f.api.Take()
-	f.c.Pass(context.Background())
+	f.c.Pass(ctx)
 	return resttest.Lines(f.api.Take())
 }
 
