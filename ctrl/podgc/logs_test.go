@@ -94,18 +94,44 @@ func TestQuietPass(t *testing.T) {
 	}
 }
 
-// TestPassStopsWhenContextEnds: a pass under an ended context sends
-// nothing — no GET of a quarantined node, no patch, no delete.
+// TestPassStopsWhenContextEnds: a pass under an ended context attempts
+// nothing — no GET of a quarantined node, no patch, no delete: nothing
+// sent, logged (but the pass's summary) or counted (the client would refuse the requests, but
+// each refusal would be logged and counted as a failed deletion).
 func TestPassStopsWhenContextEnds(t *testing.T) {
 	f := newFixture(t, Config{TerminatedPodGCThreshold: 1, QuarantineTime: -1}, []*api.Pod{
 		pod("a", 2*time.Minute, phase(api.PodSucceeded)), pod("b", time.Minute, phase(api.PodFailed)),
 		pod("o", time.Minute, onNode("gone")), pod("u", time.Minute, terminating),
+		pod("v", time.Minute, terminating),
 	}, nil)
-	f.pass() // deletes a and u; quarantines "gone"
+	f.api.Fail(resttest.On("delete", "pods").Named("ns/v"), resttest.Failure(500, "InternalError", "etcd is slow"))
+	f.pass() // deletes a and u, not v; quarantines "gone"
+	var buf bytes.Buffer
+	f.c.log = zerolog.New(&buf).Level(zerolog.InfoLevel)
+	// sum adds up every series of both counters.
+	sum := func() float64 {
+		mfs, err := f.reg.Gather()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var n float64
+		for _, mf := range mfs {
+			for _, m := range mf.GetMetric() {
+				n += m.GetCounter().GetValue()
+			}
+		}
+		return n
+	}
+	counted := sum()
 	ended, cancel := context.WithCancel(context.Background())
 	cancel()
 	if got := f.passCtx(ended); len(got) != 0 {
 		t.Fatalf("a pass under an ended context sent %q", got)
+	}
+	// The pass's own summary line may come; no pod's, no node's.
+	lines := slices.DeleteFunc(logLines(t, &buf), func(l string) bool { return l == "info Garbage collecting pods" })
+	if len(lines) != 0 || sum() != counted {
+		t.Fatalf("a pass under an ended context logged %q and counted %v more deletions", lines, sum()-counted)
 	}
 }
 
