@@ -113,10 +113,9 @@ func NewController(pods informer.PodLister, nodes informer.NodeLister, client *r
 	if cfg.CheckPeriod <= 0 {
 		cfg.CheckPeriod = CheckPeriod
 	}
-	switch {
-	case cfg.QuarantineTime == 0:
+	if cfg.QuarantineTime == 0 {
 		cfg.QuarantineTime = QuarantineTime
-	case cfg.QuarantineTime < 0:
+	} else if cfg.QuarantineTime < 0 {
 		cfg.QuarantineTime = 0
 	}
 	return &Controller{
@@ -146,13 +145,8 @@ func New(ctx context.Context, cc ctrl.ControllerContext, name string) (ctrl.Cont
 // the first pass at once.
 func Constructor(cfg Config) ctrl.ControllerConstructor {
 	return func(_ context.Context, cc ctrl.ControllerContext, name string) (ctrl.Controller, error) {
-		w := cc.Wire(name, ctrl.LoopOptions{})
-		pods := ctrl.Watch[api.Pod](w, rest.Pods, nil)
-		nodes := ctrl.Watch[api.Node](w, rest.Nodes, nil)
-		if cfg.Clock == nil {
-			cfg.Clock = cc.Clock
-		}
-		cfg.Logger = cc.LoggerFor(name)
+		// The metrics first: a failure must not leave a loop (and its
+		// queue's goroutine) behind.
 		if cfg.Metrics == nil {
 			if reg := cc.Metrics.Registerer(); reg != nil {
 				m, err := NewMetrics(reg)
@@ -162,6 +156,13 @@ func Constructor(cfg Config) ctrl.ControllerConstructor {
 				cfg.Metrics = m
 			}
 		}
+		if cfg.Clock == nil {
+			cfg.Clock = cc.Clock
+		}
+		cfg.Logger = cc.LoggerFor(name)
+		w := cc.Wire(name, ctrl.LoopOptions{})
+		pods := ctrl.Watch[api.Pod](w, rest.Pods, nil)
+		nodes := ctrl.Watch[api.Node](w, rest.Nodes, nil)
 		c := NewController(informer.PodLister{Lister: pods}, informer.NodeLister{Lister: nodes}, cc.ClientFor(ClientName), cfg)
 		w.Queue().Add(passKey)
 		return w.Build(c.Sync)

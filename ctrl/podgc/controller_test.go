@@ -6,9 +6,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/rs/zerolog"
 	"github.com/spf13/pflag"
 
+	"github.com/kcmlab/kcm/clock"
 	"github.com/kcmlab/kcm/ctrl"
+	"github.com/kcmlab/kcm/kube/rest"
 )
 
 // TestDescriptor: kube-controller-manager's name, alias and flag, with
@@ -65,5 +69,53 @@ func TestConfigDefaults(t *testing.T) {
 		if got := newFixture(t, Config{QuarantineTime: tc.in}, nil, nil).c.quarantine; got != tc.want {
 			t.Errorf("QuarantineTime %s: quarantine %s, want %s", tc.in, got, tc.want)
 		}
+	}
+}
+
+// TestConstructor: the controller as the manager builds it is a loop that
+// waits for the pod and node informers (it registers no handler), and
+// registers its two counters on the context's registry; a registry that
+// holds other counters under those names fails the build.
+func TestConstructor(t *testing.T) {
+	build := func(reg *prometheus.Registry) (ctrl.Controller, error) {
+		client, err := rest.NewClient(&rest.Config{Host: "https://127.0.0.1:1"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		cc, err := ctrl.CreateControllerContext(client, ctrl.Config{Logger: zerolog.Nop(), Registerer: reg,
+			Clock: clock.NewFake(t0)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return Descriptor().Constructor(context.Background(), cc, Name)
+	}
+	reg := prometheus.NewRegistry()
+	c, err := build(reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	loop, ok := c.(*ctrl.Loop)
+	if !ok {
+		t.Fatalf("the controller is a %T, not a ctrl.Loop", c)
+	}
+	loop.Queue().ShutDown()
+	if got := loop.WaitsFor(); !slices.Equal(got, []string{"pods", "nodes"}) {
+		t.Errorf("waits for %q, want [pods nodes]", got)
+	}
+	if n := loop.Queue().Len(); n != 1 {
+		t.Errorf("queue holds %d keys, want the one pass key", n)
+	}
+	for _, name := range []string{"force_delete_pods_total", "force_delete_pod_errors_total"} {
+		err := reg.Register(prometheus.NewCounterVec(prometheus.CounterOpts{Subsystem: Subsystem, Name: name, Help: "x"},
+			[]string{"namespace", "reason"}))
+		if err == nil {
+			t.Errorf("%s_%s was not registered by the constructor", Subsystem, name)
+		}
+	}
+
+	taken := prometheus.NewRegistry()
+	taken.MustRegister(prometheus.NewCounter(prometheus.CounterOpts{Subsystem: Subsystem, Name: "force_delete_pods_total", Help: "other"}))
+	if _, err := build(taken); err == nil {
+		t.Fatal("built on a registry whose pod_gc_collector_force_delete_pods_total is another counter")
 	}
 }

@@ -63,10 +63,9 @@ func (c *Controller) gcOrphaned(ctx context.Context, pods []*api.Pod, nodes map[
 			return
 		}
 		_, err := c.nodeClient.Get(ctx, name)
-		switch {
-		case rest.IsNotFound(err):
+		if rest.IsNotFound(err) {
 			deleted[name] = true
-		case err != nil:
+		} else if err != nil {
 			c.log.Error().Err(err).Str("node", name).Msg("Error while getting node")
 		}
 	}
@@ -94,10 +93,9 @@ func (c *Controller) deleteAll(ctx context.Context, pods []*api.Pod, reason stri
 		}
 		err := c.forceDelete(ctx, p, pc)
 		c.metrics.attempt(p.Namespace, reason, err != nil)
-		switch {
-		case err != nil:
+		if err != nil {
 			c.log.Error().Err(err).Str("pod", p.Namespace+"/"+p.Name).Msg(failMsg)
-		case okMsg != "":
+		} else if okMsg != "" {
 			c.log.Info().Str("pod", p.Namespace+"/"+p.Name).Msg(okMsg)
 		}
 	}
