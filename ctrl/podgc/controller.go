@@ -138,8 +138,9 @@ func New(ctx context.Context, cc ctrl.ControllerContext, name string) (ctrl.Cont
 
 // Constructor returns a ControllerConstructor that builds the controller
 // with cfg as given — threshold, period and quarantine included (upstream's
-// NewPodGCInternal, for tests that cannot wait 40 seconds) — the context's
-// logger, and the context's clock and metrics where cfg has none. It watches pods
+// NewPodGCInternal, for tests that cannot wait 40 seconds) — but for the
+// clock and logger, which are the context's (one clock for the whole
+// manager), and the metrics, the context's registry's where cfg has none. It watches pods
 // and nodes without handlers: a pass reads the whole cache, so no
 // notification needs a key; the loop waits for both caches, then runs
 // the first pass at once.
@@ -156,10 +157,7 @@ func Constructor(cfg Config) ctrl.ControllerConstructor {
 				cfg.Metrics = m
 			}
 		}
-		if cfg.Clock == nil {
-			cfg.Clock = cc.Clock
-		}
-		cfg.Logger = cc.LoggerFor(name)
+		cfg.Clock, cfg.Logger = cc.Clock, cc.LoggerFor(name)
 		w := cc.Wire(name, ctrl.LoopOptions{})
 		pods := ctrl.Watch[api.Pod](w, rest.Pods, nil)
 		nodes := ctrl.Watch[api.Node](w, rest.Nodes, nil)

@@ -1,10 +1,13 @@
 package podgc
 
 import (
+	"bytes"
 	"fmt"
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/rs/zerolog"
 
 	"github.com/kcmlab/kcm/internal/testing/resttest"
 	"github.com/kcmlab/kcm/kube/api"
@@ -42,6 +45,8 @@ func TestGCOrphaned(t *testing.T) {
 	nodes := []*api.Node{node("cached", api.ConditionTrue), node("lagging", api.ConditionTrue)}
 	f := newFixture(t, Config{TerminatedPodGCThreshold: 10}, pods, nodes)
 	f.cachedNodes = nodes[:1]
+	var logged bytes.Buffer
+	f.c.log = zerolog.New(&logged).Level(zerolog.ErrorLevel)
 	f.api.Fail(resttest.On("get", "nodes").Named("flaky").Nth(1), resttest.Failure(500, "InternalError", "etcd is slow"))
 
 	at := func(d time.Duration) time.Time { return t0.Add(d) }
@@ -70,6 +75,10 @@ func TestGCOrphaned(t *testing.T) {
 	}
 	if got, want := f.remaining(), []string{"ns/c", "ns/d", "ns/e", "ns/g"}; !slices.Equal(got, want) {
 		t.Fatalf("orphan rule: pods left %q, want %q", got, want)
+	}
+	// One failed GET, one error line: a node the GET found is no error.
+	if got, want := logLines(t, &logged, "node"), []string{`error Error while getting node node="flaky"`}; !slices.Equal(got, want) {
+		t.Fatalf("orphan rule: error lines %q, want %q", got, want)
 	}
 }
 
