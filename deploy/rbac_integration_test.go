@@ -247,8 +247,9 @@ func waitGone[T api.Object](t *testing.T, ctx context.Context, r *rest.Resources
 // its pods, a StatefulSet its revision, claim, pod and status, a deleted namespace is emptied and goes, a ConfigMap whose
 // owner does not exist is collected, a Service gets its Endpoints and they
 // go with it, and its EndpointSlice; a user's Endpoints of a Service
-// without a selector get a mirrored EndpointSlice and it goes with them.
-// Then the ClusterRole
+// without a selector get a mirrored EndpointSlice and it goes with them;
+// an unscheduled terminating pod is marked Failed by the pod garbage
+// collector. Then the ClusterRole
 // loses "create" on serviceaccounts: the serviceaccount controller's failure is a 403 that its log names and its
 // error counter counts, and the manager keeps serving. Then "create" on
 // replicasets goes too: a new Deployment shows the failure where
@@ -408,6 +409,24 @@ func TestManagerRunsWithTheDeployRBAC(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitGone(t, ctx, endpointSlices, mirrored)
+
+	// The pod garbage collector: a terminating pod bound to no node is
+	// marked Failed (patch on pods/status) and force-deleted (delete) at
+	// its next pass, at most 20s away; a finalizer keeps it for the check.
+	held, err := pods.Create(ctx, &api.Pod{ObjectMeta: api.ObjectMeta{Name: "unscheduled", Finalizers: []string{"kcm.test/hold"}},
+		Spec: api.PodSpec{Containers: []api.Container{{Name: "c", Image: "c:1"}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := pods.Delete(ctx, held.Name, rest.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	watchFor(t, ctx, pods, "the unscheduled terminating pod marked Failed by the pod garbage collector", func(p *api.Pod) bool {
+		return p.Name == held.Name && p.DeletionTimestamp != nil && p.Status.Phase == api.PodFailed
+	})
+	if _, err := pods.Patch(ctx, held.Name, rest.MergePatch, []byte(`{"metadata":{"finalizers":null}}`), rest.PatchOptions{}); err != nil {
+		t.Fatal(err)
+	}
 
 	// Without "create" on serviceaccounts: a clear 403, logged and counted.
 	for _, d := range docs {

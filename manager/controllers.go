@@ -9,6 +9,7 @@ import (
 	"github.com/kcmlab/kcm/ctrl/garbagecollector"
 	"github.com/kcmlab/kcm/ctrl/namespace"
 	"github.com/kcmlab/kcm/ctrl/nodelifecycle"
+	"github.com/kcmlab/kcm/ctrl/podgc"
 	"github.com/kcmlab/kcm/ctrl/replicaset"
 	"github.com/kcmlab/kcm/ctrl/serviceaccount"
 	"github.com/kcmlab/kcm/ctrl/statefulset"
@@ -29,6 +30,7 @@ func NewControllerDescriptors() *ctrl.Descriptors {
 		endpoint.Descriptor(),
 		endpointslice.Descriptor(),
 		endpointslicemirroring.Descriptor(),
+		podgc.Descriptor(),
 		garbagecollector.Descriptor(),
 		nodelifecycle.Descriptor(),
 	)

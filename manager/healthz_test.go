@@ -73,6 +73,7 @@ func TestEndpoints(t *testing.T) {
 		"[+]endpoints-controller ok\n" +
 		"[+]endpointslice-controller ok\n" +
 		"[+]endpointslice-mirroring-controller ok\n" +
+		"[+]pod-garbage-collector-controller ok\n" +
 		"[+]garbage-collector-controller ok\n" +
 		"[+]node-lifecycle-controller ok\n"
 	st := newStatus()

@@ -35,6 +35,9 @@ func TestControllersWaitOnTheirRegistrations(t *testing.T) {
 			"nodes/endpointslice-controller", "endpointslices.discovery.k8s.io/endpointslice-controller"},
 		"endpointslice-mirroring-controller": {"endpoints/endpointslice-mirroring-controller",
 			"endpointslices.discovery.k8s.io/endpointslice-mirroring-controller", "services/endpointslice-mirroring-controller"},
+		// The pod garbage collector registers no handler: each pass reads
+		// the whole caches, so it waits for the informers.
+		"pod-garbage-collector-controller": {"pods", "nodes"},
 	}
 	client, err := rest.NewClient(&rest.Config{Host: "https://127.0.0.1:1"})
 	if err != nil {
