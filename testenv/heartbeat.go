@@ -30,10 +30,21 @@ const (
 //     tells kwok the node was deleted: kwok stops renewing the Lease and
 //     cancels the node's pending stages (the status heartbeat among them).
 //  2. The Lease's holderIdentity becomes "kcm-testenv-paused" (kwok's is
-//     kept in an annotation); renewTime is left as it was. kwok renews only
-//     a Lease it holds, and its writes are conditional on the
+//     kept in an annotation), and renewTime becomes now: this update is the
+//     node's last renewal, as if its kubelet died right after one. kwok
+//     renews only a Lease it holds, and its writes are conditional on the
 //     resourceVersion it read, so from the moment this update succeeds no
 //     renewal can land, even one kwok had started before it saw the label.
+//
+// Why renewTime moves: kube-controller-manager's node lifecycle controller
+// records a Lease only when its renewTime moves forward, and before it
+// declares a node Unknown it re-reads the Lease live and spares the node if
+// the resourceVersion differs from the one it recorded (the
+// NodeControllerLeaseCircuitBreaker rule, on by default in 1.37). A fence
+// that changed the holder alone would change the resourceVersion unseen,
+// and a watching controller would never mark the node Unknown; a real dead
+// kubelet leaves its Lease untouched. Making the fence a renewal keeps the
+// two equivalent: the grace period runs from the fence.
 //
 // When PauseHeartbeat returns, the Lease's renewTime is final until
 // ResumeHeartbeat. It is idempotent.
@@ -122,7 +133,8 @@ func (c *Cluster) ResumeHeartbeat(ctx context.Context, node string) error {
 }
 
 // fenceLease makes pausedHolder the holder of the node's Lease, keeping
-// kwok's in pausedHolderAnnotation and renewTime as it is.
+// kwok's in pausedHolderAnnotation, and renews it one last time (renewTime
+// now; see PauseHeartbeat for why).
 func (c *Cluster) fenceLease(ctx context.Context, node string) error {
 	return c.updateLease(ctx, node, func(spec, annotations map[string]any) bool {
 		holder, _ := spec["holderIdentity"].(string)
@@ -131,9 +143,13 @@ func (c *Cluster) fenceLease(ctx context.Context, node string) error {
 		}
 		annotations[pausedHolderAnnotation] = holder
 		spec["holderIdentity"] = pausedHolder
+		spec["renewTime"] = time.Now().UTC().Format(leaseMicroTime)
 		return true
 	})
 }
+
+// leaseMicroTime is the layout of a Lease's renewTime (metav1.MicroTime).
+const leaseMicroTime = "2006-01-02T15:04:05.000000Z07:00"
 
 // checkRunning returns ErrStopped after Stop.
 func (c *Cluster) checkRunning() error {

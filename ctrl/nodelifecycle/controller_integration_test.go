@@ -176,11 +176,12 @@ func TestSilentNodeOnRealAPIServer(t *testing.T) {
 	}
 
 	// n1's heartbeat stops before the controller starts: the first Lease
-	// the controller sees is the one PauseHeartbeat fenced. (Fenced while
-	// the controller watches, the Lease changes its resourceVersion but not
-	// its renewTime, so the controller's record keeps the older Lease and
-	// the circuit breaker finds the live one newer on every pass: neither
-	// kube-controller-manager 1.37.2 nor kcm then marks the node.)
+	// the controller sees is the one PauseHeartbeat fenced (its last
+	// renewal). A fence that left renewTime alone would change the Lease's
+	// resourceVersion unseen by a watching controller, and the circuit
+	// breaker would then hold the node back on every pass, under
+	// kube-controller-manager 1.37.2 and kcm alike
+	// (TestLeaseChangedWithoutRenewal); testenv's fence therefore renews.
 	if err := cluster.PauseHeartbeat(ctx, "n1"); err != nil {
 		t.Fatal(err)
 	}

@@ -252,7 +252,8 @@ func TestNodeDeletedAndExcluded(t *testing.T) {
 // is past its grace period the live Lease's resourceVersion never matches
 // the record's and the circuit breaker holds the node back on every pass,
 // as kube-controller-manager 1.37.2 does (seen on kwok nodes fenced by
-// testenv's PauseHeartbeat while it watched).
+// testenv's PauseHeartbeat while it watched, before that fence renewed the
+// Lease).
 func TestLeaseChangedWithoutRenewal(t *testing.T) {
 	f := newFixture(t, testConfig())
 	f.kubeletNode("n1", "a")
