@@ -260,9 +260,10 @@ func (c *Controller) syncPod(key string) error {
 
 // decide acts on Decide's verdict for the pod (upstream's
 // processPodOnNode). An eviction already scheduled is kept when the
-// verdict is EvictAt: upstream replaces one only if it was created at the
-// same instant or later, which its real clock never shows, and keeps
-// its time otherwise, however the tolerations changed. Called under mu.
+// verdict is EvictAt (timedEvictions.add skips it): upstream replaces one
+// only if it was created at the same instant or later, which its real
+// clock never shows, and keeps its time otherwise, however the
+// tolerations changed. Called under mu.
 func (c *Controller) decide(pod string, tolerations []api.Toleration, taints []api.Taint, now time.Time) {
 	d := Decide(taints, tolerations, now)
 	switch d.Verdict {
@@ -274,9 +275,6 @@ func (c *Controller) decide(pod string, tolerations []api.Toleration, taints []a
 		c.cancel(pod)
 		c.evictions.add(pod, now, now)
 	case EvictAt:
-		if _, ok := c.evictions.get(pod); ok {
-			return
-		}
 		c.evictions.add(pod, now, d.At)
 	}
 }

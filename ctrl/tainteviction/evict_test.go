@@ -30,15 +30,28 @@ func startEviction(t *testing.T, f *fixture, ctx context.Context) <-chan error {
 }
 
 // stepRetries waits for the eviction to wait for its retry interval and
-// steps the clock by it, n times.
-func stepRetries(t *testing.T, f *fixture, ctx context.Context, n int) {
+// steps the clock by it, n times; an eviction that ends before is a
+// failure (its error comes back on a fresh channel for the caller).
+func stepRetries(t *testing.T, f *fixture, ctx context.Context, done <-chan error, n int) <-chan error {
 	t.Helper()
-	for range n {
-		if err := f.clock.BlockUntilWaiters(ctx, 1); err != nil {
-			t.Fatal(err)
+	for i := range n {
+		waiting, stop := context.WithCancel(ctx)
+		w := make(chan error, 1)
+		go func() { w <- f.clock.BlockUntilWaiters(waiting, 1) }()
+		select {
+		case err := <-done:
+			stop()
+			<-w
+			t.Fatalf("the eviction ended after %d attempts, want %d retries first: %v", i+1, n, err)
+		case err := <-w:
+			stop()
+			if err != nil {
+				t.Fatal(err)
+			}
 		}
 		f.clock.Step(RetryInterval)
 	}
+	return done
 }
 
 // TestEvictionRetries: a failed attempt is retried 10 ms later (on the
@@ -50,8 +63,7 @@ func TestEvictionRetries(t *testing.T) {
 	defer cancel()
 	f.api.Fail(resttest.On("delete", "pods").Times(2), resttest.Failure(500, "InternalError", "etcd is slow"))
 	done := startEviction(t, f, ctx)
-	stepRetries(t, f, ctx, 2)
-	if err := <-done; err != nil {
+	if err := <-stepRetries(t, f, ctx, done, 2); err != nil {
 		t.Fatalf("eviction: %v", err)
 	}
 	f.expectActions("get pods ns/p", "patch pods/status ns/p", "delete pods ns/p",
@@ -72,8 +84,7 @@ func TestEvictionGivesUpAfterRetries(t *testing.T) {
 	defer cancel()
 	f.api.Fail(resttest.On("delete", "pods"), resttest.Failure(500, "InternalError", "etcd is down"))
 	done := startEviction(t, f, ctx)
-	stepRetries(t, f, ctx, Retries-1)
-	err := <-done
+	err := <-stepRetries(t, f, ctx, done, Retries-1)
 	if !ctrl.IsTerminal(err) {
 		t.Fatalf("eviction error %v, want a terminal one", err)
 	}

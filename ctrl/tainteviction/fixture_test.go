@@ -12,6 +12,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/kcmlab/kcm/clock"
+	"github.com/kcmlab/kcm/ctrl"
 	"github.com/kcmlab/kcm/informer"
 	"github.com/kcmlab/kcm/internal/testing/resttest"
 	"github.com/kcmlab/kcm/kube/api"
@@ -88,6 +89,11 @@ func newFixture(t *testing.T) *fixture {
 	f.api = resttest.New(t, resttest.Options{Clock: f.clock})
 	f.q = &fakeQueue{clock: f.clock, due: map[string]time.Time{}}
 	f.h = handlers{q: f.q}
+	t.Cleanup(func() {
+		if len(f.errs) > 0 {
+			t.Errorf("sync errors: %v", f.errs)
+		}
+	})
 	m, err := NewMetrics(f.reg)
 	if err != nil {
 		t.Fatal(err)
@@ -138,7 +144,7 @@ func (f *fixture) run() {
 	f.t.Helper()
 	for keys := f.q.pop(); len(keys) > 0; keys = f.q.pop() {
 		for _, k := range keys {
-			res, err := f.c.Sync(context.Background(), k)
+			res, err := f.sync(k)
 			if err != nil {
 				f.errs = append(f.errs, err)
 			}
@@ -147,6 +153,34 @@ func (f *fixture) run() {
 			}
 		}
 	}
+}
+
+// sync runs one key's sync; while it waits for the clock (an eviction's
+// retry interval: the fixture arms no timer of its own), the clock is
+// stepped by RetryInterval, so that a failing eviction ends instead of
+// hanging the test.
+func (f *fixture) sync(key string) (ctrl.Result, error) {
+	type result struct {
+		res ctrl.Result
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		res, err := f.c.Sync(context.Background(), key)
+		done <- result{res, err}
+	}()
+	stepping, stop := context.WithCancel(context.Background())
+	stepped := make(chan struct{})
+	go func() {
+		defer close(stepped)
+		for f.clock.BlockUntilWaiters(stepping, 1) == nil {
+			f.clock.Step(RetryInterval)
+		}
+	}()
+	r := <-done
+	stop()
+	<-stepped
+	return r.res, r.err
 }
 
 // step moves the clock on by d and runs what became due.
