@@ -52,6 +52,7 @@
 //	    ctrl/endpointslice/reconciler — a Service's pods packed into its EndpointSlices: the fewest writes, the tracker
 //	    ctrl/endpointslicemirroring — the Endpoints users write for selector-less Services, mirrored into EndpointSlices
 //	    ctrl/garbagecollector — the ownerReference graph: background, foreground and orphan deletion
+//	    ctrl/tainteviction    — pods on NoExecute-tainted nodes deleted now or after their tolerationSeconds
 //	12. tap                   — the observation points every layer reports to while someone watches
 //	    pipeview              — the live view behind /debug/pipeline, drawn from tap's points
 //	13. manager               — the controller manager: flags, endpoints, leader election, start-up

@@ -11,6 +11,7 @@ import (
 	"github.com/kcmlab/kcm/ctrl/replicaset"
 	"github.com/kcmlab/kcm/ctrl/serviceaccount"
 	"github.com/kcmlab/kcm/ctrl/statefulset"
+	"github.com/kcmlab/kcm/ctrl/tainteviction"
 )
 
 // NewControllerDescriptors returns every controller the kcm binary knows,
@@ -29,6 +30,7 @@ func NewControllerDescriptors() *ctrl.Descriptors {
 		endpointslice.Descriptor(),
 		endpointslicemirroring.Descriptor(),
 		garbagecollector.Descriptor(),
+		tainteviction.Descriptor(),
 	)
 	if err != nil {
 		panic(err) // a programming error in this list; a test builds it

@@ -9,6 +9,7 @@ import (
 
 	"github.com/kcmlab/kcm/ctrl"
 	"github.com/kcmlab/kcm/ctrl/garbagecollector"
+	"github.com/kcmlab/kcm/ctrl/tainteviction"
 	"github.com/kcmlab/kcm/kube/rest"
 )
 
@@ -33,6 +34,7 @@ func TestControllersWaitOnTheirRegistrations(t *testing.T) {
 			"nodes/endpointslice-controller", "endpointslices.discovery.k8s.io/endpointslice-controller"},
 		"endpointslice-mirroring-controller": {"endpoints/endpointslice-mirroring-controller",
 			"endpointslices.discovery.k8s.io/endpointslice-mirroring-controller", "services/endpointslice-mirroring-controller"},
+		"taint-eviction-controller": {"pods/taint-eviction-controller", "nodes/taint-eviction-controller"},
 	}
 	client, err := rest.NewClient(&rest.Config{Host: "https://127.0.0.1:1"})
 	if err != nil {
@@ -48,6 +50,9 @@ func TestControllersWaitOnTheirRegistrations(t *testing.T) {
 			t.Fatalf("%s: %v", d.Name, err)
 		}
 		loop, ok := c.(*ctrl.Loop)
+		if r, runner := c.(*tainteviction.Runner); runner { // its loop, run with upstream's 8 workers
+			loop, ok = r.Loop, true
+		}
 		if !ok {
 			if d.Name != garbagecollector.Name {
 				t.Errorf("%s runs a %T, not a wired ctrl.Loop", d.Name, c)
