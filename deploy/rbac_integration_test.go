@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"os"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -427,6 +428,26 @@ func TestManagerRunsWithTheDeployRBAC(t *testing.T) {
 	if _, err := pods.Patch(ctx, held.Name, rest.MergePatch, []byte(`{"metadata":{"finalizers":null}}`), rest.PatchOptions{}); err != nil {
 		t.Fatal(err)
 	}
+	// The taint eviction controller: a pod on a node with a NoExecute taint
+	// it does not tolerate gets the DisruptionTarget condition (patch on
+	// pods/status) and is deleted (it stays, being deleted: no kubelet
+	// runs here to finish it).
+	nodes := rest.NewResources(admin, rest.Nodes, decode.Typed[api.Node]())
+	if _, err := nodes.Create(ctx, &api.Node{ObjectMeta: api.ObjectMeta{Name: "rbac-tainted"},
+		Spec: api.NodeSpec{Taints: []api.Taint{{Key: "kcm.test/rbac", Effect: api.TaintEffectNoExecute}}}}); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = nodes.Delete(context.Background(), "rbac-tainted", rest.DeleteOptions{}) }()
+	if _, err := pods.Create(ctx, &api.Pod{ObjectMeta: api.ObjectMeta{Name: "tainted"},
+		Spec: api.PodSpec{NodeName: "rbac-tainted", Containers: []api.Container{{Name: "c", Image: "c:1"}}}}); err != nil {
+		t.Fatal(err)
+	}
+	watchFor(t, ctx, pods, "the untolerating pod evicted with its DisruptionTarget condition", func(p *api.Pod) bool {
+		return p.Name == "tainted" && p.DeletionTimestamp != nil &&
+			slices.ContainsFunc(p.Status.Conditions, func(c api.PodCondition) bool {
+				return c.Type == api.DisruptionTarget && c.Reason == "DeletionByTaintManager"
+			})
+	})
 
 	// Without "create" on serviceaccounts: a clear 403, logged and counted.
 	for _, d := range docs {

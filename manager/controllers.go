@@ -13,6 +13,7 @@ import (
 	"github.com/kcmlab/kcm/ctrl/replicaset"
 	"github.com/kcmlab/kcm/ctrl/serviceaccount"
 	"github.com/kcmlab/kcm/ctrl/statefulset"
+	"github.com/kcmlab/kcm/ctrl/tainteviction"
 )
 
 // NewControllerDescriptors returns every controller the kcm binary knows,
@@ -33,6 +34,7 @@ func NewControllerDescriptors() *ctrl.Descriptors {
 		podgc.Descriptor(),
 		garbagecollector.Descriptor(),
 		nodelifecycle.Descriptor(),
+		tainteviction.Descriptor(),
 	)
 	if err != nil {
 		panic(err) // a programming error in this list; a test builds it

@@ -75,7 +75,8 @@ func TestEndpoints(t *testing.T) {
 		"[+]endpointslice-mirroring-controller ok\n" +
 		"[+]pod-garbage-collector-controller ok\n" +
 		"[+]garbage-collector-controller ok\n" +
-		"[+]node-lifecycle-controller ok\n"
+		"[+]node-lifecycle-controller ok\n" +
+		"[+]taint-eviction-controller ok\n"
 	st := newStatus()
 	clk := clock.NewFake(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
 	m := &manager{status: st, reg: newRegistry(), log: zerolog.Nop(), cfg: Config{Clock: clk},

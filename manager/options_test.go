@@ -171,7 +171,7 @@ func TestParseRejects(t *testing.T) {
 		{"a flag nobody has", []string{"--no-such-flag"}, nil, []string{"unknown flag: --no-such-flag"}},
 		{"an unknown shorthand", []string{"-x"}, nil, []string{"unknown shorthand flag: 'x'"}},
 		{"unknown controller", []string{"--controllers=*,-tokencleaner,ttl"}, ctrl.ErrUnknownController,
-			[]string{`"tokencleaner", "ttl"`, "known controllers: deployment-controller, endpoints-controller, endpointslice-controller, endpointslice-mirroring-controller, garbage-collector-controller, namespace-controller, node-lifecycle-controller, pod-garbage-collector-controller, replicaset-controller, serviceaccount-controller, statefulset-controller"}},
+			[]string{`"tokencleaner", "ttl"`, "known controllers: deployment-controller, endpoints-controller, endpointslice-controller, endpointslice-mirroring-controller, garbage-collector-controller, namespace-controller, node-lifecycle-controller, pod-garbage-collector-controller, replicaset-controller, serviceaccount-controller, statefulset-controller, taint-eviction-controller"}},
 		{"bad log format", []string{"--logging-format=xml"}, ErrInvalidOptions, []string{`--logging-format "xml": want "text" or "json"`}},
 		{"endpoints lock", []string{"--leader-elect-resource-lock=endpoints"}, ErrInvalidOptions,
 			[]string{`--leader-elect-resource-lock "endpoints": kcm supports only "leases"`}},

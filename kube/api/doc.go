@@ -64,6 +64,7 @@
 //	types_apps.go          ReplicaSet, Deployment
 //	types_apps_statefulset.go  StatefulSet, ControllerRevision, RawExtension
 //	types_coordination.go  Lease
+//	taints.go              taint effects, well-known node taint keys, toleration matching (ToleratesTaint, MatchTaint)
 //	internal/objsrc        the Source an ObjectMeta keeps, shared with package decode
 //
 // # client-go names
