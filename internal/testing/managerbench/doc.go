@@ -115,6 +115,6 @@
 //
 // ParseStatus, ParseStat, ParseLoadAvg, Summarize, Table, LineWatcher,
 // KnownControllers, the endpoints and StatefulSet benchmarks' trackers
-// (fed events by hand) and their reports are pure and unit-tested; the rest needs a cluster
-// and is exercised by running it.
+// (fed events by hand) and their reports are pure and unit-tested; the
+// rest needs a cluster and is exercised by running it.
 package managerbench
