@@ -44,6 +44,7 @@
 //	    ctrl/serviceaccount   — the smallest controller: a "default" ServiceAccount in every namespace
 //	    ctrl/replicaset       — pods to match replicas: expectations, slow start, deletion ranking, status
 //	    ctrl/deployment       — ReplicaSets per template: rolling update, Recreate, scaling, rollback, progress
+//	    ctrl/statefulset      — ordered, sticky pods <set>-<n> with their claims; revisions, rolling update, status
 //	    ctrl/namespace        — a deleted namespace emptied through discovery, then finalized
 //	    ctrl/endpoint         — the Endpoints of each Service with a selector: pods' addresses, repacked subsets
 //	    ctrl/endpointslice    — the EndpointSlices of each Service with a selector: which event syncs which Service

@@ -10,6 +10,7 @@ import (
 	"github.com/kcmlab/kcm/ctrl/namespace"
 	"github.com/kcmlab/kcm/ctrl/replicaset"
 	"github.com/kcmlab/kcm/ctrl/serviceaccount"
+	"github.com/kcmlab/kcm/ctrl/statefulset"
 )
 
 // NewControllerDescriptors returns every controller the kcm binary knows,
@@ -23,6 +24,7 @@ func NewControllerDescriptors() *ctrl.Descriptors {
 		serviceaccount.Descriptor(),
 		replicaset.Descriptor(),
 		deployment.Descriptor(),
+		statefulset.Descriptor(),
 		endpoint.Descriptor(),
 		endpointslice.Descriptor(),
 		endpointslicemirroring.Descriptor(),

@@ -69,6 +69,7 @@ func TestHealthzHandler(t *testing.T) {
 // the registry.
 func TestEndpoints(t *testing.T) {
 	const controllersOK = "[+]namespace-controller ok\n[+]serviceaccount-controller ok\n[+]replicaset-controller ok\n[+]deployment-controller ok\n" +
+		"[+]statefulset-controller ok\n" +
 		"[+]endpoints-controller ok\n" +
 		"[+]endpointslice-controller ok\n" +
 		"[+]endpointslice-mirroring-controller ok\n" +

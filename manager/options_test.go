@@ -19,7 +19,7 @@ import (
 var kcmV137Defaults = map[string]string{
 	"kubeconfig": "", "master": "", "controllers": "[*]",
 	"kube-api-qps": "20", "kube-api-burst": "30",
-	"concurrent-replicaset-syncs": "5", "concurrent-deployment-syncs": "5",
+	"concurrent-replicaset-syncs": "5", "concurrent-deployment-syncs": "5", "concurrent-statefulset-syncs": "5",
 	"concurrent-namespace-syncs": "10", "namespace-sync-period": "5m0s",
 	"concurrent-gc-syncs": "20", "concurrent-endpoint-syncs": "5", "endpoint-updates-batch-period": "0s",
 	"concurrent-service-endpoint-syncs": "5", "max-endpoints-per-slice": "100", "endpointslice-updates-batch-period": "0s", "enable-garbage-collector": "true",
@@ -168,7 +168,7 @@ func TestParseRejects(t *testing.T) {
 		{"a flag nobody has", []string{"--no-such-flag"}, nil, []string{"unknown flag: --no-such-flag"}},
 		{"an unknown shorthand", []string{"-x"}, nil, []string{"unknown shorthand flag: 'x'"}},
 		{"unknown controller", []string{"--controllers=*,-tokencleaner,ttl"}, ctrl.ErrUnknownController,
-			[]string{`"tokencleaner", "ttl"`, "known controllers: deployment-controller, endpoints-controller, endpointslice-controller, endpointslice-mirroring-controller, garbage-collector-controller, namespace-controller, replicaset-controller, serviceaccount-controller"}},
+			[]string{`"tokencleaner", "ttl"`, "known controllers: deployment-controller, endpoints-controller, endpointslice-controller, endpointslice-mirroring-controller, garbage-collector-controller, namespace-controller, replicaset-controller, serviceaccount-controller, statefulset-controller"}},
 		{"bad log format", []string{"--logging-format=xml"}, ErrInvalidOptions, []string{`--logging-format "xml": want "text" or "json"`}},
 		{"endpoints lock", []string{"--leader-elect-resource-lock=endpoints"}, ErrInvalidOptions,
 			[]string{`--leader-elect-resource-lock "endpoints": kcm supports only "leases"`}},

@@ -26,6 +26,8 @@ func TestControllersWaitOnTheirRegistrations(t *testing.T) {
 		"replicaset-controller":     {"replicasets.apps/replicaset-controller", "pods/replicaset-controller"},
 		"deployment-controller": {"deployments.apps/deployment-controller", "replicasets.apps/deployment-controller",
 			"pods/deployment-controller"},
+		"statefulset-controller": {"statefulsets.apps/statefulset-controller", "pods/statefulset-controller",
+			"persistentvolumeclaims", "controllerrevisions.apps"},
 		"endpoints-controller": {"services/endpoints-controller", "pods/endpoints-controller", "endpoints/endpoints-controller"},
 		"endpointslice-controller": {"services/endpointslice-controller", "pods/endpointslice-controller",
 			"nodes/endpointslice-controller", "endpointslices.discovery.k8s.io/endpointslice-controller"},

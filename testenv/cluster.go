@@ -55,6 +55,10 @@ type Options struct {
 	// builds.
 	SchedulerBinary string
 	Kwok            *KwokFiles
+	// ClaimBinder starts the claim binder (StartClaimBinder) before Start
+	// returns: PersistentVolumeClaims get a volume and are Bound, as a
+	// cluster's volume binder and provisioner would do.
+	ClaimBinder bool
 }
 
 // Cluster is a running etcd and kube-apiserver on loopback ports, with
@@ -84,6 +88,7 @@ type Cluster struct {
 	kcms      []*ControllerManager // started on this cluster; guarded by mu
 	scheduler *daemon              // kube-scheduler, once started; guarded by mu
 	kwok      *daemon              // kwok, once started; guarded by mu
+	binder    *claimBinder         // the claim binder, once started; guarded by mu
 	stopped   bool                 // guarded by mu
 
 	// helpers serialises StartScheduler, StartKwok and AddNodes (which
@@ -125,7 +130,8 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 	return c, nil
 }
 
-// startNodes starts what Options.Scheduler and Options.Nodes ask for.
+// startNodes starts what Options.Scheduler, Options.Nodes and
+// Options.ClaimBinder ask for.
 func (c *Cluster) startNodes(ctx context.Context) error {
 	if c.opts.Scheduler || len(c.opts.Nodes) > 0 {
 		if err := c.StartScheduler(ctx); err != nil {
@@ -133,7 +139,12 @@ func (c *Cluster) startNodes(ctx context.Context) error {
 		}
 	}
 	if len(c.opts.Nodes) > 0 {
-		return c.AddNodes(ctx, c.opts.Nodes...)
+		if err := c.AddNodes(ctx, c.opts.Nodes...); err != nil {
+			return err
+		}
+	}
+	if c.opts.ClaimBinder {
+		return c.StartClaimBinder(ctx)
 	}
 	return nil
 }
@@ -298,7 +309,7 @@ func (c *Cluster) CompactEtcd(ctx context.Context) (int64, error) {
 	return rev, nil
 }
 
-// Stop kills kwok, kube-scheduler and the kube-controller-managers started
+// Stop ends the claim binder, kills kwok, kube-scheduler and the kube-controller-managers started
 // on the cluster, then kube-apiserver and etcd (each gets SIGTERM, then
 // SIGKILL after a bound), waits for them, and removes the temporary
 // directory. It is idempotent.
@@ -309,6 +320,11 @@ func (c *Cluster) Stop() {
 		return
 	}
 	c.stopped = true
+	if c.binder != nil {
+		if err := c.binder.stop(); err != nil {
+			c.log.Warn().Err(err).Msg("claim binder")
+		}
+	}
 	for _, d := range []*daemon{c.kwok, c.scheduler} {
 		if d != nil {
 			d.proc.stop(daemonStopGrace)

@@ -111,6 +111,23 @@
 // process; their logs are kwok.log and kube-scheduler.log in the cluster's
 // directory.
 //
+// # Volumes
+//
+// A cluster binds no PersistentVolumeClaim by itself: the volume binder is
+// a kube-controller-manager controller that kcm does not have and that
+// differential tests do not run, and kube-scheduler refuses a pod whose
+// claims are not bound. Options.ClaimBinder (or StartClaimBinder) runs
+// testenv's claim binder, a fake in the way kwok is: for every claim
+// without a volume it makes a hostPath PersistentVolume named
+// ClaimVolumeName(namespace, claim), sized to the request and bound to the
+// claim by uid, and marks the claim bound (spec.volumeName, the
+// annotation pv.kubernetes.io/bind-completed that kube-scheduler checks,
+// status Bound with the capacity). It also plays pvc-protection (a
+// deleted claim's kubernetes.io/pvc-protection finalizer goes once no
+// unfinished pod uses it) and deletes the volume of a claim that is gone,
+// so a claim's deletion completes and is seen on a watch. Stop ends it
+// before kube-apiserver.
+//
 // # Guarantees
 //
 //   - Start returns only when /readyz answers ok with the cluster's token, or

@@ -59,9 +59,14 @@ func (s Snapshot) Keys() []string {
 //     assigns;
 //   - every string under a key ending in "Time" or "Timestamp"
 //     (creationTimestamp, deletionTimestamp, the conditions'
-//     lastTransitionTime, lastUpdateTime, lastProbeTime): wall-clock;
+//     lastTransitionTime, lastUpdateTime, lastProbeTime) or named
+//     startedAt or finishedAt (a container state's, which kwok writes):
+//     wall-clock;
 //   - the names a server generates from generateName (the random
-//     suffix becomes "<rand>");
+//     suffix becomes "<rand>"); only a name that is generateName and
+//     five characters is one: the StatefulSet controller sets
+//     generateName "web-" on its pods like every controller, and names
+//     them "web-0" itself;
 //   - a Deployment's pod-template hash, wherever it appears (the
 //     ReplicaSet name, the pod-template-hash label and selector, pod
 //     names, condition messages): it is replaced by "<hash:rev N>", N
@@ -69,7 +74,10 @@ func (s Snapshot) Keys() []string {
 //     hash is a digest of a Go struct's printed form, which another
 //     implementation may compute differently without any behavioural
 //     difference; the revision says which template it is;
-//   - the kube-api-access-xxxxx volume name that admission generates.
+//   - the kube-api-access-xxxxx volume name that admission generates;
+//   - for Endpoints and EndpointSlices, and for pods a StatefulSet owns,
+//     what kwok and Go map order decide (normalizeEndpointsObject,
+//     normalizeStatefulSetPod).
 //
 // generation and observedGeneration are kept: they count spec writes,
 // which is behaviour (a controller that scales in more steps shows a
@@ -83,9 +91,10 @@ func Normalize(objs []Object) (Snapshot, error) {
 	for _, o := range objs {
 		c := normalizeValue("", deepCopy(o), hashes).(Object)
 		normalizeEndpointsObject(c)
+		normalizeStatefulSetPod(c)
 		meta, _ := c["metadata"].(Object)
 		if meta != nil {
-			if gn, ok := meta["generateName"].(string); ok && gn != "" {
+			if gn, ok := meta["generateName"].(string); ok && gn != "" && generatedFrom(meta, gn) {
 				meta["name"] = gn + randPlaceholder
 			}
 		}
@@ -117,6 +126,14 @@ func Normalize(objs []Object) (Snapshot, error) {
 		i = j
 	}
 	return snap, nil
+}
+
+// generatedFrom reports whether the object's name is what kube-apiserver
+// makes of generateName gn: gn and five random characters
+// (names.SimpleNameGenerator).
+func generatedFrom(meta Object, gn string) bool {
+	name, _ := meta["name"].(string)
+	return len(name) == len(gn)+5 && strings.HasPrefix(name, gn)
 }
 
 // objectKey is "Kind namespace/name" (or "Kind name" for cluster-scoped
@@ -184,7 +201,7 @@ func normalizeValue(key string, v any, hashes map[string]string) any {
 		}
 		return x
 	case string:
-		if x != "" && (strings.HasSuffix(key, "Time") || strings.HasSuffix(key, "Timestamp")) {
+		if x != "" && (strings.HasSuffix(key, "Time") || strings.HasSuffix(key, "Timestamp") || key == "startedAt" || key == "finishedAt") {
 			return timePlaceholder
 		}
 		return replaceHashes(serviceAccountVolume.ReplaceAllString(x, "kube-api-access-"+randPlaceholder), hashes)

@@ -75,8 +75,8 @@ func TestNormalizeRules(t *testing.T) {
 // rendering, so equal multisets give equal snapshots whatever the list
 // order, and the input is not modified.
 func TestNormalizeCollidingKeysAndInput(t *testing.T) {
-	p1 := `{"kind":"Pod","metadata":{"name":"web-a","generateName":"web-","namespace":"ns"},"status":{"phase":"Running"}}`
-	p2 := `{"kind":"Pod","metadata":{"name":"web-b","generateName":"web-","namespace":"ns"},"status":{"phase":"Pending"}}`
+	p1 := `{"kind":"Pod","metadata":{"name":"web-aaaaa","generateName":"web-","namespace":"ns"},"status":{"phase":"Running"}}`
+	p2 := `{"kind":"Pod","metadata":{"name":"web-bbbbb","generateName":"web-","namespace":"ns"},"status":{"phase":"Pending"}}`
 	objs := mustObjects(t, p1, p2)
 	s1, err := Normalize(objs)
 	if err != nil {
@@ -95,7 +95,7 @@ func TestNormalizeCollidingKeysAndInput(t *testing.T) {
 	if d := DiffSnapshots(s1, s2, nil); len(d) != 0 {
 		t.Errorf("list order changed the snapshot: %v", d)
 	}
-	if objs[0]["metadata"].(Object)["name"] != "web-a" {
+	if objs[0]["metadata"].(Object)["name"] != "web-aaaaa" {
 		t.Error("Normalize modified its input")
 	}
 	if objectKey(Object{"kind": "Namespace", "metadata": Object{"name": "n"}}) != "Namespace n" {
@@ -119,12 +119,12 @@ func TestTemplateHashesWithoutRevision(t *testing.T) {
 // of another key whose text sorts between two colliding ones does not
 // split them.
 func TestNormalizeGroupsByKeyFirst(t *testing.T) {
-	// Renderings start with apiVersion, so q's (v2) sorts between p-1's
-	// (v1) and p-2's (v3).
+	// Renderings start with apiVersion, so q-11111's (v2) sorts between p-11111's
+	// (v1) and p-22222's (v3).
 	snap, err := Normalize(mustObjects(t,
-		`{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p-1","generateName":"p-","namespace":"ns"}}`,
-		`{"apiVersion":"v3","kind":"Pod","metadata":{"name":"p-2","generateName":"p-","namespace":"ns"}}`,
-		`{"apiVersion":"v2","kind":"Pod","metadata":{"name":"q-1","generateName":"q-","namespace":"ns"}}`))
+		`{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p-11111","generateName":"p-","namespace":"ns"}}`,
+		`{"apiVersion":"v3","kind":"Pod","metadata":{"name":"p-22222","generateName":"p-","namespace":"ns"}}`,
+		`{"apiVersion":"v2","kind":"Pod","metadata":{"name":"q-11111","generateName":"q-","namespace":"ns"}}`))
 	if err != nil {
 		t.Fatal(err)
 	}
