@@ -244,7 +244,7 @@ func waitGone[T api.Object](t *testing.T, ctx context.Context, r *rest.Resources
 // manager as the kcm ServiceAccount with a token from the TokenRequest
 // API, and checks that every controller can do its work with exactly those
 // rights: a namespace gets its default ServiceAccount, a ReplicaSet gets
-// its pods, a deleted namespace is emptied and goes, a ConfigMap whose
+// its pods, a StatefulSet its revision, claim, pod and status, a deleted namespace is emptied and goes, a ConfigMap whose
 // owner does not exist is collected, a Service gets its Endpoints and they
 // go with it, and its EndpointSlice; a user's Endpoints of a Service
 // without a selector get a mirrored EndpointSlice and it goes with them.
@@ -314,6 +314,36 @@ func TestManagerRunsWithTheDeployRBAC(t *testing.T) {
 		seen[p.Name] = true
 		return len(seen) == 2
 	})
+
+	// The statefulset controller: a set's first ControllerRevision (owned
+	// by the set: blockOwnerDeletion needs statefulsets/finalizers), the
+	// claim of its pod, the pod (no node runs it here) and the status
+	// naming the revision.
+	sts, err := decode.Raw().Decode([]byte(`{"apiVersion":"apps/v1","kind":"StatefulSet","metadata":{"name":"db"},
+		"spec":{"replicas":1,"serviceName":"db","selector":{"matchLabels":{"app":"db"}},
+		"template":{"metadata":{"labels":{"app":"db"}},"spec":{"containers":[{"name":"db","image":"db:1"}]}},
+		"volumeClaimTemplates":[{"metadata":{"name":"data"},"spec":{"accessModes":["ReadWriteOnce"],"resources":{"requests":{"storage":"1Gi"}}}}]}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := rest.NewResources(admin, rest.StatefulSets, decode.Raw()).InNamespace(ns.Name).Create(ctx, sts); err != nil {
+		t.Fatal(err)
+	}
+	watchFor(t, ctx, rest.NewResources(admin, rest.ControllerRevisions, decode.Typed[api.ControllerRevision]()).InNamespace(ns.Name),
+		"the StatefulSet's ControllerRevision", func(r *api.ControllerRevision) bool {
+			ref := r.ControllerRef()
+			return ref != nil && ref.Kind == "StatefulSet" && ref.Name == "db"
+		})
+	watchFor(t, ctx, rest.NewResources(admin, rest.PersistentVolumeClaims, decode.Typed[api.PersistentVolumeClaim]()).InNamespace(ns.Name),
+		"the claim data-db-0", func(c *api.PersistentVolumeClaim) bool { return c.Name == "data-db-0" })
+	watchFor(t, ctx, pods, "the StatefulSet's pod db-0", func(p *api.Pod) bool {
+		ref := p.ControllerRef()
+		return p.Name == "db-0" && ref != nil && ref.Kind == "StatefulSet"
+	})
+	watchFor(t, ctx, rest.NewResources(admin, rest.StatefulSets, decode.Typed[api.StatefulSet]()).InNamespace(ns.Name),
+		"the StatefulSet's status", func(s *api.StatefulSet) bool {
+			return s.Status.ObservedGeneration == s.Generation && s.Status.Replicas == 1 && s.Status.UpdateRevision != ""
+		})
 
 	// A deleted namespace is emptied and finalized: the namespace
 	// controller's list, deletecollection and finalize rights.

@@ -132,12 +132,12 @@ func (f *scFixture) setImage(image string) {
 // registry/app:1; edit changes its JSON spec before decoding.
 func scSet(replicas int, edit ...func(spec map[string]any)) *api.StatefulSet {
 	spec := map[string]any{
-		"replicas":             replicas,
-		"selector":             map[string]any{"matchLabels": map[string]any{"app": "web"}},
-		"serviceName":          "web",
-		"podManagementPolicy":  "OrderedReady",
-		"updateStrategy":       map[string]any{"type": "RollingUpdate", "rollingUpdate": map[string]any{"partition": 0}},
-		"revisionHistoryLimit": 10,
+		"replicas":                             replicas,
+		"selector":                             map[string]any{"matchLabels": map[string]any{"app": "web"}},
+		"serviceName":                          "web",
+		"podManagementPolicy":                  "OrderedReady",
+		"updateStrategy":                       map[string]any{"type": "RollingUpdate", "rollingUpdate": map[string]any{"partition": 0}},
+		"revisionHistoryLimit":                 10,
 		"persistentVolumeClaimRetentionPolicy": map[string]any{"whenDeleted": "Retain", "whenScaled": "Retain"},
 		"template": map[string]any{
 			"metadata": map[string]any{"labels": map[string]any{"app": "web"}},

@@ -23,7 +23,8 @@ import (
 // node playing the kubelet: pods are scheduled, become Running and Ready,
 // and go when deleted, with nothing written by the test.
 
-// stsNodes adds the package's kwok node to the shared cluster once.
+// stsNodes starts kube-scheduler and adds the package's kwok node to the
+// shared cluster, once.
 var stsNodes struct {
 	once sync.Once
 	err  error
@@ -50,7 +51,11 @@ func startSTS(t *testing.T) *stsCluster {
 	cl := testenv.Shared(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	t.Cleanup(cancel)
-	stsNodes.once.Do(func() { stsNodes.err = cl.AddNodes(ctx, testenv.NodeSpec{Name: "sts-node-1"}) })
+	stsNodes.once.Do(func() {
+		if stsNodes.err = cl.StartScheduler(ctx); stsNodes.err == nil {
+			stsNodes.err = cl.AddNodes(ctx, testenv.NodeSpec{Name: "sts-node-1"})
+		}
+	})
 	if stsNodes.err != nil {
 		t.Fatalf("kwok node: %v", stsNodes.err)
 	}

@@ -95,7 +95,7 @@
 //     Config.NoStaleCheck turns the stale check off.
 //   - Events (source component "statefulset-controller") on the
 //     StatefulSet, with upstream's reasons and messages: SuccessfulCreate
-//     "create Pod web-0 in StatefulSet web successful", "create Claim
+//     "Create Pod web-0 in StatefulSet web successful", "Create Claim
 //     data-web-0 Pod web-0 in StatefulSet web success", FailedCreate,
 //     SuccessfulDelete, FailedDelete, SuccessfulUpdate, FailedUpdate.
 //   - Metrics: statefulset_controller_statefulset_max_unavailable and

@@ -85,11 +85,15 @@ type ctlFixture struct {
 	serverSet   *api.StatefulSet
 	noServerSet bool
 	control     *fakeSetControl
+	// realControl keeps the controller's own setControl (pods, claims,
+	// revisions and status written for real on the fake apiserver).
+	realControl bool
 
 	api      *resttest.Server
 	reg      *prometheus.Registry
 	podStore *store.Store[*api.Pod]
 	setStore *store.Store[*api.StatefulSet]
+	pvcStore *store.Store[*api.PersistentVolumeClaim]
 	c        *Controller
 }
 
@@ -117,6 +121,7 @@ func (f *ctlFixture) controller() *Controller {
 	resttest.Add(f.api, rest.Pods, f.pods...)
 	f.setStore = ctlStore(f.sets)
 	f.podStore = ctlStore(f.pods)
+	f.pvcStore = ctlStore[*api.PersistentVolumeClaim](nil)
 	m, err := ctrl.NewMetrics(f.reg)
 	if err != nil {
 		f.t.Fatal(err)
@@ -132,9 +137,11 @@ func (f *ctlFixture) controller() *Controller {
 	f.c = NewController(informer.StatefulSetLister{Lister: informer.NewLister(f.setStore.View(), "statefulsets")},
 		informer.PodLister{Lister: informer.NewLister(f.podStore.View(), "pods")},
 		informer.ControllerRevisionLister{Lister: informer.NewLister(ctlStore[*api.ControllerRevision](nil).View(), "controllerrevisions")},
-		informer.PersistentVolumeClaimLister{Lister: informer.NewLister(ctlStore[*api.PersistentVolumeClaim](nil).View(), "persistentvolumeclaims")},
+		informer.PersistentVolumeClaimLister{Lister: informer.NewLister(f.pvcStore.View(), "persistentvolumeclaims")},
 		f.api.Client(), Config{Clock: f.clock, Logger: zerolog.Nop(), Metrics: metrics, StaleSkips: skips})
-	f.c.control = f.control
+	if !f.realControl {
+		f.c.control = f.control
+	}
 	return f.c
 }
 

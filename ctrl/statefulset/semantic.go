@@ -35,6 +35,15 @@ import (
 // kube-controller-manager would not), and drop fields or nulls the typed
 // round trip would drop other than that one.
 //
+// So the difference is one-sided. When kcm says "match", the latest
+// revision, less that null, is byte for byte the patch of the live
+// template, which the apiserver served already defaulted and which 1.37's
+// typed round trip leaves as it is: upstream says "match" too. When kcm
+// says "no match", upstream may still say "match" — only for a revision
+// whose template differs from the live one by defaults or by what the
+// typed round trip drops — and kcm then creates a revision (and rolls the
+// pods) where kube-controller-manager would not.
+//
 // Why this is safe for revisions written by kube-controller-manager 1.37
 // (and by kcm): such a revision's data is byte for byte StatefulSetPatch
 // of the set it was made from, and StatefulSetPatch(ApplyRevision(set,

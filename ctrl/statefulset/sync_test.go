@@ -316,3 +316,42 @@ func TestNextAvailabilityCheckAfterTheStatusTime(t *testing.T) {
 		t.Fatalf("7s later: %v, %v; want the shortest delay", d, ok)
 	}
 }
+
+// Every write a sync makes for a set is recorded for the stale check
+// (upstream's WroteAt in the pod control's CreatePod, UpdatePod,
+// CreateClaim, UpdateClaim and the status updater): after the first sync
+// of a set with a claim template (revision, claim, pod, status written by
+// the real set control), the next sync waits for each of the pod, claim
+// and StatefulSet caches in turn.
+func TestSyncRecordsEveryWrite(t *testing.T) {
+	f := newCtlFixture(t)
+	f.realControl = true
+	set := ctlSet("web", 1)
+	set.Spec.VolumeClaimTemplates = []api.PersistentVolumeClaim{{ObjectMeta: api.ObjectMeta{Name: "data"},
+		Spec: api.PersistentVolumeClaimSpec{AccessModes: []api.PersistentVolumeAccessMode{"ReadWriteOnce"}}}}
+	f.sets = []*api.StatefulSet{set}
+	if _, err := f.sync("ns/web"); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"create persistentvolumeclaims ns/data-web-0", "create pods ns/web-0", "update statefulsets/status ns/web"} {
+		if len(resttest.Select(f.api.Actions(), want)) != 1 {
+			t.Fatalf("no %q in %q", want, resttest.Lines(f.api.Actions()))
+		}
+	}
+	const caughtUp = "1000000"
+	for _, behind := range []ctrl.GroupResource{podsResource, claimsResource, setsResource} {
+		f.podStore.Bookmark(caughtUp)
+		f.pvcStore.Bookmark(caughtUp)
+		f.setStore.Bookmark(caughtUp)
+		map[ctrl.GroupResource]func(string){podsResource: f.podStore.Bookmark, claimsResource: f.pvcStore.Bookmark,
+			setsResource: f.setStore.Bookmark}[behind]("1") // older than every write
+		var stale *ctrl.StaleError
+		if err := f.c.consistency.EnsureReady("ns/web"); !errors.As(err, &stale) || stale.GroupResource != behind {
+			t.Errorf("with only the %s cache behind: %v, want a StaleError for it", behind, err)
+		}
+	}
+	f.setStore.Bookmark(caughtUp)
+	if err := f.c.consistency.EnsureReady("ns/web"); err != nil {
+		t.Errorf("every cache caught up: %v", err)
+	}
+}

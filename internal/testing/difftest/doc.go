@@ -163,6 +163,65 @@
 // Service; the writes seen on a watch must be exactly that pod's
 // Endpoints update and the barrier's Endpoints.
 //
+// # The StatefulSet comparison
+//
+// TestStatefulSetMatchesKCM runs StatefulSetScenarios under kcm's
+// statefulset-controller and kube-controller-manager's, each with its
+// garbage collector (which deletes the claims the retention policy hands
+// to condemned pods), on clusters with kube-scheduler, one kwok node and
+// testenv's claim binder (StatefulSetClusterOptions): kwok makes a
+// scheduled pod Running and Ready and deletes a pod marked for deletion;
+// the claim binder binds every claim to a volume of its own, so that
+// kube-scheduler accepts pods with claims, and plays pvc-protection. The
+// scenarios: OrderedReady scale 0→3→5→1; Parallel scale 0→5→2; a rolling
+// update of 5 with partition 3, then 0; OnDelete (a template change rolls
+// nothing, a deleted pod comes back at the update revision); two
+// volumeClaimTemplates with whenScaled Delete, scaled 4→2; a claim
+// template with whenDeleted Delete, scaled 2→1, then the set deleted
+// (its claims go with it; these steps, the garbage collector's, are
+// compared as a set). After each
+// action a scenario waits until the set has settled (observed, the
+// revisions its status names seen, every pod Ready, none terminating);
+// SetWatch logs every step in between — a pod, claim or revision created
+// or deleted, a pod or claim relabelled or given other owners, a revision
+// renumbered, a pod turning Ready — ordered by resourceVersion across its
+// watches, and the steps of each phase are compared exactly, in order
+// for OrderedReady and as a set for Parallel (whose batches are
+// concurrent). The objects at the end (StatefulSets with their status,
+// pods, claims, ControllerRevisions) are compared as objects — revision
+// names and controller-revision-hash labels included, unnormalised: kcm
+// must compute kube-controller-manager's hashes — and the Events about
+// StatefulSets as sorted lines with their counts.
+//
+// Two things Kubernetes itself does in random order are evened out, not
+// allowed: a pod's claim volumes (updateStorage ranges over a Go map), by
+// sorting those volumes by name in place (normalizeStatefulSetPod), and
+// the order among one pod's claims of claim steps with one verb
+// (createPersistentVolumeClaims and UpdatePodClaimForRetentionPolicy range
+// over the same map; the garbage collector deletes a pod's claims
+// concurrently), by sorting each such run (sortClaimRuns); and whether a
+// new pod turns Ready (kwok) before or after the controller's next sync
+// gives its claims their owners, by putting those reowns first in each
+// run of such steps (readyAfterReowns). kwok's pod IPs
+// become "<ip:pod NAME>", container start times "<time>". There is no
+// deliberate difference (statefulSetAllowances is empty).
+// TestStatefulSetKCMAgreesWithItself runs the scenarios twice under
+// kube-controller-manager, requires no difference, and requires a swapped
+// pair of steps and a changed revision label to be reported.
+//
+// TestStatefulSetTakeoverFromKCM: kube-controller-manager builds 10
+// StatefulSets of 3 pods, each pod with a claim, and stops; the second
+// manager starts on the same cluster. A probe (every set's
+// revisionHistoryLimit 10→11, which bumps the generation and rolls
+// nothing) proves the second manager synced every set once its
+// observedGeneration is written; a barrier pod, claim and revision,
+// created then and seen on the watches, prove every earlier write has
+// been seen. No step but the barrier's may be logged in between: no pod,
+// claim or revision created, deleted, relabelled or given other owners.
+// Then every set's image changes, and the roll (per set, in order), the
+// objects and the Events are compared with the same run whose second
+// manager is kube-controller-manager again.
+//
 // # The takeover tests
 //
 // One manager rolls a Deployment out and stops; the other starts on the

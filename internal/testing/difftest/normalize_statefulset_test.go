@@ -69,6 +69,9 @@ func TestSortClaimRuns(t *testing.T) {
 		{"reown claim logs-web-2: [Pod/web-2]|reown claim data-web-2: [Pod/web-2]|reown claim logs-web-1: [Pod/web-1]|reown claim data-web-1: [Pod/web-1]",
 			"reown claim data-web-2: [Pod/web-2]|reown claim logs-web-2: [Pod/web-2]|reown claim data-web-1: [Pod/web-1]|reown claim logs-web-1: [Pod/web-1]"},
 		{"create pod web-1|create pod web-0", "create pod web-1|create pod web-0"},
+		{"create pod web-0|ready pod web-0|reown claim d-web-0: [StatefulSet/web]|create pod web-1",
+			"create pod web-0|reown claim d-web-0: [StatefulSet/web]|ready pod web-0|create pod web-1"},
+		{"ready pod web-0|create pod web-1|reown claim d-web-0: []", "ready pod web-0|create pod web-1|reown claim d-web-0: []"},
 	} {
 		lines := strings.Split(tc.in, "|")
 		sortClaimRuns(lines)

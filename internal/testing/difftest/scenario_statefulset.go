@@ -13,7 +13,8 @@ import (
 
 // StatefulSetScenarios are the scenarios TestStatefulSetMatchesKCM runs.
 func StatefulSetScenarios() []Scenario {
-	return []Scenario{OrderedScaleScenario(), ParallelScaleScenario(), PartitionScenario(), OnDeleteScenario(), ClaimRetentionScenario()}
+	return []Scenario{OrderedScaleScenario(), ParallelScaleScenario(), PartitionScenario(), OnDeleteScenario(),
+		ClaimRetentionScenario(), ClaimOwnerScenario()}
 }
 
 // noClaims: the scenario's set has no volumeClaimTemplates.
@@ -107,9 +108,9 @@ func OnDeleteScenario() Scenario {
 	})
 }
 
-// ClaimRetentionScenario makes a set of 3 with two volumeClaimTemplates
+// ClaimRetentionScenario makes a set of 4 with two volumeClaimTemplates
 // ("data" and "logs") and persistentVolumeClaimRetentionPolicy whenScaled
-// Delete, whenDeleted Retain, and scales it to 1. The rules: claims
+// Delete, whenDeleted Retain, and scales it to 2. The rules: claims
 // <template>-<set>-<ordinal> are created before their pod, with the set's
 // selector labels; with whenScaled Delete the controller makes each
 // condemned pod the owner of its claims before deleting it
@@ -117,17 +118,42 @@ func OnDeleteScenario() Scenario {
 // claims once the pod is gone; the claims of the remaining ordinal are
 // kept, with the owners Kubernetes gives them. Both sides run their
 // garbage collector. Two templates exercise the volume order that
-// normalizeStatefulSetPod evens out.
+// normalizeStatefulSetPod evens out (two pods are left to compare).
 func ClaimRetentionScenario() Scenario {
 	return statefulSetScenario("sts-claim-retention", true, func(ctx context.Context, d *setDriver) error {
-		set := withClaims(newStatefulSet(setName, 3, api.OrderedReadyPodManagement), "data", "logs")
+		set := withClaims(newStatefulSet(setName, 4, api.OrderedReadyPodManagement), "data", "logs")
 		set.Spec.PersistentVolumeClaimRetentionPolicy = &api.StatefulSetPersistentVolumeClaimRetentionPolicy{
 			WhenDeleted: api.RetainPersistentVolumeClaimRetentionPolicyType,
 			WhenScaled:  api.DeletePersistentVolumeClaimRetentionPolicyType,
 		}
-		if err := d.create(ctx, set, setGoal{3, 3, 6}); err != nil {
+		if err := d.create(ctx, set, setGoal{4, 4, 8}); err != nil {
 			return err
 		}
-		return d.patch(ctx, "scale to 1", setName, `{"spec":{"replicas":1}}`, setGoal{1, 1, 2})
+		return d.patch(ctx, "scale to 2", setName, `{"spec":{"replicas":2}}`, setGoal{2, 2, 4})
+	})
+}
+
+// ClaimOwnerScenario makes a set of 2 with a claim template and
+// persistentVolumeClaimRetentionPolicy whenDeleted Delete, whenScaled
+// Retain, scales it to 1, then deletes the set. The rules: with
+// whenDeleted Delete the controller makes the set an owner of every claim
+// (updateClaimOwnerRefForSetAndPod), so a claim of a scaled-away ordinal
+// stays (whenScaled Retain) but goes with the set; deleting the set
+// (background propagation) lets the garbage collector delete its pods and
+// all its claims.
+func ClaimOwnerScenario() Scenario {
+	return statefulSetScenario("sts-claim-owner", true, func(ctx context.Context, d *setDriver) error {
+		set := withClaims(newStatefulSet(setName, 2, api.OrderedReadyPodManagement), "data")
+		set.Spec.PersistentVolumeClaimRetentionPolicy = &api.StatefulSetPersistentVolumeClaimRetentionPolicy{
+			WhenDeleted: api.DeletePersistentVolumeClaimRetentionPolicyType,
+			WhenScaled:  api.RetainPersistentVolumeClaimRetentionPolicyType,
+		}
+		if err := d.create(ctx, set, setGoal{2, 2, 2}); err != nil {
+			return err
+		}
+		if err := d.patch(ctx, "scale to 1", setName, `{"spec":{"replicas":1}}`, setGoal{1, 1, 2}); err != nil {
+			return err
+		}
+		return d.deleteSet(ctx, "delete the set", setName)
 	})
 }

@@ -129,13 +129,14 @@ func (d *setDriver) settle(ctx context.Context, phase, name string, gen int64, g
 	if err != nil {
 		return err
 	}
-	d.recordSteps()
+	d.recordSteps(d.ordered)
 	return nil
 }
 
 // recordSteps records the steps logged since the last call in the
-// observer's States stream, after a line with their number.
-func (d *setDriver) recordSteps() {
+// observer's States stream, after a line with their number; in order
+// (but for the claim runs sortClaimRuns sorts), or sorted.
+func (d *setDriver) recordSteps(ordered bool) {
 	steps := d.watch.Steps()
 	lines := make([]string, len(steps))
 	for i, s := range steps {
@@ -146,7 +147,7 @@ func (d *setDriver) recordSteps() {
 	}
 	d.eventful -= d.userDeletes
 	d.userDeletes = 0
-	if d.ordered {
+	if ordered {
 		sortClaimRuns(lines)
 	} else {
 		sort.Strings(lines)
@@ -183,11 +184,35 @@ func sortClaimRuns(lines []string) {
 		sort.Strings(lines[i:j])
 		i = j
 	}
+	readyAfterReowns(lines)
+}
+
+// readyAfterReowns puts, in each run of consecutive "ready pod" and
+// "reown claim" steps, the reowns first (in their order) and the ready
+// steps after them. A pod turning Ready is kwok's doing, and the
+// controller's sync that gives a new pod's claims their owners is
+// answered to the pod's creation: which of the two lands first is timing,
+// not behaviour. Everything else stays where it is.
+func readyAfterReowns(lines []string) {
+	isReady := func(l string) bool { return strings.HasPrefix(l, "ready pod ") }
+	movable := func(l string) bool { return isReady(l) || strings.HasPrefix(l, "reown claim ") }
+	for i := 0; i < len(lines); {
+		j := i
+		for j < len(lines) && movable(lines[j]) {
+			j++
+		}
+		if j == i {
+			i++
+			continue
+		}
+		sort.SliceStable(lines[i:j], func(a, b int) bool { return !isReady(lines[i+a]) && isReady(lines[i+b]) })
+		i = j
+	}
 }
 
 // setReached reports whether set name is at generation gen or later and at
-// goal g: observed, its status counting exactly its pods, all of them
-// Ready and none terminating, g.updated of them at the update revision
+// goal g: observed, the revisions its status names seen, its status
+// counting exactly its pods, all of them Ready and none terminating, g.updated of them at the update revision
 // (and, when that is all of them under RollingUpdate, the update revision
 // current), and the claims as g says.
 func setReached(v SetView, name string, gen int64, g setGoal) bool {
@@ -197,6 +222,11 @@ func setReached(v SetView, name string, gen int64, g setGoal) bool {
 	}
 	st := s.Status
 	if st.Replicas != g.replicas || st.ReadyReplicas != g.replicas || st.AvailableReplicas != g.replicas || st.UpdatedReplicas != g.updated {
+		return false
+	}
+	// The revisions the status names are seen: they were created before
+	// the status was written, but on another watch.
+	if v.Revisions[st.UpdateRevision] == nil || v.Revisions[st.CurrentRevision] == nil {
 		return false
 	}
 	rolling := s.Spec.UpdateStrategy.Type != api.OnDeleteStatefulSetStrategyType
@@ -239,6 +269,40 @@ func (d *setDriver) deletePod(ctx context.Context, phase, name string) error {
 		return fmt.Errorf("%s: delete pod %s: %w", phase, name, err)
 	}
 	d.userDeletes++
+	return nil
+}
+
+// deleteSet deletes set name in a new phase (background propagation, the
+// API's default for apps/v1) and waits until the set, its pods and every
+// claim of the namespace are gone. The garbage collector deletes the pods
+// and the claims the set owns concurrently, so the phase's steps are
+// recorded sorted.
+func (d *setDriver) deleteSet(ctx context.Context, phase, name string) error {
+	d.env.Observer.SetPhase(phase)
+	var uid string
+	d.watch.Do(func(v SetView) {
+		if s := v.Sets[name]; s != nil {
+			uid = s.UID
+		}
+	})
+	if err := d.sets.Delete(ctx, name, rest.DeleteOptions{}); err != nil {
+		return fmt.Errorf("%s: delete StatefulSet %s: %w", phase, name, err)
+	}
+	err := d.watch.WaitFor(ctx, phase+": the set, its pods and the claims gone", func(v SetView) bool {
+		if v.Sets[name] != nil || len(v.Claims) > 0 {
+			return false
+		}
+		for _, p := range v.Pods {
+			if p.IsControlledBy(uid) {
+				return false
+			}
+		}
+		return true
+	})
+	if err != nil {
+		return err
+	}
+	d.recordSteps(false)
 	return nil
 }
 

@@ -62,7 +62,7 @@ func recordStatefulSets(ctx context.Context, t *testing.T, m Manager, scenarios 
 
 // TestStatefulSetMatchesKCM runs StatefulSetScenarios — OrderedReady scale
 // 0→3→5→1, Parallel scale 0→5→2, a rolling update with partition 3 then
-// 0, OnDelete, claim retention whenScaled Delete on scale-down — under
+// 0, OnDelete, claim retention whenScaled Delete on scale-down 4→2, a set owning its claims (whenDeleted Delete) scaled and deleted — under
 // kcm and under kube-controller-manager (statefulSetControllers on both
 // sides), each on a fresh cluster with a kwok node and the claim binder,
 // and requires the same objects at the end (StatefulSets with their
@@ -88,7 +88,7 @@ func TestStatefulSetMatchesKCM(t *testing.T) {
 // under kube-controller-manager and requires no difference: the evidence
 // that the normaliser and the step log remove or sort only what varies
 // between runs of the same controller. Then it tampers with a recording —
-// two steps swapped, a pod's revision label changed — and requires each
+// two pod creations swapped, a pod's revision label changed — and requires each
 // to be reported.
 func TestStatefulSetKCMAgreesWithItself(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 9*time.Minute)
@@ -108,13 +108,17 @@ func TestStatefulSetKCMAgreesWithItself(t *testing.T) {
 	orig := rb[sc.Name]
 	swapped := *orig
 	swapped.Timeline.States = append([]Step(nil), orig.Timeline.States...)
-	for i := 0; i+1 < len(swapped.Timeline.States); i++ {
-		s := swapped.Timeline.States
-		if strings.HasPrefix(s[i].State, "create pod") && strings.HasPrefix(s[i+1].State, "create pod") {
-			s[i], s[i+1] = s[i+1], s[i]
-			break
+	var creates []int
+	for i, s := range swapped.Timeline.States {
+		if strings.HasPrefix(s.State, "create pod") {
+			creates = append(creates, i)
 		}
 	}
+	if len(creates) < 2 {
+		t.Fatalf("%s recorded %d pod creations", sc.Name, len(creates))
+	}
+	s := swapped.Timeline.States
+	s[creates[0]].State, s[creates[1]].State = s[creates[1]].State, s[creates[0]].State
 	if d := Compare(sc, ra[sc.Name], &swapped, nil); len(d) == 0 {
 		t.Error("two pod creations swapped were not reported")
 	}

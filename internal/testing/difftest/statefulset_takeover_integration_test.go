@@ -283,8 +283,11 @@ func waitEvents(ctx context.Context, w *SetWatch, n int) {
 // them.
 func createBarrier(ctx context.Context, client *rest.Client, ns string) error {
 	labels := map[string]string{"barrier": "yes"}
+	// It asks for a node there is not, so it stays Pending: a pod turning
+	// Ready is a step, and kwok's timing must not add one.
 	pod := &api.Pod{ObjectMeta: api.ObjectMeta{Name: "zz-barrier", Labels: labels},
-		Spec: api.PodSpec{Containers: []api.Container{{Name: "c", Image: ImageV1}}}}
+		Spec: api.PodSpec{NodeSelector: map[string]string{testenv.LabelHostname: "no-such-node"},
+			Containers: []api.Container{{Name: "c", Image: ImageV1}}}}
 	if _, err := rest.NewResources(client, rest.Pods, decode.Typed[api.Pod]()).InNamespace(ns).Create(ctx, pod); err != nil {
 		return fmt.Errorf("barrier pod: %w", err)
 	}

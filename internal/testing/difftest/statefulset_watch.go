@@ -21,8 +21,10 @@ import (
 // the StatefulSet scenarios wait on, and a log of every step a StatefulSet
 // controller takes that shows on those objects: a pod, claim or revision
 // created or deleted, a pod relabelled, a claim's or pod's owners changed,
-// a revision renumbered. Status writes (a kubelet's, kwok's, the
-// controller's own status) are not steps.
+// a revision renumbered; and a pod turning Ready (kwok's doing), which is
+// what OrderedReady waits for, so that a controller that does not wait
+// shows. Other status writes (kwok's, the controller's own status) are
+// not steps.
 //
 // Each resource has its own watch, which delivers its events in the order
 // kube-apiserver committed them; across the watches the steps are put in
@@ -185,7 +187,13 @@ func (w *SetWatch) logPod(t rest.EventType, old, p *api.Pod, listed bool) {
 	rev := p.Labels[revisionHashLabel]
 	if old == nil || old.UID != p.UID {
 		w.addLocked(p.ResourceVersion, "create pod "+p.Name+" rev "+rev)
+		if api.IsPodReady(p) {
+			w.addLocked(p.ResourceVersion, "ready pod "+p.Name)
+		}
 		return
+	}
+	if !api.IsPodReady(old) && api.IsPodReady(p) {
+		w.addLocked(p.ResourceVersion, "ready pod "+p.Name)
 	}
 	if !maps.Equal(old.Labels, p.Labels) {
 		w.addLocked(p.ResourceVersion, "relabel pod "+p.Name+": "+renderLabels(p.Labels))
