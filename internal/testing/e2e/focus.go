@@ -48,7 +48,7 @@ var Groups = []Group{
 	{`\[sig-apps\] StatefulSet `, "statefulset-controller",
 		"canary and phased rolling updates with a partition (a deleted pod restored at its revision), maxUnavailable, OnDelete, " +
 			"start ordinals, minReadySeconds and availableReplicas, claim retention (WhenDeleted, WhenScaled, claims owned by " +
-			"another controller, adopted pods), a missing claim recreated, the scale subresource, list/patch/delete, status"},
+			"another controller, adopted pods), the scale subresource, list/patch/delete, status"},
 }
 
 // Exclusions are the specs of Groups that are not run: they test the
@@ -92,6 +92,11 @@ var Exclusions = []Exclusion{
 		"deletes pod-0, held by a finalizer, and waits for readyReplicas to drop to 2 (deletingPodForRollingUpdatePartitionTest): " +
 			"a kubelet stops a deleted pod's containers so the pod turns unready; kwok leaves a terminating pod Running and " +
 			"Ready, readyReplicas stays 3 and the wait times out after 10 minutes (seen under kube-controller-manager; both variants)"},
+	{`\[sig-apps\] StatefulSet Automatically recreate PVC for pending pod when PVC is missing `,
+		"deletes the pod, waits for status.currentReplicas 1 — already true, so the wait returns at once — and Gets the pod " +
+			"(statefulset.go:2055): a kubelet keeps a deleted pod terminating for its grace period, kwok removes it at once, " +
+			"so the Get finds a pod only if the controller recreated it within milliseconds. Flaky under both managers on " +
+			"kwok: 'pods \"ss-0\" not found' in 2 of 5 runs under kube-controller-manager and 3 of 5 under kcm (2026-12-06)"},
 	{`\[sig-apps\] StatefulSet Basic StatefulSet functionality \[StatefulSetBasic\] Should recreate evicted statefulset`,
 		"needs a kubelet that rejects the set's pod for a host port another pod on the node holds (phase Failed), which the " +
 			"controller must then replace; kwok admits every pod and makes it Running, so the spec waits 5 minutes for a " +

@@ -51,6 +51,7 @@ func TestFocusAndSkip(t *testing.T) {
 		{"[sig-apps] StatefulSet StatefulSet Recreate Update Strategy should recreate all pods when the update strategy is Recreate [FeatureGate:StatefulSetRecreateStrategy] [Alpha] [Feature:OffByDefault]", true, true},
 		{"[sig-apps] StatefulSet Basic StatefulSet functionality [StatefulSetBasic] should perform canary updates and phased rolling updates of template modifications for partiton1 and delete pod-0 with failing container", true, true},
 		{"[sig-apps] StatefulSet Basic StatefulSet functionality [StatefulSetBasic] should perform canary updates and phased rolling updates of template modifications for partiton1 and delete pod-0 without failing container", true, true},
+		{"[sig-apps] StatefulSet Automatically recreate PVC for pending pod when PVC is missing PVC should be recreated when pod is pending due to missing PVC [Disruptive] [Serial]", true, true},
 		{"[sig-apps] StatefulSetX is not a thing", false, false},
 		{"[sig-api-machinery] ResourceQuota should create a ResourceQuota and capture the life of a replica set. [Conformance]", false, false},
 	}
