@@ -68,8 +68,10 @@ bench:
 
 ## bench-manager: kcm beside kube-controller-manager as processes on real clusters (time to 1000 pods, memory and CPU
 ## to synced caches on 10k pods; with --benchmarks endpoints, 1000 Services x 10 pods on kwok nodes: last pod Ready to
-## last Endpoints/EndpointSlice write, writes per pod update in a rolling update, RSS and CPU); BENCH_MANAGER_ARGS
-## passes flags (go run ./cmd/kcm-bench --help), e.g. --runs 1, or --benchmarks endpoints --es-services 200.
+## last Endpoints/EndpointSlice write, writes per pod update in a rolling update, RSS and CPU; with --benchmarks
+## statefulsets, 100 StatefulSets x 3 replicas on kwok nodes: time to all Ready, a rollout of every set, RSS and CPU);
+## BENCH_MANAGER_ARGS passes flags (go run ./cmd/kcm-bench --help), e.g. --runs 1, or --benchmarks endpoints
+## --es-services 200, or --benchmarks statefulsets --sts-sets 10.
 BENCH_MANAGER_ARGS ?=
 bench-manager:
 	@mkdir -p bin && $(GO) build -o bin/kcm ./cmd/kcm
@@ -89,9 +91,10 @@ fmt:
 	gofmt -w $$(git ls-files '*.go')
 
 ## e2e: upstream's e2e specs of kcm's controllers (k8s.io/kubernetes test/e2e) under kube-controller-manager alone,
-## then under kcm, on test clusters with kube-scheduler and kwok nodes; writes docs/e2e/RESULTS.md. Not part of `make
-## test`: a first run builds the e2e binary (minutes), and each run takes tens of minutes. E2E_ARGS passes flags
-## (go run ./cmd/kcm-e2e --help).
+## then under kcm, on test clusters with kube-scheduler, kwok nodes and a claim binder with a default StorageClass;
+## writes docs/e2e/RESULTS.md. Not part of `make test`: a first run builds the e2e binary (minutes), and each run takes
+## tens of minutes. E2E_ARGS passes flags (go run ./cmd/kcm-e2e --help), e.g. one group:
+## E2E_ARGS="--focus '\[sig-apps\] StatefulSet ' --out docs/e2e/RESULTS-statefulset.md --workdir bin/e2e-sts".
 E2E_ARGS ?=
 e2e:
 	@mkdir -p bin && $(GO) build -o bin/kcm ./cmd/kcm

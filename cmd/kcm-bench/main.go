@@ -5,6 +5,7 @@
 //	make bench-manager          # builds bin/kcm, then runs this with the defaults
 //	go run ./cmd/kcm-bench --kcm bin/kcm --runs 1 --benchmarks scale
 //	make bench-manager BENCH_MANAGER_ARGS="--benchmarks endpoints --runs 1"   # 1000 Services × 10 pods
+//	make bench-manager BENCH_MANAGER_ARGS="--benchmarks statefulsets --runs 1" # 100 StatefulSets × 3 pods
 //
 // It prints a markdown report on stdout (and into --out), and progress on
 // stderr. It starts its own testenv clusters and needs nothing installed
@@ -36,7 +37,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	var (
 		cfg        managerbench.Config
-		benchmarks = fs.String("benchmarks", "scale,sync", "which benchmarks to run: scale (a Deployment of --scale-replicas), sync (a manager starting on a populated cluster), endpoints (the endpoint controllers: --es-services Services of --es-pods-per-service pods on kwok nodes, then a rolling update of one)")
+		benchmarks = fs.String("benchmarks", "scale,sync", "which benchmarks to run: scale (a Deployment of --scale-replicas), sync (a manager starting on a populated cluster), endpoints (the endpoint controllers: --es-services Services of --es-pods-per-service pods on kwok nodes, then a rolling update of one), statefulsets (the statefulset-controller: --sts-sets StatefulSets of --sts-replicas pods on kwok nodes until all Ready, then a rollout of every set)")
 		refs       = fs.String("references", "default", "extra kube-controller-manager configurations in the sync benchmark: default (\"*\"); empty for none")
 		out        = fs.String("out", "", "also write the markdown report to this file")
 		kubeArgs   = fs.String("kube-controller-manager-args", "", "extra flags, space-separated, for every kube-controller-manager measured, e.g. --kube-api-content-type=application/json")
@@ -53,6 +54,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&cfg.ESWorkload.PodsPerService, "es-pods-per-service", 10, "endpoints benchmark: pods per Service")
 	fs.Float64Var(&cfg.ESWorkload.Rate, "es-create-rate", 0, "endpoints benchmark: Services (with their pods) created per second; 0: as fast as 32 concurrent requests go")
 	fs.BoolVar(&cfg.ESSameReference, "es-same-controllers-reference", true, "endpoints benchmark: when kcm lacks some of the endpoint controllers, also run kube-controller-manager with exactly kcm's (the like-for-like memory comparison)")
+	fs.IntVar(&cfg.STSWorkload.Sets, "sts-sets", 100, "statefulsets benchmark: StatefulSets")
+	fs.IntVar(&cfg.STSWorkload.Replicas, "sts-replicas", 3, "statefulsets benchmark: replicas per StatefulSet")
+	fs.BoolVar(&cfg.STSWorkload.Parallel, "sts-parallel", false, "statefulsets benchmark: podManagementPolicy Parallel instead of OrderedReady")
+	fs.Float64Var(&cfg.STSWorkload.Rate, "sts-create-rate", 0, "statefulsets benchmark: StatefulSets created per second; 0: as fast as 32 concurrent requests go")
+	stsManagers := fs.String("sts-managers", "kcm,kube-controller-manager", "statefulsets benchmark: the managers measured (kcm, kube-controller-manager)")
 	fs.IntVar(&cfg.QPS, "kube-api-qps", 20, "--kube-api-qps given to both managers")
 	fs.IntVar(&cfg.Burst, "kube-api-burst", 30, "--kube-api-burst given to both managers")
 	fs.DurationVar(&cfg.Settle, "settle", 15*time.Second, "sync benchmark: how long a manager runs after the probe pod before the last sample")
@@ -71,14 +77,30 @@ func run(args []string, stdout, stderr io.Writer) int {
 			cfg.Sync = true
 		case "endpoints":
 			cfg.Endpoints = true
+		case "statefulsets":
+			cfg.StatefulSets = true
 		default:
-			fmt.Fprintf(stderr, "kcm-bench: unknown benchmark %q (want scale, sync or endpoints)\n", b)
+			fmt.Fprintf(stderr, "kcm-bench: unknown benchmark %q (want scale, sync, endpoints or statefulsets)\n", b)
 			return 2
 		}
 	}
 	if cfg.Endpoints && (cfg.ESWorkload.Services < 1 || cfg.ESWorkload.PodsPerService < 1 || cfg.ESWorkload.Rate < 0) {
 		fmt.Fprintf(stderr, "kcm-bench: --es-services and --es-pods-per-service must be at least 1, --es-create-rate not negative\n")
 		return 2
+	}
+	if cfg.StatefulSets && (cfg.STSWorkload.Sets < 1 || cfg.STSWorkload.Replicas < 1 || cfg.STSWorkload.Rate < 0) {
+		fmt.Fprintf(stderr, "kcm-bench: --sts-sets and --sts-replicas must be at least 1, --sts-create-rate not negative\n")
+		return 2
+	}
+	for _, m := range strings.Split(*stsManagers, ",") {
+		switch m = strings.TrimSpace(m); m {
+		case "":
+		case "kcm", "kube-controller-manager":
+			cfg.STSManagers = append(cfg.STSManagers, m)
+		default:
+			fmt.Fprintf(stderr, "kcm-bench: unknown manager %q in --sts-managers (want kcm or kube-controller-manager)\n", m)
+			return 2
+		}
 	}
 	for _, r := range strings.Split(*refs, ",") {
 		if r = strings.TrimSpace(r); r != "" {
@@ -103,7 +125,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	rep, err := managerbench.Run(ctx, cfg)
-	if rep != nil && (len(rep.Scale) > 0 || len(rep.Sync) > 0 || len(rep.Endpoints) > 0 || err == nil) {
+	if rep != nil && (len(rep.Scale) > 0 || len(rep.Sync) > 0 || len(rep.Endpoints) > 0 || len(rep.StatefulSets) > 0 || err == nil) {
 		md := rep.Markdown()
 		fmt.Fprint(stdout, md)
 		if *out != "" {

@@ -24,6 +24,11 @@ func TestBadCommandLines(t *testing.T) {
 		{[]string{"--benchmarks", "endpoints", "--es-pods-per-service", "-1"}, 2, "must be at least 1"},
 		{[]string{"--es-services", "many"}, 2, "invalid value"},
 		{[]string{"--benchmarks", "endpoints", "--es-create-rate", "-1"}, 2, "--es-create-rate not negative"},
+		{[]string{"--benchmarks", "statefulsets", "--sts-sets", "0"}, 2, "--sts-sets and --sts-replicas must be at least 1"},
+		{[]string{"--benchmarks", "statefulsets", "--sts-replicas", "-3"}, 2, "--sts-sets and --sts-replicas must be at least 1"},
+		{[]string{"--benchmarks", "statefulsets", "--sts-create-rate", "-1"}, 2, "--sts-create-rate not negative"},
+		{[]string{"--benchmarks", "statefulsets", "--sts-managers", "kcm,kubelet"}, 2, `unknown manager "kubelet"`},
+		{[]string{"--help"}, 0, "-sts-replicas"},
 		{[]string{"--help"}, 0, "-kube-controller-manager-args"},
 	}
 	for _, tt := range tests {
@@ -37,5 +42,5 @@ func TestBadCommandLines(t *testing.T) {
 // An unknown benchmark name is named in the error.
 func Example_unknownBenchmark() {
 	run([]string{"--benchmarks", "speed"}, os.Stdout, os.Stdout)
-	// Output: kcm-bench: unknown benchmark "speed" (want scale, sync or endpoints)
+	// Output: kcm-bench: unknown benchmark "speed" (want scale, sync, endpoints or statefulsets)
 }

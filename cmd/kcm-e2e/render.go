@@ -51,8 +51,9 @@ func render(cfg e2e.Config, nodes int) (e2e.Page, error) {
 		About: append(selection(cfg),
 			fmt.Sprintf("The specs: k8s.io/kubernetes %s test/e2e, suites %s, built as one test binary (testenv).",
 				testenv.KubernetesVersion, strings.Join(testenv.E2ESuites, ", ")),
-			fmt.Sprintf("The cluster, fresh for each run: etcd %s, kube-apiserver, kube-scheduler and kube-controller-manager %s, %d kwok %s nodes (one per zone).",
-				testenv.EtcdVersion, testenv.KubernetesVersion, nodes, testenv.KwokVersion),
+			fmt.Sprintf("The cluster, fresh for each run: etcd %s, kube-apiserver, kube-scheduler and kube-controller-manager %s, %d kwok %s nodes (one per zone), "+
+				"testenv's claim binder (binds every PersistentVolumeClaim to a volume of its own) and a default StorageClass %q.",
+				testenv.EtcdVersion, testenv.KubernetesVersion, nodes, testenv.KwokVersion, e2e.DefaultStorageClass),
 			fmt.Sprintf("kcm commit %s; runs began %s and %s; machine: %s.", commits,
 				kube.Began.UTC().Format("2006-01-02 15:04 MST"), kcm.Began.UTC().Format("2006-01-02 15:04 MST"), kcm.Machine),
 		),

@@ -11,7 +11,8 @@
 // through cmd/kcm-e2e:
 //
 //	kcm-e2e ─▶ for each Mode, a fresh testenv.Cluster:
-//	             etcd, kube-apiserver, kube-scheduler, kwok nodes (fake kubelets)
+//	             etcd, kube-apiserver, kube-scheduler, kwok nodes (fake kubelets),
+//	             the claim binder (a fake volume binder) and DefaultStorageClass
 //	             KubeOnly: kube-controller-manager --controllers=*
 //	             WithKCM:  kcm (its controllers) + kube-controller-manager --controllers=*,-<each of kcm's>
 //	          ─▶ e2e.test (testenv.EnsureE2E) --ginkgo.focus=Focus(Groups) --ginkgo.json-report
@@ -21,11 +22,15 @@
 //
 // Groups selects the Describe blocks about kcm's controllers (Deployment,
 // ReplicaSet, Garbage collector, Namespaces, OrderedNamespaceDeletion,
-// ServiceAccounts, and sig-network's EndpointsController, Endpoints,
-// EndpointSlice and EndpointSliceMirroring); Exclusions leaves out, with
-// the reason, the few specs of those blocks that test the kubelet through
-// a container's files or output, or kube-proxy by connecting through a
-// Service. A group whose controller kcm does not have yet runs under
+// ServiceAccounts, sig-network's EndpointsController, Endpoints,
+// EndpointSlice and EndpointSliceMirroring, and StatefulSet); Exclusions
+// leaves out, with the reason, the specs of those blocks that test the
+// kubelet through a container's files, output, probes or admission, or
+// kube-proxy by connecting through a Service, and an alpha feature that
+// is off. The StatefulSet specs that make claims skip unless the cluster
+// has a default StorageClass, and their pods start only once the claims
+// are bound: every run's cluster has DefaultStorageClass and testenv's
+// claim binder. A group whose controller kcm does not have yet runs under
 // kube-controller-manager in both modes (the kcm mode disables in
 // kube-controller-manager only the controllers kcm runs). The e2e framework waits in every test namespace for the
 // "default" ServiceAccount and the "kube-root-ca.crt" ConfigMap; the

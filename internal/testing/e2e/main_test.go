@@ -1,9 +1,12 @@
 package e2e
 
 import (
+	"os"
 	"testing"
 
-	"go.uber.org/goleak"
+	"github.com/kcmlab/kcm/testenv"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+// TestMain runs the tests, stops the shared test cluster if one started,
+// and checks for leaked goroutines.
+func TestMain(m *testing.M) { os.Exit(testenv.Main(m)) }

@@ -94,8 +94,8 @@ const kcmSyncedLine = "caches synced; starting controllers"
 // e2eStopGrace is how long the e2e binary and kcm get after SIGTERM.
 const e2eStopGrace = 30 * time.Second
 
-// RunMode starts a fresh cluster with kube-scheduler and cfg.Nodes, the
-// controller managers of mode m, and runs the e2e binary against it. The
+// RunMode starts a fresh cluster with kube-scheduler, cfg.Nodes, the
+// claim binder and DefaultStorageClass, the controller managers of mode m, and runs the e2e binary against it. The
 // failures of specs are in the report, not in the error: an error means
 // the run itself did not happen or did not finish (the cluster or a
 // manager did not start, kcm exited, the e2e binary wrote no report).
@@ -115,11 +115,15 @@ func RunMode(ctx context.Context, cfg Config, m Mode) (res Result, err error) {
 			return res, err
 		}
 	}
-	cl, err := testenv.Start(ctx, testenv.Options{Logger: cfg.Log, Progress: cfg.Progress, Scheduler: true, Nodes: cfg.Nodes})
+	cl, err := testenv.Start(ctx, testenv.Options{Logger: cfg.Log, Progress: cfg.Progress, Scheduler: true, Nodes: cfg.Nodes,
+		ClaimBinder: true})
 	if err != nil {
 		return res, err
 	}
 	defer cl.Stop()
+	if err := createDefaultStorageClass(ctx, cl.Config()); err != nil {
+		return res, err
+	}
 
 	kubeList := kubeControllers(m, cfg.Controllers)
 	res.Managers = "kube-controller-manager --controllers=" + strings.Join(kubeList, ",")

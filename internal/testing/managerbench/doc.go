@@ -67,6 +67,25 @@
 // the end. A manager without an endpointslice-controller gets no slice
 // numbers: its cells say "kcm: no endpointslice-controller".
 //
+// StatefulSets (issue 30: "100 StatefulSets × 3 replicas on kwok nodes —
+// time to all Ready and the manager's RSS and CPU"): each run gives each
+// manager a fresh cluster of its own with kwok nodes in three zones and
+// runs it with the statefulset-controller alone. No scheduler runs: each
+// set's template names its node (the sets round-robin over the nodes),
+// and kwok makes the pods Running and Ready. A probe set of one replica,
+// created before the start, shows the manager working; then the harness
+// creates the sets (OrderedReady by default, --sts-parallel for
+// Parallel) and its watches of pods, StatefulSets and ControllerRevisions
+// (stsTracker) give the moment the last pod turned Ready and the moment
+// every set's status, written for its generation, said all its replicas
+// ready with all its pods Ready. Then every set's image is changed and
+// the harness times the rollout to the moment every set reports the new
+// revision current on all replicas. It counts pod creates and deletes,
+// status writes (StatefulSet events at an unchanged generation) and
+// ControllerRevisions, and samples memory and CPU at the probe, after
+// the fill and at the end. --sts-managers runs one manager alone (a kcm
+// without a statefulset-controller is refused).
+//
 // # The same criterion for "synced"
 //
 // The managers signal sync differently: kcm logs "caches synced; starting
@@ -95,7 +114,7 @@
 // # Pure parts
 //
 // ParseStatus, ParseStat, ParseLoadAvg, Summarize, Table, LineWatcher,
-// KnownControllers, the endpoints benchmark's tracker (fed events by
-// hand) and its report are pure and unit-tested; the rest needs a cluster
-// and is exercised by running it.
+// KnownControllers, the endpoints and StatefulSet benchmarks' trackers
+// (fed events by hand) and their reports are pure and unit-tested; the
+// rest needs a cluster and is exercised by running it.
 package managerbench

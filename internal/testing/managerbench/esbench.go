@@ -69,16 +69,25 @@ func lag(lastWrite, lastReady time.Duration) (time.Duration, bool) {
 // kcmControllers is the endpoint controllers the kcm binary has, read
 // from its --help.
 func kcmControllers(ctx context.Context, bin string) ([]string, error) {
+	all, err := kcmControllerList(ctx, bin)
+	if err != nil {
+		return nil, err
+	}
+	has := intersect(EndpointControllers, all)
+	if !contains(has, EndpointsController) {
+		return nil, fmt.Errorf("managerbench: %s has no %s (its --help lists %q)", bin, EndpointsController, all)
+	}
+	return has, nil
+}
+
+// kcmControllerList is every controller the kcm binary has, read from its
+// --help.
+func kcmControllerList(ctx context.Context, bin string) ([]string, error) {
 	out, err := exec.CommandContext(ctx, bin, "--help").CombinedOutput()
 	if err != nil {
 		return nil, fmt.Errorf("managerbench: %s --help: %w", bin, err)
 	}
-	has := intersect(EndpointControllers, KnownControllers(string(out)))
-	if !contains(has, EndpointsController) {
-		return nil, fmt.Errorf("managerbench: %s has no %s (its --help lists %q)", bin, EndpointsController,
-			KnownControllers(string(out)))
-	}
-	return has, nil
+	return KnownControllers(string(out)), nil
 }
 
 // runEndpoints measures manager m on a fresh cluster of its own.

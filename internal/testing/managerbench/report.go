@@ -23,6 +23,8 @@ type Report struct {
 	Sync      []SyncResult
 	SyncLoad  [2]LoadAvg // before and after the sync benchmark (population included)
 	Endpoints []EndpointsResult
+	// StatefulSets are the StatefulSet benchmark's runs.
+	StatefulSets []StatefulSetsResult
 }
 
 // MiB is a byte count in mebibytes.
@@ -49,6 +51,9 @@ func (r *Report) Markdown() string {
 	}
 	if len(r.Endpoints) > 0 {
 		b.WriteString(r.endpointsMarkdown())
+	}
+	if len(r.StatefulSets) > 0 {
+		b.WriteString(r.statefulSetsMarkdown())
 	}
 	fmt.Fprintf(&b, "\nLogs of every process: %s\n", r.WorkDir)
 	return b.String()

@@ -52,14 +52,19 @@ type Config struct {
 	// kube-controller-manager with exactly kcm's controllers when kcm lacks
 	// some of EndpointControllers: the like-for-like memory comparison.
 	ESSameReference bool
-	References      []Reference    // extra kube-controller-manager configurations in the sync benchmark
-	Population      Population     // the sync benchmark's workload
-	Replicas        int            // the scale benchmark's Deployment
-	QPS, Burst      int            // the managers' client rate in both benchmarks
-	Settle          time.Duration  // how long a manager runs after the probe before the last sample
-	Timeout         time.Duration  // bound on each wait for a manager
-	Log             zerolog.Logger // progress
-	Progress        io.Writer      // build progress of testenv (nil: stderr)
+	StatefulSets    bool        // run the StatefulSet benchmark
+	STSWorkload     STSWorkload // the StatefulSet benchmark's workload
+	// STSManagers are the managers of the StatefulSet benchmark, by label
+	// ("kcm", "kube-controller-manager"); empty means both.
+	STSManagers []string
+	References  []Reference    // extra kube-controller-manager configurations in the sync benchmark
+	Population  Population     // the sync benchmark's workload
+	Replicas    int            // the scale benchmark's Deployment
+	QPS, Burst  int            // the managers' client rate in both benchmarks
+	Settle      time.Duration  // how long a manager runs after the probe before the last sample
+	Timeout     time.Duration  // bound on each wait for a manager
+	Log         zerolog.Logger // progress
+	Progress    io.Writer      // build progress of testenv (nil: stderr)
 }
 
 // bench is the state of a run: the configuration and the cluster of the
@@ -172,9 +177,72 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 			return rep, err
 		}
 	}
+	if cfg.StatefulSets {
+		if err := b.runStatefulSetsAll(ctx, cfg, kcm, kube, rep); err != nil {
+			return rep, err
+		}
+	}
 	rep.Machine.LoadAfter, _ = ReadLoadAvg()
 	rep.Took = time.Since(rep.Began)
 	return rep, nil
+}
+
+// runStatefulSetsAll runs the StatefulSet benchmark: each run, each
+// manager of cfg.STSManagers with the statefulset-controller alone on a
+// cluster of its own.
+func (b *bench) runStatefulSetsAll(ctx context.Context, cfg Config, kcm, kube Manager, rep *Report) error {
+	kcm.Controllers, kube.Controllers = []string{StatefulSetController}, []string{StatefulSetController}
+	managers, err := pickManagers([]Manager{kcm, kube}, cfg.STSManagers)
+	if err != nil {
+		return err
+	}
+	for _, m := range managers {
+		if m.Kind == KCM {
+			if err := kcmHas(ctx, m.Binary, StatefulSetController); err != nil {
+				return err
+			}
+		}
+	}
+	for run := range cfg.Runs {
+		for _, m := range order(managers, run) {
+			cfg.Log.Info().Str("manager", m.Label).Int("run", run+1).Int("sets", cfg.STSWorkload.Sets).
+				Int("replicas", cfg.STSWorkload.Replicas).Msg("statefulset benchmark")
+			r, err := b.runStatefulSets(ctx, cfg, m, run+1)
+			if err != nil {
+				return err
+			}
+			cfg.Log.Info().Str("manager", m.Label).Stringer("all ready", r.Converged).Stringer("rolled", r.Rolled).
+				Int64("rss MiB", r.AtEnd.RSS>>20).Msg("statefulset run done")
+			rep.StatefulSets = append(rep.StatefulSets, r)
+		}
+	}
+	return nil
+}
+
+// pickManagers is the managers of ms whose labels are in labels, in ms's
+// order; all of ms when labels is empty.
+func pickManagers(ms []Manager, labels []string) ([]Manager, error) {
+	if len(labels) == 0 {
+		return ms, nil
+	}
+	var out []Manager
+	for _, l := range labels {
+		found := false
+		for _, m := range ms {
+			if m.Label == l {
+				found = true
+			}
+		}
+		if !found {
+			return nil, fmt.Errorf("managerbench: unknown manager %q", l)
+		}
+	}
+	for _, m := range ms {
+		if contains(labels, m.Label) {
+			out = append(out, m)
+		}
+	}
+	return out, nil
 }
 
 // runEndpointsAll runs the endpoints benchmark: each run, each manager
