@@ -45,6 +45,14 @@ var Groups = []Group{
 		"EndpointSlices (and Endpoints) created for a Service's pods and deleted with them, the managed-by and service-name labels, the EndpointSlice API operations"},
 	{`\[sig-network\] EndpointSliceMirroring `, "endpointslice-mirroring-controller",
 		"a selector-less Service's custom Endpoints mirrored into EndpointSlices through create, update and delete"},
+	{`\[sig-node\] NoExecuteTaintManager (Single Pod|Multiple Pods) `, "taint-eviction-controller",
+		"pods on a node with a NoExecute taint deleted at once without a toleration, after their tolerationSeconds with one, " +
+			"never with an unbounded one, the eviction cancelled when the taint goes, the DisruptionTarget condition"},
+	{`\[sig-node\] Pod garbage collector `, "pod-garbage-collector-controller",
+		"1000 terminated pods collected down to --terminated-pod-gc-threshold (100, set on both managers as upstream's test clusters do)"},
+	{`\[sig-node\] Node Lifecycle `, "node-lifecycle-controller",
+		"a node created, read, patched, updated and deleted through the API while the controller watches it (a new node without " +
+			"a Lease is within its startup grace period and must not be tainted or changed under the spec)"},
 }
 
 // Exclusions are the specs of Groups that are not run: they test the

@@ -36,6 +36,13 @@ func TestFocusAndSkip(t *testing.T) {
 		{"[sig-apps] ReplicationController should serve a basic image on each replica with a public image [Conformance]", false, false},
 		{"[sig-apps] DeploymentConfig is not a thing", false, false},
 		{"[sig-apps] StatefulSet Basic StatefulSet functionality [StatefulSetBasic] should have a working scale subresource [Conformance]", false, false},
+		{"[sig-node] NoExecuteTaintManager Single Pod [Serial] evicts pods from tainted nodes", true, false},
+		{"[sig-node] NoExecuteTaintManager Single Pod [Serial] removing taint cancels eviction [Disruptive] [Conformance]", true, false},
+		{"[sig-node] NoExecuteTaintManager Multiple Pods [Serial] evicts pods with minTolerationSeconds [Disruptive] [Conformance]", true, false},
+		{"[sig-node] Pod garbage collector [Feature:PodGarbageCollector] [Slow] should handle the creation of 1000 pods", true, false},
+		{"[sig-node] Node Lifecycle should run through the lifecycle of a node [Conformance]", true, false},
+		{"[sig-node] NoExecuteTaintManagerX is not a thing", false, false},
+		{"[sig-node] Pods should be submitted and removed [NodeConformance] [Conformance]", false, false},
 		{"[sig-api-machinery] ResourceQuota should create a ResourceQuota and capture the life of a replica set. [Conformance]", false, false},
 	}
 	for _, tt := range tests {
