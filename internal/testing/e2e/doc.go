@@ -22,7 +22,9 @@
 // Groups selects the Describe blocks about kcm's controllers (Deployment,
 // ReplicaSet, Garbage collector, Namespaces, OrderedNamespaceDeletion,
 // ServiceAccounts, and sig-network's EndpointsController, Endpoints,
-// EndpointSlice and EndpointSliceMirroring); Exclusions leaves out, with
+// EndpointSlice and EndpointSliceMirroring, and sig-node's
+// NoExecuteTaintManager, Pod garbage collector and Node Lifecycle, with
+// --terminated-pod-gc-threshold=100 on both managers); Exclusions leaves out, with
 // the reason, the few specs of those blocks that test the kubelet through
 // a container's files or output, or kube-proxy by connecting through a
 // Service. A group whose controller kcm does not have yet runs under
