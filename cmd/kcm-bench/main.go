@@ -5,6 +5,7 @@
 //	make bench-manager          # builds bin/kcm, then runs this with the defaults
 //	go run ./cmd/kcm-bench --kcm bin/kcm --runs 1 --benchmarks scale
 //	make bench-manager BENCH_MANAGER_ARGS="--benchmarks endpoints --runs 1"   # 1000 Services × 10 pods
+//	go run ./cmd/kcm-bench --benchmarks nodes --runs 1 --nl-nodes 10 --nl-pods 300 --nl-silent 2
 //
 // It prints a markdown report on stdout (and into --out), and progress on
 // stderr. It starts its own testenv clusters and needs nothing installed
@@ -36,7 +37,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	var (
 		cfg        managerbench.Config
-		benchmarks = fs.String("benchmarks", "scale,sync", "which benchmarks to run: scale (a Deployment of --scale-replicas), sync (a manager starting on a populated cluster), endpoints (the endpoint controllers: --es-services Services of --es-pods-per-service pods on kwok nodes, then a rolling update of one)")
+		benchmarks = fs.String("benchmarks", "scale,sync", "which benchmarks to run: scale (a Deployment of --scale-replicas), sync (a manager starting on a populated cluster), endpoints (the endpoint controllers: --es-services Services of --es-pods-per-service pods on kwok nodes, then a rolling update of one), nodes (node-lifecycle and taint-eviction controllers: --nl-silent of --nl-nodes kwok nodes with --nl-pods pods stop heartbeating)")
 		refs       = fs.String("references", "default", "extra kube-controller-manager configurations in the sync benchmark: default (\"*\"); empty for none")
 		out        = fs.String("out", "", "also write the markdown report to this file")
 		kubeArgs   = fs.String("kube-controller-manager-args", "", "extra flags, space-separated, for every kube-controller-manager measured, e.g. --kube-api-content-type=application/json")
@@ -53,6 +54,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&cfg.ESWorkload.PodsPerService, "es-pods-per-service", 10, "endpoints benchmark: pods per Service")
 	fs.Float64Var(&cfg.ESWorkload.Rate, "es-create-rate", 0, "endpoints benchmark: Services (with their pods) created per second; 0: as fast as 32 concurrent requests go")
 	fs.BoolVar(&cfg.ESSameReference, "es-same-controllers-reference", true, "endpoints benchmark: when kcm lacks some of the endpoint controllers, also run kube-controller-manager with exactly kcm's (the like-for-like memory comparison)")
+	fs.IntVar(&cfg.NLWorkload.Nodes, "nl-nodes", 100, "nodes benchmark: kwok nodes (zones a, b, c in turn)")
+	fs.IntVar(&cfg.NLWorkload.Pods, "nl-pods", 3000, "nodes benchmark: pods, spread round-robin over the nodes")
+	fs.IntVar(&cfg.NLWorkload.Silent, "nl-silent", 10, "nodes benchmark: nodes that stop heartbeating, spread over the nodes")
+	fs.DurationVar(&cfg.NLWorkload.Grace, "nl-grace", 20*time.Second, "nodes benchmark: --node-monitor-grace-period given to both managers")
+	fs.DurationVar(&cfg.NLWorkload.Monitor, "nl-monitor", 30*time.Second, "nodes benchmark: how long a manager watches the healthy cluster (CPU healthy) before the outage")
 	fs.IntVar(&cfg.QPS, "kube-api-qps", 20, "--kube-api-qps given to both managers")
 	fs.IntVar(&cfg.Burst, "kube-api-burst", 30, "--kube-api-burst given to both managers")
 	fs.DurationVar(&cfg.Settle, "settle", 15*time.Second, "sync benchmark: how long a manager runs after the probe pod before the last sample")
@@ -71,14 +77,22 @@ func run(args []string, stdout, stderr io.Writer) int {
 			cfg.Sync = true
 		case "endpoints":
 			cfg.Endpoints = true
+		case "nodes":
+			cfg.Nodes = true
 		default:
-			fmt.Fprintf(stderr, "kcm-bench: unknown benchmark %q (want scale, sync or endpoints)\n", b)
+			fmt.Fprintf(stderr, "kcm-bench: unknown benchmark %q (want scale, sync, endpoints or nodes)\n", b)
 			return 2
 		}
 	}
 	if cfg.Endpoints && (cfg.ESWorkload.Services < 1 || cfg.ESWorkload.PodsPerService < 1 || cfg.ESWorkload.Rate < 0) {
 		fmt.Fprintf(stderr, "kcm-bench: --es-services and --es-pods-per-service must be at least 1, --es-create-rate not negative\n")
 		return 2
+	}
+	if cfg.Nodes {
+		if err := cfg.NLWorkload.Validate(); err != nil {
+			fmt.Fprintf(stderr, "kcm-bench: %v\n", err)
+			return 2
+		}
 	}
 	for _, r := range strings.Split(*refs, ",") {
 		if r = strings.TrimSpace(r); r != "" {
@@ -103,7 +117,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	rep, err := managerbench.Run(ctx, cfg)
-	if rep != nil && (len(rep.Scale) > 0 || len(rep.Sync) > 0 || len(rep.Endpoints) > 0 || err == nil) {
+	if rep != nil && (len(rep.Scale) > 0 || len(rep.Sync) > 0 || len(rep.Endpoints) > 0 || len(rep.Nodes) > 0 || err == nil) {
 		md := rep.Markdown()
 		fmt.Fprint(stdout, md)
 		if *out != "" {

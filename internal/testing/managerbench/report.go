@@ -23,6 +23,7 @@ type Report struct {
 	Sync      []SyncResult
 	SyncLoad  [2]LoadAvg // before and after the sync benchmark (population included)
 	Endpoints []EndpointsResult
+	Nodes     []NodesResult
 }
 
 // MiB is a byte count in mebibytes.
@@ -49,6 +50,9 @@ func (r *Report) Markdown() string {
 	}
 	if len(r.Endpoints) > 0 {
 		b.WriteString(r.endpointsMarkdown())
+	}
+	if len(r.Nodes) > 0 {
+		b.WriteString(r.nodesMarkdown())
 	}
 	fmt.Fprintf(&b, "\nLogs of every process: %s\n", r.WorkDir)
 	return b.String()
