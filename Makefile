@@ -68,7 +68,9 @@ bench:
 
 ## bench-manager: kcm beside kube-controller-manager as processes on real clusters (time to 1000 pods, memory and CPU
 ## to synced caches on 10k pods; with --benchmarks endpoints, 1000 Services x 10 pods on kwok nodes: last pod Ready to
-## last Endpoints/EndpointSlice write, writes per pod update in a rolling update, RSS and CPU); BENCH_MANAGER_ARGS
+## last Endpoints/EndpointSlice write, writes per pod update in a rolling update, RSS and CPU; with --benchmarks nodes,
+## 100 kwok nodes with 3000 pods of which 10 nodes stop heartbeating: time to their NoExecute taints and pods
+## Ready=False, RSS and CPU while monitoring); BENCH_MANAGER_ARGS
 ## passes flags (go run ./cmd/kcm-bench --help), e.g. --runs 1, or --benchmarks endpoints --es-services 200.
 BENCH_MANAGER_ARGS ?=
 bench-manager:
