@@ -69,9 +69,10 @@ bench:
 ## bench-manager: kcm beside kube-controller-manager as processes on real clusters (time to 1000 pods, memory and CPU
 ## to synced caches on 10k pods; with --benchmarks endpoints, 1000 Services x 10 pods on kwok nodes: last pod Ready to
 ## last Endpoints/EndpointSlice write, writes per pod update in a rolling update, RSS and CPU; with --benchmarks
-## statefulsets, 100 StatefulSets x 3 replicas on kwok nodes: time to all Ready, a rollout of every set, RSS and CPU);
-## BENCH_MANAGER_ARGS passes flags (go run ./cmd/kcm-bench --help), e.g. --runs 1, or --benchmarks endpoints
-## --es-services 200, or --benchmarks statefulsets --sts-sets 10.
+## statefulsets, 100 StatefulSets x 3 replicas on kwok nodes: time to all Ready, a rollout of every set, RSS and CPU;
+## with --benchmarks nodes, 100 kwok nodes with 3000 pods of which 10 nodes stop heartbeating: time to their NoExecute
+## taints and pods Ready=False, RSS and CPU while monitoring); BENCH_MANAGER_ARGS passes flags (go run ./cmd/kcm-bench
+## --help), e.g. --runs 1, or --benchmarks endpoints --es-services 200, or --benchmarks statefulsets --sts-sets 10.
 BENCH_MANAGER_ARGS ?=
 bench-manager:
 	@mkdir -p bin && $(GO) build -o bin/kcm ./cmd/kcm

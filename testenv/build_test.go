@@ -202,7 +202,7 @@ func TestE2ERecipe(t *testing.T) {
 			t.Errorf("the compile step lacks %s", pkg)
 		}
 	}
-	for _, s := range []string{"apps", "apimachinery", "auth", "network"} {
+	for _, s := range []string{"apps", "apimachinery", "auth", "network", "node"} {
 		if !strings.Contains(src, "\"k8s.io/kubernetes/test/e2e/"+s+"\"") {
 			t.Errorf("the e2e binary lacks the %s suite", s)
 		}

@@ -15,10 +15,11 @@ import (
 // E2ESuites are the packages of k8s.io/kubernetes/test/e2e whose specs the
 // e2e test binary carries: the suites that exercise kube-controller-manager
 // (workload controllers; garbage collector, namespace and resource quota;
-// service accounts; EndpointSlice and Endpoints). A package is all or
+// service accounts; EndpointSlice and Endpoints; node: taint eviction,
+// pod garbage collection and the node API). A package is all or
 // nothing: which of its specs run is chosen at run time with
 // --ginkgo.focus.
-var E2ESuites = []string{"apimachinery", "apps", "auth", "network"}
+var E2ESuites = []string{"apimachinery", "apps", "auth", "network", "node"}
 
 // e2eFrameworkImports are the packages the e2e binary needs besides the
 // suites: the runner (test/e2e), the framework's flag handling and test

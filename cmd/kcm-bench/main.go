@@ -6,6 +6,7 @@
 //	go run ./cmd/kcm-bench --kcm bin/kcm --runs 1 --benchmarks scale
 //	make bench-manager BENCH_MANAGER_ARGS="--benchmarks endpoints --runs 1"   # 1000 Services × 10 pods
 //	make bench-manager BENCH_MANAGER_ARGS="--benchmarks statefulsets --runs 1" # 100 StatefulSets × 3 pods
+//	go run ./cmd/kcm-bench --benchmarks nodes --runs 1 --nl-nodes 10 --nl-pods 300 --nl-silent 2
 //
 // It prints a markdown report on stdout (and into --out), and progress on
 // stderr. It starts its own testenv clusters and needs nothing installed
@@ -37,7 +38,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	var (
 		cfg        managerbench.Config
-		benchmarks = fs.String("benchmarks", "scale,sync", "which benchmarks to run: scale (a Deployment of --scale-replicas), sync (a manager starting on a populated cluster), endpoints (the endpoint controllers: --es-services Services of --es-pods-per-service pods on kwok nodes, then a rolling update of one), statefulsets (the statefulset-controller: --sts-sets StatefulSets of --sts-replicas pods on kwok nodes until all Ready, then a rollout of every set)")
+		benchmarks = fs.String("benchmarks", "scale,sync", "which benchmarks to run: scale (a Deployment of --scale-replicas), sync (a manager starting on a populated cluster), endpoints (the endpoint controllers: --es-services Services of --es-pods-per-service pods on kwok nodes, then a rolling update of one), statefulsets (the statefulset-controller: --sts-sets StatefulSets of --sts-replicas pods on kwok nodes until all Ready, then a rollout of every set), nodes (node-lifecycle and taint-eviction controllers: --nl-silent of --nl-nodes kwok nodes with --nl-pods pods stop heartbeating)")
 		refs       = fs.String("references", "default", "extra kube-controller-manager configurations in the sync benchmark: default (\"*\"); empty for none")
 		out        = fs.String("out", "", "also write the markdown report to this file")
 		kubeArgs   = fs.String("kube-controller-manager-args", "", "extra flags, space-separated, for every kube-controller-manager measured, e.g. --kube-api-content-type=application/json")
@@ -59,6 +60,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.BoolVar(&cfg.STSWorkload.Parallel, "sts-parallel", false, "statefulsets benchmark: podManagementPolicy Parallel instead of OrderedReady")
 	fs.Float64Var(&cfg.STSWorkload.Rate, "sts-create-rate", 0, "statefulsets benchmark: StatefulSets created per second; 0: as fast as 32 concurrent requests go")
 	stsManagers := fs.String("sts-managers", "kcm,kube-controller-manager", "statefulsets benchmark: the managers measured (kcm, kube-controller-manager)")
+	fs.IntVar(&cfg.NLWorkload.Nodes, "nl-nodes", 100, "nodes benchmark: kwok nodes (zones a, b, c in turn)")
+	fs.IntVar(&cfg.NLWorkload.Pods, "nl-pods", 3000, "nodes benchmark: pods, spread round-robin over the nodes")
+	fs.IntVar(&cfg.NLWorkload.Silent, "nl-silent", 10, "nodes benchmark: nodes that stop heartbeating, spread over the nodes")
+	fs.DurationVar(&cfg.NLWorkload.Grace, "nl-grace", 20*time.Second, "nodes benchmark: --node-monitor-grace-period given to both managers")
+	fs.DurationVar(&cfg.NLWorkload.Monitor, "nl-monitor", 30*time.Second, "nodes benchmark: how long a manager watches the healthy cluster (CPU healthy) before the outage")
 	fs.IntVar(&cfg.QPS, "kube-api-qps", 20, "--kube-api-qps given to both managers")
 	fs.IntVar(&cfg.Burst, "kube-api-burst", 30, "--kube-api-burst given to both managers")
 	fs.DurationVar(&cfg.Settle, "settle", 15*time.Second, "sync benchmark: how long a manager runs after the probe pod before the last sample")
@@ -79,8 +85,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 			cfg.Endpoints = true
 		case "statefulsets":
 			cfg.StatefulSets = true
+		case "nodes":
+			cfg.Nodes = true
 		default:
-			fmt.Fprintf(stderr, "kcm-bench: unknown benchmark %q (want scale, sync, endpoints or statefulsets)\n", b)
+			fmt.Fprintf(stderr, "kcm-bench: unknown benchmark %q (want scale, sync, endpoints, statefulsets or nodes)\n", b)
 			return 2
 		}
 	}
@@ -99,6 +107,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 			cfg.STSManagers = append(cfg.STSManagers, m)
 		default:
 			fmt.Fprintf(stderr, "kcm-bench: unknown manager %q in --sts-managers (want kcm or kube-controller-manager)\n", m)
+			return 2
+		}
+	}
+	if cfg.Nodes {
+		if err := cfg.NLWorkload.Validate(); err != nil {
+			fmt.Fprintf(stderr, "kcm-bench: %v\n", err)
 			return 2
 		}
 	}
@@ -125,7 +139,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	rep, err := managerbench.Run(ctx, cfg)
-	if rep != nil && (len(rep.Scale) > 0 || len(rep.Sync) > 0 || len(rep.Endpoints) > 0 || len(rep.StatefulSets) > 0 || err == nil) {
+	if rep != nil && (len(rep.Scale) > 0 || len(rep.Sync) > 0 || len(rep.Endpoints) > 0 || len(rep.StatefulSets) > 0 || len(rep.Nodes) > 0 || err == nil) {
 		md := rep.Markdown()
 		fmt.Fprint(stdout, md)
 		if *out != "" {

@@ -29,6 +29,9 @@ func TestBadCommandLines(t *testing.T) {
 		{[]string{"--benchmarks", "statefulsets", "--sts-create-rate", "-1"}, 2, "--sts-create-rate not negative"},
 		{[]string{"--benchmarks", "statefulsets", "--sts-managers", "kcm,kubelet"}, 2, `unknown manager "kubelet"`},
 		{[]string{"--help"}, 0, "-sts-replicas"},
+		{[]string{"--benchmarks", "nodes", "--nl-silent", "11", "--nl-nodes", "10"}, 2, "invalid nodes workload: 11 silent nodes of 10"},
+		{[]string{"--benchmarks", "nodes", "--nl-grace", "0s"}, 2, "invalid nodes workload: grace period 0s"},
+		{[]string{"--benchmarks", "nodes", "--nl-nodes", "300"}, 2, "300 nodes (1 to 255)"},
 		{[]string{"--help"}, 0, "-kube-controller-manager-args"},
 	}
 	for _, tt := range tests {
@@ -42,5 +45,5 @@ func TestBadCommandLines(t *testing.T) {
 // An unknown benchmark name is named in the error.
 func Example_unknownBenchmark() {
 	run([]string{"--benchmarks", "speed"}, os.Stdout, os.Stdout)
-	// Output: kcm-bench: unknown benchmark "speed" (want scale, sync, endpoints or statefulsets)
+	// Output: kcm-bench: unknown benchmark "speed" (want scale, sync, endpoints, statefulsets or nodes)
 }

@@ -23,7 +23,9 @@
 // Groups selects the Describe blocks about kcm's controllers (Deployment,
 // ReplicaSet, Garbage collector, Namespaces, OrderedNamespaceDeletion,
 // ServiceAccounts, sig-network's EndpointsController, Endpoints,
-// EndpointSlice and EndpointSliceMirroring, and StatefulSet); Exclusions
+// EndpointSlice and EndpointSliceMirroring, StatefulSet, and sig-node's
+// NoExecuteTaintManager, Pod garbage collector and Node Lifecycle, with
+// --terminated-pod-gc-threshold=100 on both managers); Exclusions
 // leaves out, with the reason, the specs of those blocks that test the
 // kubelet through a container's files, output, probes or admission, or
 // kube-proxy by connecting through a Service, and an alpha feature that

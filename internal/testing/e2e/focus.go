@@ -49,6 +49,14 @@ var Groups = []Group{
 		"canary and phased rolling updates with a partition (a deleted pod restored at its revision), maxUnavailable, OnDelete, " +
 			"start ordinals, minReadySeconds and availableReplicas, claim retention (WhenDeleted, WhenScaled, claims owned by " +
 			"another controller, adopted pods), the scale subresource, list/patch/delete, status"},
+	{`\[sig-node\] NoExecuteTaintManager (Single Pod|Multiple Pods) `, "taint-eviction-controller",
+		"pods on a node with a NoExecute taint deleted at once without a toleration, after their tolerationSeconds with one, " +
+			"never with an unbounded one, the eviction cancelled when the taint goes, the DisruptionTarget condition"},
+	{`\[sig-node\] Pod garbage collector `, "pod-garbage-collector-controller",
+		"1000 terminated pods collected down to --terminated-pod-gc-threshold (100, set on both managers as upstream's test clusters do)"},
+	{`\[sig-node\] Node Lifecycle `, "node-lifecycle-controller",
+		"a node created, read, patched, updated and deleted through the API while the controller watches it (a new node without " +
+			"a Lease is within its startup grace period and must not be tainted or changed under the spec)"},
 }
 
 // Exclusions are the specs of Groups that are not run: they test the

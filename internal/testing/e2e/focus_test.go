@@ -53,6 +53,13 @@ func TestFocusAndSkip(t *testing.T) {
 		{"[sig-apps] StatefulSet Basic StatefulSet functionality [StatefulSetBasic] should perform canary updates and phased rolling updates of template modifications for partiton1 and delete pod-0 without failing container", true, true},
 		{"[sig-apps] StatefulSet Automatically recreate PVC for pending pod when PVC is missing PVC should be recreated when pod is pending due to missing PVC [Disruptive] [Serial]", true, true},
 		{"[sig-apps] StatefulSetX is not a thing", false, false},
+		{"[sig-node] NoExecuteTaintManager Single Pod [Serial] evicts pods from tainted nodes", true, false},
+		{"[sig-node] NoExecuteTaintManager Single Pod [Serial] removing taint cancels eviction [Disruptive] [Conformance]", true, false},
+		{"[sig-node] NoExecuteTaintManager Multiple Pods [Serial] evicts pods with minTolerationSeconds [Disruptive] [Conformance]", true, false},
+		{"[sig-node] Pod garbage collector [Feature:PodGarbageCollector] [Slow] should handle the creation of 1000 pods", true, false},
+		{"[sig-node] Node Lifecycle should run through the lifecycle of a node [Conformance]", true, false},
+		{"[sig-node] NoExecuteTaintManagerX is not a thing", false, false},
+		{"[sig-node] Pods should be submitted and removed [NodeConformance] [Conformance]", false, false},
 		{"[sig-api-machinery] ResourceQuota should create a ResourceQuota and capture the life of a replica set. [Conformance]", false, false},
 	}
 	for _, tt := range tests {

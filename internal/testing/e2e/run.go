@@ -146,7 +146,7 @@ func RunMode(ctx context.Context, cfg Config, m Mode) (res Result, err error) {
 		Progress:    cfg.Progress,
 		// The serviceaccount-token controller runs only with the key
 		// kube-apiserver signs tokens with, as in a real cluster.
-		Args: []string{"--service-account-private-key-file=" + cl.ServiceAccountKeyFile()},
+		Args: append([]string{"--service-account-private-key-file=" + cl.ServiceAccountKeyFile()}, managerArgs...),
 	})
 	if err != nil {
 		return res, err
@@ -170,6 +170,12 @@ func RunMode(ctx context.Context, cfg Config, m Mode) (res Result, err error) {
 	return res, nil
 }
 
+// managerArgs are flags both managers get: the pod garbage collector's
+// spec ("Pod garbage collector", test/e2e/node/pod_gc.go) needs
+// --terminated-pod-gc-threshold=100, the value upstream's test clusters
+// run with (cluster/gce's TERMINATED_POD_GC_THRESHOLD for tests).
+var managerArgs = []string{"--terminated-pod-gc-threshold=100"}
+
 // startKCM runs kcm with its controllers against the cluster and waits
 // until its caches synced.
 func startKCM(ctx context.Context, cfg Config, cl *testenv.Cluster) (*managerbench.Proc, error) {
@@ -178,7 +184,7 @@ func startKCM(ctx context.Context, cfg Config, cl *testenv.Cluster) (*managerben
 		return nil, err
 	}
 	mgr := managerbench.Manager{Label: "kcm", Kind: managerbench.KCM, Binary: cfg.KCMBinary, Controllers: cfg.Controllers,
-		ExtraArgs: cfg.KCMArgs}
+		ExtraArgs: append(append([]string(nil), managerArgs...), cfg.KCMArgs...)}
 	args := mgr.Args(cl.KubeconfigPath(), port, filepath.Join(cfg.WorkDir, "kcm-certs"), 50, 100)
 	proc, err := managerbench.StartProc("kcm", cfg.KCMBinary, args, filepath.Join(cfg.WorkDir, "kcm.log"), kcmSyncedLine)
 	if err != nil {

@@ -25,6 +25,8 @@ type Report struct {
 	Endpoints []EndpointsResult
 	// StatefulSets are the StatefulSet benchmark's runs.
 	StatefulSets []StatefulSetsResult
+	// Nodes are the node lifecycle benchmark's runs.
+	Nodes []NodesResult
 }
 
 // MiB is a byte count in mebibytes.
@@ -54,6 +56,9 @@ func (r *Report) Markdown() string {
 	}
 	if len(r.StatefulSets) > 0 {
 		b.WriteString(r.statefulSetsMarkdown())
+	}
+	if len(r.Nodes) > 0 {
+		b.WriteString(r.nodesMarkdown())
 	}
 	fmt.Fprintf(&b, "\nLogs of every process: %s\n", r.WorkDir)
 	return b.String()

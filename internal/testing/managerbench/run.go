@@ -47,6 +47,8 @@ type Config struct {
 	Scale      bool       // run the scale benchmark
 	Sync       bool       // run the sync benchmark
 	Endpoints  bool       // run the endpoints benchmark
+	Nodes      bool       // run the nodes (node lifecycle) benchmark
+	NLWorkload NLWorkload // the nodes benchmark's cluster and outage
 	ESWorkload ESWorkload // the endpoints benchmark's workload
 	// ESSameReference adds, to the endpoints benchmark, a
 	// kube-controller-manager with exactly kcm's controllers when kcm lacks
@@ -179,6 +181,11 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	}
 	if cfg.StatefulSets {
 		if err := b.runStatefulSetsAll(ctx, cfg, kcm, kube, rep); err != nil {
+			return rep, err
+		}
+	}
+	if cfg.Nodes {
+		if err := b.runNodesAll(ctx, cfg, kcm, kube, rep); err != nil {
 			return rep, err
 		}
 	}
