@@ -89,6 +89,8 @@ func recordNodeLifecycleOn(ctx context.Context, t *testing.T, m Manager) *NodeLi
 	run, err := RunNodeLifecycle(ctx, c, client, w)
 	if err != nil {
 		msg := err.Error()
+		logNodeLifecycle(t, m.Name()+" when it failed", &NodeLifecycleRun{
+			Checkpoints: []Checkpoint{{Name: "failure", View: w.Snapshot()}}, History: w.History()})
 		if d, ok := m.(Diagnoser); ok {
 			msg += "\n" + d.Diagnose()
 		}

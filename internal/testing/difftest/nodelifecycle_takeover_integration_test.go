@@ -30,8 +30,11 @@ import (
 // with the same start-up state as every other node (no probe timestamp
 // of its own yet), so the grace period that ends with probeNode's
 // unreachable taint also covers every healthy node, on every pass in
-// between. The nodes' watch delivers writes in commit order: once the
-// probe's taint is seen, every earlier node write is seen. Then a barrier
+// between. The probe's unreachable NoSchedule taint is the sign (the
+// NoExecute one would not come if a broken kcm took every node for dead:
+// with every zone fully disrupted nothing is tainted NoExecute). The
+// nodes' watch delivers writes in commit order: once the probe's taint is
+// seen, every earlier node write is seen. Then a barrier
 // pod, zz-barrier, is created: once it is seen, every earlier pod write is
 // seen too. From kcm's start to the barrier, the healthy nodes and the
 // pods must have kept the one state they had.
@@ -92,7 +95,7 @@ func TestNodeLifecycleTakeover(t *testing.T) {
 		}
 	}()
 	if err := tw.WaitFor(ctx, probeNode+" tainted unreachable", func(v NodeView) bool {
-		return v.Nodes[probeNode].HasTaint(api.TaintNodeUnreachable, api.TaintEffectNoExecute)
+		return v.Nodes[probeNode].HasTaint(api.TaintNodeUnreachable, api.TaintEffectNoSchedule)
 	}); err != nil {
 		t.Fatal(err)
 	}
