@@ -213,10 +213,18 @@ func RunNodeLifecycle(ctx context.Context, c *testenv.Cluster, client *rest.Clie
 			return nil, err
 		}
 	}
-	if err := waitStep(ctx, w, "every node Unknown, none tainted NoExecute", func(v NodeView) bool {
+	// The Events are compared after this step: it waits also for the
+	// NodeNotReady Event of every pod marked not Ready (MarkPodsNotReady
+	// records one per pod), which both managers post asynchronously.
+	if err := waitStep(ctx, w, "every node Unknown, none tainted NoExecute, every pod's NodeNotReady Event", func(v NodeView) bool {
 		for _, s := range v.Nodes {
 			if s.Ready != "Unknown" || s.HasTaint(api.TaintNodeUnreachable, api.TaintEffectNoExecute) ||
 				s.HasTaint(api.TaintNodeNotReady, api.TaintEffectNoExecute) {
+				return false
+			}
+		}
+		for name, p := range v.Pods {
+			if p.Ready == "False" && !p.Deleted && !v.Events[podNotReadyEvent(name)] {
 				return false
 			}
 		}
@@ -231,4 +239,10 @@ func RunNodeLifecycle(ctx context.Context, c *testenv.Cluster, client *rest.Clie
 		}
 	}
 	return run, nil
+}
+
+// podNotReadyEvent is the Event line of a pod marked not Ready by the node
+// lifecycle controller.
+func podNotReadyEvent(pod string) string {
+	return "Pod/" + pod + " NodeNotReady Warning: Node is not ready"
 }
