@@ -241,8 +241,9 @@
 // DefaultTolerationSeconds admission plugin would give 300 s) and one on
 // a-1 tolerating them forever. The steps: a-1 goes silent
 // (testenv.PauseHeartbeat) and recovers; zone-b goes silent beside two
-// healthy zones; the Node c-2 is deleted; then the rest goes silent, every
-// zone fully disrupted. NodeWatch keeps a normalised view (a node's
+// healthy zones; the Node c-2 is deleted (every zone silent at once is
+// left out: its outcome is a race under kube-controller-manager, see
+// RunNodeLifecycle). NodeWatch keeps a normalised view (a node's
 // taints and conditions with reason and message, a pod's phase, Ready,
 // DisruptionTarget reason and deletion, the Events as lines) and each
 // object's history of distinct states; CompareNodeLifecycle compares the
