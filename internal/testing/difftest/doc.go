@@ -229,6 +229,35 @@
 // objects and the Events are compared with the same run whose second
 // manager is kube-controller-manager again.
 //
+// # The node lifecycle comparison
+//
+// TestNodeLifecycleMatchesKCM (issue 31) runs RunNodeLifecycle under
+// kcm's and kube-controller-manager's node-lifecycle-controller,
+// taint-eviction-controller and pod-garbage-collector-controller, both
+// with --node-monitor-grace-period=16s --node-monitor-period=2s
+// (NodeLifecycleArgs), each on a fresh cluster of six kwok nodes, two in
+// each of three zones, with one pod per node tolerating the not-ready and
+// unreachable NoExecute taints for 5 s (explicit tolerations: the
+// DefaultTolerationSeconds admission plugin would give 300 s) and one on
+// a-1 tolerating them forever. The steps: a-1 goes silent
+// (testenv.PauseHeartbeat) and recovers; zone-b goes silent beside two
+// healthy zones; the Node c-2 is deleted (every zone silent at once is
+// left out: its outcome is a race under kube-controller-manager, see
+// RunNodeLifecycle). NodeWatch keeps a normalised view (a node's
+// taints and conditions with reason and message, a pod's phase, Ready,
+// DisruptionTarget reason and deletion, the Events as lines) and each
+// object's history of distinct states; CompareNodeLifecycle compares the
+// view after each step, the pods' histories in order, the nodes' as sets
+// (their NoSchedule and NoExecute taints come from two racing loops) and
+// the Events. No timestamps enter. There is no deliberate difference.
+//
+// TestNodeLifecycleTakeover: kube-controller-manager runs the three
+// controllers on the healthy cluster until it has registered every node,
+// and stops; kcm starts. A probe node silent from before kcm's start gets
+// its unreachable NoSchedule taint only after a full grace period of kcm,
+// and a barrier pod follows; in between no healthy node and no pod may
+// change state.
+//
 // # The takeover tests
 //
 // One manager rolls a Deployment out and stops; the other starts on the

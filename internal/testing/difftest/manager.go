@@ -34,7 +34,9 @@ type Diagnoser interface {
 // binary at testenv.KubernetesVersion, with the given --controllers.
 type KubeControllerManager struct {
 	Controllers []string
-	Logger      zerolog.Logger
+	// Args are appended to testenv's flags (a controller's flags).
+	Args   []string
+	Logger zerolog.Logger
 
 	mu   sync.Mutex
 	last *testenv.ControllerManager // guarded by mu
@@ -47,7 +49,7 @@ func (m *KubeControllerManager) Name() string {
 
 // Start implements Manager.
 func (m *KubeControllerManager) Start(ctx context.Context, c *testenv.Cluster) (func() error, error) {
-	cm, err := c.StartKubeControllerManager(ctx, testenv.KCMOptions{Controllers: m.Controllers, Logger: m.Logger})
+	cm, err := c.StartKubeControllerManager(ctx, testenv.KCMOptions{Controllers: m.Controllers, Args: m.Args, Logger: m.Logger})
 	if err != nil {
 		return nil, err
 	}
