@@ -73,51 +73,17 @@ func WatchEndpoints(ctx context.Context, client *rest.Client, ns string, withSli
 	return w, nil
 }
 
-// watchEach lists res (the items are the starting state, not writes) and
-// watches it from the list's resourceVersion, applying each event under
-// the lock.
+// watchEach is listWatch for an EndpointsWatch; its apply's last
+// argument says whether the event is a write (a listed item is not).
 func watchEach[T api.Object](ctx context.Context, w *EndpointsWatch, res *rest.Resources[T], apply func(rest.EventType, T, bool)) error {
-	list, err := res.List(ctx, rest.ListOptions{})
-	if err != nil {
-		return fmt.Errorf("difftest: list %s: %w", res.Resource(), err)
-	}
-	w.mu.Lock()
-	for _, item := range list.Items {
-		apply(rest.Added, item, false)
-	}
-	w.mu.Unlock()
-	wt, err := res.Watch(ctx, rest.WatchOptions{ListOptions: rest.ListOptions{
-		ResourceVersion: list.ResourceVersion, TimeoutSeconds: watchTimeoutSeconds}})
-	if err != nil {
-		return fmt.Errorf("difftest: watch %s: %w", res.Resource(), err)
-	}
-	w.wg.Add(1)
-	go func() {
-		defer w.wg.Done()
-		defer wt.Close()
-		for {
-			ev, err := wt.Next()
-			if err == nil && ev.Type == rest.Error {
-				err = ev.Err
-			}
-			w.mu.Lock()
-			switch {
-			case err != nil:
-				if ctx.Err() == nil && w.err == nil {
-					w.err = fmt.Errorf("%w: %s: %w", ErrWatchEnded, res.Resource(), err)
-				}
-			case ev.Type == rest.Added || ev.Type == rest.Modified || ev.Type == rest.Deleted:
-				apply(ev.Type, ev.Object, true)
-			}
-			close(w.changed)
-			w.changed = make(chan struct{})
-			w.mu.Unlock()
-			if err != nil {
-				return
-			}
-		}
-	}()
-	return nil
+	return listWatch(ctx, recorder{mu: &w.mu, wg: &w.wg, err: &w.err, signal: w.signalLocked}, res,
+		func(typ rest.EventType, obj T, listed bool) { apply(typ, obj, !listed) })
+}
+
+// signalLocked wakes every WaitFor; the caller holds w.mu.
+func (w *EndpointsWatch) signalLocked() {
+	close(w.changed)
+	w.changed = make(chan struct{})
 }
 
 func objKey(ns, name string) string { return ns + "/" + name }

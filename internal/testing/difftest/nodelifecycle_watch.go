@@ -170,48 +170,11 @@ func (w *NodeWatch) note(key, state string) {
 	}
 }
 
-// startWatch lists r, applies every item, and watches from the list's
-// resourceVersion in a goroutine, applying each event under w.mu.
+// startWatch is listWatch for a NodeWatch: listed items are applied as
+// ADDED events like any other.
 func startWatch[T api.Object](ctx context.Context, w *NodeWatch, r *rest.Resources[T], apply func(rest.EventType, T)) error {
-	list, err := r.List(ctx, rest.ListOptions{})
-	if err != nil {
-		return fmt.Errorf("difftest: list: %w", err)
-	}
-	wt, err := r.Watch(ctx, rest.WatchOptions{ListOptions: rest.ListOptions{ResourceVersion: list.ResourceVersion}})
-	if err != nil {
-		return fmt.Errorf("difftest: watch: %w", err)
-	}
-	w.mu.Lock()
-	for _, o := range list.Items {
-		apply(rest.Added, o)
-	}
-	w.signal()
-	w.mu.Unlock()
-	w.wg.Add(1)
-	go func() {
-		defer w.wg.Done()
-		defer wt.Close()
-		for {
-			ev, err := wt.Next()
-			if err != nil {
-				w.mu.Lock()
-				if w.err == nil && ctx.Err() == nil {
-					w.err = fmt.Errorf("difftest: watch ended: %w", err)
-				}
-				w.signal()
-				w.mu.Unlock()
-				return
-			}
-			if ev.Type == rest.Bookmark {
-				continue
-			}
-			w.mu.Lock()
-			apply(ev.Type, ev.Object)
-			w.signal()
-			w.mu.Unlock()
-		}
-	}()
-	return nil
+	return listWatch(ctx, recorder{mu: &w.mu, wg: &w.wg, err: &w.err, signal: w.signal}, r,
+		func(typ rest.EventType, obj T, _ bool) { apply(typ, obj) })
 }
 
 // signal wakes the waiters. The caller holds w.mu.

@@ -104,51 +104,11 @@ func setOrDelete[T any](m map[string]T, name string, v T, deleted bool) {
 	}
 }
 
-// watchInto lists the resource (applying every item as an ADDED event),
-// then watches it from the list's resourceVersion in a goroutine, applying
-// each event under the observer's lock.
+// watchInto is listWatch for an Observer: listed items are applied as
+// ADDED events like any other.
 func watchInto[T api.Object](ctx context.Context, o *Observer, res *rest.Resources[T], apply func(rest.EventType, T)) error {
-	list, err := res.List(ctx, rest.ListOptions{})
-	if err != nil {
-		return fmt.Errorf("difftest: list %s: %w", res.Resource(), err)
-	}
-	o.mu.Lock()
-	for _, item := range list.Items {
-		apply(rest.Added, item)
-	}
-	o.signalLocked()
-	o.mu.Unlock()
-	w, err := res.Watch(ctx, rest.WatchOptions{ListOptions: rest.ListOptions{
-		ResourceVersion: list.ResourceVersion, TimeoutSeconds: watchTimeoutSeconds}})
-	if err != nil {
-		return fmt.Errorf("difftest: watch %s: %w", res.Resource(), err)
-	}
-	o.wg.Add(1)
-	go func() {
-		defer o.wg.Done()
-		defer w.Close()
-		for {
-			ev, err := w.Next()
-			if err == nil && ev.Type == rest.Error {
-				err = ev.Err
-			}
-			o.mu.Lock()
-			switch {
-			case err != nil:
-				if ctx.Err() == nil && o.err == nil {
-					o.err = fmt.Errorf("%w: %s: %w", ErrWatchEnded, res.Resource(), err)
-				}
-			case ev.Type == rest.Added || ev.Type == rest.Modified || ev.Type == rest.Deleted:
-				apply(ev.Type, ev.Object)
-			}
-			o.signalLocked()
-			o.mu.Unlock()
-			if err != nil {
-				return
-			}
-		}
-	}()
-	return nil
+	return listWatch(ctx, recorder{mu: &o.mu, wg: &o.wg, err: &o.err, signal: o.signalLocked}, res,
+		func(typ rest.EventType, obj T, _ bool) { apply(typ, obj) })
 }
 
 // signalLocked wakes every WaitFor.

@@ -112,51 +112,10 @@ func WatchStatefulSets(ctx context.Context, client *rest.Client, ns string) (*Se
 	return w, nil
 }
 
-// setWatchInto is watchInto for a SetWatch: list (each item applied with
-// listed true, so that it is not logged as a step), then watch from the
-// list's resourceVersion in a goroutine.
+// setWatchInto is listWatch for a SetWatch: a listed item is applied
+// with listed true, so that it is not logged as a step.
 func setWatchInto[T api.Object](ctx context.Context, w *SetWatch, res *rest.Resources[T], apply func(rest.EventType, T, bool)) error {
-	list, err := res.List(ctx, rest.ListOptions{})
-	if err != nil {
-		return fmt.Errorf("difftest: list %s: %w", res.Resource(), err)
-	}
-	w.mu.Lock()
-	for _, item := range list.Items {
-		apply(rest.Added, item, true)
-	}
-	w.signalLocked()
-	w.mu.Unlock()
-	wt, err := res.Watch(ctx, rest.WatchOptions{ListOptions: rest.ListOptions{
-		ResourceVersion: list.ResourceVersion, TimeoutSeconds: watchTimeoutSeconds}})
-	if err != nil {
-		return fmt.Errorf("difftest: watch %s: %w", res.Resource(), err)
-	}
-	w.wg.Add(1)
-	go func() {
-		defer w.wg.Done()
-		defer wt.Close()
-		for {
-			ev, err := wt.Next()
-			if err == nil && ev.Type == rest.Error {
-				err = ev.Err
-			}
-			w.mu.Lock()
-			switch {
-			case err != nil:
-				if ctx.Err() == nil && w.err == nil {
-					w.err = fmt.Errorf("%w: %s: %w", ErrWatchEnded, res.Resource(), err)
-				}
-			case ev.Type == rest.Added || ev.Type == rest.Modified || ev.Type == rest.Deleted:
-				apply(ev.Type, ev.Object, false)
-			}
-			w.signalLocked()
-			w.mu.Unlock()
-			if err != nil {
-				return
-			}
-		}
-	}()
-	return nil
+	return listWatch(ctx, recorder{mu: &w.mu, wg: &w.wg, err: &w.err, signal: w.signalLocked}, res, apply)
 }
 
 func (w *SetWatch) signalLocked() {
