@@ -2,6 +2,7 @@ package ctrl
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -39,6 +40,12 @@ type Config struct {
 	// Tap feeds the pipeline view from the shared informers and every
 	// controller's loop; nil: no view.
 	Tap *tap.Tap
+	// APIServerCAData is the PEM CA bundle the manager's client trusts
+	// for the apiserver (its kubeconfig's or in-cluster CA), nil when it
+	// trusts the system roots. root-ca-cert-publisher publishes it when
+	// --root-ca-file is not given, as kube-controller-manager publishes
+	// its client config's CAData.
+	APIServerCAData []byte
 }
 
 // SharedInformersName is the controller name of the informer factory's
@@ -71,6 +78,7 @@ type ControllerContext struct {
 	qps     float32
 	burst   int
 	options *Options
+	caData  []byte
 }
 
 // CreateControllerContext builds the shared informer factory on a client
@@ -87,6 +95,7 @@ func CreateControllerContext(client *rest.Client, cfg Config) (ControllerContext
 	cc := ControllerContext{
 		Clock: cfg.Clock, Logger: cfg.Logger, Tap: cfg.Tap,
 		client: client, version: cfg.Version, qps: cfg.QPS, burst: cfg.Burst, options: cfg.Options,
+		caData: slices.Clone(cfg.APIServerCAData),
 	}
 	if cfg.Registerer != nil {
 		m, err := NewMetrics(cfg.Registerer)
@@ -182,6 +191,10 @@ func (cc ControllerContext) Int32Flag(name string, def int32) int32 {
 	}
 	return def
 }
+
+// APIServerCAData returns a copy of the CA bundle the manager's client
+// trusts for the apiserver (Config.APIServerCAData), nil when none.
+func (cc ControllerContext) APIServerCAData() []byte { return slices.Clone(cc.caData) }
 
 // LoggerFor returns the shared logger with a "controller" field.
 func (cc ControllerContext) LoggerFor(controller string) zerolog.Logger {

@@ -97,10 +97,12 @@ type Descriptors struct {
 }
 
 // NewDescriptors checks and indexes ds. A descriptor without a name or a
-// constructor, a name registered twice or an alias that collides with a
-// name or another alias is an ErrInvalidDescriptor.
+// constructor, a name registered twice, an alias that collides with a
+// name or another alias, or a flag that two descriptors declare
+// differently (usage, type or default) is an ErrInvalidDescriptor.
 func NewDescriptors(ds ...*ControllerDescriptor) (*Descriptors, error) {
 	r := &Descriptors{byName: make(map[string]*ControllerDescriptor, len(ds))}
+	flags := sharedFlags{}
 	for _, d := range ds {
 		if d == nil || d.Name == "" {
 			return nil, fmt.Errorf("%w: a descriptor has no name", ErrInvalidDescriptor)
@@ -113,6 +115,11 @@ func NewDescriptors(ds ...*ControllerDescriptor) (*Descriptors, error) {
 				return nil, fmt.Errorf("%w: %q (of %q) is registered twice", ErrInvalidDescriptor, n, d.Name)
 			}
 			r.byName[n] = d
+		}
+		for _, f := range d.Flags {
+			if err := flags.add(d.Name, f); err != nil {
+				return nil, err
+			}
 		}
 		r.list = append(r.list, d)
 	}

@@ -31,7 +31,9 @@ func (r *Descriptors) NewOptions() *Options {
 			o.ConcurrentSyncs[d.Name] = d.Concurrency.Default
 		}
 		for _, f := range d.Flags {
-			o.Flags[f.Name] = f.NewValue()
+			if _, dup := o.Flags[f.Name]; !dup { // declared by an earlier descriptor too
+				o.Flags[f.Name] = f.NewValue()
+			}
 		}
 	}
 	return o
@@ -40,14 +42,24 @@ func (r *Descriptors) NewOptions() *Options {
 // AddFlags registers --controllers, every descriptor's
 // --concurrent-<x>-syncs and its other flags on fs, bound to o. The help of --controllers
 // lists the known and the disabled-by-default controllers from the same
-// table that Enabled reads, so --help can never disagree with it.
+// table that Enabled reads, so --help can never disagree with it. A flag
+// that several descriptors declare (--root-ca-file, read by
+// root-ca-cert-publisher and serviceaccount-token-controller, one option
+// of kube-controller-manager) is registered once, by the first of them,
+// and every reader sees its one value; NewDescriptors has checked that the
+// declarations agree.
 func (r *Descriptors) AddFlags(fs *pflag.FlagSet, o *Options) {
 	fs.StringSliceVar(&o.Controllers, "controllers", o.Controllers, r.ControllersUsage())
+	registered := map[string]bool{}
 	for _, d := range r.list {
 		if c := d.Concurrency; c != nil {
 			fs.Var(syncsValue{o: o, name: d.Name, flag: c}, c.Name, c.Usage)
 		}
 		for _, f := range d.Flags {
+			if registered[f.Name] {
+				continue
+			}
+			registered[f.Name] = true
 			v, ok := o.Flags[f.Name]
 			if !ok { // Options made by hand rather than by NewOptions
 				v = f.NewValue()

@@ -56,10 +56,14 @@ type Config struct {
 // manager is one Run: the pieces the leader callback and the health
 // checks share.
 type manager struct {
-	cfg     Config
-	o       *Options
-	log     zerolog.Logger
-	client  *rest.Client
+	cfg    Config
+	o      *Options
+	log    zerolog.Logger
+	client *rest.Client
+	// caData is the CA the client trusts for the apiserver (the
+	// kubeconfig's, in-cluster's), nil when none: root-ca-cert-publisher
+	// publishes it when --root-ca-file is not given.
+	caData  []byte
 	reg     *prometheus.Registry
 	status  *status
 	debug   *debugHandlers
@@ -102,7 +106,7 @@ func Run(ctx context.Context, c Config) error {
 	}
 	hub, stopHub := pipelineView(c)
 	defer stopHub()
-	client, err := newClient(c, rest.WithRequestMetrics(rm), rest.WithTap(tapOf(hub)))
+	client, caData, err := newClient(c, rest.WithRequestMetrics(rm), rest.WithTap(tapOf(hub)))
 	if err != nil {
 		return err
 	}
@@ -113,7 +117,7 @@ func Run(ctx context.Context, c Config) error {
 
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	m := &manager{cfg: c, o: o, log: c.Logger, client: client, reg: reg, status: newStatus(),
+	m := &manager{cfg: c, o: o, log: c.Logger, client: client, caData: caData, reg: reg, status: newStatus(),
 		debug: newDebugHandlers(), enabled: enabled, fail: cancel, hub: hub}
 
 	var elector *lease.Elector
@@ -162,20 +166,20 @@ func Run(ctx context.Context, c Config) error {
 // newClient builds the base client every other client shares a transport
 // with: from Config.REST, else --kubeconfig / --master / in-cluster, as
 // kube-controller-manager finds its cluster.
-func newClient(c Config, opts ...rest.Option) (*rest.Client, error) {
+func newClient(c Config, opts ...rest.Option) (client *rest.Client, caData []byte, err error) {
 	cfg := c.REST
 	if cfg == nil {
-		var err error
 		cfg, err = clientcmd.BuildConfig(clientcmd.LoadOptions{
 			ExplicitPath: c.Options.Kubeconfig, Server: c.Options.Master, Clock: c.Clock, Logger: c.Logger})
 		if err != nil {
-			return nil, fmt.Errorf("finding the cluster: %w", err)
+			return nil, nil, fmt.Errorf("finding the cluster: %w", err)
 		}
 	}
 	cp := *cfg
 	cp.QPS, cp.Burst = c.Options.KubeAPIQPS, int(c.Options.KubeAPIBurst)
 	cp.UserAgent = ctrl.UserAgent(GetVersion(), "kcm")
-	return rest.NewClient(&cp, append([]rest.Option{rest.WithLogger(c.Logger), rest.WithClock(c.Clock)}, opts...)...)
+	client, err = rest.NewClient(&cp, append([]rest.Option{rest.WithLogger(c.Logger), rest.WithClock(c.Clock)}, opts...)...)
+	return client, cfg.TLS.CAData, err
 }
 
 // pipelineView returns the view this Run feeds: Config.Pipeline, or with

@@ -22,7 +22,7 @@ func (m *manager) runControllers(ctx context.Context) {
 	defer m.status.stopLeading()
 	cc, err := ctrl.CreateControllerContext(m.client, ctrl.Config{
 		Version: GetVersion(), QPS: m.o.KubeAPIQPS, Burst: int(m.o.KubeAPIBurst), Options: m.o.Controllers,
-		Clock: m.cfg.Clock, Logger: m.log, Registerer: m.reg, Tap: tapOf(m.hub),
+		Clock: m.cfg.Clock, Logger: m.log, Registerer: m.reg, Tap: tapOf(m.hub), APIServerCAData: m.caData,
 	})
 	if err != nil {
 		m.fail(fmt.Errorf("creating the controller context: %w", err))
