@@ -56,6 +56,7 @@
 //	    ctrl/nodelifecycle    — dead nodes: Unknown conditions, NotReady pods, taints at a rate per zone
 //	    ctrl/nodelifecycle/scheduler — the zone's rate-limited timed queue of nodes to taint
 //	    ctrl/tainteviction    — pods on NoExecute-tainted nodes deleted now or after their tolerationSeconds
+//	    ctrl/rootcacertpublisher — kube-root-ca.crt in every namespace, put back when edited or deleted
 //	12. tap                   — the observation points every layer reports to while someone watches
 //	    pipeview              — the live view behind /debug/pipeline, drawn from tap's points
 //	13. manager               — the controller manager: flags, endpoints, leader election, start-up

@@ -244,7 +244,7 @@ func waitGone[T api.Object](t *testing.T, ctx context.Context, r *rest.Resources
 // TestManagerRunsWithTheDeployRBAC applies deploy/rbac.yaml, runs the
 // manager as the kcm ServiceAccount with a token from the TokenRequest
 // API, and checks that every controller can do its work with exactly those
-// rights: a namespace gets its default ServiceAccount, a ReplicaSet gets
+// rights: a namespace gets its default ServiceAccount and kube-root-ca.crt, a ReplicaSet gets
 // its pods, a StatefulSet its revision, claim, pod and status, a deleted namespace is emptied and goes, a ConfigMap whose
 // owner does not exist is collected, a Service gets its Endpoints and they
 // go with it, and its EndpointSlice; a user's Endpoints of a Service
@@ -301,6 +301,11 @@ func TestManagerRunsWithTheDeployRBAC(t *testing.T) {
 	}
 	watchFor(t, ctx, rest.NewResources(admin, rest.ServiceAccounts, decode.Typed[api.ServiceAccount]()).InNamespace(ns.Name),
 		"the default ServiceAccount", func(sa *api.ServiceAccount) bool { return sa.Name == "default" })
+	// The root CA publisher: kube-root-ca.crt (create), with the CA of the manager's client.
+	watchFor(t, ctx, rest.NewResources(admin, rest.ConfigMaps, decode.Typed[api.ConfigMap]()).InNamespace(ns.Name),
+		"kube-root-ca.crt", func(cm *api.ConfigMap) bool {
+			return cm.Name == "kube-root-ca.crt" && cm.Data["ca.crt"] == string(cfg.TLS.CAData)
+		})
 	rs, err := decode.Raw().Decode([]byte(`{"apiVersion":"apps/v1","kind":"ReplicaSet","metadata":{"name":"web"},
 		"spec":{"replicas":2,"selector":{"matchLabels":{"app":"web"}},
 		"template":{"metadata":{"labels":{"app":"web"}},"spec":{"containers":[{"name":"web","image":"web:1"}]}}}}`))

@@ -11,6 +11,7 @@ import (
 	"github.com/kcmlab/kcm/ctrl/nodelifecycle"
 	"github.com/kcmlab/kcm/ctrl/podgc"
 	"github.com/kcmlab/kcm/ctrl/replicaset"
+	"github.com/kcmlab/kcm/ctrl/rootcacertpublisher"
 	"github.com/kcmlab/kcm/ctrl/serviceaccount"
 	"github.com/kcmlab/kcm/ctrl/statefulset"
 	"github.com/kcmlab/kcm/ctrl/tainteviction"
@@ -34,6 +35,7 @@ func NewControllerDescriptors() *ctrl.Descriptors {
 		podgc.Descriptor(),
 		garbagecollector.Descriptor(),
 		nodelifecycle.Descriptor(),
+		rootcacertpublisher.Descriptor(),
 		tainteviction.Descriptor(),
 	)
 	if err != nil {

@@ -76,6 +76,7 @@ func TestEndpoints(t *testing.T) {
 		"[+]pod-garbage-collector-controller ok\n" +
 		"[+]garbage-collector-controller ok\n" +
 		"[+]node-lifecycle-controller ok\n" +
+		"[+]root-ca-certificate-publisher-controller ok\n" +
 		"[+]taint-eviction-controller ok\n"
 	st := newStatus()
 	clk := clock.NewFake(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))

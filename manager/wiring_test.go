@@ -40,6 +40,8 @@ func TestControllersWaitOnTheirRegistrations(t *testing.T) {
 		// the whole caches, so it waits for the informers.
 		"pod-garbage-collector-controller": {"pods", "nodes"},
 		"taint-eviction-controller":        {"pods/taint-eviction-controller", "nodes/taint-eviction-controller"},
+		"root-ca-certificate-publisher-controller": {"namespaces/root-ca-certificate-publisher-controller",
+			"configmaps/root-ca-certificate-publisher-controller"},
 	}
 	client, err := rest.NewClient(&rest.Config{Host: "https://127.0.0.1:1"})
 	if err != nil {
