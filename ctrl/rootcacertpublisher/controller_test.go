@@ -102,6 +102,12 @@ func TestSync(t *testing.T) {
 			cm.BinaryData = map[string][]byte{"bin": {1}}
 		})}, []byte(testCA), nil},
 		{"ca.crt edited", []*api.ConfigMap{edited("ns", func(cm *api.ConfigMap) { cm.Data[CAKey] = "other" })}, []byte(testCA), []string{update}},
+		{"ca.crt edited where labels, other annotations and binaryData are set", []*api.ConfigMap{edited("ns", func(cm *api.ConfigMap) {
+			cm.Data[CAKey] = "other"
+			cm.Labels = map[string]string{"a": "b"}
+			cm.Annotations["x"] = "y"
+			cm.BinaryData = map[string][]byte{"bin": {1}}
+		})}, []byte(testCA), []string{update}},
 		{"ca.crt removed", []*api.ConfigMap{edited("ns", func(cm *api.ConfigMap) { cm.Data = nil })}, []byte(testCA), []string{update}},
 		{"a key added", []*api.ConfigMap{edited("ns", func(cm *api.ConfigMap) { cm.Data["extra"] = "v" })}, []byte(testCA), []string{update}},
 		{"description removed", []*api.ConfigMap{edited("ns", func(cm *api.ConfigMap) { cm.Annotations = nil })}, []byte(testCA), []string{update}},
@@ -139,8 +145,9 @@ func TestSync(t *testing.T) {
 					wantAnn = map[string]string{}
 				}
 				wantAnn[DescriptionAnnotation] = Description
-				if !maps.Equal(cm.Labels, old.Labels) || !maps.Equal(cm.Annotations, wantAnn) || cm.ResourceVersion != old.ResourceVersion {
-					t.Errorf("update changed labels %q, annotations %q or resourceVersion %q", cm.Labels, cm.Annotations, cm.ResourceVersion)
+				if !maps.Equal(cm.Labels, old.Labels) || !maps.Equal(cm.Annotations, wantAnn) || cm.ResourceVersion != old.ResourceVersion ||
+					len(cm.BinaryData) != len(old.BinaryData) {
+					t.Errorf("update changed labels %q, annotations %q, binaryData %q or resourceVersion %q", cm.Labels, cm.Annotations, cm.BinaryData, cm.ResourceVersion)
 				}
 			}
 		})
