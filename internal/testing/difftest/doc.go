@@ -129,7 +129,12 @@
 // ConfigMap is as the publisher leaves it and records, in the States
 // stream, its data, annotations, labels and binaryData keys and the number
 // of watch events the step took (one write more by a controller shows
-// there); the streams are compared exactly.
+// there). Two edits must be left alone (the description changed to
+// another non-empty value; a label and an annotation added): after each,
+// another namespace's ConfigMap is deleted and waited for, a barrier
+// (one worker, one FIFO queue on both sides), and the edited one is
+// recorded with whether it was written since. The streams are compared
+// exactly.
 //
 // # The garbage collector comparison
 //

@@ -61,7 +61,10 @@ func checkRootCA(t *testing.T, sc Scenario, args []string, ca string) {
 			"[namespace created] difftest-rootca-3: data { ca.crt=" + ca + " }",
 			"[ca.crt edited, a key, a label and an annotation added] difftest-rootca-1: data { ca.crt=" + ca +
 				" } annotations { kubernetes.io/description=<description> note=\"kept\" } labels map[team:a] binaryData [] immutable false; events: 2",
-			"[description changed] difftest-rootca-2: data { ca.crt=" + ca + " } annotations { kubernetes.io/description=\"mine\" }",
+			"[description changed] difftest-rootca-2: data { ca.crt=" + ca + " } annotations { kubernetes.io/description=\"mine\" } " +
+				"labels map[] binaryData [] immutable false; written after the edit: false",
+			"[a label and an annotation added] difftest-rootca-2: data { ca.crt=" + ca + " } annotations { kubernetes.io/description=\"mine\" " +
+				"note=\"kept\" } labels map[team:b] binaryData [] immutable false; written after the edit: false",
 			"[deleted] difftest-rootca-3: data { ca.crt=" + ca + " }",
 		} {
 			if !strings.Contains(all, want) {

@@ -26,7 +26,8 @@ const (
 
 // RootCAScenario creates namespaces and checks that each gets
 // kube-root-ca.crt, then edits and deletes those ConfigMaps and waits each
-// time until the publisher has put them right. rootCAFile is the bundle
+// time until the publisher has put them right, or, for an edit it must
+// leave alone, until a later deletion elsewhere was put right. rootCAFile is the bundle
 // both managers were given with --root-ca-file (nil: none, so each
 // publishes the CA of its kubeconfig, the cluster's).
 //
@@ -79,26 +80,38 @@ func (r *rootCARun) run(ctx context.Context) error {
 			return err
 		}
 	}
+	// An edit the publisher must leave alone cannot be waited for; it is
+	// followed by a barrier: the deletion of names[2]'s ConfigMap, waited
+	// for until it is made again. Both publishers run one worker on one
+	// FIFO queue, fed by one ConfigMap watch in commit order, so by then
+	// the edited namespace's sync is done; the ConfigMap is read and
+	// recorded with whether anyone wrote it after the edit.
 	edits := []struct {
 		phase, ns string
 		edit      func(*api.ConfigMap)
+		untouched bool
 	}{
 		{"ca.crt edited, a key, a label and an annotation added", names[0], func(cm *api.ConfigMap) {
 			cm.Data = map[string]string{rootCAKey: "not the CA", "extra": "v"}
 			cm.Labels = map[string]string{"team": "a"}
 			cm.Annotations["note"] = "kept"
-		}},
+		}, false},
 		{"binaryData added, ca.crt removed", names[0], func(cm *api.ConfigMap) {
 			cm.Data = map[string]string{"other": "v"}
 			cm.BinaryData = map[string][]byte{"bin": {1, 2}}
-		}},
-		{"description removed", names[1], func(cm *api.ConfigMap) { delete(cm.Annotations, rootCADescription) }},
-		{"description changed", names[1], func(cm *api.ConfigMap) { cm.Annotations[rootCADescription] = "mine" }},
-		{"data emptied", names[1], func(cm *api.ConfigMap) { cm.Data = nil }},
+		}, false},
+		{"description removed", names[1], func(cm *api.ConfigMap) { delete(cm.Annotations, rootCADescription) }, false},
+		{"description changed", names[1], func(cm *api.ConfigMap) { cm.Annotations[rootCADescription] = "mine" }, true},
+		{"a label and an annotation added", names[1], func(cm *api.ConfigMap) {
+			cm.Labels = map[string]string{"team": "b"}
+			cm.Annotations["note"] = "kept"
+		}, true},
+		{"data emptied", names[1], func(cm *api.ConfigMap) { cm.Data = nil }, false},
 	}
 	for _, e := range edits {
 		r.env.Observer.SetPhase(e.phase)
-		err := r.step(ctx, e.ns, "", func() error {
+		var written string // the resourceVersion of the edit
+		edit := func() error {
 			cm, err := r.cms.InNamespace(e.ns).Get(ctx, rootCAConfigMap)
 			if err != nil {
 				return err
@@ -107,9 +120,18 @@ func (r *rootCARun) run(ctx context.Context) error {
 				cm.Annotations = map[string]string{}
 			}
 			e.edit(cm)
-			_, err = r.cms.InNamespace(e.ns).Update(ctx, cm)
+			cm, err = r.cms.InNamespace(e.ns).Update(ctx, cm)
+			if err == nil {
+				written = cm.ResourceVersion
+			}
 			return err
-		})
+		}
+		var err error
+		if e.untouched {
+			err = r.untouched(ctx, e.ns, names[2], edit, &written)
+		} else {
+			err = r.step(ctx, e.ns, "", edit)
+		}
 		if err != nil {
 			return fmt.Errorf("%s in %s: %w", e.phase, e.ns, err)
 		}
@@ -176,6 +198,31 @@ func (r *rootCARun) step(ctx context.Context, ns, notUID string, act func() erro
 			return nil
 		}
 	}
+}
+
+// untouched does edit in ns, then waits for the barrier: barrierNS's
+// ConfigMap deleted and made again. It records ns's ConfigMap and whether
+// it was written after the edit (its resourceVersion, *written, changed).
+func (r *rootCARun) untouched(ctx context.Context, ns, barrierNS string, edit func() error, written *string) error {
+	if err := edit(); err != nil {
+		return err
+	}
+	old, err := r.cms.InNamespace(barrierNS).Get(ctx, rootCAConfigMap)
+	if err != nil {
+		return err
+	}
+	err = r.step(ctx, barrierNS, old.UID, func() error {
+		return r.cms.InNamespace(barrierNS).Delete(ctx, rootCAConfigMap, rest.DeleteOptions{})
+	})
+	if err != nil {
+		return fmt.Errorf("the barrier in %s: %w", barrierNS, err)
+	}
+	cm, err := r.cms.InNamespace(ns).Get(ctx, rootCAConfigMap)
+	if err != nil {
+		return err
+	}
+	r.env.Observer.Record(fmt.Sprintf("%s: %s; written after the edit: %v", ns, r.render(cm), cm.ResourceVersion != *written))
+	return nil
 }
 
 // published is Kubernetes' rule for a kube-root-ca.crt that needs no
