@@ -16,9 +16,9 @@ import (
 type countCodec struct{}
 
 var (
-	_ decode.Codec[*api.RawObject]            = countCodec{}
-	_ decode.BorrowingDecoder[*api.RawObject] = countCodec{}
-	countInner                                = decode.StrippingManagedFields(decode.Raw())
+	_          decode.Codec[*api.RawObject]            = countCodec{}
+	_          decode.BorrowingDecoder[*api.RawObject] = countCodec{}
+	countInner                                         = decode.StrippingManagedFields(decode.Raw())
 )
 
 // Decode implements decode.Codec.

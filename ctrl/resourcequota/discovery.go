@@ -17,8 +17,8 @@ import (
 func DefaultIgnoredResources() map[quota.GroupResource]bool {
 	return map[quota.GroupResource]bool{
 		{Resource: "bindings"}: true, {Resource: "componentstatuses"}: true,
-		{Group: "authentication.k8s.io", Resource: "tokenreviews"}:            true,
-		{Group: "authentication.k8s.io", Resource: "selfsubjectreviews"}:      true,
+		{Group: "authentication.k8s.io", Resource: "tokenreviews"}:             true,
+		{Group: "authentication.k8s.io", Resource: "selfsubjectreviews"}:       true,
 		{Group: "authorization.k8s.io", Resource: "subjectaccessreviews"}:      true,
 		{Group: "authorization.k8s.io", Resource: "selfsubjectaccessreviews"}:  true,
 		{Group: "authorization.k8s.io", Resource: "localsubjectaccessreviews"}: true,
