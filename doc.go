@@ -16,6 +16,7 @@
 //	 1. kube                  — overview of kcm's Kubernetes foundation; its packages, read in this order:
 //	    kube/api              — the object model: ObjectMeta, Object, RawObject, typed kinds
 //	    kube/api/decode       — the codecs: JSON to objects, Compact, RawObject families, interning
+//	    kube/api/resource     — resource.Quantity: parse, add, compare, the canonical strings
 //	    kube/labels           — label selectors: parse, compile, match
 //	    kube/rest             — the REST client: Client, Resources, list/watch, errors, retries
 //	    kube/clientcmd        — kubeconfig, exec plugins, in-cluster: a rest.Config
