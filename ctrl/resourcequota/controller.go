@@ -96,6 +96,9 @@ type Controller struct {
 	client   *rest.Client
 	registry *quota.Registry
 	monitors *monitors
+	// count counts a group-resource's objects in a namespace: the
+	// monitors' count (tests replace it).
+	count func(gr quota.GroupResource, namespace string) (int, error)
 	// typed are the registrations of the controller's handlers on the
 	// shared typed informers (quotas, pods, services, claims); the
 	// workers wait for them.
@@ -153,6 +156,29 @@ type Informers struct {
 // NewController builds the controller on client and registers its
 // handlers on inf. Nothing runs until Run.
 func NewController(client *rest.Client, inf Informers, o Options) (*Controller, error) {
+	c := build(client, listers{
+		quotas: inf.Quotas.Lister(), pods: inf.Pods.Lister(), services: inf.Services.Lister(), claims: inf.Claims.Lister(),
+	}, o)
+	regs, err := c.register(inf)
+	if err != nil {
+		c.shutDownQueues()
+		return nil, err
+	}
+	c.typed = regs
+	return c, nil
+}
+
+// listers are the typed caches the controller and its evaluators read.
+type listers struct {
+	quotas   informer.Lister[*api.ResourceQuota]
+	pods     informer.Lister[*api.Pod]
+	services informer.Lister[*api.Service]
+	claims   informer.Lister[*api.PersistentVolumeClaim]
+}
+
+// build makes the controller's state, loops and registry on l, without
+// registering any handler (tests build it directly).
+func build(client *rest.Client, l listers, o Options) *Controller {
 	if o.Clock == nil {
 		o.Clock = clock.Real{}
 	}
@@ -163,7 +189,7 @@ func NewController(client *rest.Client, inf Informers, o Options) (*Controller, 
 		o.Ignored = DefaultIgnoredResources()
 	}
 	c := &Controller{
-		quotas: inf.Quotas.Lister(), client: client,
+		quotas: l.quotas, client: client,
 		syncPeriod: o.SyncPeriod, discoveryPeriod: o.DiscoveryPeriod, ignored: o.Ignored,
 		clock: o.Clock, log: o.Logger,
 	}
@@ -172,23 +198,17 @@ func NewController(client *rest.Client, inf Informers, o Options) (*Controller, 
 	c.priority = ctrl.NewLoop(PriorityQueue, c.syncLocked, lo)
 	c.changes = ctrl.NewLoop(ResourceChangesQueue, c.replenish, lo)
 	c.monitors = newMonitors(client, c.resourceChanged, o.Clock, o.Logger)
-
-	pods, svcs, claims := inf.Pods.Lister(), inf.Services.Lister(), inf.Claims.Lister()
+	c.count = c.monitors.count
 	c.registry = quota.NewRegistry(
-		func(ns string) ([]*api.Pod, error) { return pods.Namespace(ns).List(labels.Everything()), nil },
-		func(ns string) ([]*api.Service, error) { return svcs.Namespace(ns).List(labels.Everything()), nil },
+		func(ns string) ([]*api.Pod, error) { return l.pods.Namespace(ns).List(labels.Everything()), nil },
+		func(ns string) ([]*api.Service, error) {
+			return l.services.Namespace(ns).List(labels.Everything()), nil
+		},
 		func(ns string) ([]*api.PersistentVolumeClaim, error) {
-			return claims.Namespace(ns).List(labels.Everything()), nil
+			return l.claims.Namespace(ns).List(labels.Everything()), nil
 		},
 		c.countFunc, o.Clock)
-
-	regs, err := c.register(inf)
-	if err != nil {
-		c.shutDownQueues()
-		return nil, err
-	}
-	c.typed = regs
-	return c, nil
+	return c
 }
 
 // Name implements ctrl.Controller.

@@ -49,21 +49,7 @@ func (c *Controller) register(inf Informers) ([]informer.Synced, error) {
 		return nil
 	}
 	opts := processor.HandlerOptions{Name: Name}
-	reg, err := inf.Quotas.AddEventHandler(processor.HandlerFuncs[*api.ResourceQuota]{
-		AddFunc: func(rq *api.ResourceQuota, _ bool) { c.addQuota(rq) },
-		UpdateFunc: func(old, cur *api.ResourceQuota) {
-			// Only a change of spec.hard matters: status changes are this
-			// controller's own, and a full recalculation comes from the
-			// periodic resync, not from status updates.
-			if !sameList(old.Spec.Hard, cur.Spec.Hard) {
-				c.addQuota(cur)
-			}
-		},
-		DeleteFunc: func(rq *api.ResourceQuota, _ bool) {
-			c.primary.Queue().Add(rq.Key())
-			c.resourceChanged(quotasGR, rq.Namespace)
-		},
-	}, opts)
+	reg, err := inf.Quotas.AddEventHandler(c.quotaHandler(), opts)
 	if err := add(ResourceQuotas.Resource, reg, err, inf.Quotas.RemoveEventHandler); err != nil {
 		return nil, err
 	}
@@ -80,6 +66,26 @@ func (c *Controller) register(inf Informers) ([]informer.Synced, error) {
 		return nil, err
 	}
 	return regs, nil
+}
+
+// quotaHandler is the quota informer's handler (Kubernetes' NewController
+// handlers, and the resourcequotas monitor's delete).
+func (c *Controller) quotaHandler() processor.HandlerFuncs[*api.ResourceQuota] {
+	return processor.HandlerFuncs[*api.ResourceQuota]{
+		AddFunc: func(rq *api.ResourceQuota, _ bool) { c.addQuota(rq) },
+		UpdateFunc: func(old, cur *api.ResourceQuota) {
+			// Only a change of spec.hard matters: status changes are this
+			// controller's own, and a full recalculation comes from the
+			// periodic resync, not from status updates.
+			if !sameList(old.Spec.Hard, cur.Spec.Hard) {
+				c.addQuota(cur)
+			}
+		},
+		DeleteFunc: func(rq *api.ResourceQuota, _ bool) {
+			c.primary.Queue().Add(rq.Key())
+			c.resourceChanged(quotasGR, rq.Namespace)
+		},
+	}
 }
 
 // replenisher is a monitor's handler (Kubernetes' QuotaMonitor
@@ -234,7 +240,7 @@ func (c *Controller) countFunc(gr quota.GroupResource) quota.CountFunc {
 	if gr == quotasGR {
 		return func(ns string) (int, error) { return len(c.quotas.Namespace(ns).List(labels.Everything())), nil }
 	}
-	return func(ns string) (int, error) { return c.monitors.count(gr, ns) }
+	return func(ns string) (int, error) { return c.count(gr, ns) }
 }
 
 // sortedNames are a wire list's resource names, sorted.
