@@ -139,4 +139,3 @@ func list(kv ...string) api.ResourceList {
 	}
 	return l
 }
-

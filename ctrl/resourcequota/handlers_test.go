@@ -132,7 +132,9 @@ func TestReplenishmentHandlers(t *testing.T) {
 		{"pod deleted", func() { pods.OnDelete(pod("p", api.PodRunning), false) }, true},
 		{"service ClusterIP → NodePort", func() { svcs.OnUpdate(service("s", api.ServiceTypeClusterIP), nodePort) }, true},
 		{"NodePort service's ports changed", func() { svcs.OnUpdate(service("s", api.ServiceTypeNodePort), nodePort) }, false},
-		{"ClusterIP → ExternalName", func() { svcs.OnUpdate(service("s", api.ServiceTypeClusterIP), service("s", api.ServiceTypeExternalName)) }, false},
+		{"ClusterIP → ExternalName", func() {
+			svcs.OnUpdate(service("s", api.ServiceTypeClusterIP), service("s", api.ServiceTypeExternalName))
+		}, false},
 		{"service deleted", func() { svcs.OnDelete(service("s", ""), true) }, true},
 		{"claim updated", func() { claims.OnUpdate(claim, claim) }, true},
 	}
