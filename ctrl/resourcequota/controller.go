@@ -92,8 +92,11 @@ type Options struct {
 // keys, a third over resource changes, the monitors and the discovery
 // loop that keeps them current.
 type Controller struct {
-	quotas   informer.Lister[*api.ResourceQuota]
-	client   *rest.Client
+	quotas informer.Lister[*api.ResourceQuota]
+	client *rest.Client
+	// discover reads discovery: the client's ServerPreferredResources
+	// (tests replace it).
+	discover func(context.Context) ([]rest.APIResource, error)
 	registry *quota.Registry
 	monitors *monitors
 	// count counts a group-resource's objects in a namespace: the
@@ -198,6 +201,7 @@ func build(client *rest.Client, l listers, o Options) *Controller {
 	c.priority = ctrl.NewLoop(PriorityQueue, c.syncLocked, lo)
 	c.changes = ctrl.NewLoop(ResourceChangesQueue, c.replenish, lo)
 	c.monitors = newMonitors(client, c.resourceChanged, o.Clock, o.Logger)
+	c.discover = client.ServerPreferredResources
 	c.count = c.monitors.count
 	c.registry = quota.NewRegistry(
 		func(ns string) ([]*api.Pod, error) { return l.pods.Namespace(ns).List(labels.Everything()), nil },

@@ -66,7 +66,7 @@ func (c *Controller) discoveryLoop(ctx context.Context) {
 // one keeps the known resources of the groups that failed. With wait
 // false (the first discovery, before the workers start) it does not wait.
 func (c *Controller) resyncDiscovery(ctx context.Context, known map[rest.Resource]bool, wait bool) map[rest.Resource]bool {
-	all, err := c.client.ServerPreferredResources(ctx)
+	all, err := c.discover(ctx)
 	next := quotableResources(all, c.ignored)
 	if err != nil {
 		if ctx.Err() != nil {
