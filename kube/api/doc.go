@@ -58,6 +58,7 @@
 //	resourceversion.go     CompareResourceVersion
 //	types_common.go        the value types kinds share (IntOrString, LabelSelector, Container, Volume, ...)
 //	types_core.go          Pod, Namespace, ServiceAccount, ConfigMap, Node, CoreEvent
+//	types_core_affinity.go a pod's inter-pod affinity (the CrossNamespacePodAffinity quota scope)
 //	types_core_service.go  Service, Endpoints
 //	types_core_pvc.go      PersistentVolumeClaim
 //	types_core_quota.go    ResourceQuota, ScopeSelector

@@ -38,7 +38,7 @@
 // (parse, canonical string, JSON, sums, differences, comparisons).
 //
 // One concept per file: quantity.go (Quantity, Format, the constructors,
-// Add, Sub, Cmp, Value), parse.go (Parse, MustParse, ErrInvalidQuantity,
+// Add, Sub, Cmp, Value, RoundUp), parse.go (Parse, MustParse, ErrInvalidQuantity,
 // the suffixes), format.go (String and the canonical form, MarshalJSON,
 // UnmarshalJSON), list.go (List, ParseList, Strings).
 //

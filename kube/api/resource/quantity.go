@@ -195,3 +195,17 @@ func roundAway(m *big.Int, n int64) *big.Int {
 	}
 	return quo
 }
+
+// RoundUp returns q rounded up, away from zero, to a multiple of
+// 10^scale (scale 0: an integer; -3: thousandths), and whether q already
+// was one (apimachinery's (*Quantity).RoundUp). A quantity that needs no
+// rounding is returned as it is, string form included.
+func (q Quantity) RoundUp(scale int32) (Quantity, bool) {
+	if q.IsZero() || q.exp >= int64(scale) {
+		return q, true
+	}
+	n := int64(scale) - q.exp
+	r := roundAway(q.mant, n)
+	exact := new(big.Int).Mul(r, new(big.Int).Exp(bigTen, big.NewInt(n), nil)).Cmp(q.mant) == 0
+	return Quantity{mant: r, exp: int64(scale), format: q.format}, exact
+}

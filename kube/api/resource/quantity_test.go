@@ -193,3 +193,15 @@ func TestList(t *testing.T) {
 		t.Errorf("nil lists: %v %v", l, err)
 	}
 }
+
+// TestRoundUpMatchesApimachinery: RoundUp to integers and to thousandths,
+// the exactness answer and the string afterwards (a quantity that needed
+// no rounding keeps its parsed string), as apimachinery's (*Quantity).RoundUp.
+func TestRoundUpMatchesApimachinery(t *testing.T) {
+	for _, v := range roundVectors {
+		q, exact := resource.MustParse(v.in).RoundUp(v.scale)
+		if q.String() != v.str || exact != v.exact {
+			t.Errorf("MustParse(%q).RoundUp(%d) = %s, %v; want %s, %v", v.in, v.scale, q, exact, v.str, v.exact)
+		}
+	}
+}
