@@ -53,6 +53,7 @@
 //	    ctrl/endpointslice/reconciler — a Service's pods packed into its EndpointSlices: the fewest writes, the tracker
 //	    ctrl/endpointslicemirroring — the Endpoints users write for selector-less Services, mirrored into EndpointSlices
 //	    ctrl/podgc            — the pod garbage collector: terminated beyond a threshold, orphaned, out-of-service
+//	    ctrl/resourcequota    — each quota's status.hard and status.used: two queues, replenishment, discovery
 //	    ctrl/garbagecollector — the ownerReference graph: background, foreground and orphan deletion
 //	    ctrl/nodelifecycle    — dead nodes: Unknown conditions, NotReady pods, taints at a rate per zone
 //	    ctrl/nodelifecycle/scheduler — the zone's rate-limited timed queue of nodes to taint

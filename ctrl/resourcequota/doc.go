@@ -23,12 +23,18 @@
 //	                                                          ──▶ primary queue
 //	discovery every 30 s ──new resources──▶ monitors + count/<resource>.<group> evaluators
 //
-// Files: controller.go (descriptor, flags, construction, Run), sync.go
-// (the quota sync), handlers.go (queueing, update filters,
-// replenishment), monitors.go (the metadata monitors), codec.go (what a
-// monitor keeps of each object), discovery.go (quotable resources, the
-// discovery resync). The evaluators — what a pod, service, claim or object
-// count uses, scopes and scope selectors — are package quota's.
+// One concept per file:
+//
+//   - controller.go: the descriptor, its flags, construction and Run.
+//   - sync.go: the quota sync and its one status write.
+//   - handlers.go: which queue a quota goes on, the update filters, and
+//     replenishment.
+//   - monitors.go: the metadata monitors of the quotable resources.
+//   - codec.go: what a monitor keeps of each object.
+//   - discovery.go: quotable resources and the discovery resync.
+//
+// The evaluators — what a pod, service, claim or object count uses,
+// scopes and scope selectors — are package quota's.
 //
 // # Guarantees
 //
