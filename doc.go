@@ -58,6 +58,7 @@
 //	    ctrl/nodelifecycle    — dead nodes: Unknown conditions, NotReady pods, taints at a rate per zone
 //	    ctrl/nodelifecycle/scheduler — the zone's rate-limited timed queue of nodes to taint
 //	    ctrl/tainteviction    — pods on NoExecute-tainted nodes deleted now or after their tolerationSeconds
+//	    ctrl/resourcequota/quota — quota usage as Kubernetes' evaluators compute it: pods, Services, claims, counts
 //	12. tap                   — the observation points every layer reports to while someone watches
 //	    pipeview              — the live view behind /debug/pipeline, drawn from tap's points
 //	13. manager               — the controller manager: flags, endpoints, leader election, start-up
@@ -126,8 +127,9 @@
 //     controller shares: registry, context, wiring, work loop, expectations, events;
 //     ownership; revision history; the parts the endpoint controllers share (pod rules, Services of a pod, repacked subsets,
 //     hash order, endpoint sets, the slice tracker, well-known labels)
-//  7. controllers: ctrl/*, ctrl/endpointslice/..., ctrl/nodelifecycle/... — one package per controller; a controller
-//     never imports another (the EndpointSlice and node lifecycle controllers' own packages import each other)
+//  7. controllers: ctrl/*, ctrl/endpointslice/..., ctrl/nodelifecycle/..., ctrl/resourcequota/... — one package per
+//     controller; a controller never imports another (the EndpointSlice, node lifecycle and resource quota
+//     controllers' own packages import each other)
 //  8. manager: manager — the controller manager: flags, endpoints, leader election,
 //     start-up of every controller
 //  9. binary: cmd/kcm — the kcm binary; it links testenv for `kcm dev`, a product feature
