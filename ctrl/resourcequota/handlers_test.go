@@ -182,4 +182,3 @@ func TestFullResync(t *testing.T) {
 		f.clock.Step(DefaultSyncPeriod - time.Second)
 	}
 }
-
