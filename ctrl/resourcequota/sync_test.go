@@ -125,3 +125,28 @@ func TestSyncErrors(t *testing.T) {
 		resttest.Expect(t, actions, "update resourcequotas/status ns/q")
 	})
 }
+
+// TestSyncComputeResources: requests.* and limits.* are summed over the
+// pods that count (a terminal pod does not: QuotaV1Pod) and written in
+// Kubernetes' canonical quantity form.
+func TestSyncComputeResources(t *testing.T) {
+	withRes := func(p *api.Pod, cpu, mem string) *api.Pod {
+		p.Spec.Containers[0].Resources = api.ResourceRequirements{
+			Requests: list("cpu", cpu, "memory", mem), Limits: list("cpu", cpu, "memory", mem)}
+		return p
+	}
+	hard := list("requests.cpu", "2", "limits.memory", "1Gi", "requests.memory", "1Gi")
+	f := newFixture(t, []*api.ResourceQuota{rq("q", hard)}, []*api.Pod{
+		withRes(pod("a", api.PodRunning), "100m", "128Mi"),
+		withRes(pod("b", api.PodPending), "250m", "64Mi"),
+		withRes(pod("done", api.PodSucceeded), "1", "512Mi"),
+	}, nil)
+	actions, err := f.sync("ns/q")
+	if err != nil || !resttest.Expect(t, actions, "update resourcequotas/status ns/q") {
+		t.Fatalf("sync: %v", err)
+	}
+	want := list("requests.cpu", "350m", "limits.memory", "192Mi", "requests.memory", "192Mi")
+	if got := f.stored("ns", "q").Status.Used; !maps.Equal(got, want) {
+		t.Errorf("used %v, want %v", got, want)
+	}
+}
