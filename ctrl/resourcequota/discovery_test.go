@@ -3,6 +3,7 @@ package resourcequota
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"maps"
 	"net/http"
 	"net/http/httptest"
@@ -139,6 +140,14 @@ func TestDiscoveryResync(t *testing.T) {
 		t.Fatal("no count/gadgets.example.com evaluator")
 	}
 	drain(t, f.c.priority.Queue())
+	// A monitor that has not synced counts nothing: its quota's sync
+	// fails (and is retried) instead of writing a count too low.
+	if _, err := f.c.monitors.count(quota.GroupResource{Group: "example.com", Resource: "gadgets"}, "ns"); !errors.Is(err, ErrNotSynced) {
+		t.Errorf("count of an unsynced monitor: %v, want ErrNotSynced", err)
+	}
+	if _, err := f.c.monitors.count(widgetsGR, "ns"); !errors.Is(err, ErrNotMonitored) {
+		t.Errorf("count of an unmonitored resource: %v, want ErrNotMonitored", err)
+	}
 
 	// The CRD is installed: the next resync monitors and counts widgets,
 	// and the quota naming them is queued at once.

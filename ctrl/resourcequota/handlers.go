@@ -234,6 +234,10 @@ func (c *Controller) enqueueMatching(evaluators []quota.Evaluator) {
 // monitor for (not discovered yet, or no longer served).
 var ErrNotMonitored = errors.New("resourcequota: resource not monitored")
 
+// ErrNotSynced: a count was asked of a monitor whose cache has not
+// synced yet.
+var ErrNotSynced = errors.New("resourcequota: resource monitor not synced")
+
 // countFunc counts gr's objects in a namespace from its monitor's cache
 // (quotas: from the typed quota cache).
 func (c *Controller) countFunc(gr quota.GroupResource) quota.CountFunc {

@@ -199,13 +199,20 @@ func (m *monitors) resourceSynced(r rest.Resource) bool {
 	return ok && mon.res == r && mon.reg.HasSynced()
 }
 
-// count is the number of gr's objects in namespace in its monitor's cache.
+// count is the number of gr's objects in namespace in its monitor's
+// cache. A monitor that has not synced yet answers ErrNotSynced rather
+// than a count of the part it listed: the quota's sync fails and is
+// retried, instead of writing a usage too low that nothing would correct
+// before the next full resync.
 func (m *monitors) count(gr quota.GroupResource, namespace string) (int, error) {
 	m.mu.Lock()
 	mon, ok := m.running[gr]
 	m.mu.Unlock()
 	if !ok {
 		return 0, fmt.Errorf("%w: %s", ErrNotMonitored, gr.Resource+"."+gr.Group)
+	}
+	if !mon.reg.HasSynced() {
+		return 0, fmt.Errorf("%w: %s", ErrNotSynced, mon.res)
 	}
 	return mon.inf.Store().IndexLen(store.IndexNamespace, namespace)
 }
