@@ -70,6 +70,14 @@
 //   - When discovery adds count evaluators, the quotas that already name
 //     their resources are queued at once rather than at the next full
 //     resync.
+//   - A monitor that has not synced yet answers ErrNotSynced instead of
+//     counting the part it has listed: the quota's sync fails and is
+//     retried, rather than writing a count too low that only the next full
+//     resync would correct.
+//   - Discovery is first read when Run starts, and a discovery that fails
+//     is read again every discovery period; kube-controller-manager reads
+//     it when it builds the controller and fails the controller's start
+//     when it cannot.
 //   - The replenishment handlers get no informer resync (Kubernetes'
 //     12-24 h ReplenishmentResyncPeriod only re-delivers unchanged
 //     objects, which every update filter passes over).
