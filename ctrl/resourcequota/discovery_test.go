@@ -185,4 +185,8 @@ func TestDiscoveryResync(t *testing.T) {
 	if slices.Contains(monitored(), "widgets.v1.example.com") {
 		t.Errorf("monitors %q still hold widgets", monitored())
 	}
+	// Its custom resources went with it: they count 0.
+	if n, err := f.c.monitors.count(widgetsGR, "ns"); n != 0 || err != nil {
+		t.Errorf("count of a resource discovery no longer serves: %d, %v; want 0", n, err)
+	}
 }

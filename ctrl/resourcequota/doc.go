@@ -50,8 +50,9 @@
 //     discovery period.
 //   - A resource discovery reports later (a CRD) gets a monitor and a
 //     count/<resource>.<group> evaluator within a discovery period; a
-//     resource no longer reported loses its monitor (its evaluator stays,
-//     and its count then fails until discovery serves it again).
+//     resource no longer reported loses its monitor (its evaluator stays
+//     and counts 0: its objects went with it). A monitor not synced yet
+//     counts nothing (ErrNotSynced): the quota's sync is retried.
 //   - Run returns when ctx ends, after the loops drained (ctrl.Loop's
 //     drain timeout) and every monitor stopped.
 //

@@ -45,6 +45,10 @@ type monitors struct {
 
 	mu      sync.Mutex
 	running map[quota.GroupResource]*monitor
+	// gone are the resources whose monitor was stopped because discovery
+	// no longer serves them: their objects are gone with them (a deleted
+	// CRD's custom resources), so they count 0.
+	gone    map[quota.GroupResource]bool
 	ctx     context.Context // set by start; monitors made before wait for it
 	stopped bool
 	wg      sync.WaitGroup
@@ -55,7 +59,8 @@ type monitors struct {
 const monitorShutdownTimeout = 30 * time.Second
 
 func newMonitors(client *rest.Client, changed func(quota.GroupResource, string), clk clock.Clock, log zerolog.Logger) *monitors {
-	return &monitors{client: client, changed: changed, clock: clk, log: log, running: map[quota.GroupResource]*monitor{}}
+	return &monitors{client: client, changed: changed, clock: clk, log: log, running: map[quota.GroupResource]*monitor{},
+		gone: map[quota.GroupResource]bool{}}
 }
 
 // sync makes the monitored set equal to resources: a monitor is made (and
@@ -73,6 +78,9 @@ func (m *monitors) sync(resources map[rest.Resource]bool) ([]quota.GroupResource
 		if r, ok := want[gr]; !ok || r != mon.res {
 			gone = append(gone, mon)
 			delete(m.running, gr)
+			if !ok {
+				m.gone[gr] = true
+			}
 		}
 	}
 	var errs []error
@@ -87,6 +95,7 @@ func (m *monitors) sync(resources map[rest.Resource]bool) ([]quota.GroupResource
 			continue
 		}
 		m.running[gr] = mon
+		delete(m.gone, gr)
 		added = append(added, gr)
 		if m.ctx != nil && !m.stopped {
 			m.startLocked(mon)
@@ -207,7 +216,11 @@ func (m *monitors) resourceSynced(r rest.Resource) bool {
 func (m *monitors) count(gr quota.GroupResource, namespace string) (int, error) {
 	m.mu.Lock()
 	mon, ok := m.running[gr]
+	gone := m.gone[gr]
 	m.mu.Unlock()
+	if gone {
+		return 0, nil
+	}
 	if !ok {
 		return 0, fmt.Errorf("%w: %s", ErrNotMonitored, gr.Resource+"."+gr.Group)
 	}
