@@ -261,9 +261,10 @@ func (c *Controller) Run(ctx context.Context, workers int) error {
 	return errors.Join(errs...)
 }
 
-// resyncLoop enqueues every quota each sync period until ctx ends
-// (Kubernetes' enqueueAll under wait.Until).
+// resyncLoop enqueues every quota now and each sync period until ctx
+// ends (Kubernetes' enqueueAll under wait.Until, which calls it at once).
 func (c *Controller) resyncLoop(ctx context.Context) {
+	c.enqueueAll()
 	t := c.clock.NewTicker(c.syncPeriod)
 	defer t.Stop()
 	for {

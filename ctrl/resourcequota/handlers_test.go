@@ -146,8 +146,8 @@ func TestReplenishmentHandlers(t *testing.T) {
 	}
 }
 
-// TestFullResync: every sync period, every quota goes on the primary
-// queue (Kubernetes' enqueueAll under wait.Until with
+// TestFullResync: at start and every sync period, every quota goes on
+// the primary queue (Kubernetes' enqueueAll under wait.Until with
 // --resource-quota-sync-period), driven by the fake clock.
 func TestFullResync(t *testing.T) {
 	f := newFixture(t, []*api.ResourceQuota{rq("a", list("pods", "1")), rq("b", list("pods", "1"), inNS("other"))}, nil, nil)
@@ -159,6 +159,9 @@ func TestFullResync(t *testing.T) {
 	defer func() { cancel(); <-done }()
 	if err := f.clock.BlockUntilWaiters(ctx, 1); err != nil {
 		t.Fatal(err)
+	}
+	if got := drain(t, f.c.primary.Queue()); len(got) != 2 {
+		t.Fatalf("queued %q at start, want both quotas", got)
 	}
 	f.clock.Step(DefaultSyncPeriod - time.Second)
 	if n := f.c.primary.Queue().Len(); n != 0 {
