@@ -150,3 +150,31 @@ func TestSyncComputeResources(t *testing.T) {
 		t.Errorf("used %v, want %v", got, want)
 	}
 }
+
+// TestSyncScopes: a quota's spec.scopes and spec.scopeSelector reach the
+// evaluators (syncResourceQuota passes both to CalculateUsage): a
+// BestEffort quota counts only the pods without requests or limits, a
+// PriorityClass selector only the pods of the classes it names.
+func TestSyncScopes(t *testing.T) {
+	bestEffort := pod("best-effort", api.PodRunning)
+	burstable := pod("burstable", api.PodRunning)
+	burstable.Spec.Containers[0].Resources = api.ResourceRequirements{Requests: list("cpu", "100m")}
+	high := pod("high", api.PodRunning)
+	high.Spec.PriorityClassName = "high"
+	scoped := rq("best-effort", list("pods", "10"), func(q *api.ResourceQuota) {
+		q.Spec.Scopes = []api.ResourceQuotaScope{api.ResourceQuotaScopeBestEffort}
+	})
+	selected := rq("high", list("pods", "10"), func(q *api.ResourceQuota) {
+		q.Spec.ScopeSelector = &api.ScopeSelector{MatchExpressions: []api.ScopedResourceSelectorRequirement{{
+			ScopeName: api.ResourceQuotaScopePriorityClass, Operator: api.ScopeSelectorOpIn, Values: []string{"high"}}}}
+	})
+	f := newFixture(t, []*api.ResourceQuota{scoped, selected}, []*api.Pod{bestEffort, burstable, high}, nil)
+	for name, want := range map[string]string{"best-effort": "2", "high": "1"} {
+		if _, err := f.sync("ns/" + name); err != nil {
+			t.Fatal(err)
+		}
+		if got := f.stored("ns", name).Status.Used["pods"]; got != want {
+			t.Errorf("quota %s: used pods %q, want %q", name, got, want)
+		}
+	}
+}
