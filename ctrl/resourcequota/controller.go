@@ -218,10 +218,6 @@ func build(client *rest.Client, l listers, o Options) *Controller {
 // Name implements ctrl.Controller.
 func (c *Controller) Name() string { return Name }
 
-// Registry returns the evaluators the controller computes usage with;
-// discovery adds a count evaluator for each new resource.
-func (c *Controller) Registry() *quota.Registry { return c.registry }
-
 // Run implements ctrl.Controller (Kubernetes' Run, with the QuotaMonitor's
 // Run and the Sync loop kube-controller-manager runs beside it): it reads
 // discovery and starts the monitors, waits until the quota cache and
@@ -291,12 +287,6 @@ func (c *Controller) shutDownQueues() {
 	c.primary.Queue().ShutDown()
 	c.priority.Queue().ShutDown()
 	c.changes.Queue().ShutDown()
-}
-
-// Queues returns the primary, priority and resource-change queues' loops
-// (tests and the manager's wiring check read them).
-func (c *Controller) Queues() (primary, priority, changes *ctrl.Loop) {
-	return c.primary, c.priority, c.changes
 }
 
 // syncedFunc adapts a function to informer.Synced.
