@@ -95,8 +95,11 @@ func (c *Controller) quotaHandler() processor.HandlerFuncs[*api.ResourceQuota] {
 func replenisher[T api.Object](c *Controller, gr quota.GroupResource, changed func(old, cur T) bool) processor.Handler[T] {
 	return processor.HandlerFuncs[T]{
 		UpdateFunc: func(old, cur T) {
-			if changed != nil && changed(old, cur) {
-				c.resourceChanged(gr, cur.GetObjectMeta().Namespace)
+			ns := cur.GetObjectMeta().Namespace
+			// A namespace without quotas has nothing to replenish: the
+			// filter (a pod's usage, computed twice) is not worth running.
+			if changed != nil && len(c.quotas.Namespace(ns).List(labels.Everything())) > 0 && changed(old, cur) {
+				c.resourceChanged(gr, ns)
 			}
 		},
 		DeleteFunc: func(obj T, _ bool) { c.resourceChanged(gr, obj.GetObjectMeta().Namespace) },

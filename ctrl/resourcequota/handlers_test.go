@@ -107,10 +107,11 @@ func TestReplenish(t *testing.T) {
 // a pod that turns terminal or changes scope (activeDeadlineSeconds), a
 // service whose quota type changes, any claim update; never an add.
 func TestReplenishmentHandlers(t *testing.T) {
-	f := newFixture(t, nil, nil, nil)
+	f := newFixture(t, []*api.ResourceQuota{rq("q", list("pods", "10"))}, nil, nil)
 	pods := replenisher(f.c, podsGR, f.c.podChanged)
 	svcs := replenisher(f.c, servicesGR, serviceChanged)
 	claims := replenisher(f.c, claimsGR, claimChanged)
+	free := func(p *api.Pod) *api.Pod { p.Namespace = "free"; return p }
 	deadline := func(p *api.Pod) *api.Pod { s := int64(30); p.Spec.ActiveDeadlineSeconds = &s; return p }
 	relabelled := pod("p", api.PodRunning)
 	relabelled.Labels = map[string]string{"a": "b"}
@@ -136,6 +137,9 @@ func TestReplenishmentHandlers(t *testing.T) {
 		}, false},
 		{"service deleted", func() { svcs.OnDelete(service("s", ""), true) }, true},
 		{"claim updated", func() { claims.OnUpdate(claim, claim) }, true},
+		{"pod turns terminal in a namespace without quotas", func() {
+			pods.OnUpdate(free(pod("p", api.PodRunning)), free(pod("p", api.PodSucceeded)))
+		}, false},
 	}
 	for _, tt := range tests {
 		tt.do()
