@@ -40,7 +40,8 @@
 //
 //   - A quota's status is written with one UpdateStatus per sync, and only
 //     when status.hard is not spec.hard, either status list is absent, or
-//     status.used changes; status.used names exactly the hard resources.
+//     status.used changes; status.used names no resource that is not
+//     hard.
 //   - A hard resource no evaluator computes keeps the usage its status
 //     had. A usage that fails to compute in part is written for the rest
 //     and the sync retried with backoff.
