@@ -16,6 +16,7 @@
 //	 1. kube                  — overview of kcm's Kubernetes foundation; its packages, read in this order:
 //	    kube/api              — the object model: ObjectMeta, Object, RawObject, typed kinds
 //	    kube/api/decode       — the codecs: JSON to objects, Compact, RawObject families, interning
+//	    kube/api/resource     — resource.Quantity: parse, add, compare, the canonical strings
 //	    kube/labels           — label selectors: parse, compile, match
 //	    kube/rest             — the REST client: Client, Resources, list/watch, errors, retries
 //	    kube/clientcmd        — kubeconfig, exec plugins, in-cluster: a rest.Config
@@ -52,10 +53,12 @@
 //	    ctrl/endpointslice/reconciler — a Service's pods packed into its EndpointSlices: the fewest writes, the tracker
 //	    ctrl/endpointslicemirroring — the Endpoints users write for selector-less Services, mirrored into EndpointSlices
 //	    ctrl/podgc            — the pod garbage collector: terminated beyond a threshold, orphaned, out-of-service
+//	    ctrl/resourcequota    — each quota's status.hard and status.used: two queues, replenishment, discovery
 //	    ctrl/garbagecollector — the ownerReference graph: background, foreground and orphan deletion
 //	    ctrl/nodelifecycle    — dead nodes: Unknown conditions, NotReady pods, taints at a rate per zone
 //	    ctrl/nodelifecycle/scheduler — the zone's rate-limited timed queue of nodes to taint
 //	    ctrl/tainteviction    — pods on NoExecute-tainted nodes deleted now or after their tolerationSeconds
+//	    ctrl/resourcequota/quota — quota usage as Kubernetes' evaluators compute it: pods, Services, claims, counts
 //	    ctrl/rootcacertpublisher — kube-root-ca.crt in every namespace, put back when edited or deleted
 //	12. tap                   — the observation points every layer reports to while someone watches
 //	    pipeview              — the live view behind /debug/pipeline, drawn from tap's points
@@ -125,8 +128,9 @@
 //     controller shares: registry, context, wiring, work loop, expectations, events;
 //     ownership; revision history; the parts the endpoint controllers share (pod rules, Services of a pod, repacked subsets,
 //     hash order, endpoint sets, the slice tracker, well-known labels)
-//  7. controllers: ctrl/*, ctrl/endpointslice/..., ctrl/nodelifecycle/... — one package per controller; a controller
-//     never imports another (the EndpointSlice and node lifecycle controllers' own packages import each other)
+//  7. controllers: ctrl/*, ctrl/endpointslice/..., ctrl/nodelifecycle/..., ctrl/resourcequota/... — one package per
+//     controller; a controller never imports another (the EndpointSlice, node lifecycle and resource quota
+//     controllers' own packages import each other)
 //  8. manager: manager — the controller manager: flags, endpoints, leader election,
 //     start-up of every controller
 //  9. binary: cmd/kcm — the kcm binary; it links testenv for `kcm dev`, a product feature

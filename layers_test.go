@@ -44,8 +44,8 @@ var layers = []layer{
 			"revision history; " +
 			"the parts the endpoint controllers share (pod rules, Services of a pod, repacked subsets, hash order, " +
 			"endpoint sets, the slice tracker, well-known labels)"},
-	{"controllers", []string{"ctrl/*", "ctrl/endpointslice/...", "ctrl/nodelifecycle/..."},
-		"one package per controller; a controller never imports another (the EndpointSlice and node lifecycle controllers' own packages import each other)"},
+	{"controllers", []string{"ctrl/*", "ctrl/endpointslice/...", "ctrl/nodelifecycle/...", "ctrl/resourcequota/..."},
+		"one package per controller; a controller never imports another (the EndpointSlice, node lifecycle and resource quota controllers' own packages import each other)"},
 	{"manager", []string{"manager"},
 		"the controller manager: flags, endpoints, leader election, start-up of every controller"},
 	{"binary", []string{"cmd/kcm"},

@@ -22,6 +22,7 @@ import (
 	"github.com/rs/zerolog"
 	"go.yaml.in/yaml/v3"
 
+	"github.com/kcmlab/kcm/ctrl/resourcequota"
 	"github.com/kcmlab/kcm/kube/api"
 	"github.com/kcmlab/kcm/kube/api/decode"
 	"github.com/kcmlab/kcm/kube/rest"
@@ -433,6 +434,18 @@ func TestManagerRunsWithTheDeployRBAC(t *testing.T) {
 	if _, err := pods.Patch(ctx, held.Name, rest.MergePatch, []byte(`{"metadata":{"finalizers":null}}`), rest.PatchOptions{}); err != nil {
 		t.Fatal(err)
 	}
+	// The resource quota controller: a quota gets its status (update on
+	// resourcequotas/status), counting the namespace's pods from the
+	// shared cache and its configmaps from a metadata monitor (list and
+	// watch on every resource).
+	quotas := rest.NewResources(admin, resourcequota.ResourceQuotas, decode.Typed[api.ResourceQuota]()).InNamespace(ns.Name)
+	if _, err := quotas.Create(ctx, &api.ResourceQuota{ObjectMeta: api.ObjectMeta{Name: "quota"},
+		Spec: api.ResourceQuotaSpec{Hard: api.ResourceList{"count/pods": "100", "configmaps": "100"}}}); err != nil {
+		t.Fatal(err)
+	}
+	watchFor(t, ctx, quotas, "the quota's status", func(q *api.ResourceQuota) bool {
+		return q.Name == "quota" && q.Status.Used["count/pods"] != "" && q.Status.Used["configmaps"] != ""
+	})
 	// The taint eviction controller: a pod on a node with a NoExecute taint
 	// it does not tolerate gets the DisruptionTarget condition (patch on
 	// pods/status) and is deleted (it stays, being deleted: no kubelet

@@ -23,6 +23,8 @@
 //     kube/api/decode — the codecs that decode them (Typed, Raw, Compact,
 //     StrippingManagedFields), RawObject families and the interning that
 //     keep a large cache small.
+//     kube/api/resource — resource.Quantity: quantities parsed, added,
+//     compared and printed in apimachinery's canonical form.
 //  2. kube/labels — label selectors: parsing the string form, compiling an
 //     API LabelSelector, matching, and the canonical String the apiserver
 //     accepts.

@@ -11,6 +11,7 @@ import (
 	"github.com/kcmlab/kcm/ctrl/nodelifecycle"
 	"github.com/kcmlab/kcm/ctrl/podgc"
 	"github.com/kcmlab/kcm/ctrl/replicaset"
+	"github.com/kcmlab/kcm/ctrl/resourcequota"
 	"github.com/kcmlab/kcm/ctrl/rootcacertpublisher"
 	"github.com/kcmlab/kcm/ctrl/serviceaccount"
 	"github.com/kcmlab/kcm/ctrl/statefulset"
@@ -33,6 +34,7 @@ func NewControllerDescriptors() *ctrl.Descriptors {
 		endpointslice.Descriptor(),
 		endpointslicemirroring.Descriptor(),
 		podgc.Descriptor(),
+		resourcequota.Descriptor(),
 		garbagecollector.Descriptor(),
 		nodelifecycle.Descriptor(),
 		rootcacertpublisher.Descriptor(),

@@ -74,6 +74,7 @@ func TestEndpoints(t *testing.T) {
 		"[+]endpointslice-controller ok\n" +
 		"[+]endpointslice-mirroring-controller ok\n" +
 		"[+]pod-garbage-collector-controller ok\n" +
+		"[+]resourcequota-controller ok\n" +
 		"[+]garbage-collector-controller ok\n" +
 		"[+]node-lifecycle-controller ok\n" +
 		"[+]root-ca-certificate-publisher-controller ok\n" +

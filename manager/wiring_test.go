@@ -10,6 +10,7 @@ import (
 	"github.com/kcmlab/kcm/ctrl"
 	"github.com/kcmlab/kcm/ctrl/garbagecollector"
 	"github.com/kcmlab/kcm/ctrl/nodelifecycle"
+	"github.com/kcmlab/kcm/ctrl/resourcequota"
 	"github.com/kcmlab/kcm/ctrl/tainteviction"
 	"github.com/kcmlab/kcm/kube/rest"
 )
@@ -21,7 +22,9 @@ import (
 // The garbage collector runs its own loops over per-resource monitors,
 // which wait on their graph handler's registrations (tested in its
 // package); the node lifecycle controller runs two loops and its periodic
-// passes (its Run is checked to return on an ended context).
+// passes; the resource quota controller runs three loops over its
+// handlers' registrations and its monitors (tested in its package). Their
+// Run is checked to return on an ended context.
 func TestControllersWaitOnTheirRegistrations(t *testing.T) {
 	want := map[string][]string{
 		"namespace-controller":      {"namespaces/namespace-controller"},
@@ -61,7 +64,7 @@ func TestControllersWaitOnTheirRegistrations(t *testing.T) {
 			loop, ok = r.Loop, true
 		}
 		if !ok {
-			if d.Name != garbagecollector.Name && d.Name != nodelifecycle.Name {
+			if d.Name != garbagecollector.Name && d.Name != nodelifecycle.Name && d.Name != resourcequota.Name {
 				t.Errorf("%s runs a %T, not a wired ctrl.Loop", d.Name, c)
 			}
 			stopped, stop := context.WithCancel(context.Background())

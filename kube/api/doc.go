@@ -18,7 +18,7 @@
 // Two kinds of object exist:
 //
 //   - typed structs (Pod, ReplicaSet, Deployment, Namespace, ServiceAccount,
-//     ConfigMap, Node, Lease, ...), with the JSON tags of k8s.io/api, for
+//     ConfigMap, Node, Lease, ResourceQuota, ...), with the JSON tags of k8s.io/api, for
 //     the fields controllers reason about, with the helpers they use
 //     (IsPodReady, GetPodCondition, IntOrString.ScaledValue, ...);
 //   - RawObject, for any resource including CRDs: the exact JSON plus
@@ -58,8 +58,10 @@
 //	resourceversion.go     CompareResourceVersion
 //	types_common.go        the value types kinds share (IntOrString, LabelSelector, Container, Volume, ...)
 //	types_core.go          Pod, Namespace, ServiceAccount, ConfigMap, Node, CoreEvent
+//	types_core_affinity.go a pod's inter-pod affinity (the CrossNamespacePodAffinity quota scope)
 //	types_core_service.go  Service, Endpoints
 //	types_core_pvc.go      PersistentVolumeClaim
+//	types_core_quota.go    ResourceQuota, ScopeSelector
 //	types_discovery.go     EndpointSlice (discovery.k8s.io/v1)
 //	types_apps.go          ReplicaSet, Deployment
 //	types_apps_statefulset.go  StatefulSet, ControllerRevision, RawExtension

@@ -21,6 +21,7 @@ var kinds = map[reflect.Type]string{
 	reflect.TypeFor[ControllerRevision]():    "ControllerRevision",
 	reflect.TypeFor[PersistentVolumeClaim](): "PersistentVolumeClaim",
 	reflect.TypeFor[Lease]():                 "Lease",
+	reflect.TypeFor[ResourceQuota]():         "ResourceQuota",
 }
 
 // KindOf returns the Kind of the objects the typed struct S models: "Pod"

@@ -28,6 +28,7 @@ func TestKindOf(t *testing.T) {
 		{api.KindOf[api.ControllerRevision](), "ControllerRevision"},
 		{api.KindOf[api.PersistentVolumeClaim](), "PersistentVolumeClaim"},
 		{api.KindOf[api.Lease](), "Lease"},
+		{api.KindOf[api.ResourceQuota](), "ResourceQuota"},
 		{api.KindOf[Widget](), "Widget"},
 	} {
 		if tc.got != tc.want {

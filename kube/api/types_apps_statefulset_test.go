@@ -187,9 +187,8 @@ const apiPVCJSON = `{"kind":"PersistentVolumeClaim","apiVersion":"v1","metadata"
 "allocatedResources":{"storage":"1Gi"}}}`
 
 // TestPersistentVolumeClaimJSON: a claim decodes into the modelled fields
-// and encodes back without a wrong field; only the unmodelled ones
-// (dataSourceRef, volumeAttributesClassName, allocatedResources) are
-// dropped.
+// and encodes back without a wrong field; only the unmodelled one
+// (dataSourceRef) is dropped.
 func TestPersistentVolumeClaimJSON(t *testing.T) {
 	for _, c := range apiCodecs {
 		p, out := apiRoundTrip[api.PersistentVolumeClaim](t, c, apiPVCJSON)
@@ -201,13 +200,14 @@ func TestPersistentVolumeClaimJSON(t *testing.T) {
 			t.Errorf("%s: spec = %+v", c.name, sp)
 		}
 		if st.Phase != api.ClaimBound || st.AccessModes[0] != api.ReadWriteOnce || st.Capacity["storage"] != "1Gi" ||
-			st.Conditions[0].Type != "Resizing" || !st.Conditions[0].LastProbeTime.IsZero() {
+			st.Conditions[0].Type != "Resizing" || !st.Conditions[0].LastProbeTime.IsZero() ||
+			*sp.VolumeAttributesClassName != "gold" || st.AllocatedResources["storage"] != "1Gi" {
 			t.Errorf("%s: status = %+v", c.name, st)
 		}
 		wrong, dropped := apiDiffPaths(t, apiPVCJSON, out)
 		apiMustEqualPaths(t, c.name+": wrong", wrong, nil)
 		apiMustEqualPaths(t, c.name+": dropped", dropped, []string{
-			".spec.dataSourceRef", ".spec.volumeAttributesClassName", ".status.allocatedResources",
+			".spec.dataSourceRef",
 		})
 	}
 }

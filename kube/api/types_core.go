@@ -64,9 +64,10 @@ const (
 	RestartPolicyNever     RestartPolicy = "Never"
 )
 
-// PodSpec is the desired state of a pod. Affinity, security contexts,
-// topology spread constraints, DNS config and other scheduling details are
-// not modelled.
+// PodSpec is the desired state of a pod. Node affinity, security
+// contexts, topology spread constraints, DNS config and other scheduling
+// details are not modelled. Overhead (set by RuntimeClass admission) and
+// the pod-level Resources count towards resource quota.
 type PodSpec struct {
 	Volumes                       []Volume               `json:"volumes,omitempty"`
 	InitContainers                []Container            `json:"initContainers,omitempty"`
@@ -89,6 +90,9 @@ type PodSpec struct {
 	Priority                      *int32                 `json:"priority,omitempty"`
 	EnableServiceLinks            *bool                  `json:"enableServiceLinks,omitempty"`
 	PreemptionPolicy              *string                `json:"preemptionPolicy,omitempty"`
+	Affinity                      *Affinity              `json:"affinity,omitempty"`
+	Overhead                      ResourceList           `json:"overhead,omitempty"`
+	Resources                     *ResourceRequirements  `json:"resources,omitempty"`
 }
 
 // Toleration lets a pod schedule onto nodes with a matching taint.
@@ -123,7 +127,14 @@ const (
 	ContainersReady           PodConditionType = "ContainersReady"
 	DisruptionTarget          PodConditionType = "DisruptionTarget"
 	PodReadyToStartContainers PodConditionType = "PodReadyToStartContainers"
+	// PodResizePending: a resize is not yet allocated; its reason
+	// PodReasonInfeasible says the node can never fit it.
+	PodResizePending PodConditionType = "PodResizePending"
 )
+
+// PodReasonInfeasible is the reason of a PodResizePending condition whose
+// resize the node cannot fit.
+const PodReasonInfeasible = "Infeasible"
 
 // PodStatus is the observed state of a pod.
 type PodStatus struct {
@@ -175,6 +186,11 @@ type ContainerStatus struct {
 	ImageID              string         `json:"imageID"`
 	ContainerID          string         `json:"containerID,omitempty"`
 	Started              *bool          `json:"started,omitempty"`
+	// AllocatedResources are the requests the node allocated to the
+	// container; Resources what the runtime actually applied (both differ
+	// from the spec while an in-place resize is under way).
+	AllocatedResources ResourceList          `json:"allocatedResources,omitempty"`
+	Resources          *ResourceRequirements `json:"resources,omitempty"`
 }
 
 // ContainerState holds at most one of its three members.

@@ -3,9 +3,10 @@ package api
 // This file holds core/v1 PersistentVolumeClaim: the claims a StatefulSet's
 // volumeClaimTemplates stamp out for each pod. The struct models what the
 // StatefulSet controller reads and writes (metadata and ownerReferences,
-// the requested storage, the phase); fields not modelled (dataSourceRef,
-// volumeAttributesClassName, the status' allocated resources, ...) survive
-// a read-modify-write through the object's raw JSON.
+// the requested storage, the phase) and what resource quota counts (the
+// storage class, the allocated storage, the VolumeAttributesClass names);
+// fields not modelled (dataSourceRef, ...) survive a read-modify-write
+// through the object's raw JSON.
 
 var _ Object = (*PersistentVolumeClaim)(nil)
 
@@ -40,6 +41,9 @@ type PersistentVolumeClaimSpec struct {
 	StorageClassName *string                      `json:"storageClassName,omitempty"`
 	VolumeMode       *string                      `json:"volumeMode,omitempty"`
 	DataSource       *TypedLocalObjectReference   `json:"dataSource,omitempty"`
+	// VolumeAttributesClassName names the VolumeAttributesClass the claim
+	// asks for (quota's VolumeAttributesClass scope).
+	VolumeAttributesClassName *string `json:"volumeAttributesClassName,omitempty"`
 }
 
 // VolumeResourceRequirements are the storage a claim requests and its
@@ -73,6 +77,18 @@ type PersistentVolumeClaimStatus struct {
 	AccessModes []PersistentVolumeAccessMode     `json:"accessModes,omitempty"`
 	Capacity    ResourceList                     `json:"capacity,omitempty"`
 	Conditions  []PersistentVolumeClaimCondition `json:"conditions,omitempty"`
+	// AllocatedResources is the storage allocated to the claim (larger than
+	// the request while an expansion is under way); quota counts the larger.
+	AllocatedResources               ResourceList        `json:"allocatedResources,omitempty"`
+	CurrentVolumeAttributesClassName *string             `json:"currentVolumeAttributesClassName,omitempty"`
+	ModifyVolumeStatus               *ModifyVolumeStatus `json:"modifyVolumeStatus,omitempty"`
+}
+
+// ModifyVolumeStatus is the state of a change of a claim's
+// VolumeAttributesClass.
+type ModifyVolumeStatus struct {
+	TargetVolumeAttributesClassName string `json:"targetVolumeAttributesClassName,omitempty"`
+	Status                          string `json:"status"`
 }
 
 // PersistentVolumeClaimCondition is one entry of a claim's

@@ -52,6 +52,9 @@ type ServiceSpec struct {
 	IPFamilies               []string          `json:"ipFamilies,omitempty"`
 	IPFamilyPolicy           *string           `json:"ipFamilyPolicy,omitempty"`
 	TrafficDistribution      *string           `json:"trafficDistribution,omitempty"`
+	// AllocateLoadBalancerNodePorts false: a LoadBalancer Service without
+	// node ports (resource quota counts only the ports that have one).
+	AllocateLoadBalancerNodePorts *bool `json:"allocateLoadBalancerNodePorts,omitempty"`
 }
 
 // ServicePort is one port a Service exposes and the pods' port it

@@ -17,7 +17,7 @@ func TestServiceAndEndpointsJSON(t *testing.T) {
 	{"name":"metrics","protocol":"TCP","port":9090,"targetPort":9090,"nodePort":30090}],
 	"selector":{"app":"web"},"clusterIP":"None","clusterIPs":["None"],"type":"ClusterIP",
 	"publishNotReadyAddresses":true,"ipFamilies":["IPv4"],"ipFamilyPolicy":"SingleStack","trafficDistribution":"PreferClose",
-	"sessionAffinity":"None","internalTrafficPolicy":"Cluster"},"status":{"loadBalancer":{}}}`
+	"sessionAffinity":"None","internalTrafficPolicy":"Cluster","allocateLoadBalancerNodePorts":false},"status":{"loadBalancer":{}}}`
 	const eps = `{"kind":"Endpoints","apiVersion":"v1","metadata":{"name":"web","namespace":"team-a",
 	"annotations":{"endpoints.kubernetes.io/last-change-trigger-time":"2025-09-01T08:00:05Z"},
 	"labels":{"app":"web","endpoints.kubernetes.io/managed-by":"endpoint-controller","service.kubernetes.io/headless":""}},
@@ -29,7 +29,7 @@ func TestServiceAndEndpointsJSON(t *testing.T) {
 		p := s.Spec.Ports
 		if len(p) != 2 || !p[0].TargetPort.IsString() || p[0].TargetPort.StrValue() != "http" || p[1].TargetPort.IntValue() != 9090 ||
 			*p[0].AppProtocol != "http" || s.Spec.ClusterIP != api.ClusterIPNone || !s.Spec.PublishNotReadyAddresses ||
-			s.Spec.Selector["app"] != "web" || s.Spec.IPFamilies[0] != api.IPv4Protocol {
+			s.Spec.Selector["app"] != "web" || s.Spec.IPFamilies[0] != api.IPv4Protocol || *s.Spec.AllocateLoadBalancerNodePorts {
 			t.Errorf("%s: %+v", c.name, s)
 		}
 		wrong, dropped := apiDiffPaths(t, svc, out)

@@ -279,6 +279,26 @@
 // and a barrier pod follows; in between no healthy node and no pod may
 // change state.
 //
+// # The resource quota comparison
+//
+// TestResourceQuotaMatchesKCM runs QuotaScenario under kcm's
+// resourcequota and serviceaccount controllers and under
+// kube-controller-manager's: nine quotas (an unscoped one with every
+// object count, storage per class, node ports, load balancers, ephemeral
+// storage, hugepages and an extended resource; the pod scopes; scope
+// selectors on PriorityClass and CrossNamespacePodAffinity) over pods in
+// each state, Services, claims, ConfigMaps, a Secret, a Deployment and a
+// ReplicationController; then a pod turns Succeeded; then objects of each
+// kind are deleted (a bound pod waits out its grace period and a claim
+// its protection finalizer, so both still count). After each step the
+// scenario waits, on a watch, until every quota's status.used is what
+// package ctrl/resourcequota/quota computes from the objects — so kcm's
+// evaluators are checked against kube-controller-manager's controller on
+// the reference side, and a difference shows as that side's time-out
+// naming the quota — and records status.hard and status.used of every
+// quota, strings as written, as one state; the states are compared
+// exactly, and so are the quotas left at the end.
+//
 // # The takeover tests
 //
 // One manager rolls a Deployment out and stops; the other starts on the
