@@ -10,8 +10,8 @@ import (
 
 	"github.com/kcmlab/kcm/ctrl"
 	"github.com/kcmlab/kcm/kube/api"
-	"github.com/kcmlab/kcm/kube/rest"
 	"github.com/kcmlab/kcm/kube/labels"
+	"github.com/kcmlab/kcm/kube/rest"
 )
 
 // RemoveReferenceBackoff is how removing a deleted token from its
