@@ -158,9 +158,9 @@ func TestLegacyClaims(t *testing.T) {
 	}
 	_, claims := verify(t, token, s.Public())
 	want := map[string]any{
-		"iss": "kubernetes/serviceaccount",
-		"sub": "system:serviceaccount:team-a:builder",
-		"kubernetes.io/serviceaccount/namespace":            "team-a",
+		"iss":                                    "kubernetes/serviceaccount",
+		"sub":                                    "system:serviceaccount:team-a:builder",
+		"kubernetes.io/serviceaccount/namespace": "team-a",
 		"kubernetes.io/serviceaccount/secret.name":          "builder-token",
 		"kubernetes.io/serviceaccount/service-account.name": "builder",
 		"kubernetes.io/serviceaccount/service-account.uid":  "6b1f0c3e-1111-4a2b-9c3d-0123456789ab",
