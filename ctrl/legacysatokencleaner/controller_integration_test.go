@@ -93,7 +93,9 @@ func TestCleanerOnRealAPIServer(t *testing.T) {
 	stop()
 
 	stop = runCleaner(t, ctx, base, ns, ahead{120 * time.Hour})
-	waitFor("the deletion", func(ev rest.WatchEvent[*api.Secret]) bool { return ev.Type == rest.Deleted && ev.Object.Name == "unused" })
+	waitFor("the deletion", func(ev rest.WatchEvent[*api.Secret]) bool {
+		return ev.Type == rest.Deleted && ev.Object.Name == "unused"
+	})
 	stop()
 	m, err := secrets.Get(ctx, "mounted")
 	if err != nil || m.Labels[InvalidSinceLabelKey] != "" {
