@@ -98,8 +98,11 @@ func TestCleanerOnRealAPIServer(t *testing.T) {
 	})
 	stop()
 	m, err := secrets.Get(ctx, "mounted")
-	if err != nil || m.Labels[InvalidSinceLabelKey] != "" {
-		t.Fatalf("the mounted token: %v, labels %v", err, m.Labels)
+	if err != nil {
+		t.Fatalf("the token a pod mounts: %v", err)
+	}
+	if m.Labels[InvalidSinceLabelKey] != "" {
+		t.Fatalf("the token a pod mounts was marked: labels %v", m.Labels)
 	}
 }
 
