@@ -7,11 +7,13 @@ import (
 	"github.com/kcmlab/kcm/ctrl/endpointslice"
 	"github.com/kcmlab/kcm/ctrl/endpointslicemirroring"
 	"github.com/kcmlab/kcm/ctrl/garbagecollector"
+	"github.com/kcmlab/kcm/ctrl/legacysatokencleaner"
 	"github.com/kcmlab/kcm/ctrl/namespace"
 	"github.com/kcmlab/kcm/ctrl/nodelifecycle"
 	"github.com/kcmlab/kcm/ctrl/podgc"
 	"github.com/kcmlab/kcm/ctrl/replicaset"
 	"github.com/kcmlab/kcm/ctrl/serviceaccount"
+	"github.com/kcmlab/kcm/ctrl/serviceaccounttoken"
 	"github.com/kcmlab/kcm/ctrl/statefulset"
 	"github.com/kcmlab/kcm/ctrl/tainteviction"
 )
@@ -23,6 +25,7 @@ import (
 // this list.
 func NewControllerDescriptors() *ctrl.Descriptors {
 	d, err := ctrl.NewDescriptors(
+		serviceaccounttoken.Descriptor(), // kube-controller-manager starts it first
 		namespace.Descriptor(),
 		serviceaccount.Descriptor(),
 		replicaset.Descriptor(),
@@ -34,6 +37,7 @@ func NewControllerDescriptors() *ctrl.Descriptors {
 		podgc.Descriptor(),
 		garbagecollector.Descriptor(),
 		nodelifecycle.Descriptor(),
+		legacysatokencleaner.Descriptor(),
 		tainteviction.Descriptor(),
 	)
 	if err != nil {
