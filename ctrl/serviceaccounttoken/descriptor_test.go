@@ -101,6 +101,14 @@ func TestNew(t *testing.T) {
 	if err != nil || c.signer.Algorithm() != "ES384" || string(c.rootCA) != "apiserver CA" {
 		t.Fatalf("controller %v, %v; want ES384 with the apiserver's CA", c, err)
 	}
+	// The account loop waits for its two handlers; the secret loop for the
+	// account loop (so for the same registrations).
+	if got, want := c.accountLoop.WaitsFor(), []string{"serviceaccounts/" + Name, "secrets/" + Name}; !slices.Equal(got, want) {
+		t.Fatalf("account loop waits for %q, want %q", got, want)
+	}
+	if got, want := c.secretLoop.WaitsFor(), []string{Name}; !slices.Equal(got, want) {
+		t.Fatalf("secret loop waits for %q, want %q", got, want)
+	}
 	c, err = build(t, []byte("apiserver CA"), key, "--root-ca-file="+ca, "--concurrent-serviceaccount-token-syncs=2")
 	if err != nil || string(c.rootCA) != caPEM {
 		t.Fatalf("with --root-ca-file: %v, %v", c, err)
