@@ -58,6 +58,7 @@
 //	    ctrl/tainteviction    — pods on NoExecute-tainted nodes deleted now or after their tolerationSeconds
 //	    ctrl/serviceaccounttoken — legacy token Secrets filled with a signed JWT, ca.crt and namespace; orphans deleted
 //	    ctrl/legacysatokencleaner — unused auto-generated legacy tokens marked invalid, then deleted
+//	    ctrl/rootcacertpublisher — kube-root-ca.crt in every namespace, put back when edited or deleted
 //	12. tap                   — the observation points every layer reports to while someone watches
 //	    pipeview              — the live view behind /debug/pipeline, drawn from tap's points
 //	13. manager               — the controller manager: flags, endpoints, leader election, start-up

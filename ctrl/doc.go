@@ -29,8 +29,15 @@
 //     rejected with the list of known ones.
 //   - flags.go: --controllers, --concurrent-<x>-syncs and the duration
 //     flags on a FlagSet; flags_float.go: the float32 flags
-//     (--node-eviction-rate).
-//   - context.go: ControllerContext.
+//     (--node-eviction-rate); flags_string.go: the string flags
+//     (--root-ca-file) and the rule for a flag several descriptors
+//     declare (registered once, declared alike).
+//   - context.go: ControllerContext, with the CA the manager's client
+//     trusts (APIServerCAData).
+//   - rootca.go: --root-ca-file (RootCAFile, ControllerContext.RootCA),
+//     read by root-ca-cert-publisher and serviceaccount-token-controller:
+//     the file, bounded and checked as kube-controller-manager's readCA,
+//     else the client's CA.
 //   - wire.go: Wiring, how a constructor wires its controller in a few
 //     typed lines: Watch takes a shared typed informer, returns its
 //     lister and registers the controller's handler on it; Build makes

@@ -12,6 +12,7 @@ import (
 	"github.com/kcmlab/kcm/ctrl/nodelifecycle"
 	"github.com/kcmlab/kcm/ctrl/podgc"
 	"github.com/kcmlab/kcm/ctrl/replicaset"
+	"github.com/kcmlab/kcm/ctrl/rootcacertpublisher"
 	"github.com/kcmlab/kcm/ctrl/serviceaccount"
 	"github.com/kcmlab/kcm/ctrl/serviceaccounttoken"
 	"github.com/kcmlab/kcm/ctrl/statefulset"
@@ -37,6 +38,7 @@ func NewControllerDescriptors() *ctrl.Descriptors {
 		podgc.Descriptor(),
 		garbagecollector.Descriptor(),
 		nodelifecycle.Descriptor(),
+		rootcacertpublisher.Descriptor(),
 		legacysatokencleaner.Descriptor(),
 		tainteviction.Descriptor(),
 	)

@@ -77,6 +77,7 @@ func TestEndpoints(t *testing.T) {
 		"[+]pod-garbage-collector-controller ok\n" +
 		"[+]garbage-collector-controller ok\n" +
 		"[+]node-lifecycle-controller ok\n" +
+		"[+]root-ca-certificate-publisher-controller ok\n" +
 		"[+]legacy-serviceaccount-token-cleaner-controller ok\n" +
 		"[+]taint-eviction-controller ok\n"
 	st := newStatus()

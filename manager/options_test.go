@@ -28,12 +28,13 @@ var kcmV137Defaults = map[string]string{
 	"unhealthy-zone-threshold":                    "0.55",
 	"mirroring-concurrent-service-endpoint-syncs": "5", "mirroring-max-endpoints-per-subset": "1000",
 	"mirroring-endpointslice-updates-batch-period": "0s", "terminated-pod-gc-threshold": "12500",
+	"root-ca-file": "",
 	"leader-elect": "true", "leader-elect-lease-duration": "15s", "leader-elect-renew-deadline": "10s",
 	"leader-elect-retry-period": "2s", "leader-elect-resource-lock": "leases",
 	"leader-elect-resource-namespace": "kube-system", "leader-elect-resource-name": "kube-controller-manager",
 	"secure-port": "10257", "bind-address": "0.0.0.0", "cert-dir": "", "tls-cert-file": "", "tls-private-key-file": "",
 	"logging-format": "text", "v": "0", "version": "false", "profiling": "true", // kcm: false, see below
-	"concurrent-serviceaccount-token-syncs": "5", "service-account-private-key-file": "", "root-ca-file": "",
+	"concurrent-serviceaccount-token-syncs": "5", "service-account-private-key-file": "",
 	"legacy-service-account-token-clean-up-period": "8760h0m0s",
 }
 
@@ -173,7 +174,7 @@ func TestParseRejects(t *testing.T) {
 		{"a flag nobody has", []string{"--no-such-flag"}, nil, []string{"unknown flag: --no-such-flag"}},
 		{"an unknown shorthand", []string{"-x"}, nil, []string{"unknown shorthand flag: 'x'"}},
 		{"unknown controller", []string{"--controllers=*,-tokencleaner,ttl"}, ctrl.ErrUnknownController,
-			[]string{`"tokencleaner", "ttl"`, "known controllers: deployment-controller, endpoints-controller, endpointslice-controller, endpointslice-mirroring-controller, garbage-collector-controller, legacy-serviceaccount-token-cleaner-controller, namespace-controller, node-lifecycle-controller, pod-garbage-collector-controller, replicaset-controller, serviceaccount-controller, serviceaccount-token-controller, statefulset-controller, taint-eviction-controller"}},
+			[]string{`"tokencleaner", "ttl"`, "known controllers: deployment-controller, endpoints-controller, endpointslice-controller, endpointslice-mirroring-controller, garbage-collector-controller, legacy-serviceaccount-token-cleaner-controller, namespace-controller, node-lifecycle-controller, pod-garbage-collector-controller, replicaset-controller, root-ca-certificate-publisher-controller, serviceaccount-controller, serviceaccount-token-controller, statefulset-controller, taint-eviction-controller"}},
 		{"bad log format", []string{"--logging-format=xml"}, ErrInvalidOptions, []string{`--logging-format "xml": want "text" or "json"`}},
 		{"endpoints lock", []string{"--leader-elect-resource-lock=endpoints"}, ErrInvalidOptions,
 			[]string{`--leader-elect-resource-lock "endpoints": kcm supports only "leases"`}},

@@ -41,6 +41,8 @@ func TestControllersWaitOnTheirRegistrations(t *testing.T) {
 		// the whole caches, so it waits for the informers.
 		"pod-garbage-collector-controller": {"pods", "nodes"},
 		"taint-eviction-controller":        {"pods/taint-eviction-controller", "nodes/taint-eviction-controller"},
+		"root-ca-certificate-publisher-controller": {"namespaces/root-ca-certificate-publisher-controller",
+			"configmaps/root-ca-certificate-publisher-controller"},
 		// A pass of the legacy token cleaner reads whole caches too.
 		"legacy-serviceaccount-token-cleaner-controller": {"serviceaccounts", "secrets", "pods"},
 	}

@@ -75,7 +75,13 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "kcm-e2e: at least one node is needed")
 		return 2
 	}
-	cfg.Controllers = manager.NewControllerDescriptors().KnownControllers()
+	descriptors := manager.NewControllerDescriptors()
+	cfg.Controllers = descriptors.KnownControllers()
+	for _, d := range descriptors.All() {
+		for _, f := range d.Flags {
+			cfg.ControllerFlags = append(cfg.ControllerFlags, f.Name)
+		}
+	}
 	cfg.Progress = stderr
 	cfg.Log = zerolog.New(zerolog.ConsoleWriter{Out: stderr, TimeFormat: "15:04:05"}).With().Timestamp().Logger()
 	if *buildOnly {

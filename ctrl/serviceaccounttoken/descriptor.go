@@ -2,9 +2,6 @@ package serviceaccounttoken
 
 import (
 	"context"
-	"crypto/x509"
-	"encoding/pem"
-	"errors"
 	"fmt"
 
 	"github.com/kcmlab/kcm/ctrl"
@@ -18,25 +15,15 @@ import (
 const Name = "serviceaccount-token-controller"
 
 // The controller's flags, kube-controller-manager's (SAControllerOptions).
-// --root-ca-file is also root-ca-cert-publisher's: both descriptors
-// declare it, with the same usage, and the manager registers it once.
+// --root-ca-file (ctrl.RootCAFile) is also root-ca-cert-publisher's: both
+// descriptors declare it and the manager registers it once.
 const (
 	FlagConcurrency    = "concurrent-serviceaccount-token-syncs"
 	FlagPrivateKeyFile = "service-account-private-key-file"
-	FlagRootCAFile     = "root-ca-file"
 	// DefaultConcurrency is --concurrent-serviceaccount-token-syncs'
 	// default.
 	DefaultConcurrency = 5
-	// UsageRootCAFile is --root-ca-file's help, word for word
-	// kube-controller-manager's.
-	UsageRootCAFile = "If set, this root certificate authority will be included in service account's token secret. This must be a valid PEM-encoded CA bundle."
 )
-
-// MaxCAFileBytes bounds --root-ca-file, as kube/clientcmd bounds CA files.
-const MaxCAFileBytes = 16 << 20
-
-// ErrInvalidCA: --root-ca-file holds no valid PEM certificate.
-var ErrInvalidCA = errors.New("no valid PEM certificate")
 
 // Descriptor registers the controller: on by default, with its
 // concurrency and the key and CA file flags. kube-controller-manager
@@ -50,7 +37,7 @@ func Descriptor() *ctrl.ControllerDescriptor {
 			Usage: "The number of service account token objects that are allowed to sync concurrently. Larger number = more responsive token generation, but more CPU (and network) load"},
 		Flags: []ctrl.ControllerFlag{
 			ctrl.StringFlag(FlagPrivateKeyFile, "", "Enables legacy secret-based tokens when set. Filename containing a PEM-encoded private RSA or ECDSA key used to sign service account tokens."),
-			ctrl.StringFlag(FlagRootCAFile, "", UsageRootCAFile),
+			ctrl.RootCAFile(),
 		},
 		Constructor: New,
 	}
@@ -74,11 +61,9 @@ func New(_ context.Context, cc ctrl.ControllerContext, name string) (ctrl.Contro
 	if err != nil {
 		return nil, fmt.Errorf("failed to build token generator: %w", err)
 	}
-	rootCA := cc.APIServerCAData()
-	if caFile := cc.StringFlag(FlagRootCAFile, ""); caFile != "" {
-		if rootCA, err = ReadCAFile(caFile); err != nil {
-			return nil, fmt.Errorf("error parsing root-ca-file at %s: %w", caFile, err)
-		}
+	rootCA, err := cc.RootCA() // --root-ca-file, else the apiserver CA kcm trusts
+	if err != nil {
+		return nil, err
 	}
 
 	w := cc.Wire(name, ctrl.LoopOptions{MaxRetries: MaxRetries})
@@ -99,31 +84,4 @@ func New(_ context.Context, cc ctrl.ControllerContext, name string) (ctrl.Contro
 	c.secretLoop = cc.NewLoop(name+"-secrets", c.SyncSecret, ctrl.LoopOptions{MaxRetries: MaxRetries, Synced: []informer.Synced{c.accountLoop}})
 	h.secrets = c.secretLoop.Queue()
 	return c, nil
-}
-
-// ReadCAFile reads a PEM CA bundle (kube-controller-manager's readCA): at
-// most MaxCAFileBytes, and at least one CERTIFICATE block that parses.
-func ReadCAFile(path string) ([]byte, error) {
-	data, err := readLimited(path, "root CA file", MaxCAFileBytes)
-	if err != nil {
-		return nil, err
-	}
-	ok := false
-	for rest := data; ; {
-		var b *pem.Block
-		if b, rest = pem.Decode(rest); b == nil {
-			break
-		}
-		if b.Type != "CERTIFICATE" || len(b.Headers) != 0 {
-			continue
-		}
-		if _, err := x509.ParseCertificate(b.Bytes); err != nil {
-			return nil, err
-		}
-		ok = true
-	}
-	if !ok {
-		return nil, ErrInvalidCA
-	}
-	return data, nil
 }

@@ -94,7 +94,7 @@ func TestNew(t *testing.T) {
 		t.Fatalf("bad key file: %v", err)
 	}
 	_, err = build(t, nil, key, "--root-ca-file="+bad)
-	if !errors.Is(err, ErrInvalidCA) || !strings.Contains(err.Error(), "error parsing root-ca-file at "+bad) {
+	if !errors.Is(err, ctrl.ErrInvalidRootCA) || !strings.Contains(err.Error(), "error parsing root-ca-file at "+bad) {
 		t.Fatalf("bad CA file: %v", err)
 	}
 	c, err := build(t, []byte("apiserver CA"), key)

@@ -98,8 +98,7 @@ func ParseKeyPEM(data []byte) (crypto.Signer, error) {
 	return nil, fmt.Errorf("%w among the PEM blocks %s", ErrInvalidKey, strings.Join(seen, ", "))
 }
 
-// ErrFileTooLarge is wrapped by the error for a key or CA file over its
-// limit.
+// ErrFileTooLarge is wrapped by the error for a key file over its limit.
 var ErrFileTooLarge = errors.New("file too large")
 
 // readLimited reads path (what names the kind of file in errors),

@@ -115,6 +115,27 @@
 // "stale", and kcm reads the group version itself, which answers 503
 // "service unavailable".
 //
+// # The root CA publisher comparison
+//
+// TestRootCAPublisherMatchesKCM runs RootCAScenario under kcm's
+// root-ca-cert-publisher and kube-controller-manager's, both given the same
+// --root-ca-file; TestRootCAPublisherWithoutFileMatchesKCM runs it with
+// none, where each publishes the CA of its own kubeconfig (its cluster's,
+// shown as "<cluster CA>"). The scenario checks the kube-root-ca.crt of
+// kube-apiserver's namespaces and of three new ones, then edits them
+// (ca.crt changed, a key, label and annotation added; binaryData added and
+// ca.crt removed; the description removed, changed to another value, the
+// data emptied) and deletes one. Each step waits on a watch until the
+// ConfigMap is as the publisher leaves it and records, in the States
+// stream, its data, annotations, labels and binaryData keys and the number
+// of watch events the step took (one write more by a controller shows
+// there). Two edits must be left alone (the description changed to
+// another non-empty value; a label and an annotation added): after each,
+// another namespace's ConfigMap is deleted and waited for, a barrier
+// (one worker, one FIFO queue on both sides), and the edited one is
+// recorded with whether it was written since. The streams are compared
+// exactly.
+//
 // # The garbage collector comparison
 //
 // TestGarbageCollectorMatchesKCM deletes a Deployment that the

@@ -22,7 +22,8 @@
 //
 // Groups selects the Describe blocks about kcm's controllers (Deployment,
 // ReplicaSet, Garbage collector, Namespaces, OrderedNamespaceDeletion,
-// ServiceAccounts, sig-network's EndpointsController, Endpoints,
+// ServiceAccounts (kube-root-ca.crt's spec among them), ResourceQuota,
+// sig-network's EndpointsController, Endpoints,
 // EndpointSlice and EndpointSliceMirroring, StatefulSet, and sig-node's
 // NoExecuteTaintManager, Pod garbage collector and Node Lifecycle, with
 // --terminated-pod-gc-threshold=100 on both managers); Exclusions
@@ -35,9 +36,13 @@
 // claim binder. A group whose controller kcm does not have yet runs under
 // kube-controller-manager in both modes (the kcm mode disables in
 // kube-controller-manager only the controllers kcm runs). The e2e framework waits in every test namespace for the
-// "default" ServiceAccount and the "kube-root-ca.crt" ConfigMap; the
-// second comes from kube-controller-manager's root-ca-cert-publisher,
-// which runs in both modes.
+// "default" ServiceAccount and the "kube-root-ca.crt" ConfigMap; in the
+// kcm mode both come from kcm (its serviceaccount controller and its
+// root-ca-cert-publisher), so no spec needs kube-controller-manager for a
+// namespace. Neither manager gets --root-ca-file: both publish the CA of
+// their kubeconfig, the cluster's. kcm gets the ServiceAccount signing key
+// (--service-account-private-key-file) as kube-controller-manager does,
+// once one of its controllers declares the flag (KCMFileArgs).
 //
 // kwok's nodes run no containers: a pod is scheduled, then marked Running
 // and Ready. Specs that read a container's output, exec into it or send

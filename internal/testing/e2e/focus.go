@@ -22,8 +22,12 @@ type Exclusion struct {
 
 // Groups are the specs `make e2e` runs: every spec of the upstream
 // Describe blocks that are about kcm's controllers. Each test namespace
-// the framework creates also waits for its "default" ServiceAccount, so
-// every spec exercises the serviceaccount controller as well.
+// the framework creates also waits for its "default" ServiceAccount and
+// its kube-root-ca.crt ConfigMap, so every spec exercises the
+// serviceaccount controller and root-ca-cert-publisher as well. The
+// upstream suite has no spec of its own for serviceaccount-token-controller
+// (legacy token Secrets) or legacy-serviceaccount-token-cleaner: kcm's
+// differential tests compare those with kube-controller-manager.
 var Groups = []Group{
 	{`\[sig-apps\] Deployment `, "deployment-controller",
 		"rollouts (rolling, recreate, rollover, proportional scaling), revision history cleanup, adoption and orphaning of ReplicaSets, the scale subresource, status"},
@@ -37,6 +41,17 @@ var Groups = []Group{
 		"pods are deleted before the other resources of a namespace"},
 	{`\[sig-auth\] ServiceAccounts `, "serviceaccount-controller",
 		"the default ServiceAccount of each namespace, no legacy token Secrets, ServiceAccount lifecycle"},
+	{`\[sig-auth\] ServiceAccounts should guarantee kube-root-ca\.crt exist in any namespace`, "root-ca-certificate-publisher-controller",
+		"kube-root-ca.crt in the test namespace, created again after its deletion and its ca.crt restored after an update " +
+			"that replaces its data (every spec's namespace also waits for kube-root-ca.crt before the spec starts, so " +
+			"with kcm no spec needs kube-controller-manager's publisher)"},
+	{`\[sig-api-machinery\] ResourceQuota `, "resourcequota-controller",
+		"status.hard and status.used, promptly calculated and recalculated on create and delete: object counts " +
+			"(services, secrets, configMaps, replication controllers, replica sets, persistent volume claims with and " +
+			"without a storage class, a custom resource, ResourceClaims per device class), pods' compute resources, " +
+			"the Terminating, NotTerminating, BestEffort, NotBestEffort, PriorityClass, CrossNamespacePodAffinity and " +
+			"VolumeAttributesClass scopes and scope selectors, update and deletion of a quota, status put back after " +
+			"a client patches it"},
 	{`\[sig-network\] EndpointsController `, "endpoints-controller",
 		"Endpoints created for a Service's pods, emptied and deleted with them and the Service"},
 	{`\[sig-network\] Endpoints `, "endpoints-controller",

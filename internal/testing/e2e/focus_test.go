@@ -60,7 +60,13 @@ func TestFocusAndSkip(t *testing.T) {
 		{"[sig-node] Node Lifecycle should run through the lifecycle of a node [Conformance]", true, false},
 		{"[sig-node] NoExecuteTaintManagerX is not a thing", false, false},
 		{"[sig-node] Pods should be submitted and removed [NodeConformance] [Conformance]", false, false},
-		{"[sig-api-machinery] ResourceQuota should create a ResourceQuota and capture the life of a replica set. [Conformance]", false, false},
+		{"[sig-api-machinery] ResourceQuota should create a ResourceQuota and capture the life of a replica set. [Conformance]", true, false},
+		{"[sig-api-machinery] ResourceQuota should verify ResourceQuota with terminating scopes. [Conformance]", true, false},
+		{"[sig-api-machinery] ResourceQuota [Feature:PodPriority] should verify ResourceQuota's priority class scope (quota set to pod count: 1) against a pod with same priority class.", true, false},
+		{"[sig-api-machinery] ResourceQuota [FeatureGate:VolumeAttributesClass] should verify ResourceQuota's volume attributes class scope (quota set to pvc count: 1) against 2 pvcs with same volume attributes class.", true, false},
+		{"[sig-api-machinery] ResourceQuotaX is not a thing", false, false},
+		{"[sig-auth] ServiceAccounts should guarantee kube-root-ca.crt exist in any namespace [Conformance]", true, false},
+		{"[sig-auth] ServiceAccounts should run through the lifecycle of a ServiceAccount [Conformance]", true, false},
 	}
 	for _, tt := range tests {
 		if got := focus.MatchString(tt.name); got != tt.focused {
@@ -79,5 +85,19 @@ func TestFocusAndSkip(t *testing.T) {
 		if e.Why == "" {
 			t.Errorf("exclusion %q has no reason", e.Pattern)
 		}
+	}
+}
+
+// TestKCMFileArgs: kcm gets the ServiceAccount signing key only once one
+// of its controllers declares --service-account-private-key-file (kcm
+// refuses a kube-controller-manager flag it lacks), and never
+// --root-ca-file.
+func TestKCMFileArgs(t *testing.T) {
+	if got := KCMFileArgs([]string{"root-ca-file", "terminated-pod-gc-threshold"}, "/c/sa.key"); len(got) != 0 {
+		t.Errorf("without the token controller's flag: %q, want none", got)
+	}
+	got := KCMFileArgs([]string{"root-ca-file", "service-account-private-key-file", "root-ca-file"}, "/c/sa.key")
+	if len(got) != 1 || got[0] != "--service-account-private-key-file=/c/sa.key" {
+		t.Errorf("with it: %q, want [--service-account-private-key-file=/c/sa.key]", got)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -41,6 +42,10 @@ type Config struct {
 	// Controllers are kcm's controllers, by kube-controller-manager's
 	// names (manager.NewControllerDescriptors().KnownControllers()).
 	Controllers []string
+	// ControllerFlags are the names of the flags kcm's controllers
+	// declare (every descriptor's Flags): a run hands kcm the cluster's
+	// files through those of them that name one (KCMFileArgs).
+	ControllerFlags []string
 	// Focus, Skip and LabelFilter select the specs (ginkgo's --focus,
 	// --skip, --label-filter); empty means none.
 	Focus, Skip, LabelFilter string
@@ -176,6 +181,22 @@ func RunMode(ctx context.Context, cfg Config, m Mode) (res Result, err error) {
 // run with (cluster/gce's TERMINATED_POD_GC_THRESHOLD for tests).
 var managerArgs = []string{"--terminated-pod-gc-threshold=100"}
 
+// KCMFileArgs are the flags that give kcm the cluster files
+// kube-controller-manager gets in a run, for those of kcm's controller
+// flags (controllerFlags) that read one: the key kube-apiserver verifies
+// ServiceAccount tokens with (--service-account-private-key-file, the
+// serviceaccount-token controller's). A flag kcm does not have is not
+// given: kcm refuses kube-controller-manager's flags it lacks.
+// --root-ca-file is given to neither manager: both publish the CA of
+// their kubeconfig, the cluster's.
+func KCMFileArgs(controllerFlags []string, serviceAccountKeyFile string) []string {
+	var args []string
+	if slices.Contains(controllerFlags, "service-account-private-key-file") {
+		args = append(args, "--service-account-private-key-file="+serviceAccountKeyFile)
+	}
+	return args
+}
+
 // startKCM runs kcm with its controllers against the cluster and waits
 // until its caches synced.
 func startKCM(ctx context.Context, cfg Config, cl *testenv.Cluster) (*managerbench.Proc, error) {
@@ -183,8 +204,9 @@ func startKCM(ctx context.Context, cfg Config, cl *testenv.Cluster) (*managerben
 	if err != nil {
 		return nil, err
 	}
+	extra := append(append([]string(nil), managerArgs...), KCMFileArgs(cfg.ControllerFlags, cl.ServiceAccountKeyFile())...)
 	mgr := managerbench.Manager{Label: "kcm", Kind: managerbench.KCM, Binary: cfg.KCMBinary, Controllers: cfg.Controllers,
-		ExtraArgs: append(append([]string(nil), managerArgs...), cfg.KCMArgs...)}
+		ExtraArgs: append(extra, cfg.KCMArgs...)}
 	args := mgr.Args(cl.KubeconfigPath(), port, filepath.Join(cfg.WorkDir, "kcm-certs"), 50, 100)
 	proc, err := managerbench.StartProc("kcm", cfg.KCMBinary, args, filepath.Join(cfg.WorkDir, "kcm.log"), kcmSyncedLine)
 	if err != nil {
