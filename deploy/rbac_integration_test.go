@@ -306,8 +306,29 @@ func TestManagerRunsWithTheDeployRBAC(t *testing.T) {
 	}
 	watchFor(t, ctx, rest.NewResources(admin, rest.ServiceAccounts, decode.Typed[api.ServiceAccount]()).InNamespace(ns.Name),
 		"the default ServiceAccount", func(sa *api.ServiceAccount) bool { return sa.Name == "default" })
-// rights: a namespace gets its default ServiceAccount and kube-root-ca.crt, a token Secret its token (and goes with
-// its ServiceAccount), a ReplicaSet gets
+	// The root CA publisher: kube-root-ca.crt (create), with the CA of the manager's client.
+	watchFor(t, ctx, rest.NewResources(admin, rest.ConfigMaps, decode.Typed[api.ConfigMap]()).InNamespace(ns.Name),
+		"kube-root-ca.crt", func(cm *api.ConfigMap) bool {
+			return cm.Name == "kube-root-ca.crt" && cm.Data["ca.crt"] == string(cfg.TLS.CAData)
+		})
+	// The serviceaccount-token controller: a token Secret is filled (get, update), and deleted with its
+	// ServiceAccount (delete).
+	if _, err := rest.NewResources(admin, rest.ServiceAccounts, decode.Typed[api.ServiceAccount]()).InNamespace(ns.Name).
+		Create(ctx, &api.ServiceAccount{ObjectMeta: api.ObjectMeta{Name: "builder"}}); err != nil {
+		t.Fatal(err)
+	}
+	secrets := rest.NewResources(admin, rest.Secrets, decode.Typed[api.Secret]()).InNamespace(ns.Name)
+	if _, err := secrets.Create(ctx, &api.Secret{ObjectMeta: api.ObjectMeta{Name: "builder-token",
+		Annotations: map[string]string{api.ServiceAccountNameKey: "builder"}}, Type: api.SecretTypeServiceAccountToken}); err != nil {
+		t.Fatal(err)
+	}
+	watchFor(t, ctx, secrets, "the token in builder-token", func(s *api.Secret) bool { return s.Name == "builder-token" && len(s.Data["token"]) > 0 })
+	if err := rest.NewResources(admin, rest.ServiceAccounts, decode.Typed[api.ServiceAccount]()).InNamespace(ns.Name).
+		Delete(ctx, "builder", rest.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitGone(t, ctx, secrets, "builder-token")
+
 	rs, err := decode.Raw().Decode([]byte(`{"apiVersion":"apps/v1","kind":"ReplicaSet","metadata":{"name":"web"},
 		"spec":{"replicas":2,"selector":{"matchLabels":{"app":"web"}},
 		"template":{"metadata":{"labels":{"app":"web"}},"spec":{"containers":[{"name":"web","image":"web:1"}]}}}}`))
