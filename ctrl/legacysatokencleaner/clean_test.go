@@ -1,11 +1,15 @@
 package legacysatokencleaner
 
 import (
+	"bytes"
 	"context"
 	"slices"
 	"sort"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/rs/zerolog"
 
 	"github.com/kcmlab/kcm/clock"
 	"github.com/kcmlab/kcm/informer"
@@ -36,6 +40,7 @@ type fixture struct {
 	pods     []*api.Pod
 	since    string // the tracking ConfigMap's "since"; "" none
 	api      *resttest.Server
+	logs     bytes.Buffer // the controller's log, JSON lines
 }
 
 func (f *fixture) pass() []resttest.Action {
@@ -48,7 +53,7 @@ func (f *fixture) pass() []resttest.Action {
 	}
 	c, err := NewController(informer.ServiceAccountLister{Lister: resttest.Lister("serviceaccounts", f.accounts...)},
 		resttest.Lister("secrets", f.secrets...), informer.PodLister{Lister: resttest.Lister("pods", f.pods...)}, f.api.Client(),
-		Config{CleanUpPeriod: period, SyncInterval: DefaultSyncInterval, Clock: clock.NewFake(now)})
+		Config{CleanUpPeriod: period, SyncInterval: DefaultSyncInterval, Clock: clock.NewFake(now), Logger: zerolog.New(&f.logs)})
 	if err != nil {
 		f.t.Fatal(err)
 	}
@@ -165,10 +170,23 @@ func TestPassGoesOnAfterFailures(t *testing.T) {
 	f := &fixture{t: t, accounts: []*api.ServiceAccount{account("u1", "tok", "tok2")}, secrets: []*api.Secret{a, b}, since: "2024-01-01",
 		api: resttest.New(t, resttest.Options{})}
 	f.api.Fail(resttest.On("patch", "secrets"), rest.Status{Code: 500, Reason: "InternalError"})
-	f.api.Fail(resttest.On("delete", "secrets"), rest.Status{Code: 409, Reason: "Conflict"})
+	f.api.Fail(resttest.On("delete", "secrets").Nth(1), rest.Status{Code: 409, Reason: "Conflict"})
+	f.api.Fail(resttest.On("delete", "secrets").Nth(2), rest.Status{Code: 500, Reason: "InternalError"})
 	got := resttest.Lines(f.pass())
 	if len(got) != 3 || got[0] != getCM || got[1] != markTok || got[2] != "delete secrets team-a/tok2 rv=10" {
 		t.Fatalf("actions %q", got)
+	}
+	if logs := f.logs.String(); strings.Count(logs, `"level":"error"`) != 1 || !strings.Contains(logs, "failed to label legacy service account token secret") {
+		t.Fatalf("one error (the patch's) should be logged, the conflict not:\n%s", logs)
+	}
+	// A second pass: the delete fails with 500, which is logged.
+	f.logs.Reset()
+	f.api = resttest.New(t, resttest.Options{})
+	f.api.Fail(resttest.On("patch", "secrets"), rest.Status{Code: 500, Reason: "InternalError"})
+	f.api.Fail(resttest.On("delete", "secrets"), rest.Status{Code: 500, Reason: "InternalError"})
+	f.pass()
+	if logs := f.logs.String(); strings.Count(logs, `"level":"error"`) != 2 || !strings.Contains(logs, "deleting legacy service account token") {
+		t.Fatalf("the patch's and the delete's errors should be logged:\n%s", logs)
 	}
 }
 

@@ -96,9 +96,6 @@ func NewController(accounts informer.ServiceAccountLister, secrets informer.List
 func New(_ context.Context, cc ctrl.ControllerContext, name string) (ctrl.Controller, error) {
 	cfg := Config{CleanUpPeriod: cc.DurationFlag(FlagCleanUpPeriod, DefaultCleanUpPeriod), SyncInterval: DefaultSyncInterval,
 		Clock: cc.Clock, Logger: cc.LoggerFor(name)}
-	if !(cfg.CleanUpPeriod > 0) {
-		return nil, fmt.Errorf("failed to init the legacy service account token cleaner: invalid CleanUpPeriod: %v", cfg.CleanUpPeriod)
-	}
 	w := cc.Wire(name, ctrl.LoopOptions{})
 	accounts := ctrl.Watch[api.ServiceAccount](w, rest.ServiceAccounts, nil)
 	secrets := ctrl.Watch[api.Secret](w, rest.Secrets, nil)

@@ -49,36 +49,35 @@ func podSecretNames(pod *api.Pod, names map[string]bool) error {
 			}
 		}
 	}
+	// One source per volume; the chain tries them in VisitPodSecretNames'
+	// order.
 	for _, v := range p.Spec.Volumes {
-		switch {
-		case v.AzureFile != nil:
+		if v.AzureFile != nil {
 			add(v.AzureFile.SecretName)
-		case v.CephFS != nil:
+		} else if v.CephFS != nil {
 			add(v.CephFS.name())
-		case v.Cinder != nil:
+		} else if v.Cinder != nil {
 			add(v.Cinder.name())
-		case v.FlexVolume != nil:
+		} else if v.FlexVolume != nil {
 			add(v.FlexVolume.name())
-		case v.Projected != nil:
+		} else if v.Projected != nil {
 			for _, s := range v.Projected.Sources {
 				if s.Secret != nil {
 					add(s.Secret.Name)
 				}
 			}
-		case v.RBD != nil:
+		} else if v.RBD != nil {
 			add(v.RBD.name())
-		case v.Secret != nil:
+		} else if v.Secret != nil {
 			add(v.Secret.SecretName)
-		case v.ScaleIO != nil:
+		} else if v.ScaleIO != nil {
 			add(v.ScaleIO.name())
-		case v.ISCSI != nil:
+		} else if v.ISCSI != nil {
 			add(v.ISCSI.name())
-		case v.StorageOS != nil:
+		} else if v.StorageOS != nil {
 			add(v.StorageOS.name())
-		case v.CSI != nil:
-			if v.CSI.NodePublishSecretRef != nil {
-				add(v.CSI.NodePublishSecretRef.Name)
-			}
+		} else if v.CSI != nil && v.CSI.NodePublishSecretRef != nil {
+			add(v.CSI.NodePublishSecretRef.Name)
 		}
 	}
 	return nil

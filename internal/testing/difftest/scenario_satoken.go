@@ -28,7 +28,9 @@ const (
 
 // ServiceAccountTokenScenario drives the serviceaccount-token controller,
 // which both managers run with the same --service-account-private-key-file
-// (an RSA key whose public half is pub) and --root-ca-file (caPEM):
+// (an RSA key whose public half is pub) and --root-ca-file (caPEM; nil
+// when neither has one, and ca.crt must be the CA of the cluster's
+// kubeconfig):
 //
 //   - "created": accounts builder and deployer (deployer listing
 //     deployer-token in its secrets) and token Secrets: two of builder
@@ -44,7 +46,7 @@ const (
 //     longer list it.
 //
 // After each phase every Secret's state is recorded — its data keys, its
-// namespace entry, whether ca.crt is the CA file, its annotations with
+// namespace entry, whether ca.crt is the expected CA, its annotations with
 // the account UID named by account, and its token decoded: header, claims
 // (the account UID likewise named) and whether the signature verifies
 // with pub — so the two managers' tokens are compared claim by claim
@@ -59,6 +61,10 @@ func ServiceAccountTokenScenario(pub *rsa.PublicKey, caPEM []byte) Scenario {
 }
 
 func runSATokenScenario(ctx context.Context, env *Env, pub *rsa.PublicKey, caPEM []byte) error {
+	caName := "the --root-ca-file bundle"
+	if caPEM == nil { // no --root-ca-file: the CA each manager's kubeconfig trusts, its cluster's
+		caPEM, caName = env.Cluster.Config().TLS.CAData, "<cluster CA>"
+	}
 	accounts := rest.NewResources(env.Client, rest.ServiceAccounts, decode.Typed[api.ServiceAccount]()).InNamespace(env.Namespace)
 	secrets := rest.NewResources(env.Client, rest.Secrets, decode.Typed[api.Secret]()).InNamespace(env.Namespace)
 	builder, err := accounts.Create(ctx, &api.ServiceAccount{ObjectMeta: api.ObjectMeta{Name: "builder"}})
@@ -94,7 +100,10 @@ func runSATokenScenario(ctx context.Context, env *Env, pub *rsa.PublicKey, caPEM
 			return fmt.Errorf("create secret %s: %w", s.Name, err)
 		}
 	}
-	filled := func(s *api.Secret) bool { return s != nil && len(s.Data["token"]) > 0 && len(s.Data["ca.crt"]) > 0 }
+	// The controller writes token, ca.crt, namespace and the UID annotation
+	// in one update: the annotation (the pre-filled Secret has a token
+	// already) marks it; what was written is compared in the states.
+	filled := func(s *api.Secret) bool { return s != nil && len(s.Data["token"]) > 0 && s.Annotations[api.ServiceAccountUIDKey] != "" }
 	state, err := waitUntil(ctx, secrets, "tokens filled, stale and orphaned ones deleted", func(m map[string]*api.Secret) bool {
 		return filled(m["builder-token"]) && filled(m["builder-token-uid"]) && filled(m["deployer-token"]) && filled(m["prefilled"]) &&
 			m["builder-token-stale"] == nil && m["ghost-token"] == nil
@@ -102,7 +111,7 @@ func runSATokenScenario(ctx context.Context, env *Env, pub *rsa.PublicKey, caPEM
 	if err != nil {
 		return err
 	}
-	recordSecrets(env, state, uids, pub, caPEM)
+	recordSecrets(env, state, uids, pub, caPEM, caName)
 
 	env.Observer.SetPhase("account deleted")
 	if err := accounts.Delete(ctx, "builder", rest.DeleteOptions{}); err != nil {
@@ -114,7 +123,7 @@ func runSATokenScenario(ctx context.Context, env *Env, pub *rsa.PublicKey, caPEM
 	if err != nil {
 		return err
 	}
-	recordSecrets(env, state, uids, pub, caPEM)
+	recordSecrets(env, state, uids, pub, caPEM, caName)
 
 	env.Observer.SetPhase("token deleted")
 	if err := secrets.Delete(ctx, "deployer-token", rest.DeleteOptions{}); err != nil {
@@ -170,20 +179,20 @@ func waitUntil[T api.Object](ctx context.Context, r *rest.Resources[T], what str
 }
 
 // recordSecrets records one state per Secret, in name order.
-func recordSecrets(env *Env, m map[string]*api.Secret, uids map[string]string, pub *rsa.PublicKey, caPEM []byte) {
+func recordSecrets(env *Env, m map[string]*api.Secret, uids map[string]string, pub *rsa.PublicKey, caPEM []byte, caName string) {
 	names := make([]string, 0, len(m))
 	for n := range m {
 		names = append(names, n)
 	}
 	sort.Strings(names)
 	for _, n := range names {
-		env.Observer.Record(secretState(m[n], uids, pub, caPEM))
+		env.Observer.Record(secretState(m[n], uids, pub, caPEM, caName))
 	}
 }
 
 // secretState renders what the controller decides about a Secret, with
 // account UIDs replaced by their account's name.
-func secretState(s *api.Secret, uids map[string]string, pub *rsa.PublicKey, caPEM []byte) string {
+func secretState(s *api.Secret, uids map[string]string, pub *rsa.PublicKey, caPEM []byte, caName string) string {
 	named := func(uid string) string {
 		if n, ok := uids[uid]; ok {
 			return n
@@ -199,7 +208,7 @@ func secretState(s *api.Secret, uids map[string]string, pub *rsa.PublicKey, caPE
 	if c, ok := s.Data["ca.crt"]; ok {
 		ca = "other"
 		if bytes.Equal(c, caPEM) {
-			ca = "the --root-ca-file bundle"
+			ca = caName
 		}
 	}
 	parts := []string{fmt.Sprintf("%s type=%s keys=%v namespace=%q ca.crt=%s annotations: name=%q uid=%q", s.Name, s.Type, keys,
