@@ -103,7 +103,9 @@ func runSATokenScenario(ctx context.Context, env *Env, pub *rsa.PublicKey, caPEM
 	// The controller writes token, ca.crt, namespace and the UID annotation
 	// in one update: the annotation (the pre-filled Secret has a token
 	// already) marks it; what was written is compared in the states.
-	filled := func(s *api.Secret) bool { return s != nil && len(s.Data["token"]) > 0 && s.Annotations[api.ServiceAccountUIDKey] != "" }
+	filled := func(s *api.Secret) bool {
+		return s != nil && len(s.Data["token"]) > 0 && s.Annotations[api.ServiceAccountUIDKey] != ""
+	}
 	state, err := waitUntil(ctx, secrets, "tokens filled, stale and orphaned ones deleted", func(m map[string]*api.Secret) bool {
 		return filled(m["builder-token"]) && filled(m["builder-token-uid"]) && filled(m["deployer-token"]) && filled(m["prefilled"]) &&
 			m["builder-token-stale"] == nil && m["ghost-token"] == nil
