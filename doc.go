@@ -59,6 +59,8 @@
 //	    ctrl/nodelifecycle/scheduler — the zone's rate-limited timed queue of nodes to taint
 //	    ctrl/tainteviction    — pods on NoExecute-tainted nodes deleted now or after their tolerationSeconds
 //	    ctrl/resourcequota/quota — quota usage as Kubernetes' evaluators compute it: pods, Services, claims, counts
+//	    ctrl/serviceaccounttoken — legacy token Secrets filled with a signed JWT, ca.crt and namespace; orphans deleted
+//	    ctrl/legacysatokencleaner — unused auto-generated legacy tokens marked invalid, then deleted
 //	    ctrl/rootcacertpublisher — kube-root-ca.crt in every namespace, put back when edited or deleted
 //	12. tap                   — the observation points every layer reports to while someone watches
 //	    pipeview              — the live view behind /debug/pipeline, drawn from tap's points

@@ -245,7 +245,8 @@ func waitGone[T api.Object](t *testing.T, ctx context.Context, r *rest.Resources
 // TestManagerRunsWithTheDeployRBAC applies deploy/rbac.yaml, runs the
 // manager as the kcm ServiceAccount with a token from the TokenRequest
 // API, and checks that every controller can do its work with exactly those
-// rights: a namespace gets its default ServiceAccount and kube-root-ca.crt, a ReplicaSet gets
+// rights: a namespace gets its default ServiceAccount and kube-root-ca.crt, a token Secret its token (and goes with
+// its ServiceAccount), a ReplicaSet gets
 // its pods, a StatefulSet its revision, claim, pod and status, a deleted namespace is emptied and goes, a ConfigMap whose
 // owner does not exist is collected, a Service gets its Endpoints and they
 // go with it, and its EndpointSlice; a user's Endpoints of a Service
@@ -277,9 +278,13 @@ func TestManagerRunsWithTheDeployRBAC(t *testing.T) {
 	log := &lines{more: make(chan struct{})}
 	runCtx, stop := context.WithCancel(ctx)
 	done := make(chan error, 1)
+	opts := manager.NewOptions(manager.NewControllerDescriptors())
+	// The serviceaccount-token controller runs with the key kube-apiserver verifies tokens with.
+	if err := opts.Controllers.Flags["service-account-private-key-file"].Set(cl.ServiceAccountKeyFile()); err != nil {
+		t.Fatal(err)
+	}
 	go func() {
-		done <- manager.Run(runCtx, manager.Config{Options: manager.NewOptions(manager.NewControllerDescriptors()),
-			REST: cfg, Listener: ln, Identity: "rbac-test", Logger: zerolog.New(log)})
+		done <- manager.Run(runCtx, manager.Config{Options: opts, REST: cfg, Listener: ln, Identity: "rbac-test", Logger: zerolog.New(log)})
 	}()
 	defer func() {
 		stop()
@@ -307,6 +312,24 @@ func TestManagerRunsWithTheDeployRBAC(t *testing.T) {
 		"kube-root-ca.crt", func(cm *api.ConfigMap) bool {
 			return cm.Name == "kube-root-ca.crt" && cm.Data["ca.crt"] == string(cfg.TLS.CAData)
 		})
+	// The serviceaccount-token controller: a token Secret is filled (get, update), and deleted with its
+	// ServiceAccount (delete).
+	if _, err := rest.NewResources(admin, rest.ServiceAccounts, decode.Typed[api.ServiceAccount]()).InNamespace(ns.Name).
+		Create(ctx, &api.ServiceAccount{ObjectMeta: api.ObjectMeta{Name: "builder"}}); err != nil {
+		t.Fatal(err)
+	}
+	secrets := rest.NewResources(admin, rest.Secrets, decode.Typed[api.Secret]()).InNamespace(ns.Name)
+	if _, err := secrets.Create(ctx, &api.Secret{ObjectMeta: api.ObjectMeta{Name: "builder-token",
+		Annotations: map[string]string{api.ServiceAccountNameKey: "builder"}}, Type: api.SecretTypeServiceAccountToken}); err != nil {
+		t.Fatal(err)
+	}
+	watchFor(t, ctx, secrets, "the token in builder-token", func(s *api.Secret) bool { return s.Name == "builder-token" && len(s.Data["token"]) > 0 })
+	if err := rest.NewResources(admin, rest.ServiceAccounts, decode.Typed[api.ServiceAccount]()).InNamespace(ns.Name).
+		Delete(ctx, "builder", rest.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitGone(t, ctx, secrets, "builder-token")
+
 	rs, err := decode.Raw().Decode([]byte(`{"apiVersion":"apps/v1","kind":"ReplicaSet","metadata":{"name":"web"},
 		"spec":{"replicas":2,"selector":{"matchLabels":{"app":"web"}},
 		"template":{"metadata":{"labels":{"app":"web"}},"spec":{"containers":[{"name":"web","image":"web:1"}]}}}}`))

@@ -7,6 +7,7 @@ import (
 	"github.com/kcmlab/kcm/ctrl/endpointslice"
 	"github.com/kcmlab/kcm/ctrl/endpointslicemirroring"
 	"github.com/kcmlab/kcm/ctrl/garbagecollector"
+	"github.com/kcmlab/kcm/ctrl/legacysatokencleaner"
 	"github.com/kcmlab/kcm/ctrl/namespace"
 	"github.com/kcmlab/kcm/ctrl/nodelifecycle"
 	"github.com/kcmlab/kcm/ctrl/podgc"
@@ -14,6 +15,7 @@ import (
 	"github.com/kcmlab/kcm/ctrl/resourcequota"
 	"github.com/kcmlab/kcm/ctrl/rootcacertpublisher"
 	"github.com/kcmlab/kcm/ctrl/serviceaccount"
+	"github.com/kcmlab/kcm/ctrl/serviceaccounttoken"
 	"github.com/kcmlab/kcm/ctrl/statefulset"
 	"github.com/kcmlab/kcm/ctrl/tainteviction"
 )
@@ -25,6 +27,7 @@ import (
 // this list.
 func NewControllerDescriptors() *ctrl.Descriptors {
 	d, err := ctrl.NewDescriptors(
+		serviceaccounttoken.Descriptor(), // kube-controller-manager starts it first
 		namespace.Descriptor(),
 		serviceaccount.Descriptor(),
 		replicaset.Descriptor(),
@@ -38,6 +41,7 @@ func NewControllerDescriptors() *ctrl.Descriptors {
 		garbagecollector.Descriptor(),
 		nodelifecycle.Descriptor(),
 		rootcacertpublisher.Descriptor(),
+		legacysatokencleaner.Descriptor(),
 		tainteviction.Descriptor(),
 	)
 	if err != nil {

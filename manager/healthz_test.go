@@ -68,7 +68,8 @@ func TestHealthzHandler(t *testing.T) {
 // those and informer-sync, /livez leaderElection — and /metrics serves
 // the registry.
 func TestEndpoints(t *testing.T) {
-	const controllersOK = "[+]namespace-controller ok\n[+]serviceaccount-controller ok\n[+]replicaset-controller ok\n[+]deployment-controller ok\n" +
+	const controllersOK = "[+]serviceaccount-token-controller ok\n" +
+		"[+]namespace-controller ok\n[+]serviceaccount-controller ok\n[+]replicaset-controller ok\n[+]deployment-controller ok\n" +
 		"[+]statefulset-controller ok\n" +
 		"[+]endpoints-controller ok\n" +
 		"[+]endpointslice-controller ok\n" +
@@ -78,6 +79,7 @@ func TestEndpoints(t *testing.T) {
 		"[+]garbage-collector-controller ok\n" +
 		"[+]node-lifecycle-controller ok\n" +
 		"[+]root-ca-certificate-publisher-controller ok\n" +
+		"[+]legacy-serviceaccount-token-cleaner-controller ok\n" +
 		"[+]taint-eviction-controller ok\n"
 	st := newStatus()
 	clk := clock.NewFake(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))

@@ -35,6 +35,8 @@ var kcmV137Defaults = map[string]string{
 	"leader-elect-resource-namespace": "kube-system", "leader-elect-resource-name": "kube-controller-manager",
 	"secure-port": "10257", "bind-address": "0.0.0.0", "cert-dir": "", "tls-cert-file": "", "tls-private-key-file": "",
 	"logging-format": "text", "v": "0", "version": "false", "profiling": "true", // kcm: false, see below
+	"concurrent-serviceaccount-token-syncs": "5", "service-account-private-key-file": "",
+	"legacy-service-account-token-clean-up-period": "8760h0m0s",
 }
 
 // TestDefaultsAreKubeControllerManagers: every flag kcm shares with
@@ -173,7 +175,7 @@ func TestParseRejects(t *testing.T) {
 		{"a flag nobody has", []string{"--no-such-flag"}, nil, []string{"unknown flag: --no-such-flag"}},
 		{"an unknown shorthand", []string{"-x"}, nil, []string{"unknown shorthand flag: 'x'"}},
 		{"unknown controller", []string{"--controllers=*,-tokencleaner,ttl"}, ctrl.ErrUnknownController,
-			[]string{`"tokencleaner", "ttl"`, "known controllers: deployment-controller, endpoints-controller, endpointslice-controller, endpointslice-mirroring-controller, garbage-collector-controller, namespace-controller, node-lifecycle-controller, pod-garbage-collector-controller, replicaset-controller, resourcequota-controller, root-ca-certificate-publisher-controller, serviceaccount-controller, statefulset-controller, taint-eviction-controller"}},
+			[]string{`"tokencleaner", "ttl"`, "known controllers: deployment-controller, endpoints-controller, endpointslice-controller, endpointslice-mirroring-controller, garbage-collector-controller, legacy-serviceaccount-token-cleaner-controller, namespace-controller, node-lifecycle-controller, pod-garbage-collector-controller, replicaset-controller, resourcequota-controller, root-ca-certificate-publisher-controller, serviceaccount-controller, serviceaccount-token-controller, statefulset-controller, taint-eviction-controller"}},
 		{"bad log format", []string{"--logging-format=xml"}, ErrInvalidOptions, []string{`--logging-format "xml": want "text" or "json"`}},
 		{"endpoints lock", []string{"--leader-elect-resource-lock=endpoints"}, ErrInvalidOptions,
 			[]string{`--leader-elect-resource-lock "endpoints": kcm supports only "leases"`}},

@@ -62,6 +62,7 @@
 //	types_core_service.go  Service, Endpoints
 //	types_core_pvc.go      PersistentVolumeClaim
 //	types_core_quota.go    ResourceQuota, ScopeSelector
+//	types_core_secret.go   Secret, the service-account token Secret's type, annotations and keys
 //	types_discovery.go     EndpointSlice (discovery.k8s.io/v1)
 //	types_apps.go          ReplicaSet, Deployment
 //	types_apps_statefulset.go  StatefulSet, ControllerRevision, RawExtension

@@ -136,6 +136,24 @@
 // recorded with whether it was written since. The streams are compared
 // exactly.
 //
+// # The service-account token comparison
+//
+// TestServiceAccountTokensMatchKCM runs ServiceAccountTokenScenario under
+// kcm's serviceaccount-token controller and kube-controller-manager's,
+// both given the same --service-account-private-key-file (an RSA key the
+// test generates) and --root-ca-file; TestServiceAccountTokensWithoutCAFileMatchKCM
+// gives neither a CA file, so ca.crt is each cluster's CA (shown as
+// "<cluster CA>"). Token Secrets are created for two accounts, one with a
+// stale account UID, one for an account that does not exist, one already
+// holding a token, and an Opaque one; then an account is deleted, then a
+// token listed in its account's secrets. After each step every Secret's
+// state is recorded: data keys, the namespace entry, which CA ca.crt is,
+// the annotations and the token decoded — header, claims, and whether the
+// signature verifies with the key's public half — with the accounts' UIDs
+// (which each cluster assigns) replaced by "<uid of NAME>". The streams
+// are compared exactly; the recorded Secrets are compared but for the
+// token and UID-annotation lines, which carry those UIDs.
+//
 // # The garbage collector comparison
 //
 // TestGarbageCollectorMatchesKCM deletes a Deployment that the
