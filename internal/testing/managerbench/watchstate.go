@@ -2,9 +2,14 @@ package managerbench
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 )
+
+// ErrTrackerEnded is returned by a tracker's Wait once one of its watches
+// has failed for good.
+var ErrTrackerEnded = errors.New("managerbench: a benchmark watch ended")
 
 // watchState is what a tracker fed by watch events needs besides its own
 // state: the lock that guards that state, the first failure of one of its
