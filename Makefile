@@ -71,8 +71,10 @@ bench:
 ## last Endpoints/EndpointSlice write, writes per pod update in a rolling update, RSS and CPU; with --benchmarks
 ## statefulsets, 100 StatefulSets x 3 replicas on kwok nodes: time to all Ready, a rollout of every set, RSS and CPU;
 ## with --benchmarks nodes, 100 kwok nodes with 3000 pods of which 10 nodes stop heartbeating: time to their NoExecute
-## taints and pods Ready=False, RSS and CPU while monitoring); BENCH_MANAGER_ARGS passes flags (go run ./cmd/kcm-bench
-## --help), e.g. --runs 1, or --benchmarks endpoints --es-services 200, or --benchmarks statefulsets --sts-sets 10.
+## taints and pods Ready=False, RSS and CPU while monitoring; with --benchmarks quotas, 1000 namespaces each with a
+## ResourceQuota and 10 pods: time to every quota's status.used correct, then after deleting 1000 pods, RSS and CPU);
+## BENCH_MANAGER_ARGS passes flags (go run ./cmd/kcm-bench --help), e.g. --runs 1, or --benchmarks endpoints
+## --es-services 200, or --benchmarks statefulsets --sts-sets 10, or --benchmarks quotas --rq-namespaces 50.
 BENCH_MANAGER_ARGS ?=
 bench-manager:
 	@mkdir -p bin && $(GO) build -o bin/kcm ./cmd/kcm

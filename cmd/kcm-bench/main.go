@@ -7,6 +7,7 @@
 //	make bench-manager BENCH_MANAGER_ARGS="--benchmarks endpoints --runs 1"   # 1000 Services × 10 pods
 //	make bench-manager BENCH_MANAGER_ARGS="--benchmarks statefulsets --runs 1" # 100 StatefulSets × 3 pods
 //	go run ./cmd/kcm-bench --benchmarks nodes --runs 1 --nl-nodes 10 --nl-pods 300 --nl-silent 2
+//	make bench-manager BENCH_MANAGER_ARGS="--benchmarks quotas --runs 1"        # 1000 namespaces × (1 quota, 10 pods)
 //
 // It prints a markdown report on stdout (and into --out), and progress on
 // stderr. It starts its own testenv clusters and needs nothing installed
@@ -38,7 +39,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	var (
 		cfg        managerbench.Config
-		benchmarks = fs.String("benchmarks", "scale,sync", "which benchmarks to run: scale (a Deployment of --scale-replicas), sync (a manager starting on a populated cluster), endpoints (the endpoint controllers: --es-services Services of --es-pods-per-service pods on kwok nodes, then a rolling update of one), statefulsets (the statefulset-controller: --sts-sets StatefulSets of --sts-replicas pods on kwok nodes until all Ready, then a rollout of every set), nodes (node-lifecycle and taint-eviction controllers: --nl-silent of --nl-nodes kwok nodes with --nl-pods pods stop heartbeating)")
+		benchmarks = fs.String("benchmarks", "scale,sync", "which benchmarks to run: scale (a Deployment of --scale-replicas), sync (a manager starting on a populated cluster), endpoints (the endpoint controllers: --es-services Services of --es-pods-per-service pods on kwok nodes, then a rolling update of one), statefulsets (the statefulset-controller: --sts-sets StatefulSets of --sts-replicas pods on kwok nodes until all Ready, then a rollout of every set), nodes (node-lifecycle and taint-eviction controllers: --nl-silent of --nl-nodes kwok nodes with --nl-pods pods stop heartbeating), quotas (the resourcequota-controller: --rq-namespaces namespaces of --rq-pods-per-namespace pods get one ResourceQuota each, then --rq-delete-per-namespace pods of each are deleted)")
 		refs       = fs.String("references", "default", "extra kube-controller-manager configurations in the sync benchmark: default (\"*\"); empty for none")
 		out        = fs.String("out", "", "also write the markdown report to this file")
 		kubeArgs   = fs.String("kube-controller-manager-args", "", "extra flags, space-separated, for every kube-controller-manager measured, e.g. --kube-api-content-type=application/json")
@@ -65,6 +66,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&cfg.NLWorkload.Silent, "nl-silent", 10, "nodes benchmark: nodes that stop heartbeating, spread over the nodes")
 	fs.DurationVar(&cfg.NLWorkload.Grace, "nl-grace", 20*time.Second, "nodes benchmark: --node-monitor-grace-period given to both managers")
 	fs.DurationVar(&cfg.NLWorkload.Monitor, "nl-monitor", 30*time.Second, "nodes benchmark: how long a manager watches the healthy cluster (CPU healthy) before the outage")
+	fs.IntVar(&cfg.RQWorkload.Namespaces, "rq-namespaces", 1000, "quotas benchmark: namespaces, each with one ResourceQuota")
+	fs.IntVar(&cfg.RQWorkload.PodsPerNamespace, "rq-pods-per-namespace", 10, "quotas benchmark: pods per namespace (never bound to a node: Pending)")
+	fs.IntVar(&cfg.RQWorkload.DeletePerNamespace, "rq-delete-per-namespace", 1, "quotas benchmark: pods deleted per namespace once every quota is correct")
 	fs.IntVar(&cfg.QPS, "kube-api-qps", 20, "--kube-api-qps given to both managers")
 	fs.IntVar(&cfg.Burst, "kube-api-burst", 30, "--kube-api-burst given to both managers")
 	fs.DurationVar(&cfg.Settle, "settle", 15*time.Second, "sync benchmark: how long a manager runs after the probe pod before the last sample")
@@ -87,8 +91,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 			cfg.StatefulSets = true
 		case "nodes":
 			cfg.Nodes = true
+		case "quotas":
+			cfg.Quotas = true
 		default:
-			fmt.Fprintf(stderr, "kcm-bench: unknown benchmark %q (want scale, sync, endpoints, statefulsets or nodes)\n", b)
+			fmt.Fprintf(stderr, "kcm-bench: unknown benchmark %q (want scale, sync, endpoints, statefulsets, nodes or quotas)\n", b)
 			return 2
 		}
 	}
@@ -116,6 +122,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 			return 2
 		}
 	}
+	if cfg.Quotas {
+		if err := cfg.RQWorkload.Validate(); err != nil {
+			fmt.Fprintf(stderr, "kcm-bench: %v\n", err)
+			return 2
+		}
+	}
 	for _, r := range strings.Split(*refs, ",") {
 		if r = strings.TrimSpace(r); r != "" {
 			cfg.References = append(cfg.References, managerbench.Reference(r))
@@ -139,7 +151,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	rep, err := managerbench.Run(ctx, cfg)
-	if rep != nil && (len(rep.Scale) > 0 || len(rep.Sync) > 0 || len(rep.Endpoints) > 0 || len(rep.StatefulSets) > 0 || len(rep.Nodes) > 0 || err == nil) {
+	if rep != nil && (len(rep.Scale) > 0 || len(rep.Sync) > 0 || len(rep.Endpoints) > 0 || len(rep.StatefulSets) > 0 || len(rep.Nodes) > 0 || len(rep.Quotas) > 0 || err == nil) {
 		md := rep.Markdown()
 		fmt.Fprint(stdout, md)
 		if *out != "" {

@@ -33,6 +33,10 @@ func TestBadCommandLines(t *testing.T) {
 		{[]string{"--benchmarks", "nodes", "--nl-grace", "0s"}, 2, "invalid nodes workload: grace period 0s"},
 		{[]string{"--benchmarks", "nodes", "--nl-nodes", "300"}, 2, "300 nodes (1 to 255)"},
 		{[]string{"--help"}, 0, "-kube-controller-manager-args"},
+		{[]string{"--benchmarks", "quotas", "--rq-namespaces", "0"}, 2, "invalid quotas workload: 0 namespaces (1 to 10000)"},
+		{[]string{"--benchmarks", "quotas", "--rq-pods-per-namespace", "1001"}, 2, "1001 pods per namespace (1 to 1000)"},
+		{[]string{"--benchmarks", "quotas", "--rq-delete-per-namespace", "11"}, 2, "11 pods deleted per namespace of 10"},
+		{[]string{"--help"}, 0, "-rq-delete-per-namespace"},
 	}
 	for _, tt := range tests {
 		var out, errOut strings.Builder
@@ -45,5 +49,5 @@ func TestBadCommandLines(t *testing.T) {
 // An unknown benchmark name is named in the error.
 func Example_unknownBenchmark() {
 	run([]string{"--benchmarks", "speed"}, os.Stdout, os.Stdout)
-	// Output: kcm-bench: unknown benchmark "speed" (want scale, sync, endpoints, statefulsets or nodes)
+	// Output: kcm-bench: unknown benchmark "speed" (want scale, sync, endpoints, statefulsets, nodes or quotas)
 }

@@ -103,6 +103,20 @@
 // healthy node is counted as wrong. CPU is taken over the healthy period
 // and over the outage, memory at their ends.
 //
+// Quotas (issue 32: "1000 namespaces, each with a quota and 10 pods; time
+// from creating the quotas to all status.used correct, and after deleting
+// 1000 pods, to all corrected"): each run gives each manager a fresh
+// cluster (no nodes: the pods stay Pending, which quota counts) holding
+// RQWorkload.Namespaces namespaces of RQWorkload.PodsPerNamespace pods
+// and a probe quota in a namespace of its own; the manager starts with
+// the resourcequota-controller alone and the probe reports its usage.
+// Then one ResourceQuota (pods, requests.cpu, requests.memory) per
+// namespace is created, and later RQWorkload.DeletePerNamespace pods of
+// each deleted. The harness's watch of ResourceQuotas (rqTracker) gives,
+// from the first create and from the first delete, when each quota's
+// status.used first equalled the usage the harness expects from the pods
+// it made (compared as quantities), and counts the quotas' writes.
+//
 // # The same criterion for "synced"
 //
 // The managers signal sync differently: kcm logs "caches synced; starting
@@ -131,8 +145,9 @@
 // # Pure parts
 //
 // ParseStatus, ParseStat, ParseLoadAvg, Summarize, Table, LineWatcher,
-// KnownControllers, the endpoints, StatefulSet and nodes benchmarks'
-// trackers (fed events by hand) and their reports, CPUShare and
-// NLWorkload are pure and unit-tested; the rest needs a cluster and is
+// KnownControllers, the endpoints, StatefulSet, nodes and quotas
+// benchmarks' trackers (fed events by hand; watchState is what they
+// share) and their reports, CPUShare, NLWorkload and RQWorkload (its
+// expected usage) are pure and unit-tested; the rest needs a cluster and is
 // exercised by running it.
 package managerbench

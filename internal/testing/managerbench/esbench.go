@@ -212,15 +212,7 @@ func since(t, from time.Time) time.Duration {
 // EndpointSlices after rv until ctx ends; a watch that fails ends tr's
 // waits with its error.
 func startESWatches(ctx context.Context, c *cluster, rv string, tr *esTracker, wg *sync.WaitGroup) {
-	run := func(f func() error) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			if err := f(); err != nil {
-				tr.fail(err)
-			}
-		}()
-	}
+	run := func(f func() error) { tr.goWatch(wg, f) }
 	run(func() error {
 		return watchEvents(ctx, rest.NewResources(c.client, rest.Pods, decode.Typed[api.Pod]()), rv, tr.observePod)
 	})

@@ -2,9 +2,6 @@ package managerbench
 
 import (
 	"context"
-	"errors"
-	"fmt"
-	"sync"
 	"time"
 
 	"github.com/kcmlab/kcm/kube/api"
@@ -18,10 +15,6 @@ const LabelServiceName = "kubernetes.io/service-name"
 // labelApp is the pod label the endpoints benchmark selects a Service's
 // pods by; its value is the Service's name.
 const labelApp = "app"
-
-// ErrTrackerEnded is returned by esTracker.Wait once one of its watches
-// has failed for good.
-var ErrTrackerEnded = errors.New("managerbench: endpoints watch ended")
 
 // WriteCounts are the events seen for one Service (or all of them): its
 // pods' events (the harness's and kwok's writes) and the writes to its
@@ -55,7 +48,7 @@ type esService struct {
 // three watches (observe*) and read by the scenario (Wait, Totals,
 // Service, ...); all its state is guarded by mu.
 type esTracker struct {
-	mu      sync.Mutex
+	watchState
 	inScope func(ns string) bool
 	svcs    map[string]*esService // namespace/name → state
 	ready   map[string]bool       // pod namespace/name → Ready now
@@ -63,13 +56,10 @@ type esTracker struct {
 	// lastReady is when a pod last turned Ready; lastEndpoints and
 	// lastSlice when an Endpoints object or slice was last written.
 	lastReady, lastEndpoints, lastSlice time.Time
-	err                                 error
-	changed                             chan struct{} // closed and replaced on every change
 }
 
 func newESTracker(inScope func(ns string) bool) *esTracker {
-	return &esTracker{inScope: inScope, svcs: map[string]*esService{}, ready: map[string]bool{},
-		changed: make(chan struct{})}
+	return &esTracker{inScope: inScope, svcs: map[string]*esService{}, ready: map[string]bool{}}
 }
 
 // svc returns the state of key, creating it. Callers hold mu.
@@ -80,12 +70,6 @@ func (t *esTracker) svc(key string) *esService {
 		t.svcs[key] = s
 	}
 	return s
-}
-
-// notify wakes every Wait. Callers hold mu.
-func (t *esTracker) notify() {
-	close(t.changed)
-	t.changed = make(chan struct{})
 }
 
 // observePod records a pod event seen at at: one event of its Service's
@@ -147,16 +131,6 @@ func (t *esTracker) observeSlice(typ rest.EventType, es *api.EndpointSlice, at t
 		delete(s.slices, es.Name)
 	} else {
 		s.slices[es.Name] = countSlice(es)
-	}
-	t.notify()
-}
-
-// fail records the end of a watch; Wait returns it from then on.
-func (t *esTracker) fail(err error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.err == nil {
-		t.err = fmt.Errorf("%w: %w", ErrTrackerEnded, err)
 	}
 	t.notify()
 }
@@ -227,22 +201,7 @@ func (v ESView) PodGone(key string) bool {
 // Wait returns once cond holds, checking it after every event; it fails
 // when ctx ends or a watch has failed.
 func (t *esTracker) Wait(ctx context.Context, what string, cond func(ESView) bool) error {
-	for {
-		t.mu.Lock()
-		ok, err, ch := cond(ESView{t}), t.err, t.changed
-		t.mu.Unlock()
-		if ok {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("managerbench: waiting for %s: %w", what, ctx.Err())
-		case <-ch:
-		}
-	}
+	return t.waitFor(ctx, what, func() bool { return cond(ESView{t}) })
 }
 
 // ESTimes are the tracker's last moments: a pod turned Ready, an

@@ -228,15 +228,7 @@ func createNLPods(ctx context.Context, c *cluster, w NLWorkload, nodes []testenv
 // startNLWatches feeds tr from watches of nodes and pods after rv until
 // ctx ends; a watch that fails ends tr's waits with its error.
 func startNLWatches(ctx context.Context, c *cluster, rv string, tr *nlTracker, wg *sync.WaitGroup) {
-	run := func(f func() error) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			if err := f(); err != nil {
-				tr.fail(err)
-			}
-		}()
-	}
+	run := func(f func() error) { tr.goWatch(wg, f) }
 	run(func() error {
 		return watchEvents(ctx, rest.NewResources(c.client, rest.Nodes, decode.Typed[api.Node]()), rv, tr.observeNode)
 	})

@@ -3,7 +3,6 @@ package managerbench
 import (
 	"context"
 	"fmt"
-	"sync"
 	"time"
 
 	"github.com/kcmlab/kcm/kube/api"
@@ -16,7 +15,7 @@ import (
 // Ready. The silent nodes are the ones whose heartbeat the harness stops;
 // a taint on any other node is a wrong one (a healthy node tainted).
 type nlTracker struct {
-	mu      sync.Mutex
+	watchState
 	silent  map[string]bool
 	tainted map[string]time.Time // node → when its NoExecute unreachable/not-ready taint was first seen
 	// pods: key → node and Ready; notReadyAt: when a pod of a silent node
@@ -24,18 +23,11 @@ type nlTracker struct {
 	podNode    map[string]string
 	podReady   map[string]bool
 	notReadyAt map[string]time.Time
-	err        error
-	changed    chan struct{} // closed and replaced on every change
 }
 
 func newNLTracker() *nlTracker {
 	return &nlTracker{silent: map[string]bool{}, tainted: map[string]time.Time{}, podNode: map[string]string{},
-		podReady: map[string]bool{}, notReadyAt: map[string]time.Time{}, changed: make(chan struct{})}
-}
-
-func (t *nlTracker) notify() {
-	close(t.changed)
-	t.changed = make(chan struct{})
+		podReady: map[string]bool{}, notReadyAt: map[string]time.Time{}}
 }
 
 // isOutageTaint reports whether taint is one the node lifecycle
@@ -97,15 +89,6 @@ func (t *nlTracker) pause(nodes []string) {
 	defer t.mu.Unlock()
 	for _, n := range nodes {
 		t.silent[n] = true
-	}
-	t.notify()
-}
-
-func (t *nlTracker) fail(err error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.err == nil {
-		t.err = fmt.Errorf("%w: %w", ErrTrackerEnded, err)
 	}
 	t.notify()
 }
@@ -172,22 +155,7 @@ func (v NLView) Done() bool {
 // Wait returns once cond holds, checking it after every event; it fails
 // when the tracker's watches failed or ctx ends.
 func (t *nlTracker) Wait(ctx context.Context, what string, cond func(NLView) bool) error {
-	for {
-		t.mu.Lock()
-		ok, err, ch := cond(NLView{t}), t.err, t.changed
-		t.mu.Unlock()
-		if ok {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("managerbench: waiting for %s: %w", what, ctx.Err())
-		case <-ch:
-		}
-	}
+	return t.waitFor(ctx, what, func() bool { return cond(NLView{t}) })
 }
 
 // NLTimes are the moments of the outage: the first and last silent node

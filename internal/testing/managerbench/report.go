@@ -27,6 +27,8 @@ type Report struct {
 	StatefulSets []StatefulSetsResult
 	// Nodes are the node lifecycle benchmark's runs.
 	Nodes []NodesResult
+	// Quotas are the quotas (resourcequota-controller) benchmark's runs.
+	Quotas []QuotasResult
 }
 
 // MiB is a byte count in mebibytes.
@@ -59,6 +61,9 @@ func (r *Report) Markdown() string {
 	}
 	if len(r.Nodes) > 0 {
 		b.WriteString(r.nodesMarkdown())
+	}
+	if len(r.Quotas) > 0 {
+		b.WriteString(r.quotasMarkdown())
 	}
 	fmt.Fprintf(&b, "\nLogs of every process: %s\n", r.WorkDir)
 	return b.String()

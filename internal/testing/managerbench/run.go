@@ -54,6 +54,8 @@ type Config struct {
 	// kube-controller-manager with exactly kcm's controllers when kcm lacks
 	// some of EndpointControllers: the like-for-like memory comparison.
 	ESSameReference bool
+	Quotas          bool        // run the quotas (resourcequota-controller) benchmark
+	RQWorkload      RQWorkload  // the quotas benchmark's workload
 	StatefulSets    bool        // run the StatefulSet benchmark
 	STSWorkload     STSWorkload // the StatefulSet benchmark's workload
 	// STSManagers are the managers of the StatefulSet benchmark, by label
@@ -186,6 +188,11 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	}
 	if cfg.Nodes {
 		if err := b.runNodesAll(ctx, cfg, kcm, kube, rep); err != nil {
+			return rep, err
+		}
+	}
+	if cfg.Quotas {
+		if err := b.runQuotasAll(ctx, cfg, kcm, kube, rep); err != nil {
 			return rep, err
 		}
 	}

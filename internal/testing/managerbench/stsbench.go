@@ -175,15 +175,7 @@ func (b *bench) statefulSetsScenario(ctx context.Context, m Manager, run int, r 
 // ControllerRevisions after rv until ctx ends; a watch that fails ends
 // tr's waits with its error.
 func startSTSWatches(ctx context.Context, c *cluster, rv string, tr *stsTracker, wg *sync.WaitGroup) {
-	run := func(f func() error) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			if err := f(); err != nil {
-				tr.fail(err)
-			}
-		}()
-	}
+	run := func(f func() error) { tr.goWatch(wg, f) }
 	run(func() error {
 		return watchEvents(ctx, rest.NewResources(c.client, rest.Pods, decode.Typed[api.Pod]()), rv, tr.observePod)
 	})

@@ -53,16 +53,7 @@ func summarizeSTS(rs []StatefulSetsResult, manager string) stsSummary {
 // stsRatio is the kcm / kube-controller-manager line for one quantity
 // (medians), "-" when either has none.
 func stsRatio(what string, kcm, kube stsSummary, pick func(stsSummary) Summary, target string) string {
-	line := "- " + what + ": "
-	if pick(kcm).N == 0 || pick(kube).N == 0 {
-		line += "-"
-	} else {
-		line += Ratio(pick(kcm).Median, pick(kube).Median)
-	}
-	if target != "" {
-		line += " (target " + target + ")"
-	}
-	return line + "\n"
+	return ratioLine(what, pick(kcm), pick(kube), target)
 }
 
 func (r *Report) statefulSetsMarkdown() string {

@@ -3,7 +3,6 @@ package managerbench
 import (
 	"context"
 	"fmt"
-	"sync"
 	"time"
 
 	"github.com/kcmlab/kcm/kube/api"
@@ -56,19 +55,17 @@ type stsSet struct {
 // and pods say now. It is fed by three watches (observe*) and read by the
 // scenario (Wait, Totals, Set, ...); all its state is guarded by mu.
 type stsTracker struct {
-	mu      sync.Mutex
+	watchState
 	inScope func(ns string) bool
 	sets    map[string]*stsSet // namespace/name → state
 	total   STSCounts
 	// lastReady is when a pod last turned Ready, lastStatus when a set's
 	// status was last written.
 	lastReady, lastStatus time.Time
-	err                   error
-	changed               chan struct{} // closed and replaced on every change
 }
 
 func newSTSTracker(inScope func(ns string) bool) *stsTracker {
-	return &stsTracker{inScope: inScope, sets: map[string]*stsSet{}, changed: make(chan struct{})}
+	return &stsTracker{inScope: inScope, sets: map[string]*stsSet{}}
 }
 
 // set returns the state of key, creating it. Callers hold mu.
@@ -79,12 +76,6 @@ func (t *stsTracker) set(key string) *stsSet {
 		t.sets[key] = s
 	}
 	return s
-}
-
-// notify wakes every Wait. Callers hold mu.
-func (t *stsTracker) notify() {
-	close(t.changed)
-	t.changed = make(chan struct{})
 }
 
 // count adds f's counts to the set's and the total. Callers hold mu.
@@ -156,16 +147,6 @@ func (t *stsTracker) observeRevision(typ rest.EventType, r *api.ControllerRevisi
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.count(t.set(r.Namespace+"/"+r.Labels[labelApp]), func(c *STSCounts) { c.Revisions++ })
-	t.notify()
-}
-
-// fail records the end of a watch; Wait returns it from then on.
-func (t *stsTracker) fail(err error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.err == nil {
-		t.err = fmt.Errorf("%w: %w", ErrTrackerEnded, err)
-	}
 	t.notify()
 }
 
@@ -247,22 +228,7 @@ func stsProgress(v STSView, keys []string, want int32, minGen int64, rolled bool
 // Wait returns once cond holds, checking it after every event; it fails
 // when ctx ends or a watch has failed.
 func (t *stsTracker) Wait(ctx context.Context, what string, cond func(STSView) bool) error {
-	for {
-		t.mu.Lock()
-		ok, err, ch := cond(STSView{t}), t.err, t.changed
-		t.mu.Unlock()
-		if ok {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("managerbench: waiting for %s: %w", what, ctx.Err())
-		case <-ch:
-		}
-	}
+	return t.waitFor(ctx, what, func() bool { return cond(STSView{t}) })
 }
 
 // STSTimes are the tracker's last moments: a pod turned Ready, a set's
