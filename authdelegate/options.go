@@ -33,7 +33,7 @@ const PrivilegedGroup = "system:masters"
 
 // Anonymous identity, as k8s.io/apiserver's anonymous authenticator names it.
 const (
-	AnonymousUser       = "system:anonymous"
+	AnonymousUser        = "system:anonymous"
 	UnauthenticatedGroup = "system:unauthenticated"
 	AuthenticatedGroup   = "system:authenticated"
 )

@@ -39,7 +39,7 @@ var kcmV137Defaults = map[string]string{
 	"authentication-tolerate-lookup-failure": "false", "client-ca-file": "", "requestheader-allowed-names": "[]",
 	"requestheader-client-ca-file": "", "requestheader-extra-headers-prefix": "[x-remote-extra-]",
 	"requestheader-group-headers": "[x-remote-group]", "requestheader-uid-headers": "[]",
-	"requestheader-username-headers": "[x-remote-user]",
+	"requestheader-username-headers":   "[x-remote-user]",
 	"authorization-always-allow-paths": "[/healthz,/readyz,/livez]", "authorization-kubeconfig": "",
 	"authorization-webhook-cache-authorized-ttl": "10s", "authorization-webhook-cache-unauthorized-ttl": "10s",
 }
