@@ -3,14 +3,10 @@
 package manager
 
 import (
-	"context"
 	"crypto/tls"
-	"encoding/json"
-	"fmt"
 	"net/http"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/kcmlab/kcm/kube/rest"
 	"github.com/kcmlab/kcm/testenv"
@@ -40,70 +36,6 @@ func adminToken(t testing.TB, cl *testenv.Cluster) string {
 	return string(tok)
 }
 
-// adminClient is a REST client of the cluster as its admin.
-func adminClient(t testing.TB, cl *testenv.Cluster) *rest.Client {
-	t.Helper()
-	c, err := rest.NewClient(cl.Config())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(c.CloseIdleConnections)
-	return c
-}
-
-// post creates obj at path as the admin and decodes the answer into out.
-func post(t testing.TB, c *rest.Client, path string, obj, out any) {
-	t.Helper()
-	body, err := json.Marshal(obj)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	data, err := c.RawPost(ctx, path, body)
-	if err != nil {
-		t.Fatalf("POST %s: %v", path, err)
-	}
-	if out != nil {
-		if err := json.Unmarshal(data, out); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
-
-// serviceAccountToken creates a ServiceAccount in ns and returns a token
-// for it from the TokenRequest API.
-func serviceAccountToken(t testing.TB, c *rest.Client, ns, name string) string {
-	t.Helper()
-	post(t, c, "/api/v1/namespaces/"+ns+"/serviceaccounts",
-		map[string]any{"apiVersion": "v1", "kind": "ServiceAccount", "metadata": map[string]any{"name": name}}, nil)
-	var tr struct {
-		Status struct{ Token string } `json:"status"`
-	}
-	post(t, c, "/api/v1/namespaces/"+ns+"/serviceaccounts/"+name+"/token",
-		map[string]any{"apiVersion": "authentication.k8s.io/v1", "kind": "TokenRequest", "spec": map[string]any{}}, &tr)
-	if tr.Status.Token == "" {
-		t.Fatal("TokenRequest returned no token")
-	}
-	return tr.Status.Token
-}
-
-// allowMetrics binds a ClusterRole with get on the non-resource URL
-// /metrics (what deploy/'s kcm-metrics-reader grants) to the subject. The
-// cluster-scoped objects stay until the test cluster goes.
-func allowMetrics(t testing.TB, c *rest.Client, name string, subject map[string]any) {
-	t.Helper()
-	post(t, c, "/apis/rbac.authorization.k8s.io/v1/clusterroles", map[string]any{
-		"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole", "metadata": map[string]any{"name": name},
-		"rules": []any{map[string]any{"nonResourceURLs": []string{"/metrics"}, "verbs": []string{"get"}}},
-	}, nil)
-	post(t, c, "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings", map[string]any{
-		"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRoleBinding", "metadata": map[string]any{"name": name},
-		"roleRef":  map[string]any{"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": name},
-		"subjects": []any{subject},
-	}, nil)
-}
-
 // TestSecurePortDelegatesToTheAPIServer: kcm started with
 // --authentication-kubeconfig and --authorization-kubeconfig on the real
 // apiserver, as kube-controller-manager: /metrics without credentials is
@@ -116,15 +48,13 @@ func allowMetrics(t testing.TB, c *rest.Client, name string, subject map[string]
 func TestSecurePortDelegatesToTheAPIServer(t *testing.T) {
 	cl := testenv.Shared(t)
 	ns := cl.Namespace(t)
-	c := adminClient(t, cl)
-	suffix := fmt.Sprintf("%d", time.Now().UnixNano())
-	reader := serviceAccountToken(t, c, ns, "metrics-reader")
-	nobody := serviceAccountToken(t, c, ns, "nobody")
-	allowMetrics(t, c, "kcm-test-metrics-sa-"+suffix,
-		map[string]any{"kind": "ServiceAccount", "name": "metrics-reader", "namespace": ns})
+	suffix := ns // unique per run
+	reader := cl.ServiceAccountToken(t, ns, "metrics-reader")
+	nobody := cl.ServiceAccountToken(t, ns, "nobody")
+	cl.GrantNonResource(t, "kcm-test-metrics-sa-"+suffix,
+		testenv.Subject{Kind: "ServiceAccount", Name: "metrics-reader", Namespace: ns}, "get", "/metrics")
 	certUser := "kcm-test-cert-user-" + suffix
-	allowMetrics(t, c, "kcm-test-metrics-user-"+suffix,
-		map[string]any{"kind": "User", "apiGroup": "rbac.authorization.k8s.io", "name": certUser})
+	cl.GrantNonResource(t, "kcm-test-metrics-user-"+suffix, testenv.Subject{Kind: "User", Name: certUser}, "get", "/metrics")
 	certAllowed, _, _, err := cl.ClientCA().ClientCertificate(certUser)
 	if err != nil {
 		t.Fatal(err)
