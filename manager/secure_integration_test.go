@@ -24,7 +24,9 @@ func (b bearerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	return b.next.RoundTrip(r)
 }
 
-func bearer(token string, next *http.Transport) http.RoundTripper { return bearerTransport{token, next} }
+func bearer(token string, next *http.Transport) http.RoundTripper {
+	return bearerTransport{token, next}
+}
 
 // adminToken is the cluster's bearer token of a system:masters member.
 func adminToken(t testing.TB, cl *testenv.Cluster) string {

@@ -73,7 +73,7 @@ func (b *bench) runSync(ctx context.Context, m Manager, run int) (SyncResult, er
 	}
 	r.Probe = at.Sub(proc.Started)
 	if m.Kind == KCM {
-		hp, err := fetchHeapProfile(ctx, proc.HeapURL, filepath.Join(b.dir, fmt.Sprintf("sync-%d-%s-heap.txt", run, slug(m.Label))))
+		hp, err := fetchHeapProfile(ctx, proc.ClientTLS, proc.HeapURL, filepath.Join(b.dir, fmt.Sprintf("sync-%d-%s-heap.txt", run, slug(m.Label))))
 		if err != nil {
 			return r, err
 		}
@@ -86,10 +86,10 @@ func (b *bench) runSync(ctx context.Context, m Manager, run int) (SyncResult, er
 		return r, err
 	}
 	if m.Kind == KCM {
-		if r.GoHeap, err = scrapeGoHeap(ctx, proc.MetricsURL); err != nil {
+		if r.GoHeap, err = scrapeGoHeap(ctx, proc.ClientTLS, proc.MetricsURL); err != nil {
 			return r, err
 		}
-		hp, err := fetchHeapProfile(ctx, proc.HeapURL+"&gc=1",
+		hp, err := fetchHeapProfile(ctx, proc.ClientTLS, proc.HeapURL+"&gc=1",
 			filepath.Join(b.dir, fmt.Sprintf("sync-%d-%s-heap-settled.txt", run, slug(m.Label))))
 		if err != nil {
 			return r, err
@@ -127,6 +127,7 @@ func (b *bench) start(m Manager, what string, qps, burst int) (*Proc, error) {
 	}
 	p.MetricsURL = fmt.Sprintf("https://127.0.0.1:%d/metrics", port)
 	p.HeapURL = fmt.Sprintf("https://127.0.0.1:%d/debug/pprof/heap?debug=1", port)
+	p.ClientTLS = b.c.scrapeTLS
 	return p, nil
 }
 
