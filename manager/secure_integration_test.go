@@ -108,6 +108,6 @@ func TestSecurePortDelegatesToTheAPIServer(t *testing.T) {
 	}
 	// The certificate without RBAC was authenticated: its 403 names the user.
 	if _, body := getWith(t, withCert(certOther), in.url+"/metrics", nil); !strings.Contains(body, "kcm-test-cert-other-"+suffix) {
-		t.Errorf("the 403 of a cluster CA certificate does not name its user: %q", body)
+		t.Errorf("the 403 of a cluster CA certificate does not name its user: %.200q", body)
 	}
 }
