@@ -31,13 +31,13 @@ type SyncResult struct {
 	// right after the probe's sample, as of the last collection then;
 	// HeapSettled is read after the settle period's sample, with a
 	// collection forced first (gc=1): the exact live heap. Both are nil
-	// for kube-controller-manager, whose profiles need authentication.
+	// for kube-controller-manager, which runs here without the kubeconfigs
+	// its port would need to authorize anyone (see the package doc).
 	Heap        *HeapProfile
 	HeapSettled *HeapProfile
 	Settled     Sample // after the settle period
 	// GoHeap holds GoHeapMetrics from kcm's /metrics after the settle
-	// period (kube-controller-manager serves /metrics only to
-	// authenticated clients, which it cannot check here: none for it).
+	// period (none for kube-controller-manager, for the same reason).
 	GoHeap map[string]float64
 	// Writes counts watch events on the populated Deployments, ReplicaSets
 	// and pods while the manager ran: its writes to a settled cluster.
