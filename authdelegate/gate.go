@@ -32,6 +32,9 @@ type gate struct {
 	clk clock.Clock
 	lim *rate.Limiter
 	sem chan struct{}
+	// onWait, when set (tests), is called when a review must wait for
+	// an in-flight slot.
+	onWait func()
 }
 
 func newGate(clk clock.Clock, qps float64, burst, inFlight int) *gate {
@@ -45,6 +48,14 @@ func newGate(clk clock.Clock, qps float64, burst, inFlight int) *gate {
 func (g *gate) enter(ctx context.Context) (release func(), err error) {
 	if !g.lim.AllowN(g.clk.Now(), 1) {
 		return nil, ErrTooManyReviews
+	}
+	select {
+	case g.sem <- struct{}{}:
+		return func() { <-g.sem }, nil
+	default:
+	}
+	if g.onWait != nil {
+		g.onWait()
 	}
 	select {
 	case g.sem <- struct{}{}:
