@@ -56,4 +56,3 @@ func TestLookup(t *testing.T) {
 		t.Error("a malformed list was accepted")
 	}
 }
-
