@@ -156,3 +156,40 @@ func TestRandomTokenFloodIsBounded(t *testing.T) {
 		t.Errorf("kcm sent %d TokenReviews, kube-apiserver served %d", sent, after-before)
 	}
 }
+
+// TestInAPodTheServiceAccountIsUsed: with neither kubeconfig flag, in a
+// pod (InCluster answers), the pod's config asks the apiserver, as
+// kube-controller-manager's does: a token allowed get on /metrics reads
+// it, another is forbidden; outside a pod no token is looked at
+// (anonymous: 403).
+func TestInAPodTheServiceAccountIsUsed(t *testing.T) {
+	cl := testenv.Shared(t)
+	ns := cl.Namespace(t)
+	reader := cl.ServiceAccountToken(t, ns, "reader")
+	other := cl.ServiceAccountToken(t, ns, "other")
+	cl.GrantNonResource(t, "metrics-"+ns, testenv.Subject{Kind: "ServiceAccount", Name: "reader", Namespace: ns}, "get", "/metrics")
+	inPod, err := New(context.Background(), Config{Options: NewOptions(), Clock: clock.NewFake(time.Now()), Logger: zerolog.Nop(),
+		InCluster: func() (*rest.Config, error) { return cl.Config(), nil }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	outside, err := New(context.Background(), Config{Options: NewOptions(), Logger: zerolog.Nop(), InCluster: notInCluster})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name  string
+		d     *Delegate
+		token string
+		want  int
+	}{
+		{"in a pod, allowed", inPod, reader, 200},
+		{"in a pod, not allowed", inPod, other, 403},
+		{"in a pod, no token", inPod, "", 403},
+		{"outside, allowed token", outside, reader, 403},
+	} {
+		if got := code(tc.d, "/metrics", tc.token); got != tc.want {
+			t.Errorf("%s: %d, want %d", tc.name, got, tc.want)
+		}
+	}
+}
