@@ -55,6 +55,9 @@ type Delegate struct {
 
 	tokenReviews atomic.Int64
 	sars         atomic.Int64
+
+	// clients are the review clients, whose idle connections Close drops.
+	clients []*rest.Client
 }
 
 // New builds the authentication chain (front proxy, client certificate,
@@ -98,6 +101,11 @@ func New(ctx context.Context, c Config) (*Delegate, error) {
 	authzClient, err := reviewClient(c, o.AuthorizationKubeconfig, "authorization")
 	if err != nil {
 		return nil, err
+	}
+	for _, cl := range []*rest.Client{authnClient, authzClient} {
+		if cl != nil {
+			d.clients = append(d.clients, cl)
+		}
 	}
 
 	clientCA, proxyCA := &caBundle{}, &caBundle{}
@@ -245,6 +253,13 @@ func (d *Delegate) Run(ctx context.Context) {
 				d.log.Warn().Err(err).Msg("refreshing the client CA and front-proxy settings; keeping the last ones")
 			}
 		}
+	}
+}
+
+// Close drops the review clients' idle connections (the server stopped).
+func (d *Delegate) Close() {
+	for _, c := range d.clients {
+		c.CloseIdleConnections()
 	}
 }
 

@@ -36,6 +36,7 @@ func newOnCluster(t *testing.T, cl *testenv.Cluster, clk clock.Clock, edit func(
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(d.Close)
 	return d
 }
 
@@ -173,6 +174,7 @@ func TestInAPodTheServiceAccountIsUsed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(inPod.Close)
 	outside, err := New(context.Background(), Config{Options: NewOptions(), Logger: zerolog.Nop(), InCluster: notInCluster})
 	if err != nil {
 		t.Fatal(err)

@@ -2,6 +2,7 @@ package authdelegate
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 )
@@ -14,7 +15,11 @@ func (d *Delegate) Handler(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		u, err := d.authn.authenticate(r)
 		if err != nil {
-			d.log.Debug().Err(err).Str("path", r.URL.Path).Msg("unauthorized")
+			ev := d.log.Debug()
+			if errors.Is(err, ErrReviewFailed) {
+				ev = d.log.Warn() // the apiserver could not be asked: an outage or missing RBAC, not a bad client
+			}
+			ev.Err(err).Str("path", r.URL.Path).Msg("unable to authenticate the request; unauthorized")
 			writeStatus(w, http.StatusUnauthorized, "Unauthorized", "Unauthorized")
 			return
 		}

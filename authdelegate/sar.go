@@ -136,11 +136,11 @@ func (z *sarAuthorizer) review(ctx context.Context, s sarSpec) (sarStatus, error
 	z.reviewed()
 	data, err := z.post.RawPost(ctx, subjectAccessReviewPath, body)
 	if err != nil {
-		return sarStatus{}, fmt.Errorf("SubjectAccessReview: %w", err)
+		return sarStatus{}, fmt.Errorf("%w: SubjectAccessReview: %w", ErrReviewFailed, err)
 	}
 	var r subjectAccessReview
 	if err := json.Unmarshal(data, &r); err != nil {
-		return sarStatus{}, fmt.Errorf("SubjectAccessReview: decoding the answer: %w", err)
+		return sarStatus{}, fmt.Errorf("%w: SubjectAccessReview: decoding the answer: %w", ErrReviewFailed, err)
 	}
 	return r.Status, nil
 }

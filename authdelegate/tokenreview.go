@@ -20,6 +20,12 @@ import (
 // authenticate it (k8s.io/apiserver's bearertoken "invalid bearer token").
 var ErrInvalidToken = errors.New("invalid bearer token")
 
+// ErrReviewFailed: a TokenReview or SubjectAccessReview was sent and got
+// no usable answer (the apiserver unreachable, an error status such as
+// 403 for a kcm without system:auth-delegator, an undecodable body). The
+// request is refused and the failure logged as a warning.
+var ErrReviewFailed = errors.New("review failed")
+
 // Poster sends a JSON body to an absolute API path and returns the
 // answer: kube/rest's Client.RawPost. Tests pass a fake.
 type Poster interface {
@@ -155,11 +161,11 @@ func (a *tokenAuthenticator) review(ctx context.Context, token string) (tokenRes
 	a.reviews()
 	data, err := a.post.RawPost(ctx, tokenReviewPath, body)
 	if err != nil {
-		return tokenResult{}, fmt.Errorf("TokenReview: %w", err)
+		return tokenResult{}, fmt.Errorf("%w: TokenReview: %w", ErrReviewFailed, err)
 	}
 	var tr tokenReview
 	if err := json.Unmarshal(data, &tr); err != nil {
-		return tokenResult{}, fmt.Errorf("TokenReview: decoding the answer: %w", err)
+		return tokenResult{}, fmt.Errorf("%w: TokenReview: decoding the answer: %w", ErrReviewFailed, err)
 	}
 	if !tr.Status.Authenticated {
 		return tokenResult{}, nil

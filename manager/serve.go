@@ -173,6 +173,6 @@ func (m *manager) serve(ctx context.Context, elector *lease.Elector) (*server, e
 		m.hub.Install(mux)
 	}
 	srv := startServer(ln, cert, guard.ClientAuth(), guard.Handler(mux), m.log)
-	srv.stopGuard = func() { gcancel(); <-gdone }
+	srv.stopGuard = func() { gcancel(); <-gdone; guard.Close() }
 	return srv, nil
 }
