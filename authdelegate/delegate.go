@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/rs/zerolog"
 
 	"github.com/kcmlab/kcm/clock"
@@ -33,6 +34,10 @@ type Config struct {
 	InCluster func() (*rest.Config, error)
 	// UserAgent of the review clients; "" means rest.DefaultUserAgent.
 	UserAgent string
+	// Registerer receives apiserver_delegated_authn_request_total,
+	// apiserver_delegated_authz_request_total and their latencies, as
+	// kube-controller-manager's /metrics shows them; nil: none.
+	Registerer prometheus.Registerer
 	// ReviewQPS, ReviewBurst and ReviewInFlight bound the reviews sent
 	// (each of TokenReviews and SubjectAccessReviews); zero means the
 	// defaults.
@@ -169,10 +174,21 @@ func New(ctx context.Context, c Config) (*Delegate, error) {
 		}
 	}
 
+	authnMetrics, err := newReviewMetrics(c.Registerer, "authn")
+	if err != nil {
+		return nil, err
+	}
+	authzMetrics, err := newReviewMetrics(c.Registerer, "authz")
+	if err != nil {
+		return nil, err
+	}
 	d.authn = chain{proxy, &certAuthenticator{ca: clientCA, clk: c.Clock}}
 	if authnClient != nil {
 		d.authn = append(d.authn, newTokenAuthenticator(authnClient, c.Clock, o.TokenCacheTTL,
-			newGate(c.Clock, qps, burst, inFlight), func() { d.tokenReviews.Add(1) }))
+			newGate(c.Clock, qps, burst, inFlight), func(err error, took time.Duration) {
+				d.tokenReviews.Add(1)
+				authnMetrics.observe(err, took)
+			}))
 	}
 
 	paths, err := newPathMatcher(o.AlwaysAllowPaths)
@@ -184,7 +200,10 @@ func New(ctx context.Context, c Config) (*Delegate, error) {
 		d.log.Warn().Msg("no authorization-kubeconfig provided, so SubjectAccessReview of authorization tokens won't work")
 	} else {
 		d.authz = append(d.authz, newSARAuthorizer(authzClient, c.Clock, o.AuthorizedTTL, o.UnauthorizedTTL,
-			newGate(c.Clock, qps, burst, inFlight), func() { d.sars.Add(1) }))
+			newGate(c.Clock, qps, burst, inFlight), func(err error, took time.Duration) {
+				d.sars.Add(1)
+				authzMetrics.observe(err, took)
+			}))
 	}
 	return d, nil
 }

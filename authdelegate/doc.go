@@ -92,6 +92,14 @@
 //     --authentication-tolerate-lookup-failure) and every
 //     RefreshInterval after, keeping the last good ones.
 //
+// # Metrics
+//
+// With Config.Registerer, k8s.io/apiserver's families under their names:
+// apiserver_delegated_authn_request_total and
+// apiserver_delegated_authz_request_total by the answer's status code
+// ("<error>" when none came), with their _request_duration_seconds
+// histograms.
+//
 // # Kubernetes names
 //
 // DelegatingAuthenticationOptions, DelegatingAuthorizationOptions,

@@ -112,9 +112,9 @@ func newTestDelegate(t *testing.T, api *fakeAPI, burst int, clientCA, proxyCA []
 	td.proxy.cfg.Store(&headerConfig{allowedNames: []string{"front-proxy"}, usernameHeaders: []string{"X-Remote-User"},
 		groupHeaders: []string{"X-Remote-Group"}, extraHeaderPrefixes: []string{"X-Remote-Extra-"}})
 	td.token = newTokenAuthenticator(api, clk, DefaultTokenCacheTTL, newGate(clk, DefaultReviewQPS, burst, DefaultReviewInFlight),
-		func() { d.tokenReviews.Add(1) })
+		func(error, time.Duration) { d.tokenReviews.Add(1) })
 	td.sar = newSARAuthorizer(api, clk, DefaultAuthorizedTTL, DefaultUnauthorizedTTL,
-		newGate(clk, DefaultReviewQPS, burst, DefaultReviewInFlight), func() { d.sars.Add(1) })
+		newGate(clk, DefaultReviewQPS, burst, DefaultReviewInFlight), func(error, time.Duration) { d.sars.Add(1) })
 	paths, err := newPathMatcher(DefaultAlwaysAllowPaths)
 	if err != nil {
 		t.Fatal(err)

@@ -62,15 +62,17 @@ type sarAuthorizer struct {
 	cache         *ttlCache[sarStatus]
 	gate          *gate
 	group         singleflight.Group
-	reviewed      func()
+	clk           clock.Clock
+	reviewed      func(err error, took time.Duration)
 }
 
-func newSARAuthorizer(post Poster, clk clock.Clock, authorized, unauthorized time.Duration, g *gate, reviewed func()) *sarAuthorizer {
+func newSARAuthorizer(post Poster, clk clock.Clock, authorized, unauthorized time.Duration, g *gate,
+	reviewed func(error, time.Duration)) *sarAuthorizer {
 	if reviewed == nil {
-		reviewed = func() {}
+		reviewed = func(error, time.Duration) {}
 	}
 	return &sarAuthorizer{post: post, authorizedTTL: authorized, deniedTTL: unauthorized,
-		cache: newTTLCache[sarStatus](clk, DefaultCacheSize), gate: g, reviewed: reviewed}
+		cache: newTTLCache[sarStatus](clk, DefaultCacheSize), gate: g, clk: clk, reviewed: reviewed}
 }
 
 // spec is the review of a: its JSON is also the cache key.
@@ -133,8 +135,9 @@ func (z *sarAuthorizer) review(ctx context.Context, s sarSpec) (sarStatus, error
 	if err != nil {
 		return sarStatus{}, fmt.Errorf("SubjectAccessReview: %w", err)
 	}
-	z.reviewed()
+	start := z.clk.Now()
 	data, err := z.post.RawPost(ctx, subjectAccessReviewPath, body)
+	z.reviewed(err, z.clk.Since(start))
 	if err != nil {
 		return sarStatus{}, fmt.Errorf("%w: SubjectAccessReview: %w", ErrReviewFailed, err)
 	}

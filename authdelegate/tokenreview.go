@@ -75,15 +75,18 @@ type tokenAuthenticator struct {
 	cache *ttlCache[tokenResult]
 	gate  *gate
 	group singleflight.Group
-	// reviews counts the TokenReviews sent (for the tests and the metric).
-	reviews func()
+	clk   clock.Clock
+	// reviewed is told of every TokenReview sent: its error and how long
+	// it took (the count and the metrics).
+	reviewed func(err error, took time.Duration)
 }
 
-func newTokenAuthenticator(post Poster, clk clock.Clock, ttl time.Duration, g *gate, reviewed func()) *tokenAuthenticator {
+func newTokenAuthenticator(post Poster, clk clock.Clock, ttl time.Duration, g *gate, reviewed func(error, time.Duration)) *tokenAuthenticator {
 	if reviewed == nil {
-		reviewed = func() {}
+		reviewed = func(error, time.Duration) {}
 	}
-	return &tokenAuthenticator{post: post, ttl: ttl, cache: newTTLCache[tokenResult](clk, DefaultCacheSize), gate: g, reviews: reviewed}
+	return &tokenAuthenticator{post: post, ttl: ttl, cache: newTTLCache[tokenResult](clk, DefaultCacheSize), gate: g,
+		clk: clk, reviewed: reviewed}
 }
 
 // bearerToken returns the token of an "Authorization: Bearer <token>"
@@ -158,8 +161,9 @@ func (a *tokenAuthenticator) review(ctx context.Context, token string) (tokenRes
 	if err != nil {
 		return tokenResult{}, fmt.Errorf("TokenReview: %w", err)
 	}
-	a.reviews()
+	start := a.clk.Now()
 	data, err := a.post.RawPost(ctx, tokenReviewPath, body)
+	a.reviewed(err, a.clk.Since(start))
 	if err != nil {
 		return tokenResult{}, fmt.Errorf("%w: TokenReview: %w", ErrReviewFailed, err)
 	}

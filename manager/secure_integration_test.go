@@ -106,6 +106,14 @@ func TestSecurePortDelegatesToTheAPIServer(t *testing.T) {
 			t.Errorf("GET %s: %d %.300q, want one of %v", tc.path, resp.StatusCode, body, tc.want)
 		})
 	}
+	// The reviews are counted under k8s.io/apiserver's names.
+	_, metrics := getWith(t, anon, in.url+"/metrics", tok(adminToken(t, cl)))
+	for _, m := range []string{`apiserver_delegated_authn_request_total{code="201"}`, `apiserver_delegated_authz_request_total{code="201"}`,
+		`apiserver_delegated_authn_request_duration_seconds_count{code="201"}`} {
+		if !strings.Contains(metrics, m) {
+			t.Errorf("/metrics lacks %s", m)
+		}
+	}
 	// The certificate without RBAC was authenticated: its 403 names the user.
 	if _, body := getWith(t, withCert(certOther), in.url+"/metrics", nil); !strings.Contains(body, "kcm-test-cert-other-"+suffix) {
 		t.Errorf("the 403 of a cluster CA certificate does not name its user: %.200q", body)

@@ -156,7 +156,7 @@ func (m *manager) serve(ctx context.Context, elector *lease.Elector) (*server, e
 		return nil, err
 	}
 	guard, err := authdelegate.New(ctx, authdelegate.Config{Options: m.o.Auth, Clock: m.cfg.Clock, Logger: m.log,
-		UserAgent: ctrl.UserAgent(GetVersion(), "kcm-delegated-auth")})
+		UserAgent: ctrl.UserAgent(GetVersion(), "kcm-delegated-auth"), Registerer: m.reg})
 	if err != nil {
 		_ = ln.Close()
 		return nil, fmt.Errorf("secure port authentication and authorization: %w", err)
