@@ -65,6 +65,11 @@ func TestSecurePortDelegatesToTheAPIServer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// What managerbench reads kcm's heap profile and /metrics with.
+	certMaster, _, _, err := cl.ClientCA().ClientCertificate("kcm-test-scraper", "system:masters")
+	if err != nil {
+		t.Fatal(err)
+	}
 
 	o := NewOptions(NewControllerDescriptors())
 	o.LeaderElection.LeaderElect = false
@@ -95,6 +100,7 @@ func TestSecurePortDelegatesToTheAPIServer(t *testing.T) {
 		{"the admin token (system:masters)", anon, tok(adminToken(t, cl)), "/configz", []int{200}},
 		{"cluster CA certificate with RBAC", withCert(certAllowed), nil, "/metrics", []int{200}},
 		{"cluster CA certificate without RBAC", withCert(certOther), nil, "/metrics", []int{403}},
+		{"cluster CA certificate in system:masters, heap profile", withCert(certMaster), nil, "/debug/pprof/heap?debug=1", []int{200}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			resp, body := getWith(t, tc.cfg, in.url+tc.path, tc.hdr)
