@@ -64,7 +64,8 @@
 //	    ctrl/rootcacertpublisher — kube-root-ca.crt in every namespace, put back when edited or deleted
 //	12. tap                   — the observation points every layer reports to while someone watches
 //	    pipeview              — the live view behind /debug/pipeline, drawn from tap's points
-//	13. manager               — the controller manager: flags, endpoints, leader election, start-up
+//	13. authdelegate          — the secure port's guard: TokenReview, client certificates, SubjectAccessReview
+//	    manager               — the controller manager: flags, endpoints, leader election, start-up
 //	14. cmd/kcm               — the binary: kcm [flags] (the manager), kcm dev, kcm trace, kcm version
 //	15. docs/tour             — the guided tour: kube-controller-manager's start-up and one object's trip, in kcm's code
 //
@@ -124,8 +125,9 @@
 //  4. stages: reflector, deltafifo, store, processor, queue, lease, kube/clientcmd, testenv —
 //     the pipeline's stages and the ways to reach a cluster: none imports another, so each
 //     is tested alone
-//  5. assembly: informer, pipeview — informer assembles reflector, deltafifo, store and
-//     processor; pipeview draws what tap reports and the lease
+//  5. assembly: informer, pipeview, authdelegate — informer assembles reflector, deltafifo,
+//     store and processor; pipeview draws what tap reports and the lease; authdelegate guards
+//     the secure port with the apiserver's TokenReview and SubjectAccessReview
 //  6. framework: ctrl, ctrl/controllerref, ctrl/history, ctrl/internal/... — what every
 //     controller shares: registry, context, wiring, work loop, expectations, events;
 //     ownership; revision history; the parts the endpoint controllers share (pod rules, Services of a pod, repacked subsets,

@@ -37,8 +37,9 @@ var layers = []layer{
 		"talking to the apiserver about objects: selectors, the REST client, the protobuf prototype"},
 	{"stages", []string{"reflector", "deltafifo", "store", "processor", "queue", "lease", "kube/clientcmd", "testenv"},
 		"the pipeline's stages and the ways to reach a cluster: none imports another, so each is tested alone"},
-	{"assembly", []string{"informer", "pipeview"},
-		"informer assembles reflector, deltafifo, store and processor; pipeview draws what tap reports and the lease"},
+	{"assembly", []string{"informer", "pipeview", "authdelegate"},
+		"informer assembles reflector, deltafifo, store and processor; pipeview draws what tap reports and the lease; " +
+			"authdelegate guards the secure port with the apiserver's TokenReview and SubjectAccessReview"},
 	{"framework", []string{"ctrl", "ctrl/controllerref", "ctrl/history", "ctrl/internal/..."},
 		"what every controller shares: registry, context, wiring, work loop, expectations, events; ownership; " +
 			"revision history; " +

@@ -12,6 +12,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -270,7 +271,21 @@ func TestManagerRunsWithTheDeployRBAC(t *testing.T) {
 	apply(t, ctx, admin, docs)
 
 	cfg := cl.Config()
-	cfg.Credentials = rest.StaticToken(serviceAccountToken(t, ctx, admin))
+	kcmToken := serviceAccountToken(t, ctx, admin)
+	cfg.Credentials = rest.StaticToken(kcmToken)
+	// The secure port asks the apiserver as kcm's ServiceAccount too
+	// (TokenReview, SubjectAccessReview, the client CA's ConfigMap): what
+	// rbac.yaml's auth-delegator and authentication-reader bindings allow.
+	kc, err := testenv.MarshalKubeconfig(cfg.Host, cfg.TLS.CAData, kcmToken)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kcPath := filepath.Join(t.TempDir(), "kcm.kubeconfig")
+	if err := os.WriteFile(kcPath, kc, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	opts := manager.NewOptions(manager.NewControllerDescriptors())
+	opts.Auth.AuthenticationKubeconfig, opts.Auth.AuthorizationKubeconfig = kcPath, kcPath
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -278,13 +293,13 @@ func TestManagerRunsWithTheDeployRBAC(t *testing.T) {
 	log := &lines{more: make(chan struct{})}
 	runCtx, stop := context.WithCancel(ctx)
 	done := make(chan error, 1)
-	opts := manager.NewOptions(manager.NewControllerDescriptors())
 	// The serviceaccount-token controller runs with the key kube-apiserver verifies tokens with.
 	if err := opts.Controllers.Flags["service-account-private-key-file"].Set(cl.ServiceAccountKeyFile()); err != nil {
 		t.Fatal(err)
 	}
 	go func() {
-		done <- manager.Run(runCtx, manager.Config{Options: opts, REST: cfg, Listener: ln, Identity: "rbac-test", Logger: zerolog.New(log)})
+		done <- manager.Run(runCtx, manager.Config{Options: opts,
+			REST: cfg, Listener: ln, Identity: "rbac-test", Logger: zerolog.New(log)})
 	}()
 	defer func() {
 		stop()
@@ -521,11 +536,35 @@ func TestManagerRunsWithTheDeployRBAC(t *testing.T) {
 	if !strings.Contains(line, "cannot create resource") || !strings.Contains(line, "system:serviceaccount:kube-system:kcm") {
 		t.Errorf("the 403 log line does not say who may not do what: %s", line)
 	}
+	// A scraper bound to rbac.yaml's kcm-metrics-reader reads /metrics;
+	// without a token it is anonymous, and forbidden.
 	client := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}}
 	defer client.CloseIdleConnections()
-	resp, err := client.Get("https://" + ln.Addr().String() + "/metrics")
+	anon, err := client.Get("https://" + ln.Addr().String() + "/metrics")
 	if err != nil {
 		t.Fatal(err)
+	}
+	anon.Body.Close()
+	if anon.StatusCode != http.StatusForbidden {
+		t.Errorf("/metrics without credentials: %d, want 403", anon.StatusCode)
+	}
+	scraperNS := cl.Namespace(t)
+	scraper := cl.ServiceAccountToken(t, scraperNS, "scraper")
+	apply(t, ctx, admin, []map[string]any{{"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRoleBinding",
+		"metadata": map[string]any{"name": "kcm-metrics-reader-" + scraperNS},
+		"roleRef":  map[string]any{"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "kcm-metrics-reader"},
+		"subjects": []any{map[string]any{"kind": "ServiceAccount", "name": "scraper", "namespace": scraperNS}}}})
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "https://"+ln.Addr().String()+"/metrics", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+scraper)
+	resp, err := client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		t.Errorf("/metrics as a kcm-metrics-reader: %d, want 200", resp.StatusCode)
 	}
 	body, err := io.ReadAll(resp.Body)
 	resp.Body.Close()

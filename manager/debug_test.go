@@ -34,6 +34,7 @@ func TestDebugHandlers(t *testing.T) {
 		t.Fatal(err)
 	}
 	o := NewOptions(d)
+	trustTestClients(t, o)
 	o.LeaderElection.LeaderElect = false
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

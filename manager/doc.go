@@ -35,7 +35,8 @@
 // controller and readiness checks read), healthz.go (the k8s-style health
 // handler), serve.go and tls.go (the HTTPS server and its certificate),
 // debug.go (the controllers' pages under /debug/controllers/<name>/),
-// profiling.go (/debug/pprof/ under --profiling), controllers.go (the
+// profiling.go (/debug/pprof/ under --profiling), configz.go (/configz),
+// controllers.go (the
 // registry, above), metrics.go, logging.go, version.go.
 //
 // # The command line
@@ -101,22 +102,28 @@
 //	/debug/pipeline  only with --enable-pipeline-view (kcm's own flag, off by
 //	           default): the live view of the pipeline (package pipeview), a
 //	           page and its WebSocket at /debug/pipeline/ws
-//	/debug/pprof/  only with --profiling (kube-controller-manager's flag;
-//	           off by default here, on there, because this port authenticates
-//	           nobody): Go's profiles, as kube-controller-manager serves them
+//	/debug/pprof/  with --profiling (kube-controller-manager's flag, on by
+//	           default as there): Go's profiles, as kube-controller-manager
+//	           serves them
+//	/configz   the running configuration (the flags' values, no secret) under
+//	           "componentconfig", as kube-controller-manager's
 //
 // ?verbose lists "[+]name ok" / "[-]name failed: reason" lines and
 // ?exclude=name skips a check, as on Kubernetes components; /healthz/<name>
 // runs one check. kcm prints the failure reason where kube-apiserver writes
 // "reason withheld".
 //
-// Authentication and authorization: kube-controller-manager delegates both
-// to the apiserver (TokenReview and SubjectAccessReview, with /healthz,
-// /readyz and /livez always allowed). kcm does neither yet: every endpoint
-// answers anyone who reaches the port, so bind it to a trusted network or
-// to 127.0.0.1 (--bind-address), or set --secure-port=0. The --help text
-// says so, and the --authentication-* and --authorization-* flags are
-// refused rather than ignored.
+// Authentication and authorization: every request passes package
+// authdelegate first, as kube-controller-manager delegates both to the
+// apiserver: a front proxy's headers, a client certificate of the client
+// CA or a bearer token (TokenReview) names the user, anonymous otherwise;
+// /healthz, /readyz and /livez are allowed to anyone, system:masters
+// everything, and every other request is a SubjectAccessReview (get on the
+// path). The --authentication-*, --client-ca-file, --requestheader-* and
+// --authorization-* flags are kube-controller-manager's; without
+// kubeconfigs, in a pod its service account is used, elsewhere only the
+// health paths (and system:masters by a --client-ca-file certificate) are
+// allowed.
 //
 // # The pipeline view
 //
@@ -125,8 +132,8 @@
 // every controller's client, each reporting its writes under its
 // User-Agent), the shared informers and every controller's loop (through
 // ctrl.Config.Tap), and the elector's Status. The secure port serves the
-// page only with --enable-pipeline-view, with the same lack of
-// authentication as /metrics; kcm dev hands in its own view and serves it
+// page only with --enable-pipeline-view, authorized like /metrics (get on
+// /debug/pipeline); kcm dev hands in its own view and serves it
 // on 127.0.0.1 over plain HTTP. While no browser is connected, reporting
 // costs one atomic load per event.
 //

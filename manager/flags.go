@@ -18,6 +18,8 @@ const (
 	SectionGeneric        = "Generic flags"
 	SectionLeaderElection = "Leader election flags"
 	SectionServing        = "Secure serving flags"
+	SectionAuthentication = "Authentication flags"
+	SectionAuthorization  = "Authorization flags"
 	SectionControllers    = "Controller flags"
 	SectionDebugging      = "Logging and debugging flags"
 )
@@ -66,13 +68,18 @@ func (o *Options) Flags(d *ctrl.Descriptors) []FlagSection {
 	srv.StringVar(&s.BindAddress, "bind-address", s.BindAddress,
 		"The IP address on which to listen for the --secure-port port. Empty or an unspecified address (0.0.0.0 or ::) means all interfaces.")
 	srv.IntVar(&s.SecurePort, "secure-port", s.SecurePort,
-		"The port on which to serve HTTPS (/healthz, /readyz, /livez, /metrics) without authentication or authorization; 0 serves nothing.")
+		"The port on which to serve HTTPS with authentication and authorization (see the Authentication and Authorization flags); 0 serves nothing.")
 	srv.StringVar(&s.CertDir, "cert-dir", s.CertDir,
 		"The directory where the self-signed certificate is written when --tls-cert-file is not given (empty: kept in memory).")
 	srv.StringVar(&s.TLSCertFile, "tls-cert-file", s.TLSCertFile,
 		"File containing the default x509 certificate for HTTPS (CA cert, if any, concatenated after server cert).")
 	srv.StringVar(&s.TLSPrivateKeyFile, "tls-private-key-file", s.TLSPrivateKeyFile,
 		"File containing the default x509 private key matching --tls-cert-file.")
+
+	authn := newSet(SectionAuthentication)
+	o.Auth.AddAuthenticationFlags(authn)
+	authz := newSet(SectionAuthorization)
+	o.Auth.AddAuthorizationFlags(authz)
 
 	ctl := newSet(SectionControllers)
 	d.AddFlags(ctl, o.Controllers)
@@ -85,15 +92,15 @@ func (o *Options) Flags(d *ctrl.Descriptors) []FlagSection {
 	dbg.BoolVar(&o.PrintVersion, "version", false, "Print version information and quit (also: kcm version).")
 	dbg.BoolVar(&o.EnablePipelineView, "enable-pipeline-view", false,
 		"Serve /debug/pipeline on the secure port: a live view of kcm's informers and controllers in the browser. "+
-			"Like /metrics it is unauthenticated: whoever reaches the port sees object names and activity (never object contents). "+
+			"Like /metrics it is authorized through the apiserver (get on the path /debug/pipeline); whoever is allowed sees "+
+			"object names and activity (never object contents). "+
 			"kcm's own flag; kube-controller-manager has none.")
 	dbg.BoolVar(&o.Profiling, "profiling", o.Profiling,
-		"Enable profiling via web interface host:port/debug/pprof/. "+
-			"Off by default, unlike kube-controller-manager's: kcm's secure port has no authentication, so whoever reaches it "+
-			"could read the profiles and spend the process's CPU on them.")
+		"Enable profiling via web interface host:port/debug/pprof/")
 
 	return []FlagSection{
 		{SectionGeneric, gen}, {SectionLeaderElection, le}, {SectionServing, srv},
+		{SectionAuthentication, authn}, {SectionAuthorization, authz},
 		{SectionControllers, ctl}, {SectionDebugging, dbg},
 	}
 }

@@ -43,13 +43,20 @@ func startManager(t *testing.T, cl *testenv.Cluster, o *Options, identity string
 	if o == nil {
 		o = NewOptions(NewControllerDescriptors())
 	}
+	// The port asks the cluster, as kube-controller-manager's does when
+	// given these kubeconfigs; the client is the cluster's admin
+	// (system:masters), by its bearer token.
+	if o.Auth.AuthenticationKubeconfig == "" && o.Auth.AuthorizationKubeconfig == "" {
+		o.Auth.AuthenticationKubeconfig, o.Auth.AuthorizationKubeconfig = cl.KubeconfigPath(), cl.KubeconfigPath()
+	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	pr, pw := io.Pipe()
 	in := &instance{url: "https://" + ln.Addr().String(), done: make(chan error, 1), lines: make(chan string, 1024),
-		client: &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}}}
+		client: &http.Client{Transport: bearer(adminToken(t, cl),
+			&http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}})}}
 	go func() {
 		defer close(in.lines)
 		s := bufio.NewScanner(pr)

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/kcmlab/kcm/authdelegate"
 	"github.com/kcmlab/kcm/ctrl"
 	"github.com/kcmlab/kcm/lease"
 )
@@ -83,6 +84,10 @@ type Options struct {
 
 	LeaderElection LeaderElectionOptions
 	Serving        ServingOptions
+	// Auth are the delegated authentication and authorization flags of
+	// the secure port (--authentication-kubeconfig, --client-ca-file,
+	// --authorization-kubeconfig, ...).
+	Auth authdelegate.Options
 
 	// LogFormat is --logging-format (alias --log-format); Verbosity is -v.
 	LogFormat string
@@ -93,11 +98,9 @@ type Options struct {
 	// /debug/pipeline on the secure port.
 	EnablePipelineView bool
 	// Profiling is --profiling: serve Go's profiles under /debug/pprof/ on
-	// the secure port. Off by default, unlike kube-controller-manager's
-	// (on): kube-controller-manager authorizes /debug/pprof through the
-	// apiserver, kcm's port authenticates nobody, and a profile request
-	// costs the process CPU (profile, trace) that anyone reaching the port
-	// could spend.
+	// the secure port. On by default, as kube-controller-manager's: like
+	// every path but the health checks it is authorized through the
+	// apiserver (get on the non-resource URL).
 	Profiling bool
 }
 
@@ -119,7 +122,9 @@ func NewOptions(d *ctrl.Descriptors) *Options {
 			ResourceName:      lease.DefaultName,
 		},
 		Serving:   ServingOptions{BindAddress: DefaultBindAddress, SecurePort: DefaultSecurePort},
+		Auth:      authdelegate.NewOptions(),
 		LogFormat: LogFormatText,
+		Profiling: true,
 	}
 }
 
@@ -139,6 +144,7 @@ func (o *Options) Validate(d *ctrl.Descriptors) error {
 	}
 	errs = append(errs, o.LeaderElection.validate()...)
 	errs = append(errs, o.Serving.validate()...)
+	errs = append(errs, o.Auth.Validate()...)
 	if o.LogFormat != LogFormatText && o.LogFormat != LogFormatJSON {
 		bad("--logging-format %q: want %q or %q", o.LogFormat, LogFormatText, LogFormatJSON)
 	}

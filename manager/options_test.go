@@ -2,6 +2,7 @@ package manager
 
 import (
 	"errors"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/kcmlab/kcm/authdelegate"
 	"github.com/kcmlab/kcm/ctrl"
 )
 
@@ -34,7 +36,14 @@ var kcmV137Defaults = map[string]string{
 	"leader-elect-retry-period": "2s", "leader-elect-resource-lock": "leases",
 	"leader-elect-resource-namespace": "kube-system", "leader-elect-resource-name": "kube-controller-manager",
 	"secure-port": "10257", "bind-address": "0.0.0.0", "cert-dir": "", "tls-cert-file": "", "tls-private-key-file": "",
-	"logging-format": "text", "v": "0", "version": "false", "profiling": "true", // kcm: false, see below
+	"logging-format": "text", "v": "0", "version": "false", "profiling": "true",
+	"authentication-kubeconfig": "", "authentication-skip-lookup": "false", "authentication-token-webhook-cache-ttl": "10s",
+	"authentication-tolerate-lookup-failure": "false", "client-ca-file": "", "requestheader-allowed-names": "[]",
+	"requestheader-client-ca-file": "", "requestheader-extra-headers-prefix": "[x-remote-extra-]",
+	"requestheader-group-headers": "[x-remote-group]", "requestheader-uid-headers": "[]",
+	"requestheader-username-headers":   "[x-remote-user]",
+	"authorization-always-allow-paths": "[/healthz,/readyz,/livez]", "authorization-kubeconfig": "",
+	"authorization-webhook-cache-authorized-ttl": "10s", "authorization-webhook-cache-unauthorized-ttl": "10s",
 	"concurrent-serviceaccount-token-syncs": "5", "service-account-private-key-file": "",
 	"legacy-service-account-token-clean-up-period": "8760h0m0s",
 }
@@ -49,12 +58,6 @@ func TestDefaultsAreKubeControllerManagers(t *testing.T) {
 	cmd.all.VisitAll(func(f *pflag.Flag) {
 		seen[f.Name] = true
 		if f.Name == "log-format" || f.Name == "kube-api-content-type" || f.Name == "enable-pipeline-view" {
-			return
-		}
-		if f.Name == "profiling" { // deliberate: kcm's port authenticates nobody (Options.Profiling)
-			if f.DefValue != "false" {
-				t.Errorf("--profiling default %q, want false: kcm serves it without authentication", f.DefValue)
-			}
 			return
 		}
 		if !IsKubeControllerManagerFlag(f.Name) {
@@ -123,7 +126,14 @@ func TestParseValues(t *testing.T) {
 		"--leader-elect-resource-namespace=kcm", "--leader-elect-resource-name=mine",
 		"--kube-api-qps=50", "--kube-api-burst=100", "--kube-api-content-type="+ContentTypeProtobuf,
 		"--secure-port=0", "--bind-address=127.0.0.1", "--cert-dir=/tmp/certs",
-		"--tls-cert-file=/c.pem", "--tls-private-key-file=/k.pem", "--logging-format=json", "-v=4", "--profiling=false")
+		"--tls-cert-file=/c.pem", "--tls-private-key-file=/k.pem", "--logging-format=json", "-v=4", "--profiling=false",
+		"--authentication-kubeconfig=/etc/authn.conf", "--authorization-kubeconfig=/etc/authz.conf",
+		"--client-ca-file=/ca.pem", "--authentication-token-webhook-cache-ttl=30s",
+		"--authorization-webhook-cache-authorized-ttl=1m", "--authorization-webhook-cache-unauthorized-ttl=5s",
+		"--authorization-always-allow-paths=/healthz,/metrics", "--requestheader-allowed-names=front-proxy",
+		"--requestheader-client-ca-file=/proxy-ca.pem", "--requestheader-username-headers=X-User",
+		"--requestheader-group-headers=X-Group", "--requestheader-extra-headers-prefix=X-Extra-",
+		"--requestheader-uid-headers=X-Uid", "--authentication-skip-lookup", "--authentication-tolerate-lookup-failure")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -135,11 +145,18 @@ func TestParseValues(t *testing.T) {
 			ResourceNamespace: "kcm", ResourceName: "mine"},
 		Serving: ServingOptions{BindAddress: "127.0.0.1", SecurePort: 0, CertDir: "/tmp/certs",
 			TLSCertFile: "/c.pem", TLSPrivateKeyFile: "/k.pem"},
+		Auth: authdelegate.Options{AuthenticationKubeconfig: "/etc/authn.conf", TokenCacheTTL: 30 * time.Second,
+			SkipLookup: true, TolerateLookupFailure: true, ClientCAFile: "/ca.pem",
+			RequestHeader: authdelegate.RequestHeaderOptions{ClientCAFile: "/proxy-ca.pem", AllowedNames: []string{"front-proxy"},
+				UsernameHeaders: []string{"X-User"}, UIDHeaders: []string{"X-Uid"}, GroupHeaders: []string{"X-Group"},
+				ExtraHeaderPrefixes: []string{"X-Extra-"}},
+			AuthorizationKubeconfig: "/etc/authz.conf", AlwaysAllowPaths: []string{"/healthz", "/metrics"},
+			AuthorizedTTL: time.Minute, UnauthorizedTTL: 5 * time.Second},
 		LogFormat: LogFormatJSON, Verbosity: 4,
 	}
 	got := *o
 	got.Controllers = nil
-	if got != want {
+	if !reflect.DeepEqual(got, want) {
 		t.Errorf("options\n got %+v\nwant %+v", got, want)
 	}
 	if !slices.Equal(o.Controllers.Controllers, []string{"-serviceaccount", "*"}) {

@@ -2,7 +2,6 @@ package manager
 
 import (
 	"context"
-	"crypto/tls"
 	"net"
 	"strings"
 	"testing"
@@ -31,6 +30,7 @@ func runIdle(t *testing.T, edit func(*Options), hub *pipeview.Hub) (string, func
 	}
 	o := NewOptions(d)
 	o.LeaderElection.LeaderElect = false
+	trustTestClients(t, o)
 	edit(o)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -63,8 +63,8 @@ func runIdle(t *testing.T, edit func(*Options), hub *pipeview.Hub) (string, func
 	return "https://" + ln.Addr().String(), stop
 }
 
-// /debug/pipeline is off by default: the secure port, unauthenticated,
-// answers 404 for it — also when the manager feeds a view of the caller's
+// /debug/pipeline is off by default: the secure port answers 404 for it,
+// even to system:masters — also when the manager feeds a view of the caller's
 // (kcm dev serves that one elsewhere, on loopback).
 func TestPipelineViewIsOffByDefault(t *testing.T) {
 	for name, hub := range map[string]*pipeview.Hub{"no view": nil, "a view fed by the manager": pipeview.New(pipeview.Options{})} {
@@ -91,7 +91,7 @@ func TestPipelineViewWhenEnabled(t *testing.T) {
 	if resp.StatusCode != 200 || !strings.Contains(body, "kcm pipeline") {
 		t.Fatalf("GET %s: %d %.80q", pipeview.Path, resp.StatusCode, body)
 	}
-	d := websocket.Dialer{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}, HandshakeTimeout: 20 * time.Second}
+	d := websocket.Dialer{TLSClientConfig: adminTLS(t), HandshakeTimeout: 20 * time.Second}
 	ws, _, err := d.Dial("wss"+strings.TrimPrefix(url, "https")+pipeview.Path+"/ws", nil)
 	if err != nil {
 		t.Fatal(err)

@@ -5,13 +5,17 @@ import (
 	"testing"
 )
 
-// --profiling (kube-controller-manager's flag; off by default in kcm, whose
-// port authenticates nobody) serves the pprof index and named profiles
-// under /debug/pprof/ on the secure port, as kube-controller-manager does;
-// cmdline is not served (neither does kube-controller-manager), and
-// without --profiling nothing is served there.
+// --profiling (kube-controller-manager's flag, on by default as there)
+// serves the pprof index and named profiles under /debug/pprof/ on the
+// secure port, as kube-controller-manager does, to whoever is authorized
+// (here system:masters; anonymous gets 403); cmdline is not served
+// (neither does kube-controller-manager), and with --profiling=false
+// nothing is served there.
 func TestProfiling(t *testing.T) {
-	url, stop := runIdle(t, func(o *Options) { o.Profiling = true }, nil)
+	url, stop := runIdle(t, func(*Options) {}, nil) // the default
+	if resp, _ := anonymousGet(t, url+"/debug/pprof/heap?debug=1"); resp.StatusCode != 403 {
+		t.Errorf("anonymous GET /debug/pprof/heap: %d, want 403", resp.StatusCode)
+	}
 	for _, tc := range []struct {
 		path, want string
 		code       int
@@ -29,9 +33,9 @@ func TestProfiling(t *testing.T) {
 	if err := stop(); err != nil {
 		t.Fatal(err)
 	}
-	url, stop = runIdle(t, func(*Options) {}, nil) // the default
+	url, stop = runIdle(t, func(o *Options) { o.Profiling = false }, nil)
 	if resp, _ := tlsGet(t, url+"/debug/pprof/"); resp.StatusCode != 404 {
-		t.Errorf("GET /debug/pprof/ by default: %d, want 404", resp.StatusCode)
+		t.Errorf("GET /debug/pprof/ with --profiling=false: %d, want 404", resp.StatusCode)
 	}
 	if err := stop(); err != nil {
 		t.Fatal(err)
@@ -44,7 +48,7 @@ func TestProfilingFlag(t *testing.T) {
 		args []string
 		want bool
 	}{
-		{nil, false}, {[]string{"--profiling=false"}, false}, {[]string{"--profiling"}, true},
+		{nil, true}, {[]string{"--profiling=false"}, false}, {[]string{"--profiling"}, true},
 	} {
 		o, err := parse(t, tc.args...)
 		if err != nil || o.Profiling != tc.want {

@@ -129,7 +129,7 @@ func Run(ctx context.Context, c Config) error {
 			hub.SetLease(elector.Status)
 		}
 	}
-	srv, err := m.serve(elector)
+	srv, err := m.serve(ctx, elector)
 	if err != nil {
 		return err
 	}

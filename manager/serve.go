@@ -13,8 +13,9 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/rs/zerolog"
 
+	"github.com/kcmlab/kcm/authdelegate"
+	"github.com/kcmlab/kcm/ctrl"
 	"github.com/kcmlab/kcm/lease"
-	"github.com/kcmlab/kcm/pipeview"
 )
 
 // shutdownTimeout bounds how long stopping the server waits for requests
@@ -49,6 +50,8 @@ type server struct {
 	srv  *http.Server
 	ln   net.Listener
 	done chan error // receives Serve's error once, then is closed
+	// stopGuard ends the delegate's refresh and waits for it.
+	stopGuard func()
 }
 
 // listen opens the serving socket: ln when given, else
@@ -66,18 +69,21 @@ func listen(s ServingOptions, ln net.Listener) (net.Listener, error) {
 	return l, nil
 }
 
-// startServer serves h with TLS on ln in a goroutine.
-func startServer(ln net.Listener, cert tls.Certificate, h http.Handler, log zerolog.Logger) *server {
+// startServer serves h with TLS on ln in a goroutine; clientAuth says
+// whether client certificates are asked for.
+func startServer(ln net.Listener, cert tls.Certificate, clientAuth tls.ClientAuthType, h http.Handler, log zerolog.Logger) *server {
 	s := &server{
 		srv: &http.Server{
-			Handler:           h,
-			TLSConfig:         &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12},
+			Handler: h,
+			TLSConfig: &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12,
+				ClientAuth: clientAuth},
 			ReadHeaderTimeout: 10 * time.Second,
 		},
 		ln:   ln,
 		done: make(chan error, 1),
 	}
-	log.Info().Str("address", ln.Addr().String()).Msg("serving /healthz, /readyz, /livez and /metrics over HTTPS (no authentication)")
+	log.Info().Str("address", ln.Addr().String()).
+		Msg("serving /healthz, /readyz, /livez and /metrics over HTTPS, authenticated and authorized through the apiserver")
 	go func() {
 		defer close(s.done)
 		err := s.srv.ServeTLS(ln, "", "")
@@ -104,6 +110,9 @@ func (s *server) stop() {
 		_ = s.srv.Close()
 	}
 	for range s.done {
+	}
+	if s.stopGuard != nil {
+		s.stopGuard()
 	}
 }
 
@@ -132,8 +141,11 @@ func (m *manager) endpoints(elector *lease.Elector) endpoints {
 	return e
 }
 
-// serve starts the server, unless serving is off (nil server).
-func (m *manager) serve(elector *lease.Elector) (*server, error) {
+// serve starts the server, unless serving is off (nil server). Every
+// request is authenticated and authorized (package authdelegate) before
+// it reaches the mux; the delegate's refresh of the cluster's client CA
+// runs until ctx ends.
+func (m *manager) serve(ctx context.Context, elector *lease.Elector) (*server, error) {
 	ln, err := listen(m.o.Serving, m.cfg.Listener)
 	if err != nil || ln == nil {
 		return nil, err
@@ -143,14 +155,24 @@ func (m *manager) serve(elector *lease.Elector) (*server, error) {
 		_ = ln.Close()
 		return nil, err
 	}
+	guard, err := authdelegate.New(ctx, authdelegate.Config{Options: m.o.Auth, Clock: m.cfg.Clock, Logger: m.log,
+		UserAgent: ctrl.UserAgent(GetVersion(), "kcm-delegated-auth"), Registerer: m.reg})
+	if err != nil {
+		_ = ln.Close()
+		return nil, fmt.Errorf("secure port authentication and authorization: %w", err)
+	}
+	gctx, gcancel := context.WithCancel(ctx)
+	gdone := make(chan struct{})
+	go func() { defer close(gdone); guard.Run(gctx) }()
 	mux := newMux(m.endpoints(elector), m.reg, m.log)
+	mux.Handle(ConfigzPath, configzHandler(m.o))
 	if m.o.Profiling {
 		installProfiling(mux)
-		m.log.Warn().Str("path", ProfilingPath).Msg("serving profiles (--profiling) without authentication, like /metrics: bind the port to a trusted network")
 	}
 	if m.o.EnablePipelineView && m.hub != nil {
 		m.hub.Install(mux)
-		m.log.Warn().Str("path", pipeview.Path).Msg("serving the pipeline view (--enable-pipeline-view) without authentication, like /metrics")
 	}
-	return startServer(ln, cert, mux, m.log), nil
+	srv := startServer(ln, cert, guard.ClientAuth(), guard.Handler(mux), m.log)
+	srv.stopGuard = func() { gcancel(); <-gdone; guard.Close() }
+	return srv, nil
 }

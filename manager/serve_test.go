@@ -2,7 +2,6 @@ package manager
 
 import (
 	"context"
-	"crypto/tls"
 	"errors"
 	"io"
 	"net"
@@ -36,7 +35,7 @@ func (i idle) Run(ctx context.Context, _ int) error {
 
 func tlsGet(t *testing.T, url string) (*http.Response, string) {
 	t.Helper()
-	c := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}}
+	c := &http.Client{Transport: &http.Transport{TLSClientConfig: adminTLS(t)}}
 	defer c.CloseIdleConnections()
 	resp, err := c.Get(url)
 	if err != nil {
@@ -65,6 +64,7 @@ func TestRunServesAndStops(t *testing.T) {
 		t.Fatal(err)
 	}
 	o := NewOptions(d)
+	trustTestClients(t, o)
 	o.LeaderElection.LeaderElect = false
 	o.KubeAPIContentType = ContentTypeProtobuf
 	ln, err := net.Listen("tcp", "127.0.0.1:0")

@@ -79,7 +79,7 @@
 //     labels aside from the index entries a write moved, or a failed
 //     write's server message (only its code and reason).
 //   - Served only where it is enabled: the manager mounts it on its
-//     secure port (unauthenticated, like /metrics) only with
+//     secure port (authorized through the apiserver, like /metrics) only with
 //     --enable-pipeline-view; kcm dev serves it on 127.0.0.1 and refuses
 //     any other Host (LoopbackOnly). The WebSocket refuses a handshake
 //     from another origin.

@@ -47,6 +47,14 @@ const serviceAccountKeyFile = "service-account.key"
 // controller needs to run. It is removed by Stop.
 func (c *Cluster) ServiceAccountKeyFile() string { return filepath.Join(c.dir, serviceAccountKeyFile) }
 
+// clientCAFileName is the name, in the cluster's directory, of
+// kube-apiserver's --client-ca-file.
+const clientCAFileName = "client-ca.crt"
+
+// ClientCA returns the CA whose client certificates kube-apiserver
+// accepts (--client-ca-file); ClientCertificate issues them.
+func (c *Cluster) ClientCA() *CA { return c.clientCA }
+
 // serviceCIDR is the Service IP range. Nothing routes it; it only has to be
 // valid and must contain the address of the "kubernetes" Service.
 const serviceCIDR = "10.96.0.0/24"
@@ -54,7 +62,7 @@ const serviceCIDR = "10.96.0.0/24"
 // newAPIServer writes the files kube-apiserver needs into dir (a service
 // account key, a token file) and returns the server, not yet started, with
 // the bearer token that authenticates as a member of system:masters.
-func newAPIServer(bin, dir, etcdURL string, port int) (*apiServer, string, error) {
+func newAPIServer(bin, dir, etcdURL string, port int, clientCAFile string) (*apiServer, string, error) {
 	token, err := randomHex(32)
 	if err != nil {
 		return nil, "", err
@@ -97,6 +105,11 @@ func newAPIServer(bin, dir, etcdURL string, port int) (*apiServer, string, error
 		"--service-account-key-file=" + keyFile,
 		"--service-account-signing-key-file=" + keyFile,
 		"--token-auth-file=" + tokenFile,
+		// Client certificates signed by Cluster.ClientCA authenticate;
+		// kube-apiserver also publishes the CA in
+		// kube-system/extension-apiserver-authentication, where delegating
+		// servers (kcm's secure port) look it up.
+		"--client-ca-file=" + clientCAFile,
 		"--authorization-mode=RBAC",
 		"--service-cluster-ip-range=" + serviceCIDR,
 		"--watch-cache-sizes=" + UncachedResource + "#0",

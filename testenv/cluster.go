@@ -78,6 +78,7 @@ type Cluster struct {
 	host           string
 	token          string
 	caPEM          []byte
+	clientCA       *CA
 	kubeconfigPath string
 	etcd           *etcdServer
 	client         *apiClient
@@ -162,6 +163,13 @@ func (c *Cluster) start(ctx context.Context, bins Binaries) error {
 		return err
 	}
 	c.log.Info().Str("url", c.etcd.clientURL).Dur("took", time.Since(began)).Msg("etcd ready")
+	if c.clientCA, err = NewCA("kcm-testenv-client-ca"); err != nil {
+		return err
+	}
+	clientCAFile := filepath.Join(c.dir, clientCAFileName)
+	if err := os.WriteFile(clientCAFile, c.clientCA.CertPEM(), 0o600); err != nil {
+		return fmt.Errorf("write client CA: %w", err)
+	}
 
 	apiBegan := time.Now()
 	err = retryPortClash(func() error {
@@ -169,7 +177,7 @@ func (c *Cluster) start(ctx context.Context, bins Binaries) error {
 		if err != nil {
 			return err
 		}
-		api, token, err := newAPIServer(bins.APIServer, c.dir, c.etcd.clientURL, ports[0])
+		api, token, err := newAPIServer(bins.APIServer, c.dir, c.etcd.clientURL, ports[0], clientCAFile)
 		if err != nil {
 			return err
 		}

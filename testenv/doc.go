@@ -128,6 +128,20 @@
 // so a claim's deletion completes and is seen on a watch. Stop ends it
 // before kube-apiserver.
 //
+// # Identities
+//
+// Config and KubeconfigPath carry a bearer token of a member of
+// system:masters. kube-apiserver also trusts client certificates of
+// ClientCA (--client-ca-file, published in
+// kube-system/extension-apiserver-authentication for delegating servers
+// such as kcm's secure port); CA.ClientCertificate issues one for any
+// user and groups, and NewCA makes a CA of a test's own. For tests of
+// authorization, ServiceAccountToken creates a ServiceAccount and returns
+// a token from the TokenRequest API, GrantNonResource binds a ClusterRole
+// on non-resource URLs (get /metrics) to a subject for the test's
+// duration, and APIRequests reads kube-apiserver's own
+// apiserver_request_total, e.g. to count the TokenReviews a client sent.
+//
 // # Guarantees
 //
 //   - Start returns only when /readyz answers ok with the cluster's token, or

@@ -107,7 +107,7 @@ func runDev(args []string, stdout, stderr io.Writer) int {
 	w := devWorkload{Demo: *demo, Trace: *traced, Logger: log}
 	if !*noManager {
 		mlog := manager.NewLogger(manager.NewOptions(manager.NewControllerDescriptors()), stderr)
-		if w.Manager, err = newDevManager(c.Config(), mlog, *view); err != nil {
+		if w.Manager, err = newDevManager(c.Config(), c.KubeconfigPath(), mlog, *view); err != nil {
 			fmt.Fprintf(stderr, "kcm dev: %v\n", err)
 			return 1
 		}

@@ -26,7 +26,7 @@ func TestDevRunsTheManager(t *testing.T) {
 	cl := testenv.Shared(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	m, err := newDevManager(cl.Config(), zerolog.Nop(), "")
+	m, err := newDevManager(cl.Config(), cl.KubeconfigPath(), zerolog.Nop(), "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,7 +105,7 @@ func TestDevRunsADeploymentOnNodes(t *testing.T) {
 		t.Errorf("nodes and zones %v, want %v", zoneOf, want)
 	}
 
-	m, err := newDevManager(cl.Config(), zerolog.Nop(), "")
+	m, err := newDevManager(cl.Config(), cl.KubeconfigPath(), zerolog.Nop(), "")
 	if err != nil {
 		t.Fatal(err)
 	}

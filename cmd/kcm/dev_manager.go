@@ -38,8 +38,14 @@ type devManager struct {
 
 // newDevManager opens the serving socket and, unless viewAddr is "", the
 // view's (a loopback address; port 0 picks a free one); Run serves on them.
-func newDevManager(cfg *rest.Config, log zerolog.Logger, viewAddr string) (*devManager, error) {
+//
+// The secure port delegates to the dev cluster, as
+// kube-controller-manager's given --authentication-kubeconfig and
+// --authorization-kubeconfig: kubeconfig (the cluster's admin, a member of
+// system:masters) reads everything on it.
+func newDevManager(cfg *rest.Config, kubeconfig string, log zerolog.Logger, viewAddr string) (*devManager, error) {
 	cmd := manager.NewControllerManagerCommand(manager.NewControllerDescriptors())
+	cmd.Options.Auth.AuthenticationKubeconfig, cmd.Options.Auth.AuthorizationKubeconfig = kubeconfig, kubeconfig
 	enabled, err := cmd.Descriptors.Enabled(cmd.Options.Controllers.Controllers)
 	if err != nil {
 		return nil, err
@@ -122,8 +128,9 @@ func (d *devManager) describe(w io.Writer) {
 	url := "https://" + d.ln.Addr().String()
 	fmt.Fprintf(w, `  manager        kcm %s: %s
                  leader election on Lease %s/%s; logs on stderr
-                 curl -k %s/healthz?verbose   (also /readyz, /livez, /metrics)
-`, manager.GetVersion(), strings.Join(d.desc, ", "), l.ResourceNamespace, l.ResourceName, url)
+                 curl -k %s/healthz?verbose   (also /readyz, /livez; /metrics with the kubeconfig's token:
+                 curl -k -H "Authorization: Bearer $(awk '/token:/{print $2}' "$KUBECONFIG")" %s/metrics)
+`, manager.GetVersion(), strings.Join(d.desc, ", "), l.ResourceNamespace, l.ResourceName, url, url)
 	if v := d.ViewURL(); v != "" {
 		fmt.Fprintf(w, "  pipeline view  %s   (open it in a browser; this machine only)\n", v)
 	}

@@ -43,7 +43,7 @@ func TestDevPipelineViewInBrowser(t *testing.T) {
 	cl := testenv.Shared(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	m, err := newDevManager(cl.Config(), zerolog.Nop(), "127.0.0.1:0")
+	m, err := newDevManager(cl.Config(), cl.KubeconfigPath(), zerolog.Nop(), "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}

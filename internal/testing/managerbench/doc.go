@@ -42,9 +42,12 @@
 // For kcm it also reads the heap profile (--profiling's
 // /debug/pprof/heap?debug=1, the text form) right after the probe's
 // sample, and again after the settle period's sample with a collection
-// forced first, and lists each one's top entries (ParseHeapProfile);
-// kube-controller-manager serves its profiles to authenticated clients
-// only.
+// forced first, and lists each one's top entries (ParseHeapProfile). kcm
+// runs with --authentication-kubeconfig and --authorization-kubeconfig set
+// to the bench cluster's kubeconfig, and the harness reads its port with a
+// system:masters client certificate of the cluster's client CA;
+// kube-controller-manager runs without them here, so it lets nobody read
+// its profiles or /metrics (its default with no kubeconfig outside a pod).
 //
 // Endpoints (issue 29: "1000 Services × 10 pods on kwok nodes — time from
 // the last pod Ready to the last slice written, and writes per pod update

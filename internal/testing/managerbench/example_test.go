@@ -82,7 +82,7 @@ func ExampleManager_Args() {
 		fmt.Println(m.Label+":", strings.Join(m.Args("/k", 10257, "/certs", 20, 30), " "))
 	}
 	// Output:
-	// kcm: --kubeconfig=/k --controllers=serviceaccount-controller,replicaset-controller,deployment-controller,garbage-collector-controller,namespace-controller --leader-elect=false --bind-address=127.0.0.1 --secure-port=10257 --cert-dir=/certs --kube-api-qps=20 --kube-api-burst=30 --profiling
+	// kcm: --kubeconfig=/k --controllers=serviceaccount-controller,replicaset-controller,deployment-controller,garbage-collector-controller,namespace-controller --leader-elect=false --bind-address=127.0.0.1 --secure-port=10257 --cert-dir=/certs --kube-api-qps=20 --kube-api-burst=30 --profiling --authentication-kubeconfig=/k --authorization-kubeconfig=/k
 	// kube-controller-manager default: --kubeconfig=/k --controllers=* --leader-elect=false --bind-address=127.0.0.1 --secure-port=10257 --cert-dir=/certs --kube-api-qps=20 --kube-api-burst=30 --use-service-account-credentials=false
 }
 

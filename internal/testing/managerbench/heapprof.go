@@ -201,9 +201,9 @@ func heapProfile(total, rate float64, flat, cum map[string]float64) HeapProfile 
 
 // fetchHeapProfile reads a manager's heap profile from url (its
 // /debug/pprof/heap?debug=1), keeps the text in file and parses it. The
-// certificate is the manager's own self-signed one, as for /metrics.
-func fetchHeapProfile(ctx context.Context, url, file string) (HeapProfile, error) {
-	tr := &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}
+// connection is configured by cfg, as for /metrics.
+func fetchHeapProfile(ctx context.Context, cfg *tls.Config, url, file string) (HeapProfile, error) {
+	tr := &http.Transport{TLSClientConfig: cfg}
 	defer tr.CloseIdleConnections()
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()

@@ -53,7 +53,8 @@ func (m Manager) ControllerList() string {
 // controllers, leader election off (a fresh process would otherwise wait
 // out the Lease the previous run held), HTTPS serving on a loopback port
 // with a self-signed certificate written to certDir (both managers serve
-// /healthz and /metrics in production), and the client's QPS and burst.
+// /healthz and /metrics in production; kcm's port authenticates and
+// authorizes through the cluster), and the client's QPS and burst.
 // kube-controller-manager is also told to use the kubeconfig's
 // credentials for every controller (there are no controller
 // ServiceAccounts to impersonate here); kcm has no such flag and always
@@ -72,7 +73,10 @@ func (m Manager) Args(kubeconfig string, port int, certDir string, qps, burst in
 	if m.Kind == Kube {
 		args = append(args, "--use-service-account-credentials=false")
 	} else {
-		args = append(args, "--profiling") // kcm's is off by default; the report reads its heap profile
+		// The report reads kcm's /metrics and heap profile: its port
+		// delegates to the cluster, which trusts the harness's client
+		// certificate (system:masters, signed by the cluster's client CA).
+		args = append(args, "--profiling", "--authentication-kubeconfig="+kubeconfig, "--authorization-kubeconfig="+kubeconfig)
 	}
 	return append(args, m.ExtraArgs...)
 }

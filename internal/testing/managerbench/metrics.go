@@ -55,12 +55,10 @@ func ParseMetrics(r io.Reader, names ...string) (map[string]float64, error) {
 	return out, nil
 }
 
-// scrapeGoHeap fetches GoHeapMetrics from a manager's /metrics. The
-// certificate is the manager's own self-signed one, so it is not
-// verified: the harness asks a local child process, and sends nothing
-// secret.
-func scrapeGoHeap(ctx context.Context, url string) (map[string]float64, error) {
-	tr := &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}
+// scrapeGoHeap fetches GoHeapMetrics from a manager's /metrics over a
+// connection configured by cfg (see Proc.ClientTLS).
+func scrapeGoHeap(ctx context.Context, cfg *tls.Config, url string) (map[string]float64, error) {
+	tr := &http.Transport{TLSClientConfig: cfg}
 	defer tr.CloseIdleConnections()
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()

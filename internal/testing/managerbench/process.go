@@ -2,6 +2,7 @@ package managerbench
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -29,6 +30,10 @@ type Proc struct {
 	// HeapURL its text heap profile (kcm runs with --profiling).
 	MetricsURL string
 	HeapURL    string
+	// ClientTLS is the TLS configuration that reads them: the manager's
+	// self-signed serving certificate is not verified, and the client
+	// certificate is a system:masters member's of the cluster's client CA.
+	ClientTLS *tls.Config
 
 	cmd     *exec.Cmd
 	logFile *os.File

@@ -2,6 +2,7 @@ package managerbench
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -309,7 +310,12 @@ func (b *bench) withCluster(ctx context.Context, cfg Config, opts testenv.Option
 		return fmt.Errorf("managerbench: %w", err)
 	}
 	defer client.CloseIdleConnections()
-	b.c = newCluster(client, tc.KubeconfigPath())
+	scraper, _, _, err := tc.ClientCA().ClientCertificate("kcm-bench-scraper", "system:masters")
+	if err != nil {
+		return fmt.Errorf("managerbench: %w", err)
+	}
+	b.c = newCluster(client, tc.KubeconfigPath(),
+		&tls.Config{InsecureSkipVerify: true, Certificates: []tls.Certificate{scraper}})
 	err = fn()
 	load[1], _ = ReadLoadAvg()
 	return err

@@ -31,13 +31,13 @@ type SyncResult struct {
 	// right after the probe's sample, as of the last collection then;
 	// HeapSettled is read after the settle period's sample, with a
 	// collection forced first (gc=1): the exact live heap. Both are nil
-	// for kube-controller-manager, whose profiles need authentication.
+	// for kube-controller-manager, which runs here without the kubeconfigs
+	// its port would need to authorize anyone (see the package doc).
 	Heap        *HeapProfile
 	HeapSettled *HeapProfile
 	Settled     Sample // after the settle period
 	// GoHeap holds GoHeapMetrics from kcm's /metrics after the settle
-	// period (kube-controller-manager serves /metrics only to
-	// authenticated clients, which it cannot check here: none for it).
+	// period (none for kube-controller-manager, for the same reason).
 	GoHeap map[string]float64
 	// Writes counts watch events on the populated Deployments, ReplicaSets
 	// and pods while the manager ran: its writes to a settled cluster.
@@ -73,7 +73,7 @@ func (b *bench) runSync(ctx context.Context, m Manager, run int) (SyncResult, er
 	}
 	r.Probe = at.Sub(proc.Started)
 	if m.Kind == KCM {
-		hp, err := fetchHeapProfile(ctx, proc.HeapURL, filepath.Join(b.dir, fmt.Sprintf("sync-%d-%s-heap.txt", run, slug(m.Label))))
+		hp, err := fetchHeapProfile(ctx, proc.ClientTLS, proc.HeapURL, filepath.Join(b.dir, fmt.Sprintf("sync-%d-%s-heap.txt", run, slug(m.Label))))
 		if err != nil {
 			return r, err
 		}
@@ -86,10 +86,10 @@ func (b *bench) runSync(ctx context.Context, m Manager, run int) (SyncResult, er
 		return r, err
 	}
 	if m.Kind == KCM {
-		if r.GoHeap, err = scrapeGoHeap(ctx, proc.MetricsURL); err != nil {
+		if r.GoHeap, err = scrapeGoHeap(ctx, proc.ClientTLS, proc.MetricsURL); err != nil {
 			return r, err
 		}
-		hp, err := fetchHeapProfile(ctx, proc.HeapURL+"&gc=1",
+		hp, err := fetchHeapProfile(ctx, proc.ClientTLS, proc.HeapURL+"&gc=1",
 			filepath.Join(b.dir, fmt.Sprintf("sync-%d-%s-heap-settled.txt", run, slug(m.Label))))
 		if err != nil {
 			return r, err
@@ -127,6 +127,7 @@ func (b *bench) start(m Manager, what string, qps, burst int) (*Proc, error) {
 	}
 	p.MetricsURL = fmt.Sprintf("https://127.0.0.1:%d/metrics", port)
 	p.HeapURL = fmt.Sprintf("https://127.0.0.1:%d/debug/pprof/heap?debug=1", port)
+	p.ClientTLS = b.c.scrapeTLS
 	return p, nil
 }
 

@@ -2,6 +2,7 @@ package managerbench
 
 import (
 	"context"
+	"crypto/tls"
 	"fmt"
 	"time"
 
@@ -26,6 +27,7 @@ const writers = 32
 type cluster struct {
 	client      *rest.Client
 	kubeconfig  string
+	scrapeTLS   *tls.Config // reads kcm's secure port as system:masters
 	namespaces  *rest.Resources[*api.Namespace]
 	sas         *rest.Resources[*api.ServiceAccount]
 	deployments *rest.Resources[*api.Deployment]
@@ -33,10 +35,11 @@ type cluster struct {
 	pods        *rest.Resources[*api.Pod]
 }
 
-func newCluster(c *rest.Client, kubeconfig string) *cluster {
+func newCluster(c *rest.Client, kubeconfig string, scrapeTLS *tls.Config) *cluster {
 	return &cluster{
 		client:      c,
 		kubeconfig:  kubeconfig,
+		scrapeTLS:   scrapeTLS,
 		namespaces:  rest.NewResources(c, rest.Namespaces, decode.Typed[api.Namespace]()),
 		sas:         rest.NewResources(c, rest.ServiceAccounts, decode.Typed[api.ServiceAccount]()),
 		deployments: rest.NewResources(c, rest.Deployments, decode.Typed[api.Deployment]()),
