@@ -33,7 +33,7 @@
 //	11. ctrl                  — the controller framework: registry, context, wiring, work loop, expectations, events
 //	    ctrl/controllerref    — which objects a controller owns: adopt, release
 //	    ctrl/history          — ControllerRevisions: a StatefulSet's template patch, hashes and names as Kubernetes makes them
-//	    ctrl/internal — the shelf of pieces the endpoint controllers share
+//	    ctrl/internal — the shelf of pieces several controllers share
 //	    ctrl/internal/podaddr — which pods are endpoints, named ports, hostnames, IP families
 //	    ctrl/internal/podservices — which Services a pod, or a pod update, concerns
 //	    ctrl/internal/endpointsubsets — an Endpoints' subsets repacked in Kubernetes' canonical layout
@@ -42,6 +42,7 @@
 //	    ctrl/internal/slicetrack — the EndpointSlices a controller wrote: echoes and a stale cache
 //	    ctrl/internal/endpointlabels — the labels and annotations the endpoint controllers share
 //	    ctrl/internal/triggertime — the last-change-trigger-time of a Service's endpoints
+//	    ctrl/internal/monitorset — the resource quota's and garbage collector's monitors: one metadata informer per discovered resource
 //	    ctrl/serviceaccount   — the smallest controller: a "default" ServiceAccount in every namespace
 //	    ctrl/replicaset       — pods to match replicas: expectations, slow start, deletion ranking, status
 //	    ctrl/deployment       — ReplicaSets per template: rolling update, Recreate, scaling, rollback, progress
@@ -131,7 +132,8 @@
 //  6. framework: ctrl, ctrl/controllerref, ctrl/history, ctrl/internal/... — what every
 //     controller shares: registry, context, wiring, work loop, expectations, events;
 //     ownership; revision history; the parts the endpoint controllers share (pod rules, Services of a pod, repacked subsets,
-//     hash order, endpoint sets, the slice tracker, well-known labels)
+//     hash order, endpoint sets, the slice tracker, well-known labels) and the metadata monitors the resource quota
+//     controller and the garbage collector keep
 //  7. controllers: ctrl/*, ctrl/endpointslice/..., ctrl/nodelifecycle/..., ctrl/resourcequota/... — one package per
 //     controller; a controller never imports another (the EndpointSlice, node lifecycle and resource quota
 //     controllers' own packages import each other)

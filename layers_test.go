@@ -44,7 +44,8 @@ var layers = []layer{
 		"what every controller shares: registry, context, wiring, work loop, expectations, events; ownership; " +
 			"revision history; " +
 			"the parts the endpoint controllers share (pod rules, Services of a pod, repacked subsets, hash order, " +
-			"endpoint sets, the slice tracker, well-known labels)"},
+			"endpoint sets, the slice tracker, well-known labels) and the metadata monitors the resource quota controller " +
+			"and the garbage collector keep"},
 	{"controllers", []string{"ctrl/*", "ctrl/endpointslice/...", "ctrl/nodelifecycle/...", "ctrl/resourcequota/..."},
 		"one package per controller; a controller never imports another (the EndpointSlice, node lifecycle and resource quota controllers' own packages import each other)"},
 	{"manager", []string{"manager"},

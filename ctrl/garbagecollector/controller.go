@@ -13,6 +13,7 @@ import (
 
 	"github.com/kcmlab/kcm/clock"
 	"github.com/kcmlab/kcm/ctrl"
+	"github.com/kcmlab/kcm/ctrl/internal/monitorset"
 	"github.com/kcmlab/kcm/informer"
 	"github.com/kcmlab/kcm/kube/api"
 	"github.com/kcmlab/kcm/kube/rest"
@@ -86,7 +87,7 @@ type Options struct {
 type GarbageCollector struct {
 	c          *Collector
 	client     *rest.Client
-	monitors   *monitors
+	monitors   *monitorset.Set[rest.Resource]
 	deleteLoop *ctrl.Loop
 	orphanLoop *ctrl.Loop
 	period     time.Duration
@@ -168,14 +169,14 @@ func (gc *GarbageCollector) Run(ctx context.Context, workers int) error {
 	// stop before they do.
 	defer gc.orphanLoop.Queue().ShutDown()
 	defer gc.deleteLoop.Queue().ShutDown()
-	gc.monitors.start(ctx)
-	defer gc.monitors.stopAll()
+	gc.monitors.Start(ctx)
+	defer gc.monitors.StopAll()
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	wg.Go(func() { gc.syncLoop(ctx) })
 
 	wait, cancel := context.WithTimeout(ctx, gc.period)
-	synced := informer.WaitForCacheSync(wait, gc.clock, syncedFunc{"garbage-collector", gc.monitors.synced})["garbage-collector"]
+	synced := informer.WaitForCacheSync(wait, gc.clock, syncedFunc{"garbage-collector", gc.monitors.Synced})["garbage-collector"]
 	cancel()
 	if ctx.Err() != nil {
 		return nil
@@ -223,13 +224,13 @@ func (gc *GarbageCollector) resync(ctx context.Context, known map[rest.Resource]
 	}
 	gc.c.mapper.set(all)
 	next := deletableResources(all, gc.ignored)
-	keepFailedGroups(next, known, err, gc.monitors.resourceSynced)
+	monitorset.KeepFailedGroups(next, known, err, gc.monitors.ResourceSynced)
 	if maps.Equal(known, next) {
 		return known
 	}
-	added, removed := diffResources(known, next)
+	added, removed := monitorset.Diff(known, next)
 	gc.log.Info().Strs("added", added).Strs("removed", removed).Msg("syncing the garbage collector with the resources discovery reports")
-	if err := gc.monitors.sync(next); err != nil {
+	if err := gc.monitors.Sync(next); err != nil {
 		gc.log.Error().Err(err).Msg("failed to sync resource monitors")
 	}
 	return next

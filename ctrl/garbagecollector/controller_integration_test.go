@@ -156,9 +156,8 @@ func TestCustomResourcesOwnedByConfigMap(t *testing.T) {
 	// dependents and lets the owner go first (the widget is then
 	// collected later, as a dangling dependent).
 	c.waitMonitors(func(m map[rest.Resource]bool) bool { return m[widgets] }, "the CRD's resource to join the monitors")
-	c.gc.monitors.mu.Lock()
-	reg := c.gc.monitors.running[widgets].reg
-	c.gc.monitors.mu.Unlock()
+	mon, _ := c.gc.monitors.Lookup(widgets)
+	reg := mon.Registration()
 	if !informer.WaitForCacheSync(c.ctx, clock.Real{}, reg)[reg.Name()] {
 		t.Fatal("the widgets' monitor did not sync")
 	}
@@ -197,7 +196,7 @@ func TestCustomResourcesOwnedByConfigMap(t *testing.T) {
 func (c *cluster) waitMonitors(cond func(map[rest.Resource]bool) bool, what string) {
 	c.t.Helper()
 	for {
-		m, changed := c.gc.monitors.resources()
+		m, changed := c.gc.monitors.Resources()
 		if cond(m) {
 			return
 		}

@@ -108,14 +108,14 @@ func TestResync(t *testing.T) {
 	}
 	defer client.CloseIdleConnections()
 	gc := NewGarbageCollector(client, Options{Config: Config{Logger: zerolog.Nop()}})
-	defer gc.monitors.stopAll()
+	defer gc.monitors.StopAll()
 	defer gc.deleteLoop.Queue().ShutDown()
 	defer gc.orphanLoop.Queue().ShutDown()
 	ctx := context.Background()
 
 	known := gc.resync(ctx, nil)
 	want := []string{"deployments.v1.apps", "pods.v1"}
-	if got, _ := gc.monitors.resources(); !slices.Equal(names(got), want) || !slices.Equal(names(known), want) {
+	if got, _ := gc.monitors.Resources(); !slices.Equal(names(got), want) || !slices.Equal(names(known), want) {
 		t.Fatalf("monitors %v (known %v), want %v", names(got), names(known), want)
 	}
 	if _, err := gc.c.mapper.resourceFor("example.com/v1", "Widget"); !errors.Is(err, ErrUnknownKind) {
@@ -128,7 +128,7 @@ func TestResync(t *testing.T) {
 	})
 	known = gc.resync(ctx, known)
 	want = []string{"pods.v1", "widgets.v1.example.com"}
-	if got, _ := gc.monitors.resources(); !slices.Equal(names(got), want) {
+	if got, _ := gc.monitors.Resources(); !slices.Equal(names(got), want) {
 		t.Fatalf("after a CRD came and apps went: monitors %v, want %v", names(got), want)
 	}
 	if r, err := gc.c.mapper.resourceFor("example.com/v1", "Widget"); err != nil || r.Resource != "widgets" || !r.Namespaced {
@@ -146,26 +146,6 @@ func TestResync(t *testing.T) {
 	})
 	if next := gc.resync(ctx, known); !slices.Equal(names(next), []string{"pods.v1"}) {
 		t.Fatalf("a failed group kept a monitor that never synced: %v", names(next))
-	}
-}
-
-// TestKeepFailedGroups: when discovery cannot read a group version, the
-// resources of that group whose monitors synced stay monitored; the
-// others, and those of groups that answered, follow discovery.
-func TestKeepFailedGroups(t *testing.T) {
-	metrics := rest.Resource{Group: "metrics.k8s.io", Version: "v1beta1", Resource: "pods", Kind: "PodMetrics", Namespaced: true}
-	nodeMetrics := rest.Resource{Group: "metrics.k8s.io", Version: "v1beta1", Resource: "nodes", Kind: "NodeMetrics"}
-	old := map[rest.Resource]bool{rest.Pods: true, rest.Deployments: true, metrics: true, nodeMetrics: true}
-	next := map[rest.Resource]bool{rest.Pods: true}
-	err := &rest.GroupDiscoveryError{Groups: map[string]error{"metrics.k8s.io/v1beta1": errors.New("503")}}
-	keepFailedGroups(next, old, err, func(r rest.Resource) bool { return r == metrics })
-	if got := names(next); !slices.Equal(got, []string{"pods.v1", "pods.v1beta1.metrics.k8s.io"}) {
-		t.Errorf("kept %v", got)
-	}
-	plain := map[rest.Resource]bool{}
-	keepFailedGroups(plain, old, errors.New("connection refused"), func(rest.Resource) bool { return true })
-	if len(plain) != 0 {
-		t.Errorf("an error that names no group kept %v", names(plain))
 	}
 }
 

@@ -3,7 +3,6 @@ package garbagecollector
 import (
 	"errors"
 	"fmt"
-	"sort"
 	"strings"
 	"sync"
 
@@ -33,40 +32,6 @@ func deletableResources(all []rest.APIResource, ignored map[GroupResource]bool) 
 		}
 	}
 	return out
-}
-
-// keepFailedGroups carries into next the resources of old whose group
-// version discovery could not read this time and whose monitor has
-// synced: an aggregated API that is briefly down must not make the
-// collector forget what it knows (Kubernetes' Sync does the same).
-func keepFailedGroups(next, old map[rest.Resource]bool, err error, synced func(rest.Resource) bool) {
-	var gde *rest.GroupDiscoveryError
-	if !errors.As(err, &gde) {
-		return
-	}
-	for r := range old {
-		if _, failed := gde.Groups[r.GroupVersion()]; failed && synced(r) {
-			next[r] = true
-		}
-	}
-}
-
-// diffResources lists, sorted, what next adds to and removes from old,
-// for the log line of a resync.
-func diffResources(old, next map[rest.Resource]bool) (added, removed []string) {
-	for r := range next {
-		if !old[r] {
-			added = append(added, r.String())
-		}
-	}
-	for r := range old {
-		if !next[r] {
-			removed = append(removed, r.String())
-		}
-	}
-	sort.Strings(added)
-	sort.Strings(removed)
-	return added, removed
 }
 
 // ErrUnknownKind: no resource the server serves has the kind an

@@ -49,7 +49,8 @@
 // diffs), node.go (nodes and the Item copies workers read), graph.go (the
 // state machine), dot.go (the DOT dump), absent.go (the absent-owner
 // cache), discovery.go (deletable resources, ignored resources, the kind
-// mapper), codec.go (the cached metadata), monitors.go (the informers),
+// mapper), codec.go (the cached metadata), monitors.go (the informers: a
+// ctrl/internal/monitorset set, one per exact resource),
 // collector.go (Collector: graph, effects, handlers), attempt_delete.go and
 // orphan.go (the two syncs), operations.go (reads, deletes, patches),
 // controller.go (GarbageCollector: Run, discovery resync, the debug

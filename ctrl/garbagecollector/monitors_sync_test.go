@@ -43,30 +43,29 @@ func TestMonitorSyncedWhenGraphHandlerIs(t *testing.T) {
 			<-release
 		}}
 	}, clock.Real{}, zerolog.Nop())
-	if err := m.sync(map[rest.Resource]bool{rest.Pods: true}); err != nil {
+	if err := m.Sync(map[rest.Resource]bool{rest.Pods: true}); err != nil {
 		t.Fatal(err)
 	}
-	m.start(ctx)
-	defer m.stopAll()
+	m.Start(ctx)
+	defer m.StopAll()
 	select {
 	case <-entered:
 	case <-ctx.Done():
 		close(release)
 		t.Fatal("the graph handler never got the pod")
 	}
-	m.mu.Lock()
-	inf := m.running[rest.Pods].inf
-	m.mu.Unlock()
+	mon, _ := m.Lookup(rest.Pods)
+	inf := mon.Informer()
 	if !informer.WaitForCacheSync(ctx, clock.Real{}, inf)[inf.Name()] {
 		close(release)
 		t.Fatal("the monitor's informer never synced")
 	}
-	if m.synced() || m.resourceSynced(rest.Pods) {
+	if m.Synced() || m.ResourceSynced(rest.Pods) {
 		close(release)
 		t.Fatal("monitors synced while the graph handler has not taken the initial list: they wait on the informer, not the registration")
 	}
 	close(release)
-	if !informer.WaitForCacheSync(ctx, clock.Real{}, syncedFunc{"monitors", m.synced})["monitors"] {
+	if !informer.WaitForCacheSync(ctx, clock.Real{}, syncedFunc{"monitors", m.Synced})["monitors"] {
 		t.Fatal("the monitors never synced after the handler returned")
 	}
 }

@@ -232,8 +232,8 @@ func (c *Controller) Run(ctx context.Context, workers int) error {
 	}
 	c.log.Info().Msg("starting resource quota controller")
 	defer c.log.Info().Msg("shutting down resource quota controller")
-	c.monitors.start(ctx)
-	defer c.monitors.stopAll()
+	c.monitors.Start(ctx)
+	defer c.monitors.StopAll()
 
 	var wg sync.WaitGroup
 	defer wg.Wait()
@@ -241,7 +241,7 @@ func (c *Controller) Run(ctx context.Context, workers int) error {
 	wg.Go(func() { errs[2] = c.changes.Run(ctx, 1) })
 
 	wg.Go(func() { c.discoveryLoop(ctx) })
-	informer.WaitForCacheSync(ctx, c.clock, append([]informer.Synced{syncedFunc{"resourcequota-monitors", c.monitors.synced}}, c.typed...)...)
+	informer.WaitForCacheSync(ctx, c.clock, append([]informer.Synced{syncedFunc{"resourcequota-monitors", c.monitors.Synced}}, c.typed...)...)
 	if ctx.Err() != nil {
 		wg.Wait()
 		return errors.Join(errs...)

@@ -4,8 +4,8 @@ import (
 	"context"
 	"errors"
 	"maps"
-	"sort"
 
+	"github.com/kcmlab/kcm/ctrl/internal/monitorset"
 	"github.com/kcmlab/kcm/ctrl/resourcequota/quota"
 	"github.com/kcmlab/kcm/informer"
 	"github.com/kcmlab/kcm/kube/rest"
@@ -77,11 +77,7 @@ func (c *Controller) resyncDiscovery(ctx context.Context, known map[rest.Resourc
 		if !errors.As(err, &gde) || len(next) == 0 {
 			return known
 		}
-		for r := range known { // keep what the failed groups served
-			if _, failed := gde.Groups[r.GroupVersion()]; failed {
-				next[r] = true
-			}
-		}
+		monitorset.KeepFailedGroups(next, known, err, nil) // keep what the failed groups served
 	}
 	if len(next) == 0 {
 		return known
@@ -92,7 +88,7 @@ func (c *Controller) resyncDiscovery(ctx context.Context, known map[rest.Resourc
 	}
 	c.workerLock.Lock()
 	defer c.workerLock.Unlock()
-	added, removed := diffResources(known, next)
+	added, removed := monitorset.Diff(known, next)
 	c.log.Info().Strs("added", added).Strs("removed", removed).Msg("syncing resource quota controller with updated resources from discovery")
 	newEvaluators, err := c.syncMonitors(next)
 	if err != nil {
@@ -100,9 +96,9 @@ func (c *Controller) resyncDiscovery(ctx context.Context, known map[rest.Resourc
 	}
 	if wait {
 		waitCtx, cancel := context.WithTimeout(ctx, c.discoveryPeriod)
-		informer.WaitForCacheSync(waitCtx, c.clock, syncedFunc{"resourcequota-monitors", c.monitors.synced})
+		informer.WaitForCacheSync(waitCtx, c.clock, syncedFunc{"resourcequota-monitors", c.monitors.Synced})
 		cancel()
-		if !c.monitors.synced() {
+		if !c.monitors.Synced() {
 			c.log.Error().Msg("timed out waiting for quota monitor sync")
 			// known is still recorded: the informers go on syncing, and
 			// the next change of discovery resyncs again.
@@ -125,7 +121,7 @@ func (c *Controller) syncMonitors(resources map[rest.Resource]bool) ([]quota.Eva
 			meta[r] = true
 		}
 	}
-	_, err := c.monitors.sync(meta)
+	err := c.monitors.Sync(meta)
 	var added []quota.Evaluator
 	for r := range resources {
 		gr := grOf(r)
@@ -138,21 +134,4 @@ func (c *Controller) syncMonitors(resources map[rest.Resource]bool) ([]quota.Eva
 		c.log.Info().Str("resource", r.Resource+"."+r.Group).Msg("QuotaMonitor created object count evaluator")
 	}
 	return added, err
-}
-
-// diffResources lists, sorted, what next adds to and removes from old.
-func diffResources(old, next map[rest.Resource]bool) (added, removed []string) {
-	for r := range next {
-		if !old[r] {
-			added = append(added, r.String())
-		}
-	}
-	for r := range old {
-		if !next[r] {
-			removed = append(removed, r.String())
-		}
-	}
-	sort.Strings(added)
-	sort.Strings(removed)
-	return added, removed
 }

@@ -116,12 +116,13 @@ func TestDiscoveryResync(t *testing.T) {
 	f.c.quotas = resttest.ListerFrom[*api.ResourceQuota](f.api, ResourceQuotas)
 	f.c.discover = client.ServerPreferredResources
 	f.c.monitors = newMonitors(client, f.c.resourceChanged, f.clock, zerolog.Nop()) // never started: no watch
-	defer f.c.monitors.stopAll()
+	defer f.c.monitors.StopAll()
 	ctx := context.Background()
 	widgetsGR := quota.GroupResource{Group: "example.com", Resource: "widgets"}
 	monitored := func() []string {
 		var out []string
-		for r := range f.c.monitors.resources() {
+		m, _ := f.c.monitors.Resources()
+		for r := range m {
 			out = append(out, r.String())
 		}
 		slices.Sort(out)

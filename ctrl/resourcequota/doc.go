@@ -29,7 +29,8 @@
 //   - sync.go: the quota sync and its one status write.
 //   - handlers.go: which queue a quota goes on, the update filters, and
 //     replenishment.
-//   - monitors.go: the metadata monitors of the quotable resources.
+//   - monitors.go: the metadata monitors of the quotable resources (a
+//     ctrl/internal/monitorset set, by group-resource) and their counts.
 //   - codec.go: what a monitor keeps of each object.
 //   - discovery.go: quotable resources and the discovery resync.
 //
