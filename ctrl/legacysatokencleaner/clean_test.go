@@ -237,10 +237,18 @@ func TestPodSecretNames(t *testing.T) {
 	}
 }
 
+// TestNewControllerChecksConfig: both periods must be positive (upstream's
+// NewLegacySATokenCleaner); no clock means the real one.
 func TestNewControllerChecksConfig(t *testing.T) {
-	for _, cfg := range []Config{{CleanUpPeriod: 0, SyncInterval: time.Hour}, {CleanUpPeriod: time.Hour, SyncInterval: -1}} {
+	for _, cfg := range []Config{{CleanUpPeriod: 0, SyncInterval: time.Hour}, {CleanUpPeriod: -time.Hour, SyncInterval: time.Hour},
+		{CleanUpPeriod: time.Hour, SyncInterval: 0}, {CleanUpPeriod: time.Hour, SyncInterval: -1}} {
 		if _, err := NewController(informer.ServiceAccountLister{}, informer.Lister[*api.Secret]{}, informer.PodLister{}, nil, cfg); err == nil {
 			t.Errorf("%+v accepted", cfg)
 		}
+	}
+	c, err := NewController(informer.ServiceAccountLister{}, informer.Lister[*api.Secret]{}, informer.PodLister{}, nil,
+		Config{CleanUpPeriod: time.Hour, SyncInterval: time.Hour})
+	if err != nil || c.cfg.Clock != (clock.Real{}) {
+		t.Fatalf("%v, %v; want the real clock", c, err)
 	}
 }

@@ -1,8 +1,12 @@
 package serviceaccounttoken
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
+	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -93,6 +97,11 @@ func tokenSecret(name, uid, saName, saUID string, data ...string) *api.Secret {
 	return s
 }
 
+func withAnnotation(s *api.Secret, k, v string) *api.Secret {
+	s.Annotations[k] = v
+	return s
+}
+
 const (
 	getSecret     = "get secrets team-a/builder-token"
 	updateSecret  = "update secrets team-a/builder-token"
@@ -120,12 +129,13 @@ func TestSyncSecret(t *testing.T) {
 		check            func(t *testing.T, f *fixture)
 		wantAccountLists []string // the server's builder.secrets afterwards, when set
 	}{
-		{name: "new token secret: token, namespace, ca.crt and the account's UID filled in",
-			accounts: []*api.ServiceAccount{builder}, secrets: []*api.Secret{tokenSecret("builder-token", "s1", "builder", "")},
+		{name: "new token secret: token, namespace, ca.crt and the account's UID filled in, other annotations kept",
+			accounts: []*api.ServiceAccount{builder}, secrets: []*api.Secret{withAnnotation(tokenSecret("builder-token", "s1", "builder", ""), "team", "a")},
 			want: []string{getSecret, updateSecret},
 			check: func(t *testing.T, f *fixture) {
 				s := f.storedSecret("builder-token")
-				if string(s.Data["namespace"]) != "team-a" || string(s.Data["ca.crt"]) != testCA || s.Annotations[api.ServiceAccountUIDKey] != "u1" || s.Annotations[api.ServiceAccountNameKey] != "builder" {
+				if string(s.Data["namespace"]) != "team-a" || string(s.Data["ca.crt"]) != testCA || s.Annotations[api.ServiceAccountUIDKey] != "u1" ||
+					s.Annotations[api.ServiceAccountNameKey] != "builder" || s.Annotations["team"] != "a" {
 					t.Fatalf("stored secret %+v", s)
 				}
 				_, claims := verify(t, string(s.Data["token"]), f.signer.Public())
@@ -146,6 +156,8 @@ func TestSyncSecret(t *testing.T) {
 			}},
 		{name: "no CA configured: a secret without ca.crt is complete", accounts: []*api.ServiceAccount{builder}, rootCA: "-",
 			secrets: []*api.Secret{tokenSecret("builder-token", "s1", "builder", "u1", "token", "t0", "namespace", "team-a")}},
+		{name: "no CA configured: a ca.crt already there is left alone", accounts: []*api.ServiceAccount{builder}, rootCA: "-",
+			secrets: []*api.Secret{tokenSecret("builder-token", "s1", "builder", "u1", "token", "t0", "namespace", "team-a", "ca.crt", "old")}},
 		{name: "missing namespace only: filled in", accounts: []*api.ServiceAccount{builder},
 			secrets: []*api.Secret{tokenSecret("builder-token", "s1", "builder", "u1", "token", "t0", "ca.crt", testCA)},
 			want:    []string{getSecret, updateSecret},
@@ -195,6 +207,11 @@ func TestSyncSecret(t *testing.T) {
 		{name: "secret deleted, the account re-created with another UID: nothing to do",
 			accounts: []*api.ServiceAccount{account("builder", "u2", "builder-token")},
 			key:      SecretKey(tokenSecret("builder-token", "s1", "builder", "u1")), wantAccountLists: []string{"builder-token"}},
+		{name: "secret deleted, the server's account re-created with another UID (the cache is behind): nothing written",
+			accounts: []*api.ServiceAccount{account("builder", "u1", "builder-token")},
+			key:      SecretKey(tokenSecret("builder-token", "s1", "builder", "u1")),
+			server:   func(f *fixture) { f.serverAccounts = []*api.ServiceAccount{account("builder", "u2", "builder-token")} },
+			want:     []string{getAccount}, wantAccountLists: []string{"builder-token"}},
 		{name: "secret re-created with another UID: the old one is gone",
 			accounts: []*api.ServiceAccount{account("builder", "u1", "builder-token")},
 			secrets:  []*api.Secret{tokenSecret("builder-token", "s2", "builder", "u1", complete...)},
@@ -310,11 +327,15 @@ func TestRemoveReferenceRetriesConflicts(t *testing.T) {
 	}()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	for range 2 {
+	for i := range 2 {
 		if err := clk.BlockUntilWaiters(ctx, 1); err != nil {
 			t.Fatal(err)
 		}
-		clk.Step(2 * RemoveReferenceDelay) // the most the jittered delay can be
+		clk.Step(RemoveReferenceDelay - time.Nanosecond) // the least the jittered delay can be: not yet
+		if clk.Waiters() != 1 {
+			t.Fatalf("retry %d's delay ended before RemoveReferenceDelay", i+1)
+		}
+		clk.Step(RemoveReferenceDelay + time.Nanosecond) // the most it can be, 2 × RemoveReferenceDelay, has passed
 	}
 	if err := <-done; err != nil {
 		t.Fatal(err)
@@ -440,5 +461,41 @@ func TestHandlers(t *testing.T) {
 	}
 	if got, want := drain(secrets), []string{"team-a/t1/s1/a/1", "team-a/t2/s2/a/1", "team-a/t3/s3/a/"}; !slices.Equal(got, want) {
 		t.Errorf("secret keys %q, want %q", got, want)
+	}
+}
+
+// TestRun: a controller not built by New cannot run; one built by New
+// runs its two loops until its context ends and returns without an error
+// when it ended before the caches synced.
+func TestRun(t *testing.T) {
+	if err := newFixture(t).controller().Run(context.Background(), 1); err == nil {
+		t.Fatal("Run of a controller without loops: no error")
+	}
+	c, err := build(t, nil, "--service-account-private-key-file=testdata/rsa-pkcs1.pem")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := c.Run(ctx, 2); err != nil {
+		t.Fatalf("Run on an ended context: %v", err)
+	}
+}
+
+// TestNilSignerRenders: a nil *Signer prints and marshals without
+// panicking.
+func TestNilSignerRenders(t *testing.T) {
+	var s *Signer
+	if got := fmt.Sprint(s); got != "Signer(nil)" {
+		t.Fatalf("%q", got)
+	}
+	if b, err := json.Marshal(s); err != nil || string(b) != "null" {
+		t.Fatalf("%s, %v", b, err)
+	}
+	var buf bytes.Buffer
+	log := zeroLogger(&buf)
+	log.Info().Object("signer", s).Msg("")
+	if !strings.Contains(buf.String(), `"signer":{}`) {
+		t.Fatalf("%s", buf.String())
 	}
 }
