@@ -281,7 +281,7 @@ func TestServiceAccountCredentialsAudited(t *testing.T) {
 		Create(ctx, dep("unbound", "blocked", "web:1")); err != nil {
 		t.Fatal(err)
 	}
-	in.waitLog(t, `"controller":"replicaset-controller"`, rsUser, `cannot create resource \"pods\"`)
+	waitLogWithin(t, in, 90*time.Second, `"controller":"replicaset-controller"`, rsUser, `cannot create resource \"pods\"`)
 	watchUntil(t, ctx, rest.NewResources(admin, rest.ReplicaSets, decode.Typed[api.ReplicaSet]()).InNamespace("unbound"),
 		"the Deployment controller's ReplicaSet", func(rs *api.ReplicaSet) bool { return rs.ControllerRef() != nil })
 	watchUntil(t, ctx, rest.NewResources(admin, rest.ServiceAccounts, decode.Typed[api.ServiceAccount]()).InNamespace("unbound"),
@@ -298,6 +298,30 @@ func TestServiceAccountCredentialsAudited(t *testing.T) {
 	}
 	if !forbidden {
 		t.Error("the audit log records no forbidden pod create by the ReplicaSet controller")
+	}
+}
+
+// waitLogWithin waits, at most d, for a log line of in containing every
+// one of subs.
+func waitLogWithin(t *testing.T, in *instance, d time.Duration, subs ...string) {
+	t.Helper()
+	deadline := time.After(d)
+	for {
+		select {
+		case line, ok := <-in.lines:
+			if !ok {
+				t.Fatalf("the log ended without a line containing %q", subs)
+			}
+			all := true
+			for _, s := range subs {
+				all = all && strings.Contains(line, s)
+			}
+			if all {
+				return
+			}
+		case <-deadline:
+			t.Fatalf("no log line containing %q within %v", subs, d)
+		}
 	}
 }
 
