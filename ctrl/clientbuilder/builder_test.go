@@ -175,3 +175,25 @@ func TestFailedRefreshKeepsTheTokenUntilItExpires(t *testing.T) {
 		t.Errorf("accounts %q, %d TokenRequests, reads %q; want the account created, 3 and 2", accounts, len(tokens), readers)
 	}
 }
+
+// TestConcurrentRequestsShareOneTokenRequest: requests that find no token
+// at once wait for one TokenRequest instead of each making its own.
+func TestConcurrentRequestsShareOneTokenRequest(t *testing.T) {
+	clk := clock.NewFake(t0)
+	f, root := newFakeAPI(t, clk)
+	b := clientbuilder.New(root, clientbuilder.Options{Clock: clk})
+	defer b.Close()
+	c := b.Client("statefulset-controller", "kcm/v0 (statefulset-controller)", -1, 0)
+	errs := make(chan error, 20)
+	for range cap(errs) {
+		go func() { errs <- read(t, c) }()
+	}
+	for range cap(errs) {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+	if _, tokens, readers := f.snapshot(); len(tokens) != 1 || len(readers) != cap(errs) {
+		t.Errorf("%d TokenRequests for %d reads, want 1 for %d", len(tokens), len(readers), cap(errs))
+	}
+}
