@@ -33,6 +33,7 @@
 //	11. ctrl                  — the controller framework: registry, context, wiring, work loop, expectations, events
 //	    ctrl/controllerref    — which objects a controller owns: adopt, release
 //	    ctrl/history          — ControllerRevisions: a StatefulSet's template patch, hashes and names as Kubernetes makes them
+//	    ctrl/clientbuilder    — --use-service-account-credentials: each controller's client as its ServiceAccount, TokenRequest tokens
 //	    ctrl/internal — the shelf of pieces several controllers share
 //	    ctrl/internal/podaddr — which pods are endpoints, named ports, hostnames, IP families
 //	    ctrl/internal/podservices — which Services a pod, or a pod update, concerns

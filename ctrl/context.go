@@ -46,6 +46,20 @@ type Config struct {
 	// --root-ca-file is not given, as kube-controller-manager publishes
 	// its client config's CAData.
 	APIServerCAData []byte
+	// ServiceAccounts, when set, builds every controller's client as
+	// the controller's own ServiceAccount
+	// (--use-service-account-credentials); nil: every controller acts
+	// with the manager's credentials, the shared informers always do.
+	ServiceAccounts ServiceAccountClients
+}
+
+// ServiceAccountClients builds clients that authenticate as a
+// ServiceAccount (kube-controller-manager's DynamicControllerClientBuilder;
+// clientbuilder.Builder is one): the client of serviceAccount, sending
+// userAgent, with its own rate limiter (qps and burst as
+// rest.Client.WithOptions takes them).
+type ServiceAccountClients interface {
+	Client(serviceAccount, userAgent string, qps float32, burst int) *rest.Client
 }
 
 // SharedInformersName is the controller name of the informer factory's
@@ -79,6 +93,11 @@ type ControllerContext struct {
 	burst   int
 	options *Options
 	caData  []byte
+	// accounts builds the controllers' clients as their ServiceAccounts
+	// unless root is set (WithRootCredentials); nil: the manager's
+	// credentials.
+	accounts ServiceAccountClients
+	root     bool
 }
 
 // CreateControllerContext builds the shared informer factory on a client
@@ -95,7 +114,7 @@ func CreateControllerContext(client *rest.Client, cfg Config) (ControllerContext
 	cc := ControllerContext{
 		Clock: cfg.Clock, Logger: cfg.Logger, Tap: cfg.Tap,
 		client: client, version: cfg.Version, qps: cfg.QPS, burst: cfg.Burst, options: cfg.Options,
-		caData: slices.Clone(cfg.APIServerCAData),
+		caData: slices.Clone(cfg.APIServerCAData), accounts: cfg.ServiceAccounts,
 	}
 	if cfg.Registerer != nil {
 		m, err := NewMetrics(cfg.Registerer)
@@ -106,7 +125,9 @@ func CreateControllerContext(client *rest.Client, cfg Config) (ControllerContext
 	}
 	fo := cfg.Factory
 	fo.Clock, fo.Registerer, fo.Logger, fo.Tap = cfg.Clock, cfg.Registerer, cfg.Logger, cfg.Tap
-	cc.InformerFactory = informer.NewFactory(cc.ClientFor(SharedInformersName), fo)
+	// The shared informers keep the manager's identity, as
+	// kube-controller-manager builds them with its root client builder.
+	cc.InformerFactory = informer.NewFactory(cc.WithRootCredentials().ClientFor(SharedInformersName), fo)
 	return cc, nil
 }
 
@@ -121,9 +142,41 @@ func UserAgent(version, controller string) string {
 // configured QPS and burst, and its own User-Agent, so that one busy
 // controller cannot starve the others and the apiserver's logs tell them
 // apart (kube-controller-manager's ClientBuilder.ClientOrDie(name)).
+//
+// controller is the name kube-controller-manager gives the client, which is
+// also its ServiceAccount's: with Config.ServiceAccounts set (and not
+// WithRootCredentials), the client authenticates as
+// kube-system/<controller>, e.g. "replicaset-controller",
+// "generic-garbage-collector", "node-controller" (the names of Kubernetes'
+// bootstrap roles system:controller:<name>).
 func (cc ControllerContext) ClientFor(controller string) *rest.Client {
-	return cc.client.WithOptions(UserAgent(cc.version, controller), cc.qps, cc.burst)
+	return cc.newClient(controller, cc.qps, cc.burst)
 }
+
+// newClient is the controller's client with the given limits: as its
+// ServiceAccount, or with the manager's credentials.
+func (cc ControllerContext) newClient(controller string, qps float32, burst int) *rest.Client {
+	ua := UserAgent(cc.version, controller)
+	if cc.accounts != nil && !cc.root {
+		return cc.accounts.Client(controller, ua, qps, burst)
+	}
+	return cc.client.WithOptions(ua, qps, burst)
+}
+
+// WithRootCredentials returns a copy of the context whose clients use the
+// manager's own credentials even with Config.ServiceAccounts set: for the
+// controllers kube-controller-manager builds with its root client builder
+// (the serviceaccount-token controller, which must run before any
+// ServiceAccount token can be trusted; ControllerDescriptor.RootCredentials)
+// and for the shared informers.
+func (cc ControllerContext) WithRootCredentials() ControllerContext {
+	cc.root = true
+	return cc
+}
+
+// ServiceAccountCredentials reports whether ClientFor builds clients that
+// act as the controllers' ServiceAccounts.
+func (cc ControllerContext) ServiceAccountCredentials() bool { return cc.accounts != nil && !cc.root }
 
 // Workers returns the controller's --concurrent-<x>-syncs value, or
 // DefaultWorkers.
@@ -152,7 +205,7 @@ func (cc ControllerContext) ClientScaledFor(controller string, qpsFactor float32
 		qps *= qpsFactor
 		burst *= burstFactor
 	}
-	return cc.client.WithOptions(UserAgent(cc.version, controller), qps, burst)
+	return cc.newClient(controller, qps, burst)
 }
 
 // BoolFlag returns the value of a controller's boolean flag

@@ -296,3 +296,52 @@ func TestClientScaledForGarbageCollector(t *testing.T) {
 		t.Errorf("defaults: qps %v burst %d", qps, burst)
 	}
 }
+
+// accountClients records which ServiceAccounts' clients were asked for.
+type accountClients struct {
+	base *rest.Client
+	mu   sync.Mutex
+	got  []string // "<account> <user agent> <qps> <burst>"; guarded by mu
+}
+
+func (a *accountClients) Client(serviceAccount, userAgent string, qps float32, burst int) *rest.Client {
+	a.mu.Lock()
+	a.got = append(a.got, fmt.Sprintf("%s %s %v %d", serviceAccount, userAgent, qps, burst))
+	a.mu.Unlock()
+	return a.base.WithOptions(userAgent, qps, burst)
+}
+
+// TestServiceAccountClients: with Config.ServiceAccounts (the
+// --use-service-account-credentials mode) ClientFor and ClientScaledFor
+// build the controller's client as its ServiceAccount, named after the
+// client, with the limits they would have had; the shared informers and a
+// context WithRootCredentials keep the manager's client.
+func TestServiceAccountClients(t *testing.T) {
+	base, err := rest.NewClient(&rest.Config{Host: "https://127.0.0.1:1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	accounts := &accountClients{base: base}
+	cc, err := CreateControllerContext(base, Config{Version: "v1", QPS: 10, Burst: 15, ServiceAccounts: accounts, Logger: zerolog.Nop()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !cc.ServiceAccountCredentials() || cc.WithRootCredentials().ServiceAccountCredentials() {
+		t.Errorf("ServiceAccountCredentials: %t, root %t; want true, false", cc.ServiceAccountCredentials(),
+			cc.WithRootCredentials().ServiceAccountCredentials())
+	}
+	if c := cc.ClientFor("replicaset-controller"); c.UserAgent() != "kcm/v1 (replicaset-controller)" {
+		t.Errorf("User-Agent %q", c.UserAgent())
+	}
+	cc.ClientScaledFor("namespace-controller", 20, 100)
+	if c := cc.WithRootCredentials().ClientFor("tokens-controller"); c.UserAgent() != "kcm/v1 (tokens-controller)" {
+		t.Errorf("root User-Agent %q", c.UserAgent())
+	}
+	want := []string{"replicaset-controller kcm/v1 (replicaset-controller) 10 15",
+		"namespace-controller kcm/v1 (namespace-controller) 200 1500"}
+	accounts.mu.Lock()
+	defer accounts.mu.Unlock()
+	if !slices.Equal(accounts.got, want) {
+		t.Errorf("ServiceAccount clients %q, want %q (no shared-informers, no tokens-controller)", accounts.got, want)
+	}
+}

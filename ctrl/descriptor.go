@@ -74,6 +74,12 @@ type ControllerDescriptor struct {
 	Flags []ControllerFlag
 	// Constructor builds the controller.
 	Constructor ControllerConstructor
+	// RootCredentials: the constructor's context keeps the manager's own
+	// credentials under --use-service-account-credentials
+	// (ControllerContext.WithRootCredentials), as kube-controller-manager
+	// builds the serviceaccount-token controller with its root client
+	// builder (its descriptor's RequiresSpecialHandling).
+	RootCredentials bool
 }
 
 // Errors of the registry and of --controllers.

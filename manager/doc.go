@@ -16,6 +16,9 @@
 //	            │ OnStartedLeading(ctx) — only the leader goes on:
 //	            ▼
 //	        ctrl.CreateControllerContext   one informer.Factory, a client per controller
+//	                                       (as its own ServiceAccount under
+//	                                       --use-service-account-credentials:
+//	                                       ctrl/clientbuilder)
 //	        BuildControllers               each enabled descriptor's constructor takes its
 //	                                       informers and registers its handlers
 //	        InformerFactory.Start          LIST+WATCH begin

@@ -22,11 +22,11 @@ func ExampleNewControllerManagerCommand() {
 		o.Controllers.Controllers, o.Serving.SecurePort)
 
 	cmd = manager.NewControllerManagerCommand(manager.NewControllerDescriptors())
-	err = cmd.Parse([]string{"--use-service-account-credentials"})
+	err = cmd.Parse([]string{"--allocate-node-cidrs"})
 	fmt.Println(errors.Is(err, manager.ErrUnsupportedFlag), err)
 	// Output:
 	// <nil> /etc/kubernetes/controller-manager.conf kube-system/kube-controller-manager [* -serviceaccount] 10257
-	// true kcm does not support kube-controller-manager's flag --use-service-account-credentials; see kcm --help
+	// true kcm does not support kube-controller-manager's flag --allocate-node-cidrs; see kcm --help
 }
 
 // /healthz?verbose lists every check; a failing one makes it a 500.

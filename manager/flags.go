@@ -44,6 +44,10 @@ func (o *Options) Flags(d *ctrl.Descriptors) []FlagSection {
 	gen.StringVar(&o.KubeAPIContentType, "kube-api-content-type", o.KubeAPIContentType,
 		"Content type of requests sent to apiserver. kcm speaks JSON only: "+ContentTypeProtobuf+
 			" (kube-controller-manager's default) is accepted so its command lines work, and kcm sends JSON.")
+	gen.BoolVar(&o.UseServiceAccountCredentials, "use-service-account-credentials", o.UseServiceAccountCredentials,
+		"If true, use individual service account credentials for each controller: kube-system/<controller's account>, "+
+			"created when missing, with tokens from the TokenRequest API refreshed before they expire. The shared informers, "+
+			"leader election and the serviceaccount-token controller keep kcm's own credentials.")
 
 	le := newSet(SectionLeaderElection)
 	l := &o.LeaderElection

@@ -81,6 +81,11 @@ type Options struct {
 	KubeAPIQPS         float32
 	KubeAPIBurst       int32
 	KubeAPIContentType string
+	// UseServiceAccountCredentials is --use-service-account-credentials:
+	// each controller's client authenticates as its own ServiceAccount in
+	// kube-system with tokens from the TokenRequest API
+	// (ctrl/clientbuilder). Off by default, as kube-controller-manager's.
+	UseServiceAccountCredentials bool
 
 	LeaderElection LeaderElectionOptions
 	Serving        ServingOptions

@@ -20,7 +20,7 @@ import (
 // kube-api-content-type is the one kcm changes on purpose: it speaks JSON.
 var kcmV137Defaults = map[string]string{
 	"kubeconfig": "", "master": "", "controllers": "[*]",
-	"kube-api-qps": "20", "kube-api-burst": "30",
+	"kube-api-qps": "20", "kube-api-burst": "30", "use-service-account-credentials": "false",
 	"concurrent-replicaset-syncs": "5", "concurrent-deployment-syncs": "5", "concurrent-statefulset-syncs": "5",
 	"concurrent-namespace-syncs": "10", "namespace-sync-period": "5m0s",
 	"concurrent-gc-syncs": "20", "concurrent-endpoint-syncs": "5", "endpoint-updates-batch-period": "0s",

@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/kcmlab/kcm/ctrl"
+	"github.com/kcmlab/kcm/ctrl/clientbuilder"
 )
 
 // runControllers is the leader's work, in the order of
@@ -20,10 +21,20 @@ import (
 func (m *manager) runControllers(ctx context.Context) {
 	m.status.startLeading()
 	defer m.status.stopLeading()
-	cc, err := ctrl.CreateControllerContext(m.client, ctrl.Config{
+	cfg := ctrl.Config{
 		Version: GetVersion(), QPS: m.o.KubeAPIQPS, Burst: int(m.o.KubeAPIBurst), Options: m.o.Controllers,
 		Clock: m.cfg.Clock, Logger: m.log, Registerer: m.reg, Tap: tapOf(m.hub), APIServerCAData: m.caData,
-	})
+	}
+	if m.o.UseServiceAccountCredentials {
+		// kube-controller-manager's createClientBuilders: the controllers'
+		// clients from an anonymous copy of the manager's config, each
+		// with its ServiceAccount's token; the manager's own client
+		// manages the accounts and asks for the tokens.
+		accounts := clientbuilder.New(m.client, clientbuilder.Options{Clock: m.cfg.Clock, Logger: m.log})
+		defer accounts.Close()
+		cfg.ServiceAccounts = accounts
+	}
+	cc, err := ctrl.CreateControllerContext(m.client, cfg)
 	if err != nil {
 		m.fail(fmt.Errorf("creating the controller context: %w", err))
 		return
@@ -59,7 +70,11 @@ func (m *manager) runControllers(ctx context.Context) {
 func BuildControllers(ctx context.Context, cc ctrl.ControllerContext, enabled []*ctrl.ControllerDescriptor) ([]ctrl.Controller, error) {
 	var out []ctrl.Controller
 	for _, d := range enabled {
-		c, err := d.Constructor(ctx, cc, d.Name)
+		dcc := cc
+		if d.RootCredentials {
+			dcc = cc.WithRootCredentials()
+		}
+		c, err := d.Constructor(ctx, dcc, d.Name)
 		if err != nil {
 			return nil, fmt.Errorf("starting %s: %w", d.Name, err)
 		}

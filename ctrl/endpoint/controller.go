@@ -25,6 +25,12 @@ import (
 // Name is the controller's canonical name, kube-controller-manager's.
 const Name = "endpoints-controller"
 
+// ClientName names the controller's client as kube-controller-manager
+// does, and so its ServiceAccount under --use-service-account-credentials:
+// kube-system/endpoint-controller, bound to the bootstrap ClusterRole
+// system:controller:endpoint-controller.
+const ClientName = "endpoint-controller"
+
 // Component is the name the controller's Events carry as their source
 // (upstream's ControllerName, also the managed-by label's value).
 const Component = ManagedByValue
@@ -98,7 +104,7 @@ func NewController(services informer.ServiceLister, pods informer.PodLister, end
 // Endpoints through the shared factory with the handlers that feed the
 // loop, and gives the controller its own client and event broadcaster.
 func New(_ context.Context, cc ctrl.ControllerContext, name string) (ctrl.Controller, error) {
-	client := cc.ClientFor(name)
+	client := cc.ClientFor(ClientName)
 	events := cc.NewBroadcaster(client)
 	w := cc.Wire(name, ctrl.LoopOptions{Events: events, MaxRetries: MaxRetries})
 	h := &handlers{q: w.Queue(), batch: cc.DurationFlag(BatchPeriodFlag, 0)}

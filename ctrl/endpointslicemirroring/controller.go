@@ -25,6 +25,12 @@ import (
 // Name is the controller's canonical name, kube-controller-manager's.
 const Name = "endpointslice-mirroring-controller"
 
+// ClientName names the controller's client as kube-controller-manager
+// does, and so its ServiceAccount under --use-service-account-credentials:
+// kube-system/endpointslicemirroring-controller, bound to the bootstrap ClusterRole
+// system:controller:endpointslicemirroring-controller.
+const ClientName = "endpointslicemirroring-controller"
+
 // ControllerName is the value of the managed-by label on the slices this
 // controller writes (upstream's ControllerName).
 const ControllerName = "endpointslicemirroring-controller.k8s.io"
@@ -173,7 +179,7 @@ func New(_ context.Context, cc ctrl.ControllerContext, name string) (ctrl.Contro
 			return nil, err
 		}
 	}
-	client := cc.ClientFor(name)
+	client := cc.ClientFor(ClientName)
 	events := cc.NewBroadcaster(client)
 	w := cc.Wire(name, ctrl.LoopOptions{Events: events, MaxRetries: MaxRetries, RateLimiter: RateLimiter(cc.Clock)})
 	tracker := NewTracker()

@@ -22,6 +22,12 @@ import (
 // Name is the controller's canonical name, kube-controller-manager's.
 const Name = "node-lifecycle-controller"
 
+// ClientName names the controller's client as kube-controller-manager
+// does, and so its ServiceAccount under --use-service-account-credentials:
+// kube-system/node-controller, bound to the bootstrap ClusterRole
+// system:controller:node-controller.
+const ClientName = "node-controller"
+
 // EventSource is the source component of the controller's events
 // (upstream's recorder: "node-controller").
 const EventSource = "node-controller"
@@ -195,7 +201,7 @@ func NewController(nodes informer.NodeLister, leases informer.LeaseLister, pods 
 // Leases from their shared cache, and gives the controller its flags, own
 // client, event broadcaster and metrics.
 func New(_ context.Context, cc ctrl.ControllerContext, name string) (ctrl.Controller, error) {
-	client := cc.ClientFor(name)
+	client := cc.ClientFor(ClientName)
 	events := cc.NewBroadcaster(client)
 	cfg := Config{
 		MonitorPeriod:          cc.DurationFlag(FlagMonitorPeriod, DefaultMonitorPeriod),

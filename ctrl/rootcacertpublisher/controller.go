@@ -19,6 +19,12 @@ import (
 // Name is the controller's canonical name, kube-controller-manager's.
 const Name = "root-ca-certificate-publisher-controller"
 
+// ClientName names the controller's client as kube-controller-manager
+// does, and so its ServiceAccount under --use-service-account-credentials:
+// kube-system/root-ca-cert-publisher, bound to the bootstrap ClusterRole
+// system:controller:root-ca-cert-publisher.
+const ClientName = "root-ca-cert-publisher"
+
 // What the controller writes, kube-controller-manager's constants.
 const (
 	// ConfigMapName is the ConfigMap every namespace gets.
@@ -101,7 +107,7 @@ func New(_ context.Context, cc ctrl.ControllerContext, name string) (ctrl.Contro
 	configMaps := ctrl.Watch(w, rest.ConfigMaps, processor.HandlerFuncs[*api.ConfigMap]{
 		UpdateFunc: h.configMapUpdated, DeleteFunc: h.configMapDeleted,
 	})
-	c := NewController(configMaps, cc.ClientFor(name), cfg)
+	c := NewController(configMaps, cc.ClientFor(ClientName), cfg)
 	loop, err := w.Build(c.Sync)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)

@@ -16,6 +16,12 @@ import (
 // Name is the controller's canonical name, kube-controller-manager's.
 const Name = "serviceaccount-controller"
 
+// ClientName names the controller's client as kube-controller-manager
+// does, and so its ServiceAccount under --use-service-account-credentials:
+// kube-system/service-account-controller, bound to the bootstrap ClusterRole
+// system:controller:service-account-controller.
+const ClientName = "service-account-controller"
+
 // DefaultServiceAccount is the account every active namespace gets.
 const DefaultServiceAccount = "default"
 
@@ -52,7 +58,7 @@ func New(_ context.Context, cc ctrl.ControllerContext, name string) (ctrl.Contro
 	accounts := ctrl.Watch(w, rest.ServiceAccounts, processor.HandlerFuncs[*api.ServiceAccount]{
 		DeleteFunc: h.serviceAccountDeleted,
 	})
-	c := NewController(namespaces, informer.ServiceAccountLister{Lister: accounts}, cc.ClientFor(name))
+	c := NewController(namespaces, informer.ServiceAccountLister{Lister: accounts}, cc.ClientFor(ClientName))
 	return w.Build(c.Sync)
 }
 
