@@ -26,14 +26,8 @@ import (
 // --concurrent-<x>-syncs flags, --help, /healthz and start-up all read
 // this list.
 func NewControllerDescriptors() *ctrl.Descriptors {
-	// kube-controller-manager builds the serviceaccount-token controller
-	// with its root client builder: under
-	// --use-service-account-credentials it keeps the manager's own
-	// credentials (the other controllers' tokens are its work).
-	tokens := serviceaccounttoken.Descriptor()
-	tokens.RootCredentials = true
 	d, err := ctrl.NewDescriptors(
-		tokens, // kube-controller-manager starts it first
+		serviceaccounttoken.Descriptor(), // kube-controller-manager starts it first
 		namespace.Descriptor(),
 		serviceaccount.Descriptor(),
 		replicaset.Descriptor(),

@@ -39,7 +39,12 @@ func Descriptor() *ctrl.ControllerDescriptor {
 			ctrl.StringFlag(FlagPrivateKeyFile, "", "Enables legacy secret-based tokens when set. Filename containing a PEM-encoded private RSA or ECDSA key used to sign service account tokens."),
 			ctrl.RootCAFile(),
 		},
-		Constructor: New,
+		// kube-controller-manager builds this controller with its root
+		// client builder: under --use-service-account-credentials it keeps
+		// the manager's own credentials (the other controllers' tokens are
+		// its work).
+		RootCredentials: true,
+		Constructor:     New,
 	}
 }
 
