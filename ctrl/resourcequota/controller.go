@@ -106,6 +106,9 @@ type Controller struct {
 	// shared typed informers (quotas, pods, services, claims); the
 	// workers wait for them.
 	typed []informer.Synced
+	// dra are the typed claim and class caches (dra.go); nil when built
+	// without them.
+	dra *draCaches
 
 	primary, priority, changes *ctrl.Loop
 
@@ -159,9 +162,19 @@ type Informers struct {
 // NewController builds the controller on client and registers its
 // handlers on inf. Nothing runs until Run.
 func NewController(client *rest.Client, inf Informers, o Options) (*Controller, error) {
+	dra, err := newDRACaches(client, o.Clock, o.Logger)
+	if err != nil {
+		return nil, err
+	}
 	c := build(client, listers{
 		quotas: inf.Quotas.Lister(), pods: inf.Pods.Lister(), services: inf.Services.Lister(), claims: inf.Claims.Lister(),
+		resourceClaims: dra.claimLister(), deviceClasses: dra.classLister(),
 	}, o)
+	c.dra = dra
+	if err := dra.register(c); err != nil {
+		c.shutDownQueues()
+		return nil, err
+	}
 	regs, err := c.register(inf)
 	if err != nil {
 		c.shutDownQueues()
@@ -177,6 +190,10 @@ type listers struct {
 	pods     informer.Lister[*api.Pod]
 	services informer.Lister[*api.Service]
 	claims   informer.Lister[*api.PersistentVolumeClaim]
+	// resourceClaims and deviceClasses feed the ResourceClaim evaluator
+	// (dra.go); without them it is not installed.
+	resourceClaims quota.ResourceClaimLister
+	deviceClasses  quota.DeviceClassLister
 }
 
 // build makes the controller's state, loops and registry on l, without
@@ -211,7 +228,7 @@ func build(client *rest.Client, l listers, o Options) *Controller {
 		func(ns string) ([]*api.PersistentVolumeClaim, error) {
 			return l.claims.Namespace(ns).List(labels.Everything()), nil
 		},
-		c.countFunc, o.Clock)
+		c.countFunc, o.Clock, draOptions(l)...)
 	return c
 }
 
@@ -234,6 +251,9 @@ func (c *Controller) Run(ctx context.Context, workers int) error {
 	defer c.log.Info().Msg("shutting down resource quota controller")
 	c.monitors.start(ctx)
 	defer c.monitors.stopAll()
+	if c.dra != nil {
+		defer c.dra.run(ctx, c.log)()
+	}
 
 	var wg sync.WaitGroup
 	defer wg.Wait()
