@@ -85,6 +85,9 @@ type Options struct {
 	// Ignored are the resources never monitored nor counted; nil means
 	// DefaultIgnoredResources.
 	Ignored map[quota.GroupResource]bool
+	// informerClient lists and watches ResourceClaims and DeviceClasses
+	// (dra.go); nil means the controller's client.
+	informerClient *rest.Client
 }
 
 // Controller is the resource quota controller (Kubernetes'
@@ -140,6 +143,7 @@ func Constructor(o Options) ctrl.ControllerConstructor {
 	return func(_ context.Context, cc ctrl.ControllerContext, _ string) (ctrl.Controller, error) {
 		o.Clock, o.Logger, o.Metrics = cc.Clock, cc.LoggerFor(Name), cc.Metrics
 		o.SyncPeriod = cc.DurationFlag(FlagSyncPeriod, DefaultSyncPeriod)
+		o.informerClient = cc.ClientFor(ctrl.SharedInformersName)
 		f := cc.InformerFactory
 		return NewController(cc.ClientFor(Name), Informers{
 			Quotas:   informer.For[api.ResourceQuota](f, ResourceQuotas),
@@ -162,7 +166,11 @@ type Informers struct {
 // NewController builds the controller on client and registers its
 // handlers on inf. Nothing runs until Run.
 func NewController(client *rest.Client, inf Informers, o Options) (*Controller, error) {
-	dra, err := newDRACaches(client, o.Clock, o.Logger)
+	ic := o.informerClient
+	if ic == nil {
+		ic = client
+	}
+	dra, err := newDRACaches(ic, o.Clock, o.Logger)
 	if err != nil {
 		return nil, err
 	}

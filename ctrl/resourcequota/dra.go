@@ -28,7 +28,10 @@ import (
 // controller's own, run by Run and not waited for by the manager: on a
 // cluster that does not serve resource.k8s.io/v1 they never sync, and only
 // the quotas that name claims' resources wait (ErrNotSynced), as only
-// those depend on them.
+// those depend on them. Their requests go through a client named and
+// limited as the shared informers' (Constructor), as kube-controller-
+// manager's shared informers do, not through the controller's rate
+// limiter, which the monitors' lists and watches share.
 
 // draCaches are the typed ResourceClaim and DeviceClass informers.
 type draCaches struct {
