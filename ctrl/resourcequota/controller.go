@@ -85,6 +85,12 @@ type Options struct {
 	// Ignored are the resources never monitored nor counted; nil means
 	// DefaultIgnoredResources.
 	Ignored map[quota.GroupResource]bool
+	// informerClient lists and watches ResourceClaims and DeviceClasses
+	// (dra.go) and every metadata monitor, as kube-controller-manager's
+	// shared informers do (the manager's own credentials, the shared
+	// informers' limits), not through the controller's rate limiter; nil
+	// means the controller's client.
+	informerClient *rest.Client
 }
 
 // Controller is the resource quota controller (Kubernetes'
@@ -106,6 +112,9 @@ type Controller struct {
 	// shared typed informers (quotas, pods, services, claims); the
 	// workers wait for them.
 	typed []informer.Synced
+	// dra are the typed claim and class caches (dra.go); nil when built
+	// without them.
+	dra *draCaches
 
 	primary, priority, changes *ctrl.Loop
 
@@ -137,6 +146,7 @@ func Constructor(o Options) ctrl.ControllerConstructor {
 	return func(_ context.Context, cc ctrl.ControllerContext, _ string) (ctrl.Controller, error) {
 		o.Clock, o.Logger, o.Metrics = cc.Clock, cc.LoggerFor(Name), cc.Metrics
 		o.SyncPeriod = cc.DurationFlag(FlagSyncPeriod, DefaultSyncPeriod)
+		o.informerClient = cc.WithRootCredentials().ClientFor(ctrl.SharedInformersName)
 		f := cc.InformerFactory
 		return NewController(cc.ClientFor(Name), Informers{
 			Quotas:   informer.For[api.ResourceQuota](f, ResourceQuotas),
@@ -159,9 +169,23 @@ type Informers struct {
 // NewController builds the controller on client and registers its
 // handlers on inf. Nothing runs until Run.
 func NewController(client *rest.Client, inf Informers, o Options) (*Controller, error) {
+	ic := o.informerClient
+	if ic == nil {
+		ic = client
+	}
+	dra, err := newDRACaches(ic, o.Clock, o.Logger)
+	if err != nil {
+		return nil, err
+	}
 	c := build(client, listers{
 		quotas: inf.Quotas.Lister(), pods: inf.Pods.Lister(), services: inf.Services.Lister(), claims: inf.Claims.Lister(),
+		resourceClaims: dra.claimLister(), deviceClasses: dra.classLister(),
 	}, o)
+	c.dra = dra
+	if err := dra.register(c); err != nil {
+		c.shutDownQueues()
+		return nil, err
+	}
 	regs, err := c.register(inf)
 	if err != nil {
 		c.shutDownQueues()
@@ -177,6 +201,10 @@ type listers struct {
 	pods     informer.Lister[*api.Pod]
 	services informer.Lister[*api.Service]
 	claims   informer.Lister[*api.PersistentVolumeClaim]
+	// resourceClaims and deviceClasses feed the ResourceClaim evaluator
+	// (dra.go); without them it is not installed.
+	resourceClaims quota.ResourceClaimLister
+	deviceClasses  quota.DeviceClassLister
 }
 
 // build makes the controller's state, loops and registry on l, without
@@ -200,7 +228,11 @@ func build(client *rest.Client, l listers, o Options) *Controller {
 	c.primary = ctrl.NewLoop(PrimaryQueue, c.syncLocked, lo)
 	c.priority = ctrl.NewLoop(PriorityQueue, c.syncLocked, lo)
 	c.changes = ctrl.NewLoop(ResourceChangesQueue, c.replenish, lo)
-	c.monitors = newMonitors(client, c.resourceChanged, o.Clock, o.Logger)
+	ic := o.informerClient
+	if ic == nil {
+		ic = client
+	}
+	c.monitors = newMonitors(ic, c.resourceChanged, o.Clock, o.Logger)
 	c.discover = client.ServerPreferredResources
 	c.count = c.monitors.count
 	c.registry = quota.NewRegistry(
@@ -211,7 +243,7 @@ func build(client *rest.Client, l listers, o Options) *Controller {
 		func(ns string) ([]*api.PersistentVolumeClaim, error) {
 			return l.claims.Namespace(ns).List(labels.Everything()), nil
 		},
-		c.countFunc, o.Clock)
+		c.countFunc, o.Clock, draOptions(l)...)
 	return c
 }
 
@@ -234,6 +266,9 @@ func (c *Controller) Run(ctx context.Context, workers int) error {
 	defer c.log.Info().Msg("shutting down resource quota controller")
 	c.monitors.Start(ctx)
 	defer c.monitors.StopAll()
+	if c.dra != nil {
+		defer c.dra.run(ctx, c.log)()
+	}
 
 	var wg sync.WaitGroup
 	defer wg.Wait()

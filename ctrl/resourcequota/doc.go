@@ -33,6 +33,8 @@
 //     ctrl/internal/monitorset set, by group-resource) and their counts.
 //   - codec.go: what a monitor keeps of each object.
 //   - discovery.go: quotable resources and the discovery resync.
+//   - dra.go: the typed ResourceClaim and DeviceClass caches the
+//     ResourceClaim evaluator reads, and the claims' replenishment.
 //
 // The evaluators — what a pod, service, claim or object count uses,
 // scopes and scope selectors — are package quota's.
@@ -81,6 +83,14 @@
 //     is read again every discovery period; kube-controller-manager reads
 //     it when it builds the controller and fails the controller's start
 //     when it cannot.
+//   - ResourceClaims and DeviceClasses are cached by typed informers of
+//     the controller's own, run by Run and not shared through the factory
+//     (the manager waits for every factory informer, and a cluster that
+//     does not serve resource.k8s.io/v1 would never sync them); until
+//     both have synced, a quota naming a claim resource fails its sync
+//     (ErrNotSynced) and is retried. A claim update whose usage changes
+//     (owner references, the extended-resource annotation) replenishes;
+//     Kubernetes' update filter passes no claim update.
 //   - The replenishment handlers get no informer resync (Kubernetes'
 //     12-24 h ReplenishmentResyncPeriod only re-delivers unchanged
 //     objects, which every update filter passes over).

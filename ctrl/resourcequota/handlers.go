@@ -27,7 +27,8 @@ var (
 
 // typedResources are monitored through the shared typed informers, not
 // through a metadata monitor of the controller's own.
-var typedResources = map[quota.GroupResource]bool{podsGR: true, servicesGR: true, claimsGR: true, quotasGR: true}
+var typedResources = map[quota.GroupResource]bool{podsGR: true, servicesGR: true, claimsGR: true, quotasGR: true,
+	quota.ResourceClaimsResource: true}
 
 // register adds the controller's handlers to the typed informers: the
 // quota handler (which also replenishes the namespace's other quotas when

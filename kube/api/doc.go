@@ -67,6 +67,7 @@
 //	types_apps.go          ReplicaSet, Deployment
 //	types_apps_statefulset.go  StatefulSet, ControllerRevision, RawExtension
 //	types_coordination.go  Lease
+//	types_resource_dra.go  ResourceClaim, DeviceClass (resource.k8s.io/v1, what quota reads)
 //	taints.go              taint effects, well-known node taint keys, toleration matching (ToleratesTaint, MatchTaint)
 //	internal/objsrc        the Source an ObjectMeta keeps, shared with package decode
 //

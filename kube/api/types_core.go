@@ -152,6 +152,8 @@ type PodStatus struct {
 	InitContainerStatuses []ContainerStatus `json:"initContainerStatuses,omitempty"`
 	ContainerStatuses     []ContainerStatus `json:"containerStatuses,omitempty"`
 	QOSClass              string            `json:"qosClass,omitempty"`
+	// ExtendedResourceClaimStatus: types_resource_dra.go.
+	ExtendedResourceClaimStatus *PodExtendedResourceClaimStatus `json:"extendedResourceClaimStatus,omitempty"`
 }
 
 // PodCondition is one entry of status.conditions.

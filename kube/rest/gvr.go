@@ -35,6 +35,8 @@ var (
 	PersistentVolumeClaims = Resource{Version: "v1", Resource: "persistentvolumeclaims", Kind: "PersistentVolumeClaim", Namespaced: true}
 	Leases                 = Resource{Group: "coordination.k8s.io", Version: "v1", Resource: "leases", Kind: "Lease", Namespaced: true}
 	CRDs                   = Resource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions", Kind: "CustomResourceDefinition"}
+	ResourceClaims         = Resource{Group: "resource.k8s.io", Version: "v1", Resource: "resourceclaims", Kind: "ResourceClaim", Namespaced: true}
+	DeviceClasses          = Resource{Group: "resource.k8s.io", Version: "v1", Resource: "deviceclasses", Kind: "DeviceClass"}
 )
 
 // GroupVersion is "group/version", or just "version" for the core group:

@@ -43,8 +43,9 @@
 // objectcount.go (NewObjectCountEvaluator), pods.go (NewPodEvaluator,
 // PodUsage, PodCounts, the pod scopes), podresources.go (a pod's
 // effective requests and limits), services.go (NewServiceEvaluator),
-// pvcs.go (NewPVCEvaluator), scopes.go (scope requirements as label
-// selectors), registry.go (Registry, NewRegistry), calculate.go
+// pvcs.go (NewPVCEvaluator), claims_dra.go (NewResourceClaimEvaluator,
+// DRA's claims and devices per DeviceClass), scopes.go (scope requirements as label
+// selectors), registry.go (Registry, NewRegistry, WithResourceClaims), calculate.go
 // (CalculateUsage).
 //
 // # client-go names

@@ -63,15 +63,38 @@ var legacyCounts = map[string]string{
 // (each also under its bare name), counted with counts(gr). The
 // controller adds count/<resource>.<group> evaluators for what discovery
 // finds (NewObjectCountEvaluator with no legacy name). DRA's ResourceClaim
-// evaluator is not installed.
-func NewRegistry(pods PodLister, svcs ServiceLister, pvcs PVCLister, counts func(GroupResource) CountFunc, clk clock.Clock) *Registry {
+// evaluator (DynamicResourceAllocation is GA) is installed when
+// WithResourceClaims gives its listers.
+func NewRegistry(pods PodLister, svcs ServiceLister, pvcs PVCLister, counts func(GroupResource) CountFunc, clk clock.Clock, opts ...RegistryOption) *Registry {
+	var o registryOptions
+	for _, opt := range opts {
+		opt(&o)
+	}
 	r := &Registry{}
 	r.Add(NewPodEvaluator(pods, clk))
 	r.Add(NewServiceEvaluator(svcs))
 	r.Add(NewPVCEvaluator(pvcs))
+	if o.claims != nil {
+		r.Add(NewResourceClaimEvaluator(o.claims, o.classes, pods, clk))
+	}
 	for res, legacy := range legacyCounts {
 		gr := GroupResource{Resource: res}
 		r.Add(NewObjectCountEvaluator(gr, legacy, counts(gr)))
 	}
 	return r
+}
+
+// RegistryOption adds to what NewRegistry installs.
+type RegistryOption func(*registryOptions)
+
+type registryOptions struct {
+	claims  ResourceClaimLister
+	classes DeviceClassLister
+}
+
+// WithResourceClaims installs the ResourceClaim evaluator
+// (NewResourceClaimEvaluator) on claims and classes, with the registry's
+// pod lister and clock.
+func WithResourceClaims(claims ResourceClaimLister, classes DeviceClassLister) RegistryOption {
+	return func(o *registryOptions) { o.claims, o.classes = claims, classes }
 }
