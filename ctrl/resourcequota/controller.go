@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -77,7 +78,8 @@ type Options struct {
 	// records none.
 	Metrics *ctrl.Metrics
 	// SyncPeriod is the full recalculation period; 0 turns it off (the
-	// flag's 0, as kube-controller-manager reads it).
+	// flag's 0, as kube-controller-manager reads it). Constructor reads
+	// --resource-quota-sync-period when it is 0.
 	SyncPeriod time.Duration
 	// DiscoveryPeriod is DefaultDiscoveryPeriod unless set (tests shorten
 	// it).
@@ -115,6 +117,8 @@ type Controller struct {
 	// dra are the typed claim and class caches (dra.go); nil when built
 	// without them.
 	dra *draCaches
+	// draServed is whether the latest discovery listed resourceclaims.
+	draServed atomic.Bool
 
 	primary, priority, changes *ctrl.Loop
 
@@ -145,7 +149,9 @@ func New(ctx context.Context, cc ctrl.ControllerContext, name string) (ctrl.Cont
 func Constructor(o Options) ctrl.ControllerConstructor {
 	return func(_ context.Context, cc ctrl.ControllerContext, _ string) (ctrl.Controller, error) {
 		o.Clock, o.Logger, o.Metrics = cc.Clock, cc.LoggerFor(Name), cc.Metrics
-		o.SyncPeriod = cc.DurationFlag(FlagSyncPeriod, DefaultSyncPeriod)
+		if o.SyncPeriod == 0 { // the constructor's caller did not choose: the flag
+			o.SyncPeriod = cc.DurationFlag(FlagSyncPeriod, DefaultSyncPeriod)
+		}
 		o.informerClient = cc.WithRootCredentials().ClientFor(ctrl.SharedInformersName)
 		f := cc.InformerFactory
 		return NewController(cc.ClientFor(Name), Informers{
@@ -276,7 +282,8 @@ func (c *Controller) Run(ctx context.Context, workers int) error {
 	wg.Go(func() { errs[2] = c.changes.Run(ctx, 1) })
 
 	wg.Go(func() { c.discoveryLoop(ctx) })
-	informer.WaitForCacheSync(ctx, c.clock, append([]informer.Synced{syncedFunc{"resourcequota-monitors", c.monitors.Synced}}, c.typed...)...)
+	informer.WaitForCacheSync(ctx, c.clock, append([]informer.Synced{syncedFunc{"resourcequota-monitors", c.monitors.Synced},
+		syncedFunc{"resourcequota-resourceclaims", c.draSynced}}, c.typed...)...)
 	if ctx.Err() != nil {
 		wg.Wait()
 		return errors.Join(errs...)
@@ -290,6 +297,21 @@ func (c *Controller) Run(ctx context.Context, workers int) error {
 	}
 	wg.Wait()
 	return errors.Join(errs...)
+}
+
+// draSynced reports whether the workers may start as far as the typed
+// claim and class caches go: they have synced, or the first discovery
+// found no resource.k8s.io resourceclaims to wait for (a cluster without
+// DRA). As kube-controller-manager's quota monitor waits for its claims
+// informer, the first calculations then never race the claims' initial
+// list (a sync that fails with ErrNotSynced is retried later, and could
+// overwrite with a count from a cache still behind a claim that quota
+// admission has just charged).
+func (c *Controller) draSynced() bool {
+	if c.dra == nil || c.dra.synced() {
+		return true
+	}
+	return c.monitors.Synced() && !c.draServed.Load()
 }
 
 // resyncLoop enqueues every quota now and each sync period until ctx

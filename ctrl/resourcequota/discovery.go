@@ -82,6 +82,11 @@ func (c *Controller) resyncDiscovery(ctx context.Context, known map[rest.Resourc
 	if len(next) == 0 {
 		return known
 	}
+	served := false
+	for r := range next {
+		served = served || grOf(r) == resourceClaimsGR
+	}
+	c.draServed.Store(served)
 	if maps.Equal(known, next) {
 		c.log.Debug().Msg("no resource updates from discovery, skipping resource quota sync")
 		return known

@@ -119,6 +119,12 @@ func (c *Controller) resourceClaimChanged(old, cur *api.ResourceClaim) bool {
 	return errO != nil || errC != nil || !quota.Equals(uo, uc)
 }
 
+// synced reports whether both caches have synced (the claims' through
+// the replenishment handler, which syncs after its informer).
+func (d *draCaches) synced() bool {
+	return d.claimsReg != nil && d.claimsReg.HasSynced() && d.classes.HasSynced()
+}
+
 // run runs both informers until ctx ends; the returned function cancels
 // them and waits for them.
 func (d *draCaches) run(ctx context.Context, log zerolog.Logger) (stop func()) {

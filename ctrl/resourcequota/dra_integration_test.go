@@ -46,7 +46,15 @@ func TestResourceClaimsOnRealAPIServer(t *testing.T) {
 	t.Cleanup(func() { _ = classes.Delete(context.Background(), class, rest.DeleteOptions{}) })
 
 	d := Descriptor()
-	d.Constructor = Constructor(Options{DiscoveryPeriod: time.Second})
+	// A full resync every second: the controller, like
+	// kube-controller-manager, computes usage from caches that may be a
+	// moment behind what quota admission has just charged (a sync retried
+	// after a conflict, or two at start, can write such a count, and no
+	// creation triggers another); the resync makes each step converge, so
+	// the test checks the values and not that race. Replenishment on
+	// delete and on a usage change is checked without a resync by the
+	// unit tests (TestReplenish, TestReplenishmentHandlers).
+	d.Constructor = Constructor(Options{DiscoveryPeriod: time.Second, SyncPeriod: time.Second})
 	ctrltest.Start(t, ctx, base, d, 2)
 
 	claims := rest.NewResources(base, rest.ResourceClaims, decode.Typed[api.ResourceClaim]()).InNamespace(ns)
