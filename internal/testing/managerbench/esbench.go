@@ -103,23 +103,7 @@ func (b *bench) runEndpoints(ctx context.Context, cfg Config, m Manager, run int
 // endpointsScenario is runEndpoints on the cluster b holds.
 func (b *bench) endpointsScenario(ctx context.Context, m Manager, run int, r *EndpointsResult) error {
 	w := r.Workload
-	specs := esNodes(r.Nodes)
-	if err := b.tc.AddNodes(ctx, specs...); err != nil {
-		return err
-	}
-	nodes := make([]string, len(specs))
-	for i, s := range specs {
-		nodes[i] = s.Name
-	}
-	for i := range w.Namespaces() {
-		if err := b.c.createNamespace(ctx, fmt.Sprintf("%s%02d", esPrefix, i)); err != nil {
-			return err
-		}
-	}
-	if err := b.c.createNamespace(ctx, esProbeNamespace); err != nil {
-		return err
-	}
-	rv, err := b.c.currentRV(ctx)
+	nodes, rv, err := b.populateNodesAndNamespaces(ctx, r.Nodes, esPrefix, w.Namespaces(), esProbeNamespace)
 	if err != nil {
 		return err
 	}

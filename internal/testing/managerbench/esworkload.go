@@ -263,3 +263,28 @@ func intersect(want, has []string) []string {
 	}
 	return out
 }
+
+// populateNodesAndNamespaces is the set-up the endpoints and StatefulSet
+// scenarios share: n kwok nodes (esNodes), count namespaces
+// <prefix>00, <prefix>01, … and the probe namespace. It returns the
+// nodes' names and the resourceVersion the scenario's watches start at.
+func (b *bench) populateNodesAndNamespaces(ctx context.Context, n int, prefix string, count int, probe string) (nodes []string, rv string, err error) {
+	specs := esNodes(n)
+	if err := b.tc.AddNodes(ctx, specs...); err != nil {
+		return nil, "", err
+	}
+	nodes = make([]string, len(specs))
+	for i, s := range specs {
+		nodes[i] = s.Name
+	}
+	for i := range count {
+		if err := b.c.createNamespace(ctx, fmt.Sprintf("%s%02d", prefix, i)); err != nil {
+			return nil, "", err
+		}
+	}
+	if err := b.c.createNamespace(ctx, probe); err != nil {
+		return nil, "", err
+	}
+	rv, err = b.c.currentRV(ctx)
+	return nodes, rv, err
+}

@@ -76,23 +76,7 @@ func (b *bench) runStatefulSets(ctx context.Context, cfg Config, m Manager, run 
 // statefulSetsScenario is runStatefulSets on the cluster b holds.
 func (b *bench) statefulSetsScenario(ctx context.Context, m Manager, run int, r *StatefulSetsResult) error {
 	w := r.Workload
-	specs := esNodes(r.Nodes)
-	if err := b.tc.AddNodes(ctx, specs...); err != nil {
-		return err
-	}
-	nodes := make([]string, len(specs))
-	for i, s := range specs {
-		nodes[i] = s.Name
-	}
-	for i := range w.Namespaces() {
-		if err := b.c.createNamespace(ctx, fmt.Sprintf("%s%02d", stsPrefix, i)); err != nil {
-			return err
-		}
-	}
-	if err := b.c.createNamespace(ctx, stsProbeNamespace); err != nil {
-		return err
-	}
-	rv, err := b.c.currentRV(ctx)
+	nodes, rv, err := b.populateNodesAndNamespaces(ctx, r.Nodes, stsPrefix, w.Namespaces(), stsProbeNamespace)
 	if err != nil {
 		return err
 	}
