@@ -3,11 +3,8 @@
 package manager
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -19,31 +16,8 @@ import (
 	"github.com/kcmlab/kcm/testenv"
 )
 
-// auditPolicy records every write's metadata (who, what, the answer's
-// code) once its response is complete.
-const auditPolicy = `apiVersion: audit.k8s.io/v1
-kind: Policy
-omitStages: [RequestReceived, ResponseStarted]
-rules:
-  - level: Metadata
-    verbs: [create, update, patch, delete, deletecollection]
-  - level: None
-`
-
-// auditEvent is what the test reads of an audit.k8s.io/v1 Event.
-type auditEvent struct {
-	Verb      string `json:"verb"`
-	UserAgent string `json:"userAgent"`
-	User      struct {
-		Username string `json:"username"`
-	} `json:"user"`
-	ObjectRef struct {
-		Resource, Namespace, Name, Subresource string
-	} `json:"objectRef"`
-	ResponseStatus struct {
-		Code int `json:"code"`
-	} `json:"responseStatus"`
-}
+// auditEvent is an audit log entry with the kcm client that sent it.
+type auditEvent struct{ testenv.AuditEvent }
 
 // controller is the name in a kcm User-Agent, "kcm/<version> (<name>)", or ""
 // for another client.
@@ -58,26 +32,16 @@ func (e auditEvent) controller() string {
 	return e.UserAgent[i+2 : len(e.UserAgent)-1]
 }
 
-// readAudit parses the audit log.
-func readAudit(t *testing.T, path string) []auditEvent {
+// readAudit reads the cluster's audit log.
+func readAudit(t *testing.T, cl *testenv.Cluster) []auditEvent {
 	t.Helper()
-	f, err := os.Open(path)
+	events, err := cl.AuditEvents()
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
-	var out []auditEvent
-	s := bufio.NewScanner(f)
-	s.Buffer(make([]byte, 1<<20), 1<<24)
-	for s.Scan() {
-		var e auditEvent
-		if err := json.Unmarshal(s.Bytes(), &e); err != nil {
-			t.Fatalf("audit log: %v", err)
-		}
-		out = append(out, e)
-	}
-	if err := s.Err(); err != nil {
-		t.Fatal(err)
+	out := make([]auditEvent, len(events))
+	for i, e := range events {
+		out[i] = auditEvent{e}
 	}
 	return out
 }
@@ -144,13 +108,7 @@ func allowed(t *testing.T, ctx context.Context, c *rest.Client, user, ns string)
 func TestServiceAccountCredentialsAudited(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	dir := t.TempDir()
-	policy, auditLog := filepath.Join(dir, "audit-policy.yaml"), filepath.Join(dir, "audit.log")
-	if err := os.WriteFile(policy, []byte(auditPolicy), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	cl, err := testenv.Start(ctx, testenv.Options{APIServerFlags: []string{
-		"--audit-policy-file=" + policy, "--audit-log-path=" + auditLog, "--audit-log-mode=blocking"}})
+	cl, err := testenv.Start(ctx, testenv.Options{AuditWrites: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -214,7 +172,7 @@ func TestServiceAccountCredentialsAudited(t *testing.T) {
 	// Who wrote what.
 	wrote := map[string]int{} // successful writes by account, in the scenario's namespace
 	rootWrites := map[string]bool{}
-	for _, e := range readAudit(t, auditLog) {
+	for _, e := range readAudit(t, cl) {
 		ctl := e.controller()
 		if ctl == "" {
 			continue // the test's own requests
@@ -287,7 +245,7 @@ func TestServiceAccountCredentialsAudited(t *testing.T) {
 	watchUntil(t, ctx, rest.NewResources(admin, rest.ServiceAccounts, decode.Typed[api.ServiceAccount]()).InNamespace("unbound"),
 		"the ServiceAccount controller's default account", func(sa *api.ServiceAccount) bool { return sa.Name == "default" })
 	forbidden := false
-	for _, e := range readAudit(t, auditLog) {
+	for _, e := range readAudit(t, cl) {
 		if e.ObjectRef.Namespace == "unbound" && e.ObjectRef.Resource == "pods" && e.Verb == "create" {
 			if e.User.Username != rsUser || e.ResponseStatus.Code != 403 {
 				t.Errorf("a pod create in the unbound namespace by %s answered %d, want only 403s for %s",

@@ -59,6 +59,10 @@ type Options struct {
 	// returns: PersistentVolumeClaims get a volume and are Bound, as a
 	// cluster's volume binder and provisioner would do.
 	ClaimBinder bool
+	// AuditWrites has kube-apiserver record every write in an audit log
+	// (who, what, through which client, the answer's code), read with
+	// AuditEvents.
+	AuditWrites bool
 }
 
 // Cluster is a running etcd and kube-apiserver on loopback ports, with
@@ -119,6 +123,14 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 		extraFlags: append([]string(nil), opts.APIServerFlags...)}
 	if c.readyTimeout <= 0 {
 		c.readyTimeout = DefaultReadyTimeout
+	}
+	if opts.AuditWrites {
+		flags, err := auditFlags(dir)
+		if err != nil {
+			c.Stop()
+			return nil, err
+		}
+		c.extraFlags = append(c.extraFlags, flags...)
 	}
 	if err := c.start(ctx, *bins); err != nil {
 		c.Stop()

@@ -333,6 +333,25 @@
 // All cluster tests carry `//go:build !nocluster`, like every test that
 // starts a real kube-apiserver.
 //
+// # Who wrote what (audit.go)
+//
+// Both managers run every comparison with
+// --use-service-account-credentials, as kubeadm runs
+// kube-controller-manager: each controller acts as its own ServiceAccount
+// kube-system/<name>, limited by the bootstrap role
+// system:controller:<name>. Every cluster keeps an audit log of writes
+// (testenv.Options.AuditWrites). After a run, RunScenarios — and
+// audited, for a manager a test starts itself — reads it and fails the
+// test for any write by the manager's clients (told apart by their
+// User-Agents, Identities) that was made as another identity than that
+// controller's account, or by the manager's own credentials beyond its
+// accounts, their tokens, its Lease, the secure port's reviews and the
+// token controller's Secrets (CheckWrites). So a controller of kcm that
+// needs more than its bootstrap role, or that writes through the wrong
+// client, fails the comparison that exercises it; the same check on the
+// kube-controller-manager side shows the rule is the reference's.
+// Recording.Writes counts each scenario's writes by account.
+//
 // # Counterparts
 //
 // Kubernetes has no differential harness between controller-manager

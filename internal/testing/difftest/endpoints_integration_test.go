@@ -34,6 +34,7 @@ func recordOnNodes(ctx context.Context, t *testing.T, m Manager, scenarios ...Sc
 		t.Fatalf("%s: %v", m.Name(), err)
 	}
 	t.Logf("%s: %d scenario(s) recorded in %s", m.Name(), len(scenarios), time.Since(began).Round(time.Millisecond))
+	logWrites(t, m, recs)
 	return recs
 }
 
@@ -156,7 +157,7 @@ func TestEndpointsTakeoverFromKCM(t *testing.T) {
 	defer cancel()
 	controllers := EndpointControllers()
 	withSlices := slices.Contains(controllers, kcmEndpointSlices)
-	c, err := testenv.Start(ctx, testenv.Options{Logger: zerolog.Nop(), Nodes: EndpointNodes()})
+	c, err := testenv.Start(ctx, testenv.Options{Logger: zerolog.Nop(), Nodes: EndpointNodes(), AuditWrites: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -190,6 +191,7 @@ func TestEndpointsTakeoverFromKCM(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	stop = audited(t, c, kcm, stop, ns)
 	defer func() {
 		if err := stop(); err != nil {
 			t.Errorf("stop kcm: %v", err)

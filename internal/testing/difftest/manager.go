@@ -31,7 +31,8 @@ type Diagnoser interface {
 }
 
 // KubeControllerManager is the reference: the real kube-controller-manager
-// binary at testenv.KubernetesVersion, with the given --controllers.
+// binary at testenv.KubernetesVersion, with the given --controllers and
+// --use-service-account-credentials, as kubeadm runs it (audit.go).
 type KubeControllerManager struct {
 	Controllers []string
 	// Args are appended to testenv's flags (a controller's flags).
@@ -49,7 +50,8 @@ func (m *KubeControllerManager) Name() string {
 
 // Start implements Manager.
 func (m *KubeControllerManager) Start(ctx context.Context, c *testenv.Cluster) (func() error, error) {
-	cm, err := c.StartKubeControllerManager(ctx, testenv.KCMOptions{Controllers: m.Controllers, Args: m.Args, Logger: m.Logger})
+	cm, err := c.StartKubeControllerManager(ctx, testenv.KCMOptions{Controllers: m.Controllers,
+		Args: append([]string{"--use-service-account-credentials=true"}, m.Args...), Logger: m.Logger})
 	if err != nil {
 		return nil, err
 	}
@@ -72,7 +74,9 @@ func (m *KubeControllerManager) Diagnose() string {
 // InProcess runs kcm's controller manager in the test process: manager.Run,
 // the function behind the kcm binary, with the command line a user would
 // give it — --controllers naming the chosen controllers, leader election on
-// (the Lease is not among the recorded objects), serving off.
+// (the Lease is not among the recorded objects), serving off, and each
+// controller acting as its own ServiceAccount
+// (--use-service-account-credentials, audit.go).
 type InProcess struct {
 	// Descriptors returns the controllers to run.
 	Descriptors func() []*ctrl.ControllerDescriptor
@@ -102,7 +106,8 @@ func (m *InProcess) Start(_ context.Context, c *testenv.Cluster) (func() error, 
 		return nil, err
 	}
 	cmd := manager.NewControllerManagerCommand(ds)
-	args := []string{"--controllers=" + strings.Join(m.names(), ","), "--leader-elect=true", "--secure-port=0"}
+	args := []string{"--controllers=" + strings.Join(m.names(), ","), "--leader-elect=true", "--secure-port=0",
+		"--use-service-account-credentials"}
 	args = append(args, m.Args...)
 	if err := cmd.Parse(args); err != nil {
 		return nil, fmt.Errorf("difftest: kcm %s: %w", strings.Join(args, " "), err)

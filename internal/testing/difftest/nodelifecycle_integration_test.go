@@ -36,7 +36,7 @@ func nodeLifecycleDescriptors(t *testing.T) func() []*ctrl.ControllerDescriptor 
 // the Leases every 5 s: a 20 s lease) and a client for it.
 func startNodeCluster(ctx context.Context, t *testing.T) (*testenv.Cluster, *rest.Client) {
 	t.Helper()
-	c, err := testenv.Start(ctx, testenv.Options{NodeLeaseDurationSeconds: 20, Nodes: NodeLifecycleNodes()})
+	c, err := testenv.Start(ctx, testenv.Options{NodeLeaseDurationSeconds: 20, Nodes: NodeLifecycleNodes(), AuditWrites: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,6 +86,7 @@ func recordNodeLifecycleOn(ctx context.Context, t *testing.T, m Manager) *NodeLi
 	if err != nil {
 		t.Fatalf("%s: %v", m.Name(), err)
 	}
+	stop = audited(t, c, m, stop, NodeLifecycleNamespace)
 	run, err := RunNodeLifecycle(ctx, c, client, w)
 	if err != nil {
 		msg := err.Error()

@@ -61,6 +61,7 @@ func TestNodeLifecycleTakeover(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	stopRef = audited(t, c, ref, stopRef, NodeLifecycleNamespace)
 	err = w.WaitFor(ctx, ref.Name()+" to register every node", func(v NodeView) bool {
 		for _, n := range all {
 			if !v.Events[registeredEvent(n)] {
@@ -89,6 +90,7 @@ func TestNodeLifecycleTakeover(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	stop = audited(t, c, kcm, stop, NodeLifecycleNamespace)
 	defer func() {
 		if err := stop(); err != nil {
 			t.Errorf("%s stopped with %v", kcm.Name(), err)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -53,6 +54,10 @@ type Recording struct {
 	Scenario string
 	Objects  Snapshot
 	Timeline Timeline
+	// Writes counts the successful writes in the scenario's namespace
+	// (and to the namespace itself) by each controller's ServiceAccount,
+	// from the cluster's audit log; nil when the cluster keeps none.
+	Writes map[string]int
 }
 
 // scenarioTimeout bounds one scenario, recording included.
@@ -60,9 +65,15 @@ const scenarioTimeout = 90 * time.Second
 
 // RunScenarios starts m on c, runs each scenario in turn, records what it
 // left, stops m, and returns the recordings by scenario name. A scenario
-// failure stops the run; its error carries the manager's diagnosis.
+// failure stops the run; its error carries the manager's diagnosis. On a
+// cluster with an audit log (testenv.Options.AuditWrites), a manager
+// whose controllers act as their own ServiceAccounts (Identities) must
+// have made every write as the right identity (CheckWrites), or the run
+// fails naming each write that was not.
 func RunScenarios(ctx context.Context, c *testenv.Cluster, m Manager, scenarios ...Scenario) (map[string]*Recording, error) {
-	client, err := rest.NewClient(c.Config())
+	cfg := c.Config()
+	cfg.UserAgent = harnessUserAgent
+	client, err := rest.NewClient(cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -86,7 +97,53 @@ func RunScenarios(ctx context.Context, c *testenv.Cluster, m Manager, scenarios 
 	if err := stop(); err != nil {
 		return nil, fmt.Errorf("difftest: stop %s: %w", m.Name(), err)
 	}
+	if err := checkAudit(c, m, out); err != nil {
+		return nil, err
+	}
 	return out, nil
+}
+
+// harnessUserAgent is the User-Agent of the harness's own requests, which
+// no manager's Identities claims.
+const harnessUserAgent = "difftest"
+
+// checkAudit checks the writes of m's clients in c's audit log and counts
+// each recording's writes by account.
+func checkAudit(c *testenv.Cluster, m Manager, recs map[string]*Recording) error {
+	var namespaces []string
+	for name := range recs {
+		namespaces = append(namespaces, name)
+	}
+	writes, err := AuditWrites(c, m, namespaces...)
+	if err != nil {
+		return err
+	}
+	for name, rec := range recs {
+		rec.Writes = writes[name]
+	}
+	return nil
+}
+
+// AuditWrites checks, on a cluster with an audit log, that every write by
+// m's clients so far was made as the right identity (CheckWrites), and
+// returns the successful writes by ServiceAccount in each of namespaces.
+// It does nothing for a cluster without an audit log or a manager that is
+// not Identities.
+func AuditWrites(c *testenv.Cluster, m Manager, namespaces ...string) (map[string]map[string]int, error) {
+	ids, ok := m.(Identities)
+	if !ok || c.AuditLogPath() == "" {
+		return nil, nil
+	}
+	events, err := c.AuditEvents()
+	if err != nil {
+		return nil, fmt.Errorf("difftest: %s: %w", m.Name(), err)
+	}
+	problems, writes := CheckWrites(events, ids, namespaces)
+	if len(problems) > 0 {
+		return nil, fmt.Errorf("difftest: %s wrote as the wrong identity (%d writes):\n  %s", m.Name(), len(problems),
+			strings.Join(problems, "\n  "))
+	}
+	return writes, nil
 }
 
 // RunOnFreshCluster starts a cluster of its own, runs the scenarios under
@@ -99,13 +156,15 @@ func RunScenarios(ctx context.Context, c *testenv.Cluster, m Manager, scenarios 
 // state such as namespaces and their ServiceAccounts would differ). A
 // cluster costs a few seconds to start.
 func RunOnFreshCluster(ctx context.Context, m Manager, log zerolog.Logger, scenarios ...Scenario) (map[string]*Recording, error) {
-	return RunOnFreshClusterWith(ctx, m, testenv.Options{Logger: log}, scenarios...)
+	return RunOnFreshClusterWith(ctx, m, testenv.Options{Logger: log, AuditWrites: true}, scenarios...)
 }
 
 // RunOnFreshClusterWith is RunOnFreshCluster on a cluster started with
 // opts: with kube-scheduler and kwok nodes (Options.Nodes) for scenarios
-// whose pods must run on nodes.
+// whose pods must run on nodes. The cluster always keeps an audit log of
+// writes (Options.AuditWrites), which RunScenarios checks.
 func RunOnFreshClusterWith(ctx context.Context, m Manager, opts testenv.Options, scenarios ...Scenario) (map[string]*Recording, error) {
+	opts.AuditWrites = true
 	c, err := testenv.Start(ctx, opts)
 	if err != nil {
 		return nil, err

@@ -41,7 +41,7 @@ import (
 // StatefulSetClusterOptions are the options of the StatefulSet scenarios'
 // clusters: kube-scheduler, one kwok node, the claim binder.
 func StatefulSetClusterOptions() testenv.Options {
-	return testenv.Options{Nodes: []testenv.NodeSpec{{Name: "node-a"}}, ClaimBinder: true}
+	return testenv.Options{Nodes: []testenv.NodeSpec{{Name: "node-a"}}, ClaimBinder: true, AuditWrites: true}
 }
 
 // revisionHashLabel is the pod label naming the ControllerRevision a pod

@@ -57,6 +57,7 @@ func recordStatefulSets(ctx context.Context, t *testing.T, m Manager, scenarios 
 		t.Fatalf("%s: %v", m.Name(), err)
 	}
 	t.Logf("%s: %d scenario(s) recorded in %s", m.Name(), len(scenarios), time.Since(began).Round(time.Millisecond))
+	logWrites(t, m, recs)
 	return recs
 }
 

@@ -160,6 +160,7 @@ func runTakeover(ctx context.Context, t *testing.T, second Manager) *takeoverRes
 	if err != nil {
 		t.Fatal(err)
 	}
+	stop1 = audited(t, c, first, stop1, ns)
 	gens := map[string]int64{}
 	for i := range takeoverSets {
 		s, err := sets.Create(ctx, withClaims(newStatefulSet(takeoverSetName(i), takeoverReplicas, api.OrderedReadyPodManagement), "data"))
@@ -186,6 +187,7 @@ func runTakeover(ctx context.Context, t *testing.T, second Manager) *takeoverRes
 	if err != nil {
 		t.Fatal(err)
 	}
+	stop2 = audited(t, c, second, stop2, ns)
 	defer func() {
 		if err := stop2(); err != nil {
 			t.Errorf("stop %s: %v", second.Name(), err)

@@ -27,7 +27,7 @@ import (
 func TestTakeoverFromKCMStartsNoRollout(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
-	c, err := testenv.Start(ctx, testenv.Options{Logger: zerolog.Nop()})
+	c, err := testenv.Start(ctx, testenv.Options{Logger: zerolog.Nop(), AuditWrites: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,6 +60,7 @@ func TestTakeoverFromKCMStartsNoRollout(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	stop = audited(t, c, kcm, stop, ns)
 	defer func() {
 		if err := stop(); err != nil {
 			t.Errorf("stop kcm: %v", err)

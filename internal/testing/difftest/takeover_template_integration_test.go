@@ -113,7 +113,7 @@ func testTakeoverKeepsEmptyObjects(t *testing.T, first, second Manager) {
 	name1, name2 := shortName(first), shortName(second)
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
-	c, err := testenv.Start(ctx, testenv.Options{Logger: zerolog.Nop()})
+	c, err := testenv.Start(ctx, testenv.Options{Logger: zerolog.Nop(), AuditWrites: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -156,6 +156,7 @@ func testTakeoverKeepsEmptyObjects(t *testing.T, first, second Manager) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	stop = audited(t, c, second, stop, ns)
 	defer func() {
 		if err := stop(); err != nil {
 			t.Errorf("stop %s: %v", name2, err)
