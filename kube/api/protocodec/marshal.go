@@ -1,0 +1,175 @@
+package protocodec
+
+import (
+	"fmt"
+	"reflect"
+	"slices"
+
+	"github.com/kcmlab/kcm/kube/api"
+)
+
+// Marshal encodes in, a struct of package api or a pointer to one, as its
+// protobuf message (no envelope), the way k8s.io/api's generated code
+// writes it: fields in ascending number order, every non-pointer field
+// written (empty strings, zeros and empty messages included), nil pointers
+// and empty slices and maps left out, map entries in key order. For an
+// object whose every field kcm models, the bytes are upstream's. Only the
+// modelled fields are written: to write back an object read from the
+// server, use MarshalMerge.
+func Marshal(in any) ([]byte, error) {
+	v := reflect.ValueOf(in)
+	if v.Kind() == reflect.Pointer {
+		if v.IsNil() {
+			return nil, fmt.Errorf("%w: Marshal of a nil %T", ErrNoProtobuf, in)
+		}
+		v = v.Elem()
+	}
+	m, err := messageOf(v.Type())
+	if err != nil {
+		return nil, err
+	}
+	return appendMessage(nil, m, v), nil
+}
+
+// appendMessage appends the fields of the struct v.
+func appendMessage(b []byte, m *message, v reflect.Value) []byte {
+	for _, f := range m.fields {
+		b = appendField(b, f, v)
+	}
+	return b
+}
+
+// appendField appends every occurrence of field f of the struct v.
+func appendField(b []byte, f *field, v reflect.Value) []byte {
+	fv := v
+	if f.idx >= 0 {
+		fv = v.Field(f.idx)
+	}
+	switch f.card {
+	case cOne:
+		return appendValue(b, f, fv)
+	case cPtr:
+		if fv.IsNil() {
+			return b
+		}
+		return appendValue(b, f, fv.Elem())
+	case cSlice:
+		for i := range fv.Len() {
+			b = appendValue(b, f, fv.Index(i))
+		}
+		return b
+	}
+	keys := fv.MapKeys()
+	slices.SortFunc(keys, func(x, y reflect.Value) int {
+		switch {
+		case x.String() < y.String():
+			return -1
+		case x.String() > y.String():
+			return 1
+		}
+		return 0
+	})
+	for _, k := range keys {
+		b = appendEntry(b, f, k, fv.MapIndex(k))
+	}
+	return b
+}
+
+// appendEntry appends one map entry {1: key, 2: value}; a nil []byte value
+// is left out, as the generated code does.
+func appendEntry(b []byte, f *field, k, val reflect.Value) []byte {
+	b = appendKey(b, f.num, wireBytes)
+	b, start := openLen(b)
+	b = appendString(b, 1, k.String())
+	switch f.kind {
+	case kString:
+		b = appendString(b, 2, val.String())
+	case kBytes:
+		if !val.IsNil() {
+			b = appendString(b, 2, string(val.Bytes()))
+		}
+	case kQuantity:
+		b = appendQuantity(b, 2, val.String())
+	}
+	return closeLen(b, start)
+}
+
+// appendValue appends field f with the value v (a field's value, a
+// pointee or an element).
+func appendValue(b []byte, f *field, v reflect.Value) []byte {
+	switch f.kind {
+	case kString:
+		return appendString(b, f.num, v.String())
+	case kBool:
+		x := uint64(0)
+		if v.Bool() {
+			x = 1
+		}
+		return appendVarint(appendKey(b, f.num, wireVarint), x)
+	case kInt32, kInt64:
+		return appendVarint(appendKey(b, f.num, wireVarint), uint64(v.Int()))
+	case kBytes:
+		return appendString(b, f.num, string(v.Bytes()))
+	case kQuantity:
+		return appendQuantity(b, f.num, v.String())
+	case kTime:
+		t := v.Interface().(api.Time)
+		b = appendKey(b, f.num, wireBytes)
+		if t.IsZero() {
+			return append(b, 0)
+		}
+		b, start := openLen(b)
+		b = appendVarint(appendKey(b, 1, wireVarint), uint64(t.Unix()))
+		b = appendVarint(appendKey(b, 2, wireVarint), 0)
+		return closeLen(b, start)
+	case kMicroTime:
+		t := v.Interface().(api.MicroTime)
+		b = appendKey(b, f.num, wireBytes)
+		if t.IsZero() {
+			return append(b, 0)
+		}
+		b, start := openLen(b)
+		b = appendVarint(appendKey(b, 1, wireVarint), uint64(t.Unix()))
+		b = appendVarint(appendKey(b, 2, wireVarint), uint64(t.Nanosecond()))
+		return closeLen(b, start)
+	case kIntOrString:
+		x := v.Interface().(api.IntOrString)
+		typ, num := uint64(0), uint64(0)
+		if x.IsString() {
+			typ = 1
+		} else {
+			num = uint64(int64(x.IntValue()))
+		}
+		b = appendKey(b, f.num, wireBytes)
+		b, start := openLen(b)
+		b = appendVarint(appendKey(b, 1, wireVarint), typ)
+		b = appendVarint(appendKey(b, 2, wireVarint), num)
+		b = appendString(b, 3, x.StrValue())
+		return closeLen(b, start)
+	case kRawExt:
+		raw := v.Interface().(api.RawExtension).Raw
+		b = appendKey(b, f.num, wireBytes)
+		b, start := openLen(b)
+		if raw != nil {
+			b = appendString(b, 1, string(raw))
+		}
+		return closeLen(b, start)
+	}
+	b = appendKey(b, f.num, wireBytes)
+	b, start := openLen(b)
+	b = appendMessage(b, f.msg, v)
+	return closeLen(b, start)
+}
+
+// appendQuantity appends resource.Quantity's message {1: string}; the
+// empty string (no quantity) is the empty message, which decodes to
+// upstream's zero Quantity.
+func appendQuantity(b []byte, num int32, s string) []byte {
+	b = appendKey(b, num, wireBytes)
+	if s == "" {
+		return append(b, 0)
+	}
+	b, start := openLen(b)
+	b = appendString(b, 1, s)
+	return closeLen(b, start)
+}

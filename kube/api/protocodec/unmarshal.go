@@ -1,0 +1,354 @@
+package protocodec
+
+import (
+	"fmt"
+	"reflect"
+	"time"
+
+	"github.com/kcmlab/kcm/kube/api"
+)
+
+// Unmarshal decodes msg, one object's protobuf message (no envelope: the
+// raw of a runtime.Unknown, or an item of a list), into out, a pointer to
+// a struct of package api such as *api.Pod. out is reset first. Fields the
+// struct does not model are skipped (keep msg for MarshalMerge to write
+// them back); a scalar given twice takes the last value, a message given
+// twice is merged, repeated fields append, and repeated integers are read
+// packed or not. The decoded object shares no memory with msg. Its
+// ObjectMeta records no source: the codec that decodes for a client sets
+// it.
+//
+// An error for bytes that are not such a message wraps api.ErrDecode.
+func Unmarshal(msg []byte, out any) error {
+	v := reflect.ValueOf(out)
+	if v.Kind() != reflect.Pointer || v.IsNil() {
+		return fmt.Errorf("%w: Unmarshal into %T, not a non-nil pointer", ErrNoProtobuf, out)
+	}
+	m, err := messageOf(v.Type().Elem())
+	if err != nil {
+		return err
+	}
+	v = v.Elem()
+	v.SetZero()
+	if err := decodeMessage(msg, m, v); err != nil {
+		return fmt.Errorf("%w: protobuf %v: %w", api.ErrDecode, m.typ, err)
+	}
+	return nil
+}
+
+// fieldError locates err in field f.
+func fieldError(m *message, f *field, err error) error {
+	return fmt.Errorf("%s.%s (field %d): %w", m.typ.Name(), f.name, f.num, err)
+}
+
+// decodeMessage decodes b into the struct v, merging into what v holds.
+func decodeMessage(b []byte, m *message, v reflect.Value) error {
+	for len(b) > 0 {
+		num, wt, n, err := readKey(b)
+		if err != nil {
+			return err
+		}
+		b = b[n:]
+		f := m.lookup(num)
+		if f == nil {
+			n, err := skipValue(b, num, wt, 0)
+			if err != nil {
+				return fmt.Errorf("%s field %d: %w", m.typ.Name(), num, err)
+			}
+			b = b[n:]
+			continue
+		}
+		n, err = decodeField(b, wt, f, v)
+		if err != nil {
+			return fieldError(m, f, err)
+		}
+		b = b[n:]
+	}
+	return nil
+}
+
+// decodeField decodes one occurrence of field f (its value at the start
+// of b, wire type wt) into the struct v and returns the bytes it took.
+func decodeField(b []byte, wt int, f *field, v reflect.Value) (int, error) {
+	fv := v
+	if f.idx >= 0 {
+		fv = v.Field(f.idx)
+	}
+	want := f.kind.wireOf()
+	if f.card == cMap {
+		want = wireBytes
+	}
+	if wt != want {
+		if f.card == cSlice && want == wireVarint && wt == wireBytes {
+			return decodePacked(b, f, fv)
+		}
+		return 0, fmt.Errorf("%w: %d, want %d", errWireType, wt, want)
+	}
+	var raw uint64    // the varint
+	var data []byte   // the payload
+	var n int
+	var err error
+	if want == wireVarint {
+		raw, n, err = readVarint(b)
+	} else {
+		data, n, err = readBytes(b)
+	}
+	if err != nil {
+		return 0, err
+	}
+	switch f.card {
+	case cOne:
+		return n, decodeValue(raw, data, f, fv)
+	case cPtr:
+		if fv.IsNil() {
+			fv.Set(reflect.New(f.typ))
+		}
+		return n, decodeValue(raw, data, f, fv.Elem())
+	case cSlice:
+		fv.Set(reflect.Append(fv, reflect.Zero(f.typ.Elem())))
+		return n, decodeValue(raw, data, f, fv.Index(fv.Len()-1))
+	}
+	return n, decodeEntry(data, f, fv)
+}
+
+// decodePacked decodes a packed run of varints of the repeated field f.
+func decodePacked(b []byte, f *field, fv reflect.Value) (int, error) {
+	data, n, err := readBytes(b)
+	if err != nil {
+		return 0, err
+	}
+	for len(data) > 0 {
+		x, m, err := readVarint(data)
+		if err != nil {
+			return 0, err
+		}
+		data = data[m:]
+		fv.Set(reflect.Append(fv, reflect.Zero(f.typ.Elem())))
+		if err := decodeValue(x, nil, f, fv.Index(fv.Len()-1)); err != nil {
+			return 0, err
+		}
+	}
+	return n, nil
+}
+
+// decodeEntry decodes a map entry {1: key, 2: value} into the map fv.
+func decodeEntry(data []byte, f *field, fv reflect.Value) error {
+	var key string
+	val := reflect.New(f.typ.Elem()).Elem()
+	if f.kind == kBytes {
+		val.SetBytes([]byte{}) // an entry without a value has the empty value
+	}
+	for len(data) > 0 {
+		num, wt, n, err := readKey(data)
+		if err != nil {
+			return err
+		}
+		data = data[n:]
+		switch {
+		case num == 1 && wt == wireBytes:
+			k, n, err := readBytes(data)
+			if err != nil {
+				return err
+			}
+			key, data = string(k), data[n:]
+		case num == 2 && wt == wireBytes:
+			p, n, err := readBytes(data)
+			if err != nil {
+				return err
+			}
+			if err := decodeValue(0, p, f, val); err != nil {
+				return err
+			}
+			data = data[n:]
+		case num == 1 || num == 2:
+			return fmt.Errorf("%w: map entry field %d: %d", errWireType, num, wt)
+		default:
+			n, err := skipValue(data, num, wt, 0)
+			if err != nil {
+				return err
+			}
+			data = data[n:]
+		}
+	}
+	if fv.IsNil() {
+		fv.Set(reflect.MakeMap(f.typ))
+	}
+	fv.SetMapIndex(reflect.ValueOf(key).Convert(f.typ.Key()), val)
+	return nil
+}
+
+// decodeValue sets dst, a value of f's kind, from a varint (raw) or a
+// payload (data).
+func decodeValue(raw uint64, data []byte, f *field, dst reflect.Value) error {
+	switch f.kind {
+	case kString:
+		dst.SetString(string(data))
+	case kBool:
+		dst.SetBool(raw != 0)
+	case kInt32:
+		dst.SetInt(int64(int32(raw)))
+	case kInt64:
+		dst.SetInt(int64(raw))
+	case kBytes:
+		dst.SetBytes(append([]byte{}, data...))
+	case kQuantity:
+		s, err := decodeQuantity(data)
+		if err != nil {
+			return err
+		}
+		dst.SetString(s)
+	case kTime, kMicroTime:
+		t, err := decodeTimestamp(data, f.kind == kMicroTime)
+		if err != nil {
+			return err
+		}
+		if f.kind == kTime {
+			dst.Addr().Interface().(*api.Time).Time = t
+		} else {
+			dst.Addr().Interface().(*api.MicroTime).Time = t
+		}
+	case kIntOrString:
+		v, err := decodeIntOrString(data)
+		if err != nil {
+			return err
+		}
+		*dst.Addr().Interface().(*api.IntOrString) = v
+	case kRawExt:
+		raw, err := decodeRawExtension(data)
+		if err != nil {
+			return err
+		}
+		dst.Addr().Interface().(*api.RawExtension).Raw = raw
+	case kMessage:
+		return decodeMessage(data, f.msg, dst)
+	}
+	return nil
+}
+
+// decodeSmall reads the fields of a small fixed message: each varint or
+// payload field numbered below len(vars) is handed to set; others are
+// skipped.
+func decodeSmall(data []byte, set func(num int32, wt int, raw uint64, p []byte) error) error {
+	for len(data) > 0 {
+		num, wt, n, err := readKey(data)
+		if err != nil {
+			return err
+		}
+		data = data[n:]
+		var raw uint64
+		var p []byte
+		switch wt {
+		case wireVarint:
+			raw, n, err = readVarint(data)
+		case wireBytes:
+			p, n, err = readBytes(data)
+		default:
+			n, err = skipValue(data, num, wt, 0)
+			wt = -1
+		}
+		if err != nil {
+			return err
+		}
+		data = data[n:]
+		if wt >= 0 {
+			if err := set(num, wt, raw, p); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// want checks that known field num came with wire type want.
+func want(num int32, wt, want int) error {
+	if wt != want {
+		return fmt.Errorf("%w: field %d: %d, want %d", errWireType, num, wt, want)
+	}
+	return nil
+}
+
+// decodeQuantity reads resource.Quantity's message {1: string}. The
+// string is kept as written (the apiserver writes canonical quantities).
+func decodeQuantity(data []byte) (string, error) {
+	var s string
+	err := decodeSmall(data, func(num int32, wt int, _ uint64, p []byte) error {
+		if num == 1 {
+			if err := want(num, wt, wireBytes); err != nil {
+				return err
+			}
+			s = string(p)
+		}
+		return nil
+	})
+	return s, err
+}
+
+// decodeTimestamp reads meta/v1 Timestamp {1: seconds, 2: nanos} as
+// apimachinery's Time and MicroTime do: an empty message is the zero
+// time, and Time drops the nanoseconds (its JSON form has none). The
+// time is in time.Local, as the JSON decoder gives it.
+func decodeTimestamp(data []byte, micro bool) (time.Time, error) {
+	if len(data) == 0 {
+		return time.Time{}, nil
+	}
+	var sec, nsec int64
+	err := decodeSmall(data, func(num int32, wt int, raw uint64, _ []byte) error {
+		switch num {
+		case 1:
+			sec = int64(raw)
+		case 2:
+			nsec = int64(int32(raw))
+		default:
+			return nil
+		}
+		return want(num, wt, wireVarint)
+	})
+	if err != nil {
+		return time.Time{}, err
+	}
+	if !micro {
+		nsec = 0
+	}
+	return time.Unix(sec, nsec).Local(), nil
+}
+
+// decodeIntOrString reads util/intstr IntOrString {1: type (0 int, 1
+// string), 2: intVal, 3: strVal}.
+func decodeIntOrString(data []byte) (api.IntOrString, error) {
+	var typ, num int64
+	var str string
+	err := decodeSmall(data, func(n int32, wt int, raw uint64, p []byte) error {
+		switch n {
+		case 1:
+			typ = int64(raw)
+		case 2:
+			num = int64(int32(raw))
+		case 3:
+			str = string(p)
+			return want(n, wt, wireBytes)
+		default:
+			return nil
+		}
+		return want(n, wt, wireVarint)
+	})
+	if typ == 1 {
+		return api.IntOrStringFromString(str), err
+	}
+	return api.IntOrStringFromInt(int32(num)), err
+}
+
+// decodeRawExtension reads runtime.RawExtension {1: raw}; a message
+// without raw is nil bytes.
+func decodeRawExtension(data []byte) ([]byte, error) {
+	var raw []byte
+	err := decodeSmall(data, func(num int32, wt int, _ uint64, p []byte) error {
+		if num == 1 {
+			if err := want(num, wt, wireBytes); err != nil {
+				return err
+			}
+			raw = append([]byte{}, p...)
+		}
+		return nil
+	})
+	return raw, err
+}
