@@ -49,8 +49,8 @@
 //     given twice is merged; repeated fields append; repeated integers are
 //     read packed or unpacked.
 //   - Marshal writes as the generated code does (field order, non-pointer
-//     fields always, map entries in key order): an object whose every
-//     field kcm models marshals to upstream's bytes.
+//     fields always, map entries in key order): Marshal of a decoded
+//     object is upstream's message less the fields kcm does not model.
 //   - MarshalMerge(orig, before, before) == orig, byte for byte; every
 //     field kcm does not model is kept as in orig, at every depth
 //     (unknown field numbers injected into pods, specs, containers,

@@ -73,8 +73,8 @@ type field struct {
 // flattens (pb:"1.1": field 1 of the message in field 1).
 type message struct {
 	typ    reflect.Type
-	fields []*field  // ascending field numbers
-	byNum  []*field  // indexed by field number, for the numbers up to maxDirect
+	fields []*field // ascending field numbers
+	byNum  []*field // indexed by field number, for the numbers up to maxDirect
 	big    map[int32]*field
 }
 

@@ -84,8 +84,8 @@ func decodeField(b []byte, wt int, f *field, v reflect.Value) (int, error) {
 		}
 		return 0, fmt.Errorf("%w: %d, want %d", errWireType, wt, want)
 	}
-	var raw uint64    // the varint
-	var data []byte   // the payload
+	var raw uint64  // the varint
+	var data []byte // the payload
 	var n int
 	var err error
 	if want == wireVarint {
@@ -225,9 +225,9 @@ func decodeValue(raw uint64, data []byte, f *field, dst reflect.Value) error {
 	return nil
 }
 
-// decodeSmall reads the fields of a small fixed message: each varint or
-// payload field numbered below len(vars) is handed to set; others are
-// skipped.
+// decodeSmall reads the fields of a small message (Quantity, Timestamp,
+// IntOrString, a map entry): each varint or length-delimited field is
+// handed to set; fields of other wire types are skipped.
 func decodeSmall(data []byte, set func(num int32, wt int, raw uint64, p []byte) error) error {
 	for len(data) > 0 {
 		num, wt, n, err := readKey(data)
