@@ -309,7 +309,11 @@ func decodeTimestamp(data []byte, micro bool) (time.Time, error) {
 	if !micro {
 		nsec = 0
 	}
-	return time.Unix(sec, nsec).Local(), nil
+	t := time.Unix(sec, nsec)
+	if t.IsZero() {
+		return time.Time{}, nil // the zero time, however it was spelt
+	}
+	return t.Local(), nil
 }
 
 // decodeIntOrString reads util/intstr IntOrString {1: type (0 int, 1

@@ -75,9 +75,11 @@ var vectorChanges = map[string]struct {
 		m := o.GetObjectMeta()
 		m.DeletionTimestamp, m.DeletionGracePeriodSeconds = ptr(mt(100)), ptr(int64(30))
 	}},
-	"pod-env-value":       {"pod", func(o api.Object) { o.(*api.Pod).Spec.Containers[1].Env[0].Value = "2" }},
-	"pod-volume-cm-name":  {"pod", func(o api.Object) { o.(*api.Pod).Spec.Volumes[5].ConfigMap.Name = "cfg2" }},
-	"pod-probe-port":      {"pod", func(o api.Object) { o.(*api.Pod).Spec.Containers[0].ReadinessProbe.HTTPGet.Port = api.IntOrStringFromInt(8443) }},
+	"pod-env-value":      {"pod", func(o api.Object) { o.(*api.Pod).Spec.Containers[1].Env[0].Value = "2" }},
+	"pod-volume-cm-name": {"pod", func(o api.Object) { o.(*api.Pod).Spec.Volumes[5].ConfigMap.Name = "cfg2" }},
+	"pod-probe-port": {"pod", func(o api.Object) {
+		o.(*api.Pod).Spec.Containers[0].ReadinessProbe.HTTPGet.Port = api.IntOrStringFromInt(8443)
+	}},
 	"pod-status-ip":       {"pod", func(o api.Object) { s := &o.(*api.Pod).Status; s.PodIP, s.StartTime = "10.244.9.9", nil }},
 	"pod-requests":        {"pod", func(o api.Object) { o.(*api.Pod).Spec.Containers[0].Resources.Requests["cpu"] = "300m" }},
 	"pod-running-started": {"pod", func(o api.Object) { o.(*api.Pod).Status.ContainerStatuses[0].State.Running.StartedAt = mt(31) }},
