@@ -11,7 +11,7 @@ import (
 
 // BenchmarkPod decodes one realistic pod (testdata/vectors/pod: five
 // containers' worth of spec and status, managedFields included) from its
-// protobuf with Unmarshal and from its JSON with kcm's JSON codecs, Typed
+// protobuf with Unmarshal and UnmarshalAliasing and from its JSON with kcm's JSON codecs, Typed
 // and Compact, and writes it back with Marshal and MarshalMerge.
 func BenchmarkPod(b *testing.B) {
 	pb, err := os.ReadFile("testdata/vectors/pod.pb")
@@ -41,6 +41,7 @@ func BenchmarkPod(b *testing.B) {
 	}
 	typed, compact := decode.Typed[api.Pod](), decode.Compact[api.Pod]()
 	run("protobuf-Unmarshal", len(pb), func() error { var p api.Pod; return protocodec.Unmarshal(pb, &p) })
+	run("protobuf-UnmarshalAliasing", len(pb), func() error { var p api.Pod; return protocodec.UnmarshalAliasing(pb, &p) })
 	run("json-Typed", len(js), func() error { _, err := typed.Decode(js); return err })
 	run("json-Compact", len(js), func() error { _, err := compact.Decode(js); return err })
 	run("protobuf-Marshal", len(pb), func() error { _, err := protocodec.Marshal(&pod); return err })

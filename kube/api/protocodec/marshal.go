@@ -3,9 +3,6 @@ package protocodec
 import (
 	"fmt"
 	"reflect"
-	"slices"
-
-	"github.com/kcmlab/kcm/kube/api"
 )
 
 // Marshal encodes in, a struct of package api or a pointer to one, as its
@@ -28,7 +25,7 @@ func Marshal(in any) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return appendMessage(nil, m, v), nil
+	return appendMessage(nil, m, addressable(v)), nil
 }
 
 // appendMessage appends the fields of the struct v.
@@ -59,37 +56,46 @@ func appendField(b []byte, f *field, v reflect.Value) []byte {
 		}
 		return b
 	}
-	keys := fv.MapKeys()
-	slices.SortFunc(keys, func(x, y reflect.Value) int {
-		switch {
-		case x.String() < y.String():
-			return -1
-		case x.String() > y.String():
-			return 1
+	return appendMap(b, f, fv)
+}
+
+// appendMap appends the entries {1: key, 2: value} of map field fv in key
+// order; a nil []byte value is left out, as the generated code does.
+func appendMap(b []byte, f *field, fv reflect.Value) []byte {
+	if f.kind == kBytes {
+		m := *bytesMap(fv)
+		for _, k := range sortedKeys(m) {
+			b = appendBytesEntry(b, f.num, k, m[k])
 		}
-		return 0
-	})
-	for _, k := range keys {
-		b = appendEntry(b, f, k, fv.MapIndex(k))
+		return b
+	}
+	m := *stringMap(fv)
+	for _, k := range sortedKeys(m) {
+		b = appendStringEntry(b, f, k, m[k])
 	}
 	return b
 }
 
-// appendEntry appends one map entry {1: key, 2: value}; a nil []byte value
-// is left out, as the generated code does.
-func appendEntry(b []byte, f *field, k, val reflect.Value) []byte {
+// appendStringEntry appends one entry of a map of strings or quantities.
+func appendStringEntry(b []byte, f *field, k, v string) []byte {
 	b = appendKey(b, f.num, wireBytes)
 	b, start := openLen(b)
-	b = appendString(b, 1, k.String())
-	switch f.kind {
-	case kString:
-		b = appendString(b, 2, val.String())
-	case kBytes:
-		if !val.IsNil() {
-			b = appendString(b, 2, string(val.Bytes()))
-		}
-	case kQuantity:
-		b = appendQuantity(b, 2, val.String())
+	b = appendString(b, 1, k)
+	if f.kind == kQuantity {
+		b = appendQuantity(b, 2, v)
+	} else {
+		b = appendString(b, 2, v)
+	}
+	return closeLen(b, start)
+}
+
+// appendBytesEntry appends one entry of a map of []byte.
+func appendBytesEntry(b []byte, num int32, k string, v []byte) []byte {
+	b = appendKey(b, num, wireBytes)
+	b, start := openLen(b)
+	b = appendString(b, 1, k)
+	if v != nil {
+		b = appendBytes(b, 2, v)
 	}
 	return closeLen(b, start)
 }
@@ -109,11 +115,11 @@ func appendValue(b []byte, f *field, v reflect.Value) []byte {
 	case kInt32, kInt64:
 		return appendVarint(appendKey(b, f.num, wireVarint), uint64(v.Int()))
 	case kBytes:
-		return appendString(b, f.num, string(v.Bytes()))
+		return appendBytes(b, f.num, v.Bytes())
 	case kQuantity:
 		return appendQuantity(b, f.num, v.String())
 	case kTime:
-		t := v.Interface().(api.Time)
+		t := timeAt(v)
 		b = appendKey(b, f.num, wireBytes)
 		if t.IsZero() {
 			return append(b, 0)
@@ -123,7 +129,7 @@ func appendValue(b []byte, f *field, v reflect.Value) []byte {
 		b = appendVarint(appendKey(b, 2, wireVarint), 0)
 		return closeLen(b, start)
 	case kMicroTime:
-		t := v.Interface().(api.MicroTime)
+		t := microTimeAt(v)
 		b = appendKey(b, f.num, wireBytes)
 		if t.IsZero() {
 			return append(b, 0)
@@ -133,7 +139,7 @@ func appendValue(b []byte, f *field, v reflect.Value) []byte {
 		b = appendVarint(appendKey(b, 2, wireVarint), uint64(t.Nanosecond()))
 		return closeLen(b, start)
 	case kIntOrString:
-		x := v.Interface().(api.IntOrString)
+		x := intOrStringAt(v)
 		typ, num := uint64(0), uint64(0)
 		if x.IsString() {
 			typ = 1
@@ -147,11 +153,11 @@ func appendValue(b []byte, f *field, v reflect.Value) []byte {
 		b = appendString(b, 3, x.StrValue())
 		return closeLen(b, start)
 	case kRawExt:
-		raw := v.Interface().(api.RawExtension).Raw
+		raw := rawExtAt(v).Raw
 		b = appendKey(b, f.num, wireBytes)
 		b, start := openLen(b)
 		if raw != nil {
-			b = appendString(b, 1, string(raw))
+			b = appendBytes(b, 1, raw)
 		}
 		return closeLen(b, start)
 	}

@@ -3,9 +3,9 @@ package protocodec
 import (
 	"bytes"
 	"fmt"
+	"maps"
 	"reflect"
 	"slices"
-	"strings"
 
 	"github.com/kcmlab/kcm/kube/api"
 )
@@ -46,7 +46,7 @@ func MarshalMerge(orig []byte, before, after any) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	out, err := mergeMessage(make([]byte, 0, len(orig)+64), orig, m, bv, av)
+	out, err := mergeMessage(make([]byte, 0, len(orig)+64), orig, m, addressable(bv), addressable(av))
 	if err != nil {
 		return nil, fmt.Errorf("%w: protobuf %v: %w", api.ErrDecode, m.typ, err)
 	}
@@ -222,17 +222,30 @@ func mergeMap(out, orig []byte, occ []span, f *field, bf, af reflect.Value) ([]b
 		}
 		entries[key] = orig[s.start:s.end]
 	}
-	keys := af.MapKeys()
-	slices.SortFunc(keys, func(x, y reflect.Value) int { return strings.Compare(x.String(), y.String()) })
-	for _, k := range keys {
-		a := af.MapIndex(k)
-		if old, ok := entries[k.String()]; ok {
-			if b := bf.MapIndex(k); b.IsValid() && equalValue(f, b, a) {
+	if f.kind == kBytes {
+		bm, am := *bytesMap(bf), *bytesMap(af)
+		for _, k := range sortedKeys(am) {
+			a := am[k]
+			if old, ok := entries[k]; ok {
+				if b, ok := bm[k]; ok && (a == nil) == (b == nil) && bytes.Equal(a, b) {
+					out = append(out, old...)
+					continue
+				}
+			}
+			out = appendBytesEntry(out, f.num, k, a)
+		}
+		return out, nil
+	}
+	bm, am := *stringMap(bf), *stringMap(af)
+	for _, k := range sortedKeys(am) {
+		a := am[k]
+		if old, ok := entries[k]; ok {
+			if b, ok := bm[k]; ok && a == b {
 				out = append(out, old...)
 				continue
 			}
 		}
-		out = appendEntry(out, f, k, a)
+		out = appendStringEntry(out, f, k, a)
 	}
 	return out, nil
 }
@@ -287,17 +300,20 @@ func equalField(f *field, a, b reflect.Value) bool {
 		}
 		return true
 	}
-	if a.Len() != b.Len() {
-		return false
-	}
-	it := a.MapRange()
-	for it.Next() {
-		w := b.MapIndex(it.Key())
-		if !w.IsValid() || !equalValue(f, it.Value(), w) {
+	if f.kind == kBytes {
+		x, y := *bytesMap(a), *bytesMap(b)
+		if len(x) != len(y) {
 			return false
 		}
+		for k, v := range x {
+			w, ok := y[k]
+			if !ok || (v == nil) != (w == nil) || !bytes.Equal(v, w) {
+				return false
+			}
+		}
+		return true
 	}
-	return true
+	return maps.Equal(*stringMap(a), *stringMap(b))
 }
 
 // equalValue compares two values of f's kind by their encoding.
@@ -312,15 +328,15 @@ func equalValue(f *field, a, b reflect.Value) bool {
 	case kBytes:
 		return a.IsNil() == b.IsNil() && bytes.Equal(a.Bytes(), b.Bytes())
 	case kTime:
-		x, y := a.Interface().(api.Time), b.Interface().(api.Time)
+		x, y := timeAt(a), timeAt(b)
 		return x.IsZero() == y.IsZero() && x.Unix() == y.Unix()
 	case kMicroTime:
-		x, y := a.Interface().(api.MicroTime), b.Interface().(api.MicroTime)
+		x, y := microTimeAt(a), microTimeAt(b)
 		return x.IsZero() == y.IsZero() && x.Unix() == y.Unix() && x.Nanosecond() == y.Nanosecond()
 	case kIntOrString:
-		return a.Interface().(api.IntOrString) == b.Interface().(api.IntOrString)
+		return *intOrStringAt(a) == *intOrStringAt(b)
 	case kRawExt:
-		x, y := a.Interface().(api.RawExtension).Raw, b.Interface().(api.RawExtension).Raw
+		x, y := rawExtAt(a).Raw, rawExtAt(b).Raw
 		return (x == nil) == (y == nil) && bytes.Equal(x, y)
 	}
 	return equalMessage(f.msg, a, b)

@@ -66,6 +66,7 @@ type field struct {
 	msg  *message // kind kMessage
 	// The Go types the decoder makes: the pointee (cPtr), the slice or map type.
 	typ reflect.Type
+	pos int // index in its message's fields
 }
 
 // message is the compiled form of a struct type, or of a virtual message:
@@ -76,6 +77,7 @@ type message struct {
 	fields []*field // ascending field numbers
 	byNum  []*field // indexed by field number, for the numbers up to maxDirect
 	big    map[int32]*field
+	slices []*field // the repeated fields, whose lengths Unmarshal counts first
 }
 
 const maxDirect = 128
@@ -221,7 +223,11 @@ func compile(t reflect.Type, building map[reflect.Type]*message) (*message, erro
 // index sorts m's fields (and its virtual messages') and builds lookup.
 func index(m *message) {
 	sort.Slice(m.fields, func(i, j int) bool { return m.fields[i].num < m.fields[j].num })
-	for _, f := range m.fields {
+	for i, f := range m.fields {
+		f.pos = i
+		if f.card == cSlice {
+			m.slices = append(m.slices, f)
+		}
 		if f.num < maxDirect {
 			for int(f.num) >= len(m.byNum) {
 				m.byNum = append(m.byNum, nil)
@@ -259,6 +265,8 @@ func compileField(sf reflect.StructField, i int, quantity bool, building map[ref
 	if err != nil {
 		return nil, err
 	}
+	// Maps are read and written as map[string]string or map[string][]byte,
+	// which any map[K]V of string kind K and string or []byte V is in memory.
 	if f.card == cMap && k != kString && k != kBytes && k != kQuantity {
 		return nil, fmt.Errorf("%w: map value %v", ErrNoProtobuf, t)
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"reflect"
 	"time"
+	"unsafe"
 
 	"github.com/kcmlab/kcm/kube/api"
 )
@@ -19,7 +20,29 @@ import (
 // it.
 //
 // An error for bytes that are not such a message wraps api.ErrDecode.
-func Unmarshal(msg []byte, out any) error {
+func Unmarshal(msg []byte, out any) error { return unmarshal(msg, out, false) }
+
+// UnmarshalAliasing is Unmarshal whose decoded strings point into msg
+// instead of each being a copy: no allocation per string, and the object
+// keeps all of msg alive as long as any of its strings lives. The caller
+// must never modify msg afterwards (a cache that keeps an object's message
+// for MarshalMerge can decode this way). []byte values are still copies.
+func UnmarshalAliasing(msg []byte, out any) error { return unmarshal(msg, out, true) }
+
+// decoder is the state of one Unmarshal.
+type decoder struct {
+	alias bool // strings point into the message
+}
+
+// str returns p as a string: a copy, or an alias of the message's bytes.
+func (d *decoder) str(p []byte) string {
+	if d.alias {
+		return unsafe.String(unsafe.SliceData(p), len(p))
+	}
+	return string(p)
+}
+
+func unmarshal(msg []byte, out any, alias bool) error {
 	v := reflect.ValueOf(out)
 	if v.Kind() != reflect.Pointer || v.IsNil() {
 		return fmt.Errorf("%w: Unmarshal into %T, not a non-nil pointer", ErrNoProtobuf, out)
@@ -30,7 +53,7 @@ func Unmarshal(msg []byte, out any) error {
 	}
 	v = v.Elem()
 	v.SetZero()
-	if err := decodeMessage(msg, m, v); err != nil {
+	if err := (&decoder{alias: alias}).decodeMessage(msg, m, v); err != nil {
 		return fmt.Errorf("%w: protobuf %v: %w", api.ErrDecode, m.typ, err)
 	}
 	return nil
@@ -42,7 +65,10 @@ func fieldError(m *message, f *field, err error) error {
 }
 
 // decodeMessage decodes b into the struct v, merging into what v holds.
-func decodeMessage(b []byte, m *message, v reflect.Value) error {
+func (d *decoder) decodeMessage(b []byte, m *message, v reflect.Value) error {
+	if len(m.slices) > 0 {
+		countRepeated(b, m, v)
+	}
 	for len(b) > 0 {
 		num, wt, n, err := readKey(b)
 		if err != nil {
@@ -58,7 +84,7 @@ func decodeMessage(b []byte, m *message, v reflect.Value) error {
 			b = b[n:]
 			continue
 		}
-		n, err = decodeField(b, wt, f, v)
+		n, err = d.decodeField(b, wt, f, v)
 		if err != nil {
 			return fieldError(m, f, err)
 		}
@@ -69,7 +95,7 @@ func decodeMessage(b []byte, m *message, v reflect.Value) error {
 
 // decodeField decodes one occurrence of field f (its value at the start
 // of b, wire type wt) into the struct v and returns the bytes it took.
-func decodeField(b []byte, wt int, f *field, v reflect.Value) (int, error) {
+func (d *decoder) decodeField(b []byte, wt int, f *field, v reflect.Value) (int, error) {
 	fv := v
 	if f.idx >= 0 {
 		fv = v.Field(f.idx)
@@ -80,7 +106,7 @@ func decodeField(b []byte, wt int, f *field, v reflect.Value) (int, error) {
 	}
 	if wt != want {
 		if f.card == cSlice && want == wireVarint && wt == wireBytes {
-			return decodePacked(b, f, fv)
+			return d.decodePacked(b, f, fv)
 		}
 		return 0, fmt.Errorf("%w: %d, want %d", errWireType, wt, want)
 	}
@@ -98,21 +124,66 @@ func decodeField(b []byte, wt int, f *field, v reflect.Value) (int, error) {
 	}
 	switch f.card {
 	case cOne:
-		return n, decodeValue(raw, data, f, fv)
+		return n, d.decodeValue(raw, data, f, fv)
 	case cPtr:
 		if fv.IsNil() {
 			fv.Set(reflect.New(f.typ))
 		}
-		return n, decodeValue(raw, data, f, fv.Elem())
+		return n, d.decodeValue(raw, data, f, fv.Elem())
 	case cSlice:
-		fv.Set(reflect.Append(fv, reflect.Zero(f.typ.Elem())))
-		return n, decodeValue(raw, data, f, fv.Index(fv.Len()-1))
+		return n, d.decodeValue(raw, data, f, grow(fv, f))
 	}
-	return n, decodeEntry(data, f, fv)
+	return n, d.decodeEntry(data, f, fv)
+}
+
+// grow appends a zero element to the slice fv and returns it, within the
+// capacity countRepeated made when it can.
+func grow(fv reflect.Value, f *field) reflect.Value {
+	n := fv.Len()
+	if n < fv.Cap() {
+		fv.SetLen(n + 1)
+		e := fv.Index(n)
+		e.SetZero()
+		return e
+	}
+	fv.Set(reflect.Append(fv, reflect.Zero(f.typ.Elem())))
+	return fv.Index(n)
+}
+
+// countRepeated makes room in v's repeated fields for the elements
+// message b holds, so that each slice is allocated once. Errors are left
+// to the decoding pass.
+func countRepeated(b []byte, m *message, v reflect.Value) {
+	var counts [64]int
+	if len(m.fields) > len(counts) {
+		return
+	}
+	for len(b) > 0 {
+		num, wt, n, err := readKey(b)
+		if err != nil {
+			break
+		}
+		b = b[n:]
+		if f := m.lookup(num); f != nil && f.card == cSlice && wt == f.kind.wireOf() {
+			counts[f.pos]++
+		}
+		if n, err = skipValue(b, num, wt, 0); err != nil {
+			break
+		}
+		b = b[n:]
+	}
+	for _, f := range m.slices {
+		c := counts[f.pos]
+		if fv := v.Field(f.idx); c > 0 && fv.Cap()-fv.Len() < c {
+			s := reflect.MakeSlice(f.typ, fv.Len(), fv.Len()+c)
+			reflect.Copy(s, fv)
+			fv.Set(s)
+		}
+	}
 }
 
 // decodePacked decodes a packed run of varints of the repeated field f.
-func decodePacked(b []byte, f *field, fv reflect.Value) (int, error) {
+func (d *decoder) decodePacked(b []byte, f *field, fv reflect.Value) (int, error) {
 	data, n, err := readBytes(b)
 	if err != nil {
 		return 0, err
@@ -123,66 +194,75 @@ func decodePacked(b []byte, f *field, fv reflect.Value) (int, error) {
 			return 0, err
 		}
 		data = data[m:]
-		fv.Set(reflect.Append(fv, reflect.Zero(f.typ.Elem())))
-		if err := decodeValue(x, nil, f, fv.Index(fv.Len()-1)); err != nil {
+		if err := d.decodeValue(x, nil, f, grow(fv, f)); err != nil {
 			return 0, err
 		}
 	}
 	return n, nil
 }
 
-// decodeEntry decodes a map entry {1: key, 2: value} into the map fv.
-func decodeEntry(data []byte, f *field, fv reflect.Value) error {
-	var key string
-	val := reflect.New(f.typ.Elem()).Elem()
-	if f.kind == kBytes {
-		val.SetBytes([]byte{}) // an entry without a value has the empty value
-	}
+// decodeEntry decodes a map entry {1: key, 2: value} into the map fv. An
+// entry without a value has the empty value.
+func (d *decoder) decodeEntry(data []byte, f *field, fv reflect.Value) error {
+	var key, str string
+	bs := []byte{}
 	for len(data) > 0 {
 		num, wt, n, err := readKey(data)
 		if err != nil {
 			return err
 		}
 		data = data[n:]
-		switch {
-		case num == 1 && wt == wireBytes:
-			k, n, err := readBytes(data)
-			if err != nil {
-				return err
-			}
-			key, data = string(k), data[n:]
-		case num == 2 && wt == wireBytes:
-			p, n, err := readBytes(data)
-			if err != nil {
-				return err
-			}
-			if err := decodeValue(0, p, f, val); err != nil {
-				return err
-			}
-			data = data[n:]
-		case num == 1 || num == 2:
-			return fmt.Errorf("%w: map entry field %d: %d", errWireType, num, wt)
-		default:
+		if num != 1 && num != 2 {
 			n, err := skipValue(data, num, wt, 0)
 			if err != nil {
 				return err
 			}
 			data = data[n:]
+			continue
+		}
+		if wt != wireBytes {
+			return fmt.Errorf("%w: map entry field %d: %d", errWireType, num, wt)
+		}
+		p, n, err := readBytes(data)
+		if err != nil {
+			return err
+		}
+		data = data[n:]
+		switch {
+		case num == 1:
+			key = d.str(p)
+		case f.kind == kString:
+			str = d.str(p)
+		case f.kind == kBytes:
+			bs = append([]byte{}, p...)
+		default:
+			if str, err = d.decodeQuantity(p); err != nil {
+				return err
+			}
 		}
 	}
-	if fv.IsNil() {
-		fv.Set(reflect.MakeMap(f.typ))
+	if f.kind == kBytes {
+		m := bytesMap(fv)
+		if *m == nil {
+			*m = map[string][]byte{}
+		}
+		(*m)[key] = bs
+		return nil
 	}
-	fv.SetMapIndex(reflect.ValueOf(key).Convert(f.typ.Key()), val)
+	m := stringMap(fv)
+	if *m == nil {
+		*m = map[string]string{}
+	}
+	(*m)[key] = str
 	return nil
 }
 
 // decodeValue sets dst, a value of f's kind, from a varint (raw) or a
 // payload (data).
-func decodeValue(raw uint64, data []byte, f *field, dst reflect.Value) error {
+func (d *decoder) decodeValue(raw uint64, data []byte, f *field, dst reflect.Value) error {
 	switch f.kind {
 	case kString:
-		dst.SetString(string(data))
+		dst.SetString(d.str(data))
 	case kBool:
 		dst.SetBool(raw != 0)
 	case kInt32:
@@ -192,7 +272,7 @@ func decodeValue(raw uint64, data []byte, f *field, dst reflect.Value) error {
 	case kBytes:
 		dst.SetBytes(append([]byte{}, data...))
 	case kQuantity:
-		s, err := decodeQuantity(data)
+		s, err := d.decodeQuantity(data)
 		if err != nil {
 			return err
 		}
@@ -203,24 +283,24 @@ func decodeValue(raw uint64, data []byte, f *field, dst reflect.Value) error {
 			return err
 		}
 		if f.kind == kTime {
-			dst.Addr().Interface().(*api.Time).Time = t
+			timeAt(dst).Time = t
 		} else {
-			dst.Addr().Interface().(*api.MicroTime).Time = t
+			microTimeAt(dst).Time = t
 		}
 	case kIntOrString:
-		v, err := decodeIntOrString(data)
+		v, err := d.decodeIntOrString(data)
 		if err != nil {
 			return err
 		}
-		*dst.Addr().Interface().(*api.IntOrString) = v
+		*intOrStringAt(dst) = v
 	case kRawExt:
 		raw, err := decodeRawExtension(data)
 		if err != nil {
 			return err
 		}
-		dst.Addr().Interface().(*api.RawExtension).Raw = raw
+		rawExtAt(dst).Raw = raw
 	case kMessage:
-		return decodeMessage(data, f.msg, dst)
+		return d.decodeMessage(data, f.msg, dst)
 	}
 	return nil
 }
@@ -269,14 +349,14 @@ func want(num int32, wt, want int) error {
 
 // decodeQuantity reads resource.Quantity's message {1: string}. The
 // string is kept as written (the apiserver writes canonical quantities).
-func decodeQuantity(data []byte) (string, error) {
+func (d *decoder) decodeQuantity(data []byte) (string, error) {
 	var s string
 	err := decodeSmall(data, func(num int32, wt int, _ uint64, p []byte) error {
 		if num == 1 {
 			if err := want(num, wt, wireBytes); err != nil {
 				return err
 			}
-			s = string(p)
+			s = d.str(p)
 		}
 		return nil
 	})
@@ -318,7 +398,7 @@ func decodeTimestamp(data []byte, micro bool) (time.Time, error) {
 
 // decodeIntOrString reads util/intstr IntOrString {1: type (0 int, 1
 // string), 2: intVal, 3: strVal}.
-func decodeIntOrString(data []byte) (api.IntOrString, error) {
+func (d *decoder) decodeIntOrString(data []byte) (api.IntOrString, error) {
 	var typ, num int64
 	var str string
 	err := decodeSmall(data, func(n int32, wt int, raw uint64, p []byte) error {
@@ -328,7 +408,7 @@ func decodeIntOrString(data []byte) (api.IntOrString, error) {
 		case 2:
 			num = int64(int32(raw))
 		case 3:
-			str = string(p)
+			str = d.str(p)
 			return want(n, wt, wireBytes)
 		default:
 			return nil

@@ -216,8 +216,9 @@ func diff(path string, a, b reflect.Value) string {
 	return ""
 }
 
-// TestVectorsDecodeAsJSON: for every vector, Unmarshal of the protobuf is
-// reflect.DeepEqual to what kcm's JSON decoding gives for the JSON.
+// TestVectorsDecodeAsJSON: for every vector, Unmarshal (and
+// UnmarshalAliasing) of the protobuf is reflect.DeepEqual to what kcm's
+// JSON decoding gives for the JSON.
 func TestVectorsDecodeAsJSON(t *testing.T) {
 	for _, name := range vectorNames(t) {
 		t.Run(name, func(t *testing.T) {
@@ -228,6 +229,13 @@ func TestVectorsDecodeAsJSON(t *testing.T) {
 			}
 			if !reflect.DeepEqual(got, want) {
 				t.Fatalf("protobuf and JSON decode differently: %s", diff("", reflect.ValueOf(got), reflect.ValueOf(want)))
+			}
+			aliased := vectorKinds[name]()
+			if err := UnmarshalAliasing(readFile(t, "testdata/vectors/"+name+".pb"), aliased); err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(aliased, want) {
+				t.Fatalf("UnmarshalAliasing and JSON decode differently: %s", diff("", reflect.ValueOf(aliased), reflect.ValueOf(want)))
 			}
 		})
 	}

@@ -143,6 +143,13 @@ func appendString(b []byte, num int32, s string) []byte {
 	return append(b, s...)
 }
 
+// appendBytes appends a length-delimited bytes field.
+func appendBytes(b []byte, num int32, p []byte) []byte {
+	b = appendKey(b, num, wireBytes)
+	b = appendVarint(b, uint64(len(p)))
+	return append(b, p...)
+}
+
 // varintLen is the length of v as a varint.
 func varintLen(v uint64) int {
 	n := 1
