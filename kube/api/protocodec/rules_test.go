@@ -140,6 +140,9 @@ func TestMalformed(t *testing.T) {
 			if !errors.Is(err, api.ErrDecode) {
 				t.Fatalf("Unmarshal: %v, want an ErrDecode", err)
 			}
+			if c.name == "groups too deep" && !errors.Is(err, errDepth) {
+				t.Fatalf("Unmarshal: %v, want errDepth", err)
+			}
 			if c.typed {
 				return
 			}

@@ -188,6 +188,9 @@ func diff(path string, a, b reflect.Value) string {
 				return d
 			}
 		}
+		if a.CanInterface() && b.CanInterface() && !reflect.DeepEqual(a.Interface(), b.Interface()) {
+			return fmt.Sprintf("%s: %v vs %v", path, a.Interface(), b.Interface()) // e.g. a time.Time
+		}
 		return ""
 	case reflect.Slice:
 		if a.IsNil() != b.IsNil() || a.Len() != b.Len() {
