@@ -15,8 +15,9 @@ import (
 // guarantees on any bytes, as a pod and as one other kind (picked by the
 // input's length): no panic; an error wraps api.ErrDecode; a decoded
 // object round-trips through Marshal; MarshalMerge with nothing changed
-// is the input byte for byte, and with the name changed decodes to the
-// changed object. Seeds: every vector and every changed vector.
+// is the input byte for byte, and with a change (see change) decodes to
+// the changed object; UnmarshalAliasing gives what Unmarshal gives.
+// Seeds: every vector and every changed vector.
 func FuzzUnmarshal(f *testing.F) {
 	seeds, _ := filepath.Glob("testdata/vectors/*.pb")
 	more, _ := filepath.Glob("testdata/changes/*.pb")
@@ -53,7 +54,11 @@ func FuzzUnmarshal(f *testing.F) {
 			if err != nil || !bytes.Equal(same, data) {
 				t.Fatalf("%s: unchanged MarshalMerge is not the input (err %v)", kind, err)
 			}
-			back.GetObjectMeta().Name += "-fuzz"
+			aliased := vectorKinds[kind]()
+			if err := UnmarshalAliasing(data, aliased); err != nil || !reflect.DeepEqual(aliased, obj) {
+				t.Fatalf("%s: UnmarshalAliasing differs from Unmarshal (err %v)", kind, err)
+			}
+			change(back, len(data))
 			merged, err := MarshalMerge(data, obj, back)
 			if err != nil {
 				t.Fatalf("%s: MarshalMerge: %v", kind, err)
@@ -62,9 +67,41 @@ func FuzzUnmarshal(f *testing.F) {
 			if err := Unmarshal(merged, again); err != nil {
 				t.Fatalf("%s: Unmarshal(MarshalMerge): %v", kind, err)
 			}
-			if !reflect.DeepEqual(again, back) {
+			if !equalMessage(mustMessage(t, again), reflect.ValueOf(again).Elem(), reflect.ValueOf(back).Elem()) { // an emptied slice reads back nil
 				t.Fatalf("%s: MarshalMerge decodes to another object: %s", kind, diff("", reflect.ValueOf(again), reflect.ValueOf(back)))
 			}
 		}
 	})
+}
+
+// change makes one of a few changes to obj, picked by n: a new name, a
+// new label; for a pod also a first container's image, a container
+// dropped, a toleration added or hostNetwork flipped.
+func change(obj api.Object, n int) {
+	m := obj.GetObjectMeta()
+	m.Name += "-fuzz"
+	if n%2 == 0 {
+		if m.Labels == nil {
+			m.Labels = map[string]string{}
+		}
+		m.Labels["fuzz"] = "x"
+	}
+	p, ok := obj.(*api.Pod)
+	if !ok {
+		return
+	}
+	switch cs := p.Spec.Containers; n % 5 {
+	case 0:
+		if len(cs) > 0 {
+			cs[0].Image += ":fuzz"
+		}
+	case 1:
+		if len(cs) > 0 {
+			p.Spec.Containers = cs[:len(cs)-1]
+		}
+	case 2:
+		p.Spec.Tolerations = append(p.Spec.Tolerations, api.Toleration{Key: "fuzz"})
+	case 3:
+		p.Spec.HostNetwork = !p.Spec.HostNetwork
+	}
 }
