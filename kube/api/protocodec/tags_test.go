@@ -2,7 +2,11 @@ package protocodec
 
 import (
 	"bufio"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -200,5 +204,58 @@ func TestTagsMatchUpstream(t *testing.T) {
 	if len(seen) < 80 {
 		t.Errorf("walked %d struct types; the walk is broken", len(seen))
 	}
+	// Every struct of package api with pb tags must have been checked: a
+	// kind missing from protoRoots would otherwise escape.
+	walked := map[string]bool{}
+	for key := range seen {
+		kt, _, _ := strings.Cut(key, "=")
+		walked[strings.TrimPrefix(kt, "api.")] = true
+	}
+	for _, name := range taggedStructs(t) {
+		if !walked[name] {
+			t.Errorf("api.%s has pb tags but is reachable from no kind of protoRoots", name)
+		}
+	}
 	t.Logf("checked %d kcm struct types against k8s.io/api", len(seen))
+}
+
+// taggedStructs lists the structs of package api's types_*.go files that
+// have a field with a pb tag.
+func taggedStructs(t *testing.T) []string {
+	t.Helper()
+	files, err := filepath.Glob("../types_*.go")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no types files: %v", err)
+	}
+	var names []string
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		file, err := parser.ParseFile(token.NewFileSet(), f, nil, parser.SkipObjectResolution)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ast.Inspect(file, func(n ast.Node) bool {
+			ts, ok := n.(*ast.TypeSpec)
+			if !ok {
+				return true
+			}
+			st, ok := ts.Type.(*ast.StructType)
+			if !ok {
+				return false
+			}
+			for _, fl := range st.Fields.List {
+				if fl.Tag != nil && strings.Contains(fl.Tag.Value, `pb:"`) {
+					names = append(names, ts.Name.Name)
+					break
+				}
+			}
+			return false
+		})
+	}
+	if len(names) < 80 {
+		t.Fatalf("found %d tagged structs; the parse is broken", len(names))
+	}
+	return names
 }
