@@ -174,3 +174,29 @@ func TestNoProtobuf(t *testing.T) {
 		}
 	}
 }
+
+// TestRawExtensionJSONForm: a RawExtension's raw bytes decode as the
+// apiserver's JSON form shows them (compacted, <, > and & escaped, as
+// encoding/json's Encoder writes them), null as no value, and bytes that
+// are not JSON as they are.
+func TestRawExtensionJSONForm(t *testing.T) {
+	for _, c := range []struct{ raw, want string }{
+		{`{"a": [1, 2],  "b": {}}`, `{"a":[1,2],"b":{}}`},
+		{`{"c":"a > b && <c>"}`, `{"c":"a \u003e b \u0026\u0026 \u003cc\u003e"}`},
+		{"\"\u2028\"", `"\u2028"`},
+		{` null `, ``},
+		{`k8s` + "\x00\x01", "k8s\x00\x01"},
+		{``, ``},
+	} {
+		var cr api.ControllerRevision
+		if err := Unmarshal(msgField(2, appendString(nil, 1, c.raw)), &cr); err != nil {
+			t.Fatal(err)
+		}
+		if string(cr.Data.Raw) != c.want {
+			t.Errorf("%q: got %q, want %q", c.raw, cr.Data.Raw, c.want)
+		}
+		if (c.want == "") != (cr.Data.Raw == nil) && c.raw != "" {
+			t.Errorf("%q: got %#v", c.raw, cr.Data.Raw)
+		}
+	}
+}

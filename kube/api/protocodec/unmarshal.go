@@ -1,6 +1,8 @@
 package protocodec
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"reflect"
 	"time"
@@ -422,7 +424,8 @@ func (d *decoder) decodeIntOrString(data []byte) (api.IntOrString, error) {
 }
 
 // decodeRawExtension reads runtime.RawExtension {1: raw}; a message
-// without raw is nil bytes.
+// without raw is nil bytes. JSON in raw is given as the apiserver's JSON
+// form gives it (see jsonForm).
 func decodeRawExtension(data []byte) ([]byte, error) {
 	var raw []byte
 	err := decodeSmall(data, func(num int32, wt int, _ uint64, p []byte) error {
@@ -430,9 +433,36 @@ func decodeRawExtension(data []byte) ([]byte, error) {
 			if err := want(num, wt, wireBytes); err != nil {
 				return err
 			}
-			raw = append([]byte{}, p...)
+			raw = p
 		}
 		return nil
 	})
-	return raw, err
+	if err != nil || raw == nil {
+		return nil, err
+	}
+	return jsonForm(raw), nil
+}
+
+// jsonForm returns a copy of a RawExtension's raw bytes as kube-apiserver
+// writes them in JSON, which is what kcm's JSON decoding keeps: a
+// protobuf object keeps the bytes its creator sent, while the JSON form
+// passes them through encoding/json's Encoder, which compacts them and
+// escapes <, > and & (a ControllerRevision's data, compared byte for byte
+// by the StatefulSet controller, thus reads the same from either wire).
+// JSON null is no value, as kcm's JSON decoding reads it; bytes that are
+// not JSON are kept as they are.
+func jsonForm(raw []byte) []byte {
+	var c bytes.Buffer
+	if err := json.Compact(&c, raw); err != nil {
+		return append([]byte{}, raw...)
+	}
+	if bytes.Equal(c.Bytes(), []byte("null")) {
+		return nil
+	}
+	if bytes.ContainsAny(c.Bytes(), "<>&\u2028\u2029") {
+		var e bytes.Buffer
+		json.HTMLEscape(&e, c.Bytes())
+		return e.Bytes()
+	}
+	return c.Bytes()
 }
