@@ -5,6 +5,7 @@ import (
 	"errors"
 	"reflect"
 	"testing"
+	"time"
 
 	"github.com/kcmlab/kcm/kube/api"
 )
@@ -198,5 +199,37 @@ func TestRawExtensionJSONForm(t *testing.T) {
 		if (c.want == "") != (cr.Data.Raw == nil) && c.raw != "" {
 			t.Errorf("%q: got %#v", c.raw, cr.Data.Raw)
 		}
+	}
+}
+
+// TestTimestamps: Time keeps seconds, MicroTime microseconds (as their
+// JSON forms), an empty message is the zero time, and so is a timestamp
+// that spells the zero time.
+func TestTimestamps(t *testing.T) {
+	ts := func(sec int64, nsec int32) []byte {
+		return append(varintField(1, uint64(sec)), varintField(2, uint64(int64(nsec)))...)
+	}
+	var l api.Lease
+	msg := msgField(2, append(msgField(3, ts(1700000000, 123456789)), msgField(4, nil)...))
+	if err := Unmarshal(msg, &l); err != nil {
+		t.Fatal(err)
+	}
+	if got := l.Spec.AcquireTime.UTC().Format(time.RFC3339Nano); got != "2023-11-14T22:13:20.123456Z" {
+		t.Errorf("MicroTime: %s", got)
+	}
+	if l.Spec.RenewTime == nil || !l.Spec.RenewTime.IsZero() {
+		t.Errorf("empty MicroTime: %v", l.Spec.RenewTime)
+	}
+	var p api.Pod
+	zero := time.Time{}.Unix()
+	msg = append(msgField(1, msgField(8, ts(1700000000, 999999999))), msgField(1, msgField(9, ts(zero, 0)))...)
+	if err := Unmarshal(msg, &p); err != nil {
+		t.Fatal(err)
+	}
+	if got := p.CreationTimestamp.UTC().Format(time.RFC3339Nano); got != "2023-11-14T22:13:20Z" {
+		t.Errorf("Time: %s", got)
+	}
+	if p.DeletionTimestamp == nil || p.DeletionTimestamp.Time != (time.Time{}) {
+		t.Errorf("zero Time spelt out: %#v", p.DeletionTimestamp)
 	}
 }

@@ -367,8 +367,11 @@ func (d *decoder) decodeQuantity(data []byte) (string, error) {
 
 // decodeTimestamp reads meta/v1 Timestamp {1: seconds, 2: nanos} as
 // apimachinery's Time and MicroTime do: an empty message is the zero
-// time, and Time drops the nanoseconds (its JSON form has none). The
-// time is in time.Local, as the JSON decoder gives it.
+// time, and Time drops the nanoseconds (its JSON form has none). A
+// MicroTime keeps microseconds only: apimachinery keeps the nanoseconds
+// a protobuf client may have stored, but the JSON form, which kcm's JSON
+// decoding reads, has six digits. The time is in time.Local, as the JSON
+// decoder gives it.
 func decodeTimestamp(data []byte, micro bool) (time.Time, error) {
 	if len(data) == 0 {
 		return time.Time{}, nil
@@ -388,10 +391,12 @@ func decodeTimestamp(data []byte, micro bool) (time.Time, error) {
 	if err != nil {
 		return time.Time{}, err
 	}
-	if !micro {
-		nsec = 0
-	}
 	t := time.Unix(sec, nsec)
+	if micro {
+		t = t.Truncate(time.Microsecond) // as its JSON form, RFC 3339 with 6 digits
+	} else {
+		t = time.Unix(sec, 0)
+	}
 	if t.IsZero() {
 		return time.Time{}, nil // the zero time, however it was spelt
 	}
