@@ -67,6 +67,9 @@ type field struct {
 	// The Go types the decoder makes: the pointee (cPtr), the slice or map type.
 	typ reflect.Type
 	pos int // index in its message's fields
+	// Where Unmarshal writes: the Go field's offset in its struct, and the
+	// size of an element of a slice.
+	off, elemSize uintptr
 }
 
 // message is the compiled form of a struct type, or of a virtual message:
@@ -247,13 +250,13 @@ func index(m *message) {
 
 // compileField works out a Go field's cardinality and kind.
 func compileField(sf reflect.StructField, i int, quantity bool, building map[reflect.Type]*message) (*field, error) {
-	f := &field{name: sf.Name, idx: i, typ: sf.Type}
+	f := &field{name: sf.Name, idx: i, typ: sf.Type, off: sf.Offset}
 	t := sf.Type
 	switch {
 	case t.Kind() == reflect.Pointer:
 		f.card, f.typ, t = cPtr, t.Elem(), t.Elem()
 	case t.Kind() == reflect.Slice && t.Elem().Kind() != reflect.Uint8:
-		f.card, t = cSlice, t.Elem()
+		f.card, t, f.elemSize = cSlice, t.Elem(), t.Elem().Size()
 	case t.Kind() == reflect.Map:
 		if t.Key().Kind() != reflect.String {
 			return nil, fmt.Errorf("%w: map key %v", ErrNoProtobuf, t.Key())

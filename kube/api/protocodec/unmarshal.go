@@ -53,9 +53,8 @@ func unmarshal(msg []byte, out any, alias bool) error {
 	if err != nil {
 		return err
 	}
-	v = v.Elem()
-	v.SetZero()
-	if err := (&decoder{alias: alias}).decodeMessage(msg, m, v); err != nil {
+	v.Elem().SetZero()
+	if err := (&decoder{alias: alias}).decodeMessage(msg, m, v.UnsafePointer()); err != nil {
 		return fmt.Errorf("%w: protobuf %v: %w", api.ErrDecode, m.typ, err)
 	}
 	return nil
@@ -66,10 +65,13 @@ func fieldError(m *message, f *field, err error) error {
 	return fmt.Errorf("%s.%s (field %d): %w", m.typ.Name(), f.name, f.num, err)
 }
 
-// decodeMessage decodes b into the struct v, merging into what v holds.
-func (d *decoder) decodeMessage(b []byte, m *message, v reflect.Value) error {
+// decodeMessage decodes b into the struct at p, merging into what it
+// holds. The decoder writes through unsafe pointers: p is the address of
+// a struct of m's type, and each field's address is p plus its offset
+// (reflection found both), so every write has the field's own type.
+func (d *decoder) decodeMessage(b []byte, m *message, p unsafe.Pointer) error {
 	if len(m.slices) > 0 {
-		countRepeated(b, m, v)
+		countRepeated(b, m, p)
 	}
 	for len(b) > 0 {
 		num, wt, n, err := readKey(b)
@@ -86,7 +88,7 @@ func (d *decoder) decodeMessage(b []byte, m *message, v reflect.Value) error {
 			b = b[n:]
 			continue
 		}
-		n, err = d.decodeField(b, wt, f, v)
+		n, err = d.decodeField(b, wt, f, p)
 		if err != nil {
 			return fieldError(m, f, err)
 		}
@@ -96,11 +98,11 @@ func (d *decoder) decodeMessage(b []byte, m *message, v reflect.Value) error {
 }
 
 // decodeField decodes one occurrence of field f (its value at the start
-// of b, wire type wt) into the struct v and returns the bytes it took.
-func (d *decoder) decodeField(b []byte, wt int, f *field, v reflect.Value) (int, error) {
-	fv := v
+// of b, wire type wt) into the struct at p and returns the bytes it took.
+func (d *decoder) decodeField(b []byte, wt int, f *field, p unsafe.Pointer) (int, error) {
+	fp := p // a virtual message is the struct itself
 	if f.idx >= 0 {
-		fv = v.Field(f.idx)
+		fp = unsafe.Add(p, f.off)
 	}
 	want := f.kind.wireOf()
 	if f.card == cMap {
@@ -108,7 +110,7 @@ func (d *decoder) decodeField(b []byte, wt int, f *field, v reflect.Value) (int,
 	}
 	if wt != want {
 		if f.card == cSlice && want == wireVarint && wt == wireBytes {
-			return d.decodePacked(b, f, fv)
+			return d.decodePacked(b, f, fp)
 		}
 		return 0, fmt.Errorf("%w: %d, want %d", errWireType, wt, want)
 	}
@@ -126,36 +128,44 @@ func (d *decoder) decodeField(b []byte, wt int, f *field, v reflect.Value) (int,
 	}
 	switch f.card {
 	case cOne:
-		return n, d.decodeValue(raw, data, f, fv)
+		return n, d.decodeValue(raw, data, f, fp)
 	case cPtr:
-		if fv.IsNil() {
-			fv.Set(reflect.New(f.typ))
+		pp := (*unsafe.Pointer)(fp)
+		if *pp == nil {
+			*pp = reflect.New(f.typ).UnsafePointer()
 		}
-		return n, d.decodeValue(raw, data, f, fv.Elem())
+		return n, d.decodeValue(raw, data, f, *pp)
 	case cSlice:
-		return n, d.decodeValue(raw, data, f, grow(fv, f))
+		return n, d.decodeValue(raw, data, f, grow(fp, f))
 	}
-	return n, d.decodeEntry(data, f, fv)
+	return n, d.decodeEntry(data, f, fp)
 }
 
-// grow appends a zero element to the slice fv and returns it, within the
-// capacity countRepeated made when it can.
-func grow(fv reflect.Value, f *field) reflect.Value {
-	n := fv.Len()
-	if n < fv.Cap() {
-		fv.SetLen(n + 1)
-		e := fv.Index(n)
-		e.SetZero()
-		return e
-	}
-	fv.Set(reflect.Append(fv, reflect.Zero(f.typ.Elem())))
-	return fv.Index(n)
+// sliceHeader is the memory of a Go slice.
+type sliceHeader struct {
+	data     unsafe.Pointer
+	len, cap int
 }
 
-// countRepeated makes room in v's repeated fields for the elements
-// message b holds, so that each slice is allocated once. Errors are left
-// to the decoding pass.
-func countRepeated(b []byte, m *message, v reflect.Value) {
+// grow appends a zero element to the slice at fp and returns its
+// address, within the capacity countRepeated made when it can. The
+// memory past a slice's length is zero: Unmarshal starts from a zero
+// struct and only ever lengthens the slices it makes.
+func grow(fp unsafe.Pointer, f *field) unsafe.Pointer {
+	h := (*sliceHeader)(fp)
+	if h.len == h.cap {
+		sv := reflect.NewAt(f.typ, fp).Elem()
+		sv.Set(reflect.Append(sv, reflect.Zero(f.typ.Elem())))
+		return unsafe.Add(h.data, uintptr(h.len-1)*f.elemSize)
+	}
+	h.len++
+	return unsafe.Add(h.data, uintptr(h.len-1)*f.elemSize)
+}
+
+// countRepeated makes room in the repeated fields of the struct at p for
+// the elements message b holds, so that each slice is allocated once.
+// Errors are left to the decoding pass.
+func countRepeated(b []byte, m *message, p unsafe.Pointer) {
 	var counts [64]int
 	if len(m.fields) > len(counts) {
 		return
@@ -176,16 +186,18 @@ func countRepeated(b []byte, m *message, v reflect.Value) {
 	}
 	for _, f := range m.slices {
 		c := counts[f.pos]
-		if fv := v.Field(f.idx); c > 0 && fv.Cap()-fv.Len() < c {
-			s := reflect.MakeSlice(f.typ, fv.Len(), fv.Len()+c)
-			reflect.Copy(s, fv)
-			fv.Set(s)
+		fp := unsafe.Add(p, f.off)
+		if h := (*sliceHeader)(fp); c > 0 && h.cap-h.len < c {
+			sv := reflect.NewAt(f.typ, fp).Elem()
+			s := reflect.MakeSlice(f.typ, h.len, h.len+c)
+			reflect.Copy(s, sv)
+			sv.Set(s)
 		}
 	}
 }
 
 // decodePacked decodes a packed run of varints of the repeated field f.
-func (d *decoder) decodePacked(b []byte, f *field, fv reflect.Value) (int, error) {
+func (d *decoder) decodePacked(b []byte, f *field, fp unsafe.Pointer) (int, error) {
 	data, n, err := readBytes(b)
 	if err != nil {
 		return 0, err
@@ -196,7 +208,7 @@ func (d *decoder) decodePacked(b []byte, f *field, fv reflect.Value) (int, error
 			return 0, err
 		}
 		data = data[m:]
-		if err := d.decodeValue(x, nil, f, grow(fv, f)); err != nil {
+		if err := d.decodeValue(x, nil, f, grow(fp, f)); err != nil {
 			return 0, err
 		}
 	}
@@ -205,7 +217,7 @@ func (d *decoder) decodePacked(b []byte, f *field, fv reflect.Value) (int, error
 
 // decodeEntry decodes a map entry {1: key, 2: value} into the map fv. An
 // entry without a value has the empty value.
-func (d *decoder) decodeEntry(data []byte, f *field, fv reflect.Value) error {
+func (d *decoder) decodeEntry(data []byte, f *field, fp unsafe.Pointer) error {
 	var key, str string
 	bs := []byte{}
 	for len(data) > 0 {
@@ -244,14 +256,14 @@ func (d *decoder) decodeEntry(data []byte, f *field, fv reflect.Value) error {
 		}
 	}
 	if f.kind == kBytes {
-		m := bytesMap(fv)
+		m := (*map[string][]byte)(fp)
 		if *m == nil {
 			*m = map[string][]byte{}
 		}
 		(*m)[key] = bs
 		return nil
 	}
-	m := stringMap(fv)
+	m := (*map[string]string)(fp)
 	if *m == nil {
 		*m = map[string]string{}
 	}
@@ -259,48 +271,48 @@ func (d *decoder) decodeEntry(data []byte, f *field, fv reflect.Value) error {
 	return nil
 }
 
-// decodeValue sets dst, a value of f's kind, from a varint (raw) or a
+// decodeValue sets the value of f's kind at dst from a varint (raw) or a
 // payload (data).
-func (d *decoder) decodeValue(raw uint64, data []byte, f *field, dst reflect.Value) error {
+func (d *decoder) decodeValue(raw uint64, data []byte, f *field, dst unsafe.Pointer) error {
 	switch f.kind {
 	case kString:
-		dst.SetString(d.str(data))
+		*(*string)(dst) = d.str(data)
 	case kBool:
-		dst.SetBool(raw != 0)
+		*(*bool)(dst) = raw != 0
 	case kInt32:
-		dst.SetInt(int64(int32(raw)))
+		*(*int32)(dst) = int32(raw)
 	case kInt64:
-		dst.SetInt(int64(raw))
+		*(*int64)(dst) = int64(raw)
 	case kBytes:
-		dst.SetBytes(append([]byte{}, data...))
+		*(*[]byte)(dst) = append([]byte{}, data...)
 	case kQuantity:
 		s, err := d.decodeQuantity(data)
 		if err != nil {
 			return err
 		}
-		dst.SetString(s)
+		*(*string)(dst) = s
 	case kTime, kMicroTime:
 		t, err := decodeTimestamp(data, f.kind == kMicroTime)
 		if err != nil {
 			return err
 		}
 		if f.kind == kTime {
-			timeAt(dst).Time = t
+			(*api.Time)(dst).Time = t
 		} else {
-			microTimeAt(dst).Time = t
+			(*api.MicroTime)(dst).Time = t
 		}
 	case kIntOrString:
 		v, err := d.decodeIntOrString(data)
 		if err != nil {
 			return err
 		}
-		*intOrStringAt(dst) = v
+		*(*api.IntOrString)(dst) = v
 	case kRawExt:
 		raw, err := decodeRawExtension(data)
 		if err != nil {
 			return err
 		}
-		rawExtAt(dst).Raw = raw
+		(*api.RawExtension)(dst).Raw = raw
 	case kMessage:
 		return d.decodeMessage(data, f.msg, dst)
 	}
