@@ -233,3 +233,35 @@ func TestTimestamps(t *testing.T) {
 		t.Errorf("zero Time spelt out: %#v", p.DeletionTimestamp)
 	}
 }
+
+// fresh is compiled by TestConcurrentFirstUse only.
+type fresh struct {
+	Name  string            `pb:"1"`
+	Inner *sample           `pb:"2"`
+	Many  []fresh           `pb:"3"`
+	Tags  map[string][]byte `pb:"4"`
+}
+
+// TestConcurrentFirstUse: goroutines compiling and using a type for the
+// first time at once (run with -race) all get the same, whole schema.
+func TestConcurrentFirstUse(t *testing.T) {
+	in := fresh{Name: "a", Inner: &sample{Name: "b"}, Many: []fresh{{Name: "c"}}, Tags: map[string][]byte{"k": {1}}}
+	done := make(chan error)
+	for range 8 {
+		go func() {
+			b, err := Marshal(&in)
+			if err == nil {
+				var out fresh
+				if err = Unmarshal(b, &out); err == nil && !reflect.DeepEqual(out, in) {
+					err = errors.New("round trip differs")
+				}
+			}
+			done <- err
+		}()
+	}
+	for range 8 {
+		if err := <-done; err != nil {
+			t.Error(err)
+		}
+	}
+}
