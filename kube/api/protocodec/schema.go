@@ -81,6 +81,7 @@ type message struct {
 	byNum  []*field // indexed by field number, for the numbers up to maxDirect
 	big    map[int32]*field
 	slices []*field // the repeated fields, whose lengths Unmarshal counts first
+	maps   []*field // the maps, whose sizes it counts too
 }
 
 const maxDirect = 128
@@ -228,8 +229,11 @@ func index(m *message) {
 	sort.Slice(m.fields, func(i, j int) bool { return m.fields[i].num < m.fields[j].num })
 	for i, f := range m.fields {
 		f.pos = i
-		if f.card == cSlice {
+		switch f.card {
+		case cSlice:
 			m.slices = append(m.slices, f)
+		case cMap:
+			m.maps = append(m.maps, f)
 		}
 		if f.num < maxDirect {
 			for int(f.num) >= len(m.byNum) {

@@ -70,7 +70,7 @@ func fieldError(m *message, f *field, err error) error {
 // a struct of m's type, and each field's address is p plus its offset
 // (reflection found both), so every write has the field's own type.
 func (d *decoder) decodeMessage(b []byte, m *message, p unsafe.Pointer) error {
-	if len(m.slices) > 0 {
+	if len(m.slices)+len(m.maps) > 0 {
 		countRepeated(b, m, p)
 	}
 	for len(b) > 0 {
@@ -154,16 +154,15 @@ type sliceHeader struct {
 func grow(fp unsafe.Pointer, f *field) unsafe.Pointer {
 	h := (*sliceHeader)(fp)
 	if h.len == h.cap {
-		sv := reflect.NewAt(f.typ, fp).Elem()
-		sv.Set(reflect.Append(sv, reflect.Zero(f.typ.Elem())))
-		return unsafe.Add(h.data, uintptr(h.len-1)*f.elemSize)
+		reflect.NewAt(f.typ, fp).Elem().Grow(1)
 	}
 	h.len++
 	return unsafe.Add(h.data, uintptr(h.len-1)*f.elemSize)
 }
 
-// countRepeated makes room in the repeated fields of the struct at p for
-// the elements message b holds, so that each slice is allocated once.
+// countRepeated makes room in the repeated fields and maps of the struct
+// at p for the elements message b holds, so that each slice is allocated
+// once and each map at its size.
 // Errors are left to the decoding pass.
 func countRepeated(b []byte, m *message, p unsafe.Pointer) {
 	var counts [64]int
@@ -176,7 +175,7 @@ func countRepeated(b []byte, m *message, p unsafe.Pointer) {
 			break
 		}
 		b = b[n:]
-		if f := m.lookup(num); f != nil && f.card == cSlice && wt == f.kind.wireOf() {
+		if f := m.lookup(num); f != nil && (f.card == cSlice && wt == f.kind.wireOf() || f.card == cMap) {
 			counts[f.pos]++
 		}
 		if n, err = skipValue(b, num, wt, 0); err != nil {
@@ -188,10 +187,22 @@ func countRepeated(b []byte, m *message, p unsafe.Pointer) {
 		c := counts[f.pos]
 		fp := unsafe.Add(p, f.off)
 		if h := (*sliceHeader)(fp); c > 0 && h.cap-h.len < c {
-			sv := reflect.NewAt(f.typ, fp).Elem()
-			s := reflect.MakeSlice(f.typ, h.len, h.len+c)
-			reflect.Copy(s, sv)
-			sv.Set(s)
+			reflect.NewAt(f.typ, fp).Elem().Grow(c)
+		}
+	}
+	for _, f := range m.maps {
+		c := counts[f.pos]
+		fp := unsafe.Add(p, f.off)
+		switch {
+		case c == 0:
+		case f.kind == kBytes:
+			if mp := (*map[string][]byte)(fp); *mp == nil {
+				*mp = make(map[string][]byte, c)
+			}
+		default:
+			if mp := (*map[string]string)(fp); *mp == nil {
+				*mp = make(map[string]string, c)
+			}
 		}
 	}
 }
