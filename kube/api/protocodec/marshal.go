@@ -3,6 +3,7 @@ package protocodec
 import (
 	"fmt"
 	"reflect"
+	"sync"
 )
 
 // Marshal encodes in, a struct of package api or a pointer to one, as its
@@ -25,8 +26,23 @@ func Marshal(in any) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return appendMessage(nil, m, addressable(v)), nil
+	scratch := scratchPool.Get().(*[]byte)
+	b := appendMessage((*scratch)[:0], m, addressable(v))
+	out := append(make([]byte, 0, len(b)), b...)
+	if cap(b) <= maxScratch {
+		*scratch = b
+		scratchPool.Put(scratch)
+	}
+	return out, nil
 }
+
+// scratchPool holds the buffers Marshal encodes into before it copies the
+// message out at its size: one allocation per message instead of a
+// buffer grown (and moved) step by step.
+var scratchPool = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b }}
+
+// maxScratch bounds the buffers kept in scratchPool.
+const maxScratch = 1 << 20
 
 // appendMessage appends the fields of the struct v.
 func appendMessage(b []byte, m *message, v reflect.Value) []byte {
