@@ -84,7 +84,8 @@
 // # Files
 //
 //	schema.go     the pb tags compiled: messages, fields, kinds, the tags of meta.go's structs
-//	unmarshal.go  Unmarshal, UnmarshalAliasing and the special types' messages
+//	unmarshal.go  Unmarshal, UnmarshalAliasing
+//	specials.go   the messages of Quantity, Time, MicroTime, IntOrString, RawExtension
 //	marshal.go    Marshal
 //	merge.go      MarshalMerge and the comparison by encoding
 //	access.go     typed access to special values and maps through their address
