@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"maps"
 	"reflect"
-	"slices"
 
 	"github.com/kcmlab/kcm/kube/api"
 )
@@ -104,43 +103,41 @@ func mergeMessage(out, orig []byte, m *message, bv, av reflect.Value) ([]byte, e
 	// The fields that changed, and their occurrences in orig.
 	changed := make([]bool, len(m.fields))
 	occ := make([][]span, len(m.fields))
-	pos := func(f *field) int { return slices.Index(m.fields, f) }
 	for i, f := range m.fields {
 		changed[i] = !equalField(f, bv, av)
 	}
 	for _, s := range spans {
 		if f := m.lookup(s.num); f != nil {
-			i := pos(f)
-			occ[i] = append(occ[i], s)
+			occ[f.pos] = append(occ[f.pos], s)
 		}
 	}
-	next := 0 // the next field to consider for insertion
-	flush := func(below int32, all bool) error {
+	// insert appends the changed fields orig lacks numbered below the
+	// field about to be copied (all of them at the end).
+	next := 0
+	insert := func(below int32, all bool) {
 		for ; next < len(m.fields) && (all || m.fields[next].num < below); next++ {
 			if changed[next] && len(occ[next]) == 0 {
 				out = appendField(out, m.fields[next], av)
 			}
 		}
-		return nil
 	}
 	done := make([]bool, len(m.fields))
 	for _, s := range spans {
-		_ = flush(s.num, false)
+		insert(s.num, false)
 		f := m.lookup(s.num)
-		if f == nil || !changed[pos(f)] {
+		if f == nil || !changed[f.pos] {
 			out = append(out, orig[s.start:s.end]...)
 			continue
 		}
-		i := pos(f)
-		if done[i] {
+		if done[f.pos] {
 			continue
 		}
-		done[i] = true
-		if out, err = mergeField(out, orig, occ[i], f, bv, av); err != nil {
+		done[f.pos] = true
+		if out, err = mergeField(out, orig, occ[f.pos], f, bv, av); err != nil {
 			return nil, fieldError(m, f, err)
 		}
 	}
-	_ = flush(0, true)
+	insert(0, true)
 	return out, nil
 }
 
