@@ -17,9 +17,9 @@ var (
 // StatefulSet is an apps/v1 StatefulSet.
 type StatefulSet struct {
 	TypeMeta
-	ObjectMeta `json:"metadata"`
-	Spec       StatefulSetSpec   `json:"spec,omitempty"`
-	Status     StatefulSetStatus `json:"status,omitempty"`
+	ObjectMeta `json:"metadata" pb:"1"`
+	Spec       StatefulSetSpec   `json:"spec,omitempty" pb:"2"`
+	Status     StatefulSetStatus `json:"status,omitempty" pb:"3"`
 }
 
 // StatefulSetSpec is the desired state of a StatefulSet. The apiserver
@@ -28,19 +28,19 @@ type StatefulSet struct {
 // the claim retention policy (Retain, Retain).
 type StatefulSetSpec struct {
 	// Replicas is the desired number of pods; nil means 1.
-	Replicas *int32          `json:"replicas,omitempty"`
-	Selector *LabelSelector  `json:"selector"`
-	Template PodTemplateSpec `json:"template"`
+	Replicas *int32          `json:"replicas,omitempty" pb:"1"`
+	Selector *LabelSelector  `json:"selector" pb:"2"`
+	Template PodTemplateSpec `json:"template" pb:"3"`
 	// VolumeClaimTemplates are the claims each pod gets, named
 	// <claim>-<set>-<ordinal>.
-	VolumeClaimTemplates                 []PersistentVolumeClaim                          `json:"volumeClaimTemplates,omitempty"`
-	ServiceName                          string                                           `json:"serviceName"`
-	PodManagementPolicy                  PodManagementPolicyType                          `json:"podManagementPolicy,omitempty"`
-	UpdateStrategy                       StatefulSetUpdateStrategy                        `json:"updateStrategy,omitempty"`
-	RevisionHistoryLimit                 *int32                                           `json:"revisionHistoryLimit,omitempty"`
-	MinReadySeconds                      int32                                            `json:"minReadySeconds,omitempty"`
-	PersistentVolumeClaimRetentionPolicy *StatefulSetPersistentVolumeClaimRetentionPolicy `json:"persistentVolumeClaimRetentionPolicy,omitempty"`
-	Ordinals                             *StatefulSetOrdinals                             `json:"ordinals,omitempty"`
+	VolumeClaimTemplates                 []PersistentVolumeClaim                          `json:"volumeClaimTemplates,omitempty" pb:"4"`
+	ServiceName                          string                                           `json:"serviceName" pb:"5"`
+	PodManagementPolicy                  PodManagementPolicyType                          `json:"podManagementPolicy,omitempty" pb:"6"`
+	UpdateStrategy                       StatefulSetUpdateStrategy                        `json:"updateStrategy,omitempty" pb:"7"`
+	RevisionHistoryLimit                 *int32                                           `json:"revisionHistoryLimit,omitempty" pb:"8"`
+	MinReadySeconds                      int32                                            `json:"minReadySeconds,omitempty" pb:"9"`
+	PersistentVolumeClaimRetentionPolicy *StatefulSetPersistentVolumeClaimRetentionPolicy `json:"persistentVolumeClaimRetentionPolicy,omitempty" pb:"10"`
+	Ordinals                             *StatefulSetOrdinals                             `json:"ordinals,omitempty" pb:"11"`
 }
 
 // PodManagementPolicyType is OrderedReady or Parallel.
@@ -65,8 +65,8 @@ const (
 
 // StatefulSetUpdateStrategy says how pods move to a new template.
 type StatefulSetUpdateStrategy struct {
-	Type          StatefulSetUpdateStrategyType     `json:"type,omitempty"`
-	RollingUpdate *RollingUpdateStatefulSetStrategy `json:"rollingUpdate,omitempty"`
+	Type          StatefulSetUpdateStrategyType     `json:"type,omitempty" pb:"1"`
+	RollingUpdate *RollingUpdateStatefulSetStrategy `json:"rollingUpdate,omitempty" pb:"2"`
 }
 
 // RollingUpdateStatefulSetStrategy bounds a rolling update: pods with an
@@ -74,8 +74,8 @@ type StatefulSetUpdateStrategy struct {
 // count or a percentage of replicas) is read only behind the
 // MaxUnavailableStatefulSet feature gate.
 type RollingUpdateStatefulSetStrategy struct {
-	Partition      *int32       `json:"partition,omitempty"`
-	MaxUnavailable *IntOrString `json:"maxUnavailable,omitempty"`
+	Partition      *int32       `json:"partition,omitempty" pb:"1"`
+	MaxUnavailable *IntOrString `json:"maxUnavailable,omitempty" pb:"2"`
 }
 
 // PersistentVolumeClaimRetentionPolicyType is Retain or Delete.
@@ -90,27 +90,27 @@ const (
 // StatefulSetPersistentVolumeClaimRetentionPolicy says what happens to the
 // claims of volumeClaimTemplates when the set is deleted or scaled down.
 type StatefulSetPersistentVolumeClaimRetentionPolicy struct {
-	WhenDeleted PersistentVolumeClaimRetentionPolicyType `json:"whenDeleted,omitempty"`
-	WhenScaled  PersistentVolumeClaimRetentionPolicyType `json:"whenScaled,omitempty"`
+	WhenDeleted PersistentVolumeClaimRetentionPolicyType `json:"whenDeleted,omitempty" pb:"1"`
+	WhenScaled  PersistentVolumeClaimRetentionPolicyType `json:"whenScaled,omitempty" pb:"2"`
 }
 
 // StatefulSetOrdinals sets the first ordinal of a set's pods.
 type StatefulSetOrdinals struct {
-	Start int32 `json:"start"`
+	Start int32 `json:"start" pb:"1"`
 }
 
 // StatefulSetStatus is the observed state of a StatefulSet.
 type StatefulSetStatus struct {
-	ObservedGeneration int64                  `json:"observedGeneration,omitempty"`
-	Replicas           int32                  `json:"replicas"`
-	ReadyReplicas      int32                  `json:"readyReplicas,omitempty"`
-	CurrentReplicas    int32                  `json:"currentReplicas,omitempty"`
-	UpdatedReplicas    int32                  `json:"updatedReplicas,omitempty"`
-	CurrentRevision    string                 `json:"currentRevision,omitempty"`
-	UpdateRevision     string                 `json:"updateRevision,omitempty"`
-	CollisionCount     *int32                 `json:"collisionCount,omitempty"`
-	Conditions         []StatefulSetCondition `json:"conditions,omitempty"`
-	AvailableReplicas  int32                  `json:"availableReplicas"`
+	ObservedGeneration int64                  `json:"observedGeneration,omitempty" pb:"1"`
+	Replicas           int32                  `json:"replicas" pb:"2"`
+	ReadyReplicas      int32                  `json:"readyReplicas,omitempty" pb:"3"`
+	CurrentReplicas    int32                  `json:"currentReplicas,omitempty" pb:"4"`
+	UpdatedReplicas    int32                  `json:"updatedReplicas,omitempty" pb:"5"`
+	CurrentRevision    string                 `json:"currentRevision,omitempty" pb:"6"`
+	UpdateRevision     string                 `json:"updateRevision,omitempty" pb:"7"`
+	CollisionCount     *int32                 `json:"collisionCount,omitempty" pb:"9"`
+	Conditions         []StatefulSetCondition `json:"conditions,omitempty" pb:"10"`
+	AvailableReplicas  int32                  `json:"availableReplicas" pb:"11"`
 }
 
 // StatefulSetConditionType names a StatefulSet condition.
@@ -121,11 +121,11 @@ const StatefulSetProgressing StatefulSetConditionType = "Progressing"
 
 // StatefulSetCondition is one entry of a StatefulSet's status.conditions.
 type StatefulSetCondition struct {
-	Type               StatefulSetConditionType `json:"type"`
-	Status             ConditionStatus          `json:"status"`
-	LastTransitionTime Time                     `json:"lastTransitionTime,omitempty"`
-	Reason             string                   `json:"reason,omitempty"`
-	Message            string                   `json:"message,omitempty"`
+	Type               StatefulSetConditionType `json:"type" pb:"1"`
+	Status             ConditionStatus          `json:"status" pb:"2"`
+	LastTransitionTime Time                     `json:"lastTransitionTime,omitempty" pb:"3"`
+	Reason             string                   `json:"reason,omitempty" pb:"4"`
+	Message            string                   `json:"message,omitempty" pb:"5"`
 }
 
 // ControllerRevision is an apps/v1 ControllerRevision: an immutable
@@ -133,11 +133,11 @@ type StatefulSetCondition struct {
 // restores its pod template) and the revision number it had.
 type ControllerRevision struct {
 	TypeMeta
-	ObjectMeta `json:"metadata"`
+	ObjectMeta `json:"metadata" pb:"1"`
 	// Data is the snapshot, kept as the exact JSON bytes read or to be
 	// written: revisions are compared and hashed byte for byte.
-	Data     RawExtension `json:"data"`
-	Revision int64        `json:"revision"`
+	Data     RawExtension `json:"data" pb:"2"`
+	Revision int64        `json:"revision" pb:"3"`
 }
 
 // RawExtension is a JSON value held as its bytes (runtime.RawExtension):

@@ -24,34 +24,34 @@ var (
 
 // LocalObjectReference names an object in the same namespace.
 type LocalObjectReference struct {
-	Name string `json:"name,omitempty"`
+	Name string `json:"name,omitempty" pb:"1"`
 }
 
 // ObjectReference points at any object (core/v1 ObjectReference), as used by
 // Events and ServiceAccount secrets.
 type ObjectReference struct {
-	Kind            string `json:"kind,omitempty"`
-	Namespace       string `json:"namespace,omitempty"`
-	Name            string `json:"name,omitempty"`
-	UID             string `json:"uid,omitempty"`
-	APIVersion      string `json:"apiVersion,omitempty"`
-	ResourceVersion string `json:"resourceVersion,omitempty"`
-	FieldPath       string `json:"fieldPath,omitempty"`
+	Kind            string `json:"kind,omitempty" pb:"1"`
+	Namespace       string `json:"namespace,omitempty" pb:"2"`
+	Name            string `json:"name,omitempty" pb:"3"`
+	UID             string `json:"uid,omitempty" pb:"4"`
+	APIVersion      string `json:"apiVersion,omitempty" pb:"5"`
+	ResourceVersion string `json:"resourceVersion,omitempty" pb:"6"`
+	FieldPath       string `json:"fieldPath,omitempty" pb:"7"`
 }
 
 // Pod is a core/v1 Pod.
 type Pod struct {
 	TypeMeta
-	ObjectMeta `json:"metadata"`
-	Spec       PodSpec   `json:"spec,omitempty"`
-	Status     PodStatus `json:"status,omitempty"`
+	ObjectMeta `json:"metadata" pb:"1"`
+	Spec       PodSpec   `json:"spec,omitempty" pb:"2"`
+	Status     PodStatus `json:"status,omitempty" pb:"3"`
 }
 
 // PodTemplateSpec is the pod a workload controller stamps out: metadata
 // (labels, annotations) and spec. It carries no TypeMeta of its own.
 type PodTemplateSpec struct {
-	ObjectMeta `json:"metadata,omitempty"`
-	Spec       PodSpec `json:"spec,omitempty"`
+	ObjectMeta `json:"metadata,omitempty" pb:"1"`
+	Spec       PodSpec `json:"spec,omitempty" pb:"2"`
 }
 
 // RestartPolicy says when the kubelet restarts a pod's containers.
@@ -69,39 +69,39 @@ const (
 // details are not modelled. Overhead (set by RuntimeClass admission) and
 // the pod-level Resources count towards resource quota.
 type PodSpec struct {
-	Volumes                       []Volume               `json:"volumes,omitempty"`
-	InitContainers                []Container            `json:"initContainers,omitempty"`
-	Containers                    []Container            `json:"containers"`
-	RestartPolicy                 RestartPolicy          `json:"restartPolicy,omitempty"`
-	TerminationGracePeriodSeconds *int64                 `json:"terminationGracePeriodSeconds,omitempty"`
-	ActiveDeadlineSeconds         *int64                 `json:"activeDeadlineSeconds,omitempty"`
-	DNSPolicy                     string                 `json:"dnsPolicy,omitempty"`
-	NodeSelector                  map[string]string      `json:"nodeSelector,omitempty"`
-	ServiceAccountName            string                 `json:"serviceAccountName,omitempty"`
-	AutomountServiceAccountToken  *bool                  `json:"automountServiceAccountToken,omitempty"`
-	NodeName                      string                 `json:"nodeName,omitempty"`
-	HostNetwork                   bool                   `json:"hostNetwork,omitempty"`
-	ImagePullSecrets              []LocalObjectReference `json:"imagePullSecrets,omitempty"`
-	Hostname                      string                 `json:"hostname,omitempty"`
-	Subdomain                     string                 `json:"subdomain,omitempty"`
-	SchedulerName                 string                 `json:"schedulerName,omitempty"`
-	Tolerations                   []Toleration           `json:"tolerations,omitempty"`
-	PriorityClassName             string                 `json:"priorityClassName,omitempty"`
-	Priority                      *int32                 `json:"priority,omitempty"`
-	EnableServiceLinks            *bool                  `json:"enableServiceLinks,omitempty"`
-	PreemptionPolicy              *string                `json:"preemptionPolicy,omitempty"`
-	Affinity                      *Affinity              `json:"affinity,omitempty"`
-	Overhead                      ResourceList           `json:"overhead,omitempty"`
-	Resources                     *ResourceRequirements  `json:"resources,omitempty"`
+	Volumes                       []Volume               `json:"volumes,omitempty" pb:"1"`
+	InitContainers                []Container            `json:"initContainers,omitempty" pb:"20"`
+	Containers                    []Container            `json:"containers" pb:"2"`
+	RestartPolicy                 RestartPolicy          `json:"restartPolicy,omitempty" pb:"3"`
+	TerminationGracePeriodSeconds *int64                 `json:"terminationGracePeriodSeconds,omitempty" pb:"4"`
+	ActiveDeadlineSeconds         *int64                 `json:"activeDeadlineSeconds,omitempty" pb:"5"`
+	DNSPolicy                     string                 `json:"dnsPolicy,omitempty" pb:"6"`
+	NodeSelector                  map[string]string      `json:"nodeSelector,omitempty" pb:"7"`
+	ServiceAccountName            string                 `json:"serviceAccountName,omitempty" pb:"8"`
+	AutomountServiceAccountToken  *bool                  `json:"automountServiceAccountToken,omitempty" pb:"21"`
+	NodeName                      string                 `json:"nodeName,omitempty" pb:"10"`
+	HostNetwork                   bool                   `json:"hostNetwork,omitempty" pb:"11"`
+	ImagePullSecrets              []LocalObjectReference `json:"imagePullSecrets,omitempty" pb:"15"`
+	Hostname                      string                 `json:"hostname,omitempty" pb:"16"`
+	Subdomain                     string                 `json:"subdomain,omitempty" pb:"17"`
+	SchedulerName                 string                 `json:"schedulerName,omitempty" pb:"19"`
+	Tolerations                   []Toleration           `json:"tolerations,omitempty" pb:"22"`
+	PriorityClassName             string                 `json:"priorityClassName,omitempty" pb:"24"`
+	Priority                      *int32                 `json:"priority,omitempty" pb:"25"`
+	EnableServiceLinks            *bool                  `json:"enableServiceLinks,omitempty" pb:"30"`
+	PreemptionPolicy              *string                `json:"preemptionPolicy,omitempty" pb:"31"`
+	Affinity                      *Affinity              `json:"affinity,omitempty" pb:"18"`
+	Overhead                      ResourceList           `json:"overhead,omitempty" pb:"32"`
+	Resources                     *ResourceRequirements  `json:"resources,omitempty" pb:"40"`
 }
 
 // Toleration lets a pod schedule onto nodes with a matching taint.
 type Toleration struct {
-	Key               string `json:"key,omitempty"`
-	Operator          string `json:"operator,omitempty"`
-	Value             string `json:"value,omitempty"`
-	Effect            string `json:"effect,omitempty"`
-	TolerationSeconds *int64 `json:"tolerationSeconds,omitempty"`
+	Key               string `json:"key,omitempty" pb:"1"`
+	Operator          string `json:"operator,omitempty" pb:"2"`
+	Value             string `json:"value,omitempty" pb:"3"`
+	Effect            string `json:"effect,omitempty" pb:"4"`
+	TolerationSeconds *int64 `json:"tolerationSeconds,omitempty" pb:"5"`
 }
 
 // PodPhase is the coarse lifecycle state of a pod.
@@ -138,90 +138,90 @@ const PodReasonInfeasible = "Infeasible"
 
 // PodStatus is the observed state of a pod.
 type PodStatus struct {
-	ObservedGeneration    int64             `json:"observedGeneration,omitempty"`
-	Phase                 PodPhase          `json:"phase,omitempty"`
-	Conditions            []PodCondition    `json:"conditions,omitempty"`
-	Message               string            `json:"message,omitempty"`
-	Reason                string            `json:"reason,omitempty"`
-	NominatedNodeName     string            `json:"nominatedNodeName,omitempty"`
-	HostIP                string            `json:"hostIP,omitempty"`
-	HostIPs               []HostIP          `json:"hostIPs,omitempty"`
-	PodIP                 string            `json:"podIP,omitempty"`
-	PodIPs                []PodIP           `json:"podIPs,omitempty"`
-	StartTime             *Time             `json:"startTime,omitempty"`
-	InitContainerStatuses []ContainerStatus `json:"initContainerStatuses,omitempty"`
-	ContainerStatuses     []ContainerStatus `json:"containerStatuses,omitempty"`
-	QOSClass              string            `json:"qosClass,omitempty"`
+	ObservedGeneration    int64             `json:"observedGeneration,omitempty" pb:"17"`
+	Phase                 PodPhase          `json:"phase,omitempty" pb:"1"`
+	Conditions            []PodCondition    `json:"conditions,omitempty" pb:"2"`
+	Message               string            `json:"message,omitempty" pb:"3"`
+	Reason                string            `json:"reason,omitempty" pb:"4"`
+	NominatedNodeName     string            `json:"nominatedNodeName,omitempty" pb:"11"`
+	HostIP                string            `json:"hostIP,omitempty" pb:"5"`
+	HostIPs               []HostIP          `json:"hostIPs,omitempty" pb:"16"`
+	PodIP                 string            `json:"podIP,omitempty" pb:"6"`
+	PodIPs                []PodIP           `json:"podIPs,omitempty" pb:"12"`
+	StartTime             *Time             `json:"startTime,omitempty" pb:"7"`
+	InitContainerStatuses []ContainerStatus `json:"initContainerStatuses,omitempty" pb:"10"`
+	ContainerStatuses     []ContainerStatus `json:"containerStatuses,omitempty" pb:"8"`
+	QOSClass              string            `json:"qosClass,omitempty" pb:"9"`
 	// ExtendedResourceClaimStatus: types_resource_dra.go.
-	ExtendedResourceClaimStatus *PodExtendedResourceClaimStatus `json:"extendedResourceClaimStatus,omitempty"`
+	ExtendedResourceClaimStatus *PodExtendedResourceClaimStatus `json:"extendedResourceClaimStatus,omitempty" pb:"18"`
 }
 
 // PodCondition is one entry of status.conditions.
 type PodCondition struct {
-	Type               PodConditionType `json:"type"`
-	ObservedGeneration int64            `json:"observedGeneration,omitempty"`
-	Status             ConditionStatus  `json:"status"`
-	LastProbeTime      Time             `json:"lastProbeTime,omitempty"`
-	LastTransitionTime Time             `json:"lastTransitionTime,omitempty"`
-	Reason             string           `json:"reason,omitempty"`
-	Message            string           `json:"message,omitempty"`
+	Type               PodConditionType `json:"type" pb:"1"`
+	ObservedGeneration int64            `json:"observedGeneration,omitempty" pb:"7"`
+	Status             ConditionStatus  `json:"status" pb:"2"`
+	LastProbeTime      Time             `json:"lastProbeTime,omitempty" pb:"3"`
+	LastTransitionTime Time             `json:"lastTransitionTime,omitempty" pb:"4"`
+	Reason             string           `json:"reason,omitempty" pb:"5"`
+	Message            string           `json:"message,omitempty" pb:"6"`
 }
 
 // HostIP is one address of the node a pod runs on.
 type HostIP struct {
-	IP string `json:"ip"`
+	IP string `json:"ip" pb:"1"`
 }
 
 // PodIP is one address assigned to a pod.
 type PodIP struct {
-	IP string `json:"ip"`
+	IP string `json:"ip" pb:"1"`
 }
 
 // ContainerStatus is the kubelet's report on one container.
 type ContainerStatus struct {
-	Name                 string         `json:"name"`
-	State                ContainerState `json:"state,omitempty"`
-	LastTerminationState ContainerState `json:"lastState,omitempty"`
-	Ready                bool           `json:"ready"`
-	RestartCount         int32          `json:"restartCount"`
-	Image                string         `json:"image"`
-	ImageID              string         `json:"imageID"`
-	ContainerID          string         `json:"containerID,omitempty"`
-	Started              *bool          `json:"started,omitempty"`
+	Name                 string         `json:"name" pb:"1"`
+	State                ContainerState `json:"state,omitempty" pb:"2"`
+	LastTerminationState ContainerState `json:"lastState,omitempty" pb:"3"`
+	Ready                bool           `json:"ready" pb:"4"`
+	RestartCount         int32          `json:"restartCount" pb:"5"`
+	Image                string         `json:"image" pb:"6"`
+	ImageID              string         `json:"imageID" pb:"7"`
+	ContainerID          string         `json:"containerID,omitempty" pb:"8"`
+	Started              *bool          `json:"started,omitempty" pb:"9"`
 	// AllocatedResources are the requests the node allocated to the
 	// container; Resources what the runtime actually applied (both differ
 	// from the spec while an in-place resize is under way).
-	AllocatedResources ResourceList          `json:"allocatedResources,omitempty"`
-	Resources          *ResourceRequirements `json:"resources,omitempty"`
+	AllocatedResources ResourceList          `json:"allocatedResources,omitempty" pb:"10"`
+	Resources          *ResourceRequirements `json:"resources,omitempty" pb:"11"`
 }
 
 // ContainerState holds at most one of its three members.
 type ContainerState struct {
-	Waiting    *ContainerStateWaiting    `json:"waiting,omitempty"`
-	Running    *ContainerStateRunning    `json:"running,omitempty"`
-	Terminated *ContainerStateTerminated `json:"terminated,omitempty"`
+	Waiting    *ContainerStateWaiting    `json:"waiting,omitempty" pb:"1"`
+	Running    *ContainerStateRunning    `json:"running,omitempty" pb:"2"`
+	Terminated *ContainerStateTerminated `json:"terminated,omitempty" pb:"3"`
 }
 
 // ContainerStateWaiting: the container has not started yet.
 type ContainerStateWaiting struct {
-	Reason  string `json:"reason,omitempty"`
-	Message string `json:"message,omitempty"`
+	Reason  string `json:"reason,omitempty" pb:"1"`
+	Message string `json:"message,omitempty" pb:"2"`
 }
 
 // ContainerStateRunning: the container is running.
 type ContainerStateRunning struct {
-	StartedAt Time `json:"startedAt,omitempty"`
+	StartedAt Time `json:"startedAt,omitempty" pb:"1"`
 }
 
 // ContainerStateTerminated: the container has exited.
 type ContainerStateTerminated struct {
-	ExitCode    int32  `json:"exitCode"`
-	Signal      int32  `json:"signal,omitempty"`
-	Reason      string `json:"reason,omitempty"`
-	Message     string `json:"message,omitempty"`
-	StartedAt   Time   `json:"startedAt,omitempty"`
-	FinishedAt  Time   `json:"finishedAt,omitempty"`
-	ContainerID string `json:"containerID,omitempty"`
+	ExitCode    int32  `json:"exitCode" pb:"1"`
+	Signal      int32  `json:"signal,omitempty" pb:"2"`
+	Reason      string `json:"reason,omitempty" pb:"3"`
+	Message     string `json:"message,omitempty" pb:"4"`
+	StartedAt   Time   `json:"startedAt,omitempty" pb:"5"`
+	FinishedAt  Time   `json:"finishedAt,omitempty" pb:"6"`
+	ContainerID string `json:"containerID,omitempty" pb:"7"`
 }
 
 // GetPodCondition returns the condition of type t in status, or nil. The
@@ -280,15 +280,15 @@ func IsPodTerminating(pod *Pod) bool {
 // Namespace is a core/v1 Namespace.
 type Namespace struct {
 	TypeMeta
-	ObjectMeta `json:"metadata"`
-	Spec       NamespaceSpec   `json:"spec,omitempty"`
-	Status     NamespaceStatus `json:"status,omitempty"`
+	ObjectMeta `json:"metadata" pb:"1"`
+	Spec       NamespaceSpec   `json:"spec,omitempty" pb:"2"`
+	Status     NamespaceStatus `json:"status,omitempty" pb:"3"`
 }
 
 // NamespaceSpec holds the finalizers that must be cleared (through the
 // /finalize subresource) before a terminating namespace is removed.
 type NamespaceSpec struct {
-	Finalizers []string `json:"finalizers,omitempty"`
+	Finalizers []string `json:"finalizers,omitempty" pb:"1"`
 }
 
 // FinalizerKubernetes is the spec.finalizers entry the namespace controller
@@ -306,113 +306,113 @@ const (
 
 // NamespaceStatus is the observed state of a namespace.
 type NamespaceStatus struct {
-	Phase      NamespacePhase       `json:"phase,omitempty"`
-	Conditions []NamespaceCondition `json:"conditions,omitempty"`
+	Phase      NamespacePhase       `json:"phase,omitempty" pb:"1"`
+	Conditions []NamespaceCondition `json:"conditions,omitempty" pb:"2"`
 }
 
 // NamespaceCondition is one entry of status.conditions, e.g.
 // NamespaceContentRemaining.
 type NamespaceCondition struct {
-	Type               string          `json:"type"`
-	Status             ConditionStatus `json:"status"`
-	LastTransitionTime Time            `json:"lastTransitionTime,omitempty"`
-	Reason             string          `json:"reason,omitempty"`
-	Message            string          `json:"message,omitempty"`
+	Type               string          `json:"type" pb:"1"`
+	Status             ConditionStatus `json:"status" pb:"2"`
+	LastTransitionTime Time            `json:"lastTransitionTime,omitempty" pb:"4"`
+	Reason             string          `json:"reason,omitempty" pb:"5"`
+	Message            string          `json:"message,omitempty" pb:"6"`
 }
 
 // ServiceAccount is a core/v1 ServiceAccount.
 type ServiceAccount struct {
 	TypeMeta
-	ObjectMeta                   `json:"metadata"`
-	Secrets                      []ObjectReference      `json:"secrets,omitempty"`
-	ImagePullSecrets             []LocalObjectReference `json:"imagePullSecrets,omitempty"`
-	AutomountServiceAccountToken *bool                  `json:"automountServiceAccountToken,omitempty"`
+	ObjectMeta                   `json:"metadata" pb:"1"`
+	Secrets                      []ObjectReference      `json:"secrets,omitempty" pb:"2"`
+	ImagePullSecrets             []LocalObjectReference `json:"imagePullSecrets,omitempty" pb:"3"`
+	AutomountServiceAccountToken *bool                  `json:"automountServiceAccountToken,omitempty" pb:"4"`
 }
 
 // ConfigMap is a core/v1 ConfigMap. BinaryData travels base64-encoded.
 type ConfigMap struct {
 	TypeMeta
-	ObjectMeta `json:"metadata"`
-	Immutable  *bool             `json:"immutable,omitempty"`
-	Data       map[string]string `json:"data,omitempty"`
-	BinaryData map[string][]byte `json:"binaryData,omitempty"`
+	ObjectMeta `json:"metadata" pb:"1"`
+	Immutable  *bool             `json:"immutable,omitempty" pb:"4"`
+	Data       map[string]string `json:"data,omitempty" pb:"2"`
+	BinaryData map[string][]byte `json:"binaryData,omitempty" pb:"3"`
 }
 
 // Node is a core/v1 Node, reduced to what controllers consult: schedulability,
 // taints, capacity, conditions and addresses.
 type Node struct {
 	TypeMeta
-	ObjectMeta `json:"metadata"`
-	Spec       NodeSpec   `json:"spec,omitempty"`
-	Status     NodeStatus `json:"status,omitempty"`
+	ObjectMeta `json:"metadata" pb:"1"`
+	Spec       NodeSpec   `json:"spec,omitempty" pb:"2"`
+	Status     NodeStatus `json:"status,omitempty" pb:"3"`
 }
 
 // NodeSpec is the desired state of a node.
 type NodeSpec struct {
-	PodCIDR       string   `json:"podCIDR,omitempty"`
-	PodCIDRs      []string `json:"podCIDRs,omitempty"`
-	ProviderID    string   `json:"providerID,omitempty"`
-	Unschedulable bool     `json:"unschedulable,omitempty"`
-	Taints        []Taint  `json:"taints,omitempty"`
+	PodCIDR       string   `json:"podCIDR,omitempty" pb:"1"`
+	PodCIDRs      []string `json:"podCIDRs,omitempty" pb:"7"`
+	ProviderID    string   `json:"providerID,omitempty" pb:"3"`
+	Unschedulable bool     `json:"unschedulable,omitempty" pb:"4"`
+	Taints        []Taint  `json:"taints,omitempty" pb:"5"`
 }
 
 // Taint repels pods that do not tolerate it.
 type Taint struct {
-	Key       string `json:"key"`
-	Value     string `json:"value,omitempty"`
-	Effect    string `json:"effect"`
-	TimeAdded *Time  `json:"timeAdded,omitempty"`
+	Key       string `json:"key" pb:"1"`
+	Value     string `json:"value,omitempty" pb:"2"`
+	Effect    string `json:"effect" pb:"3"`
+	TimeAdded *Time  `json:"timeAdded,omitempty" pb:"4"`
 }
 
 // NodeStatus is the observed state of a node.
 type NodeStatus struct {
-	Capacity    ResourceList    `json:"capacity,omitempty"`
-	Allocatable ResourceList    `json:"allocatable,omitempty"`
-	Phase       string          `json:"phase,omitempty"`
-	Conditions  []NodeCondition `json:"conditions,omitempty"`
-	Addresses   []NodeAddress   `json:"addresses,omitempty"`
+	Capacity    ResourceList    `json:"capacity,omitempty" pb:"1"`
+	Allocatable ResourceList    `json:"allocatable,omitempty" pb:"2"`
+	Phase       string          `json:"phase,omitempty" pb:"3"`
+	Conditions  []NodeCondition `json:"conditions,omitempty" pb:"4"`
+	Addresses   []NodeAddress   `json:"addresses,omitempty" pb:"5"`
 }
 
 // NodeCondition is one entry of a node's status.conditions.
 type NodeCondition struct {
-	Type               string          `json:"type"`
-	Status             ConditionStatus `json:"status"`
-	LastHeartbeatTime  Time            `json:"lastHeartbeatTime,omitempty"`
-	LastTransitionTime Time            `json:"lastTransitionTime,omitempty"`
-	Reason             string          `json:"reason,omitempty"`
-	Message            string          `json:"message,omitempty"`
+	Type               string          `json:"type" pb:"1"`
+	Status             ConditionStatus `json:"status" pb:"2"`
+	LastHeartbeatTime  Time            `json:"lastHeartbeatTime,omitempty" pb:"3"`
+	LastTransitionTime Time            `json:"lastTransitionTime,omitempty" pb:"4"`
+	Reason             string          `json:"reason,omitempty" pb:"5"`
+	Message            string          `json:"message,omitempty" pb:"6"`
 }
 
 // NodeAddress is one address of a node (InternalIP, Hostname, ...).
 type NodeAddress struct {
-	Type    string `json:"type"`
-	Address string `json:"address"`
+	Type    string `json:"type" pb:"1"`
+	Address string `json:"address" pb:"2"`
 }
 
 // CoreEvent is a core/v1 Event, as controllers record them. (Event is the
 // name of a watch event in this package.)
 type CoreEvent struct {
 	TypeMeta
-	ObjectMeta          `json:"metadata"`
-	InvolvedObject      ObjectReference  `json:"involvedObject"`
-	Reason              string           `json:"reason,omitempty"`
-	Message             string           `json:"message,omitempty"`
-	Source              EventSource      `json:"source,omitempty"`
-	FirstTimestamp      Time             `json:"firstTimestamp,omitempty"`
-	LastTimestamp       Time             `json:"lastTimestamp,omitempty"`
-	Count               int32            `json:"count,omitempty"`
-	Type                string           `json:"type,omitempty"`
-	EventTime           MicroTime        `json:"eventTime,omitempty"`
-	Action              string           `json:"action,omitempty"`
-	Related             *ObjectReference `json:"related,omitempty"`
-	ReportingController string           `json:"reportingComponent"`
-	ReportingInstance   string           `json:"reportingInstance"`
+	ObjectMeta          `json:"metadata" pb:"1"`
+	InvolvedObject      ObjectReference  `json:"involvedObject" pb:"2"`
+	Reason              string           `json:"reason,omitempty" pb:"3"`
+	Message             string           `json:"message,omitempty" pb:"4"`
+	Source              EventSource      `json:"source,omitempty" pb:"5"`
+	FirstTimestamp      Time             `json:"firstTimestamp,omitempty" pb:"6"`
+	LastTimestamp       Time             `json:"lastTimestamp,omitempty" pb:"7"`
+	Count               int32            `json:"count,omitempty" pb:"8"`
+	Type                string           `json:"type,omitempty" pb:"9"`
+	EventTime           MicroTime        `json:"eventTime,omitempty" pb:"10"`
+	Action              string           `json:"action,omitempty" pb:"12"`
+	Related             *ObjectReference `json:"related,omitempty" pb:"13"`
+	ReportingController string           `json:"reportingComponent" pb:"14"`
+	ReportingInstance   string           `json:"reportingInstance" pb:"15"`
 }
 
 // EventSource names the component that reported a CoreEvent.
 type EventSource struct {
-	Component string `json:"component,omitempty"`
-	Host      string `json:"host,omitempty"`
+	Component string `json:"component,omitempty" pb:"1"`
+	Host      string `json:"host,omitempty" pb:"2"`
 }
 
 // The CoreEvent types.

@@ -8,38 +8,38 @@ package api
 
 // Affinity is a pod's spec.affinity.
 type Affinity struct {
-	PodAffinity     *PodAffinity     `json:"podAffinity,omitempty"`
-	PodAntiAffinity *PodAntiAffinity `json:"podAntiAffinity,omitempty"`
+	PodAffinity     *PodAffinity     `json:"podAffinity,omitempty" pb:"2"`
+	PodAntiAffinity *PodAntiAffinity `json:"podAntiAffinity,omitempty" pb:"3"`
 }
 
 // PodAffinity: schedule the pod near pods matching the terms.
 type PodAffinity struct {
-	RequiredDuringSchedulingIgnoredDuringExecution  []PodAffinityTerm         `json:"requiredDuringSchedulingIgnoredDuringExecution,omitempty"`
-	PreferredDuringSchedulingIgnoredDuringExecution []WeightedPodAffinityTerm `json:"preferredDuringSchedulingIgnoredDuringExecution,omitempty"`
+	RequiredDuringSchedulingIgnoredDuringExecution  []PodAffinityTerm         `json:"requiredDuringSchedulingIgnoredDuringExecution,omitempty" pb:"1"`
+	PreferredDuringSchedulingIgnoredDuringExecution []WeightedPodAffinityTerm `json:"preferredDuringSchedulingIgnoredDuringExecution,omitempty" pb:"2"`
 }
 
 // PodAntiAffinity: schedule the pod away from pods matching the terms.
 type PodAntiAffinity struct {
-	RequiredDuringSchedulingIgnoredDuringExecution  []PodAffinityTerm         `json:"requiredDuringSchedulingIgnoredDuringExecution,omitempty"`
-	PreferredDuringSchedulingIgnoredDuringExecution []WeightedPodAffinityTerm `json:"preferredDuringSchedulingIgnoredDuringExecution,omitempty"`
+	RequiredDuringSchedulingIgnoredDuringExecution  []PodAffinityTerm         `json:"requiredDuringSchedulingIgnoredDuringExecution,omitempty" pb:"1"`
+	PreferredDuringSchedulingIgnoredDuringExecution []WeightedPodAffinityTerm `json:"preferredDuringSchedulingIgnoredDuringExecution,omitempty" pb:"2"`
 }
 
 // PodAffinityTerm selects pods (LabelSelector) in the pod's own namespace,
 // or in Namespaces and the namespaces NamespaceSelector selects, and the
 // topology domain (TopologyKey) they define.
 type PodAffinityTerm struct {
-	LabelSelector     *LabelSelector `json:"labelSelector,omitempty"`
-	Namespaces        []string       `json:"namespaces,omitempty"`
-	TopologyKey       string         `json:"topologyKey"`
-	NamespaceSelector *LabelSelector `json:"namespaceSelector,omitempty"`
-	MatchLabelKeys    []string       `json:"matchLabelKeys,omitempty"`
-	MismatchLabelKeys []string       `json:"mismatchLabelKeys,omitempty"`
+	LabelSelector     *LabelSelector `json:"labelSelector,omitempty" pb:"1"`
+	Namespaces        []string       `json:"namespaces,omitempty" pb:"2"`
+	TopologyKey       string         `json:"topologyKey" pb:"3"`
+	NamespaceSelector *LabelSelector `json:"namespaceSelector,omitempty" pb:"4"`
+	MatchLabelKeys    []string       `json:"matchLabelKeys,omitempty" pb:"5"`
+	MismatchLabelKeys []string       `json:"mismatchLabelKeys,omitempty" pb:"6"`
 }
 
 // WeightedPodAffinityTerm is a preferred term and its weight (1-100).
 type WeightedPodAffinityTerm struct {
-	Weight          int32           `json:"weight"`
-	PodAffinityTerm PodAffinityTerm `json:"podAffinityTerm"`
+	Weight          int32           `json:"weight" pb:"1"`
+	PodAffinityTerm PodAffinityTerm `json:"podAffinityTerm" pb:"2"`
 }
 
 // UsesCrossNamespacePodAffinity reports whether any of the pod's affinity

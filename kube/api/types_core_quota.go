@@ -11,24 +11,24 @@ var _ Object = (*ResourceQuota)(nil)
 // ResourceQuota is a core/v1 ResourceQuota.
 type ResourceQuota struct {
 	TypeMeta
-	ObjectMeta `json:"metadata"`
-	Spec       ResourceQuotaSpec   `json:"spec,omitempty"`
-	Status     ResourceQuotaStatus `json:"status,omitempty"`
+	ObjectMeta `json:"metadata" pb:"1"`
+	Spec       ResourceQuotaSpec   `json:"spec,omitempty" pb:"2"`
+	Status     ResourceQuotaStatus `json:"status,omitempty" pb:"3"`
 }
 
 // ResourceQuotaSpec is what a quota limits (Hard) and which objects it
 // tracks: every object of the namespace, or only those matching every
 // scope in Scopes and every requirement of ScopeSelector.
 type ResourceQuotaSpec struct {
-	Hard          ResourceList         `json:"hard,omitempty"`
-	Scopes        []ResourceQuotaScope `json:"scopes,omitempty"`
-	ScopeSelector *ScopeSelector       `json:"scopeSelector,omitempty"`
+	Hard          ResourceList         `json:"hard,omitempty" pb:"1"`
+	Scopes        []ResourceQuotaScope `json:"scopes,omitempty" pb:"2"`
+	ScopeSelector *ScopeSelector       `json:"scopeSelector,omitempty" pb:"3"`
 }
 
 // ResourceQuotaStatus is the enforced hard limits and the observed usage.
 type ResourceQuotaStatus struct {
-	Hard ResourceList `json:"hard,omitempty"`
-	Used ResourceList `json:"used,omitempty"`
+	Hard ResourceList `json:"hard,omitempty" pb:"1"`
+	Used ResourceList `json:"used,omitempty" pb:"2"`
 }
 
 // ResourceQuotaScope names a set of objects a quota may be limited to.
@@ -48,7 +48,7 @@ const (
 // ScopeSelector is a quota's spec.scopeSelector: the scopes as
 // requirements, all of which must match (ANDed).
 type ScopeSelector struct {
-	MatchExpressions []ScopedResourceSelectorRequirement `json:"matchExpressions,omitempty"`
+	MatchExpressions []ScopedResourceSelectorRequirement `json:"matchExpressions,omitempty" pb:"1"`
 }
 
 // ScopeSelectorOperator relates a scope to its values.
@@ -65,7 +65,7 @@ const (
 // ScopedResourceSelectorRequirement is one requirement of a ScopeSelector:
 // a scope name, an operator and, for In and NotIn, the values.
 type ScopedResourceSelectorRequirement struct {
-	ScopeName ResourceQuotaScope    `json:"scopeName"`
-	Operator  ScopeSelectorOperator `json:"operator"`
-	Values    []string              `json:"values,omitempty"`
+	ScopeName ResourceQuotaScope    `json:"scopeName" pb:"1"`
+	Operator  ScopeSelectorOperator `json:"operator" pb:"2"`
+	Values    []string              `json:"values,omitempty" pb:"3"`
 }

@@ -11,10 +11,10 @@ var _ Object = (*Secret)(nil)
 // memory; stringData is write-only on the server and not modelled.
 type Secret struct {
 	TypeMeta
-	ObjectMeta `json:"metadata"`
-	Immutable  *bool             `json:"immutable,omitempty"`
-	Data       map[string][]byte `json:"data,omitempty"`
-	Type       SecretType        `json:"type,omitempty"`
+	ObjectMeta `json:"metadata" pb:"1"`
+	Immutable  *bool             `json:"immutable,omitempty" pb:"5"`
+	Data       map[string][]byte `json:"data,omitempty" pb:"2"`
+	Type       SecretType        `json:"type,omitempty" pb:"3"`
 }
 
 // SecretType is a Secret's type, e.g. "kubernetes.io/service-account-token".
