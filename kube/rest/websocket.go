@@ -24,6 +24,10 @@ type wsSource struct {
 	stop func() bool // unregisters the close-on-cancel hook
 	// limit is the longest message accepted (one event).
 	limit int64
+	// proto: the handshake's Content-Type is protobuf, so each message is
+	// a protobuf WatchEvent (kube-apiserver writes one event per message,
+	// without the length prefix of a chunked stream).
+	proto bool
 }
 
 // dialWebSocket opens a watch over WebSocket. kube-apiserver serves watches
@@ -103,7 +107,7 @@ func (c *Client) dialWebSocket(ctx context.Context, req *request, idle time.Dura
 		limit = DefaultMaxObjectBytes
 	}
 	conn.SetReadLimit(limit)
-	s := &wsSource{conn: conn, ctx: ctx, limit: limit}
+	s := &wsSource{conn: conn, ctx: ctx, limit: limit, proto: resp != nil && isProtobuf(resp.Header.Get("Content-Type"))}
 	s.idle = newIdleTimer(c.clock, idle, func() { conn.Close() })
 	s.idle.pause() // armed by each next
 	s.stop = context.AfterFunc(ctx, func() { conn.Close() })
@@ -129,6 +133,8 @@ func (s *wsSource) next() ([]byte, error) {
 	}
 	return nil, fmt.Errorf("websocket watch: %w", err)
 }
+
+func (s *wsSource) protobuf() bool { return s.proto }
 
 func (s *wsSource) close() error {
 	s.idle.stop()

@@ -51,10 +51,42 @@ func JSON(b []byte) Source {
 // must never change.
 func Rebuilt(ptr unsafe.Pointer, rb *Rebuilder) Source { return Source{ptr: ptr, rb: rb} }
 
+// protoForm marks the protobuf form: its address is the rb of every
+// protobuf Source, whose ptr and n then hold the message.
+var protoForm Rebuilder
+
+// Proto returns the protobuf form holding msg, an object's protobuf
+// message without the envelope (none for nil). msg is kept, not copied.
+func Proto(msg []byte) Source {
+	if msg == nil {
+		return Source{}
+	}
+	s := JSON(msg)
+	s.rb = &protoForm
+	return s
+}
+
+// Proto returns the message of the protobuf form, nil for the others.
+func (s Source) Proto() []byte {
+	if s.rb != &protoForm {
+		return nil
+	}
+	if s.n == 0 {
+		return []byte{}
+	}
+	return unsafe.Slice((*byte)(s.ptr), s.n)
+}
+
+// IsProto reports whether s is the protobuf form.
+func (s Source) IsProto() bool { return s.rb == &protoForm }
+
 // JSON returns the JSON as read: the bytes kept, or the rebuilt form
-// rebuilt; nil when there is no source.
+// rebuilt; nil when there is no source or when the source is protobuf
+// (see Proto).
 func (s Source) JSON() ([]byte, error) {
 	switch {
+	case s.rb == &protoForm:
+		return nil, nil
 	case s.rb != nil:
 		return s.rb.fn(s.rb.ctx, s.ptr)
 	case s.ptr == nil:
@@ -71,7 +103,7 @@ func (s Source) Keeps(b []byte) bool {
 // Rebuilder returns the Rebuilder of the rebuilt form and the pointer it
 // rebuilds from; nil for the other forms.
 func (s Source) Rebuilder() (*Rebuilder, unsafe.Pointer) {
-	if s.rb == nil {
+	if s.rb == nil || s.rb == &protoForm {
 		return nil, nil
 	}
 	return s.rb, s.ptr
