@@ -36,12 +36,15 @@ func TestAsProto(t *testing.T) {
 		ok   bool
 		read func() bool
 	}{
-		"Wire":                    {true, func() bool { _, ok := decode.AsProto(decode.Wire()); return ok }},
-		"Stripping(Wire)":         {true, func() bool { _, ok := decode.AsProto(decode.StrippingManagedFields(decode.Wire())); return ok }},
-		"Raw":                     {false, func() bool { _, ok := decode.AsProto(decode.Raw()); return ok }},
-		"Stripping(Raw)":          {false, func() bool { _, ok := decode.AsProto(decode.StrippingManagedFields(decode.Raw())); return ok }},
-		"Typed[Pod]":              {false, func() bool { _, ok := decode.AsProto(decode.Typed[api.Pod]()); return ok }},
-		"Stripping(Compact[Pod])": {false, func() bool { _, ok := decode.AsProto(decode.StrippingManagedFields(decode.Compact[api.Pod]())); return ok }},
+		"Wire":            {true, func() bool { _, ok := decode.AsProto(decode.Wire()); return ok }},
+		"Stripping(Wire)": {true, func() bool { _, ok := decode.AsProto(decode.StrippingManagedFields(decode.Wire())); return ok }},
+		"Raw":             {false, func() bool { _, ok := decode.AsProto(decode.Raw()); return ok }},
+		"Stripping(Raw)":  {false, func() bool { _, ok := decode.AsProto(decode.StrippingManagedFields(decode.Raw())); return ok }},
+		"Typed[Pod]":      {false, func() bool { _, ok := decode.AsProto(decode.Typed[api.Pod]()); return ok }},
+		"Stripping(Compact[Pod])": {false, func() bool {
+			_, ok := decode.AsProto(decode.StrippingManagedFields(decode.Compact[api.Pod]()))
+			return ok
+		}},
 	} {
 		if got := c.read(); got != c.ok {
 			t.Errorf("%s: AsProto %v, want %v", name, got, c.ok)
