@@ -440,8 +440,15 @@ func TestProtoWatchBroken(t *testing.T) {
 }
 
 // TestProtoWatchWebSocket: over WebSocket each binary message is one
-// WatchEvent, and the handshake's Content-Type says protobuf.
+// WatchEvent; the handshake's Content-Type may say protobuf, or — as
+// kube-apiserver's does — say nothing, and then each message tells.
 func TestProtoWatchWebSocket(t *testing.T) {
+	for _, header := range []http.Header{{"Content-Type": {ContentTypeProtobuf + ";stream=watch"}}, nil} {
+		rcProtoWatchWebSocket(t, header)
+	}
+}
+
+func rcProtoWatchWebSocket(t *testing.T, header http.Header) {
 	rcNoLeaks(t)
 	events := [][]byte{pbPodEvent("ADDED", "a", "11"), pbInitEnd, pbExpired}
 	var accept string
@@ -451,7 +458,7 @@ func TestProtoWatchWebSocket(t *testing.T) {
 		accept = r.Header.Get("Accept")
 		mu.Unlock()
 		up := websocket.Upgrader{CheckOrigin: func(*http.Request) bool { return true }}
-		conn, err := up.Upgrade(w, r, http.Header{"Content-Type": {ContentTypeProtobuf + ";stream=watch"}})
+		conn, err := up.Upgrade(w, r, header)
 		if err != nil {
 			return
 		}

@@ -55,12 +55,12 @@ func (e *WatchEvent[T]) IsInitialEventsEnd() bool {
 }
 
 // frameSource yields the bytes of one watch event at a time: JSON, or a
-// protobuf WatchEvent message when protobuf reports it (the response's
-// Content-Type said so).
+// protobuf WatchEvent message when protobuf, asked after next, reports it
+// (see chunkedSource, protoChunkedSource and wsSource for how each knows).
 type frameSource interface {
 	next() ([]byte, error) // io.EOF when the server ended the watch cleanly
 	close() error
-	protobuf() bool
+	protobuf() bool // the encoding of the frame next returned last
 }
 
 // Watcher is an open watch: a pull-based stream of events. It is not safe
@@ -80,13 +80,6 @@ type Watcher[T api.Object] struct {
 // bytes, and the context's error after cancellation. Any error ends the
 // watch: open a new one to continue.
 func (w *Watcher[T]) Next() (WatchEvent[T], error) {
-	if w.src.protobuf() {
-		frame, err := w.src.next()
-		if err != nil {
-			return WatchEvent[T]{}, err
-		}
-		return decodeProtoEvent(frame, w.pd, w.path)
-	}
 	if cs, ok := w.src.(*chunkedSource); ok && cs.lines && decode.ChecksWholeObject(w.codec) {
 		if ev, ok := nextLine(cs, w.codec); ok {
 			return ev, nil
@@ -95,6 +88,9 @@ func (w *Watcher[T]) Next() (WatchEvent[T], error) {
 	frame, err := w.src.next()
 	if err != nil {
 		return WatchEvent[T]{}, err
+	}
+	if w.src.protobuf() {
+		return decodeProtoEvent(frame, w.pd, w.path)
 	}
 	if cs, ok := w.src.(*chunkedSource); ok {
 		// The scanner that cut the frame saw where its last member ends.
