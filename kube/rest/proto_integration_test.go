@@ -256,6 +256,18 @@ func TestProtoCustomResourceIsJSON(t *testing.T) {
 	if err != nil || ev.Type != rest.Added || ev.Object.IsProto() || ev.Object.Name != "w1" {
 		t.Fatalf("watch: %+v %v", ev, err)
 	}
+	// Written back through the protobuf client: JSON, as read.
+	edited, err := got.Edit(func(m map[string]any) error {
+		m["spec"].(map[string]any)["size"] = 5
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	up, err := r.Update(ctx, edited)
+	if err != nil || up.IsProto() || !bytes.Contains(up.Raw(), []byte(`"size":5`)) {
+		t.Fatalf("update: %+v %v", up, err)
+	}
 	m, err := r.MetadataOnly().List(ctx, rest.ListOptions{})
 	if err != nil {
 		t.Fatal(err)

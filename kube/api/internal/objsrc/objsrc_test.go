@@ -60,3 +60,31 @@ func TestSourceForms(t *testing.T) {
 		})
 	}
 }
+
+// TestProtoForm: the protobuf form holds a message and no JSON; it is no
+// rebuilt form, keeps no JSON, and the other forms are not protobuf.
+func TestProtoForm(t *testing.T) {
+	msg := []byte{0x0a, 0x03, 0x0a, 0x01, 'a'}
+	s := objsrc.Proto(msg)
+	if !s.IsProto() || unsafe.SliceData(s.Proto()) != unsafe.SliceData(msg) || len(s.Proto()) != len(msg) {
+		t.Fatalf("Proto() = %x, IsProto %v", s.Proto(), s.IsProto())
+	}
+	if js, err := s.JSON(); js != nil || err != nil {
+		t.Errorf("JSON() = %q, %v; want nil", js, err)
+	}
+	if rb, _ := s.Rebuilder(); rb != nil || s.Keeps(msg) {
+		t.Errorf("the protobuf form reads as rebuilt (%v) or as keeping JSON (%v)", rb != nil, s.Keeps(msg))
+	}
+	if e := objsrc.Proto([]byte{}); !e.IsProto() || e.Proto() == nil || len(e.Proto()) != 0 {
+		t.Errorf("empty message: %v %x", e.IsProto(), e.Proto())
+	}
+	if n := objsrc.Proto(nil); n.IsProto() || n.Proto() != nil {
+		t.Errorf("Proto(nil) is a protobuf form")
+	}
+	fixed := objsrc.MakeRebuilder(func(ctx, ptr unsafe.Pointer) ([]byte, error) { return []byte("{}"), nil }, nil)
+	for name, o := range map[string]objsrc.Source{"none": {}, "JSON": objsrc.JSON(msg), "rebuilt": objsrc.Rebuilt(unsafe.Pointer(&msg), &fixed)} {
+		if o.IsProto() || o.Proto() != nil {
+			t.Errorf("%s form reads as protobuf", name)
+		}
+	}
+}
