@@ -73,8 +73,18 @@ func (o *RawObject) IsProto() bool { return o.src.IsProto() }
 
 // Proto returns o's protobuf message, without the k8s envelope (an
 // object's message as a list item carries it), or nil for an object held
-// as JSON. The slice must not be modified.
-func (o *RawObject) Proto() []byte { return o.src.Proto() }
+// as JSON. The slice must not be modified. For a cached RawObject kept as
+// a delta against its family's base message it is rebuilt on each call
+// (see ProtoErr); the rebuild cannot fail for deltas kcm wrote, and
+// Proto returns nil if it ever did.
+func (o *RawObject) Proto() []byte {
+	b, _ := o.src.Proto()
+	return b
+}
+
+// ProtoErr is Proto with the rebuild's error. Writes use it, so that a
+// failure is an error and not an empty body.
+func (o *RawObject) ProtoErr() ([]byte, error) { return o.src.Proto() }
 
 // protoErr is the error of an operation that needs o's JSON.
 func (o *RawObject) protoErr(op string) error {

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"sync"
@@ -523,5 +525,43 @@ func TestProtoRawObjectWrite(t *testing.T) {
 	}
 	if _, err := o.MarshalJSON(); !errors.Is(err, api.ErrProtobuf) {
 		t.Errorf("MarshalJSON of a protobuf RawObject: %v, want ErrProtobuf", err)
+	}
+}
+
+// TestProtoDeltaMemberWrite: a cached RawObject kept as a delta against
+// its family's base (StrippingManagedFields(Wire())) is written as its
+// rebuilt message: the pod without managedFields, every other byte.
+func TestProtoDeltaMemberWrite(t *testing.T) {
+	rcNoLeaks(t)
+	pl, err := os.ReadFile(filepath.Join("..", "protowire", "testdata", "podlist.pb"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	u, _ := protowire.Unwrap(pl)
+	l, err := protowire.SplitList(u.Raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cache, _ := decode.AsProto(decode.StrippingManagedFields(decode.Wire()))
+	tm := api.TypeMeta{APIVersion: "v1", Kind: "Pod"}
+	var objs []*api.RawObject
+	for _, it := range l.Items {
+		o, err := cache.DecodeProto(tm, it)
+		if err != nil {
+			t.Fatal(err)
+		}
+		objs = append(objs, o)
+	}
+	last := objs[len(objs)-1]
+	if a, b := last.Proto(), last.Proto(); &a[0] == &b[0] {
+		t.Fatalf("the last sibling is not kept as a delta")
+	}
+	s := &rcProtoServer{pb: protowire.Wrap(nil, "v1", "Pod", pbPod("x", "9"))}
+	if _, err := NewResources(rcProtoClient(t, rcServer(t, s).URL), Pods, decode.Wire()).Update(context.Background(), last); err != nil {
+		t.Fatal(err)
+	}
+	want, _ := protowire.StripManagedFields(l.Items[len(l.Items)-1])
+	if _, _, body := s.seen(); !bytes.Equal(body[0], protowire.Wrap(nil, "v1", "Pod", want)) {
+		t.Errorf("body %x\nwant %x", body[0], protowire.Wrap(nil, "v1", "Pod", want))
 	}
 }

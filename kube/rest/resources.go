@@ -134,9 +134,12 @@ func (r *Resources[T]) UpdateSubresource(ctx context.Context, obj T, sub string)
 // rep reports the write to the pipeline view.
 func (r *Resources[T]) write(ctx context.Context, verb, path string, obj T, merge bool, rep writeReport) (T, error) {
 	var zero T
-	if msg, ok := protoMessage(obj); ok {
+	if msg, ok, err := protoMessage(obj); ok {
 		// A RawObject read as protobuf goes back as it was read: its
 		// message, enveloped, every field kept.
+		if err != nil {
+			return zero, fmt.Errorf("rest: %s %s: the object's protobuf message: %w", verb, path, err)
+		}
 		body := protowire.Wrap(nil, obj.GetTypeMeta().APIVersion, obj.GetTypeMeta().Kind, msg)
 		data, ct, err := r.c.doBody(ctx, &request{verb: verb, path: path, body: body, contentType: ContentTypeProtobuf,
 			accept: negotiate(true, r.res, false, r.proto != nil, false)})
@@ -157,12 +160,13 @@ func (r *Resources[T]) write(ctx context.Context, verb, path string, obj T, merg
 }
 
 // protoMessage returns the protobuf message of a RawObject held as
-// protobuf (api.RawObject.IsProto).
-func protoMessage[T api.Object](obj T) ([]byte, bool) {
+// protobuf (api.RawObject.IsProto), and the error of its rebuild.
+func protoMessage[T api.Object](obj T) ([]byte, bool, error) {
 	if ro, ok := any(obj).(*api.RawObject); ok && ro.IsProto() {
-		return ro.Proto(), true
+		msg, err := ro.ProtoErr()
+		return msg, true, err
 	}
-	return nil, false
+	return nil, false, nil
 }
 
 // answered decodes a write's answer, by its Content-Type, and reports it

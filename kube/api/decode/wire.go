@@ -2,6 +2,7 @@ package decode
 
 import (
 	"fmt"
+	"unsafe"
 
 	"github.com/kcmlab/kcm/kube/api"
 	"github.com/kcmlab/kcm/kube/api/internal/objsrc"
@@ -90,9 +91,30 @@ func (wireCodec) DecodeProtoBorrowed(tm api.TypeMeta, msg []byte) (*api.RawObjec
 	return decodeProtoRaw(tm, msg, false)
 }
 
-// decodeProtoStripped implements protoStripDecoder.
+// decodeProtoStripped implements protoStripDecoder: for a cache, as
+// decodeStripped is on JSON. An object with a controller is kept in its
+// family (protowire.KeepFamily): as a delta against its family's base
+// message, rebuilt by RawObject.Proto, or as the family's new base.
 func (wireCodec) decodeProtoStripped(tm api.TypeMeta, msg []byte) (*api.RawObject, error) {
-	return decodeProtoRaw(tm, msg, true)
+	o := &api.RawObject{TypeMeta: tm}
+	kept, mem, err := protowire.KeepFamily(tm.Kind, msg, true, &o.ObjectMeta)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s protobuf: %w", api.ErrDecode, tm.Kind, err)
+	}
+	if mem != nil {
+		*objsrc.Of(&o.ObjectMeta) = objsrc.ProtoRebuilt(unsafe.Pointer(mem), &protoMemberRebuilder)
+	} else {
+		*objsrc.Of(&o.ObjectMeta) = objsrc.Proto(kept)
+	}
+	return o, nil
+}
+
+// protoMemberRebuilder rebuilds the message of a RawObject kept in its
+// family: ptr is its *protowire.Member.
+var protoMemberRebuilder = objsrc.MakeRebuilder(rebuildProtoMember, nil)
+
+func rebuildProtoMember(_, ptr unsafe.Pointer) ([]byte, error) {
+	return (*protowire.Member)(ptr).Message()
 }
 
 func decodeProtoRaw(tm api.TypeMeta, msg []byte, drop bool) (*api.RawObject, error) {

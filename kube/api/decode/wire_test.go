@@ -147,3 +147,58 @@ func TestWireDeepCopyKeepsProto(t *testing.T) {
 		t.Fatal("the copy shares its metadata with the original")
 	}
 }
+
+// TestWireProtoFamilies: for a cache (StrippingManagedFields(Wire())),
+// the pods of one ReplicaSet are kept in their family as the JSON cache
+// keeps them: all but the family's base as a delta against its message,
+// which Proto rebuilds — equal to the message without managedFields —
+// with the metadata a plain decode reads.
+func TestWireProtoFamilies(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "..", "protowire", "testdata", "podlist.pb"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	u, err := protowire.Unwrap(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := protowire.SplitList(u.Raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cache, _ := decode.AsProto(decode.StrippingManagedFields(decode.Wire()))
+	plain, _ := decode.AsProto(decode.Wire())
+	tm := api.TypeMeta{APIVersion: "v1", Kind: "Pod"}
+	var objs []*api.RawObject
+	deltas := 0
+	for i, item := range l.Items {
+		o, err := cache.DecodeProto(tm, bytes.Clone(item))
+		if err != nil {
+			t.Fatal(err)
+		}
+		objs = append(objs, o)
+		want, _ := protowire.StripManagedFields(item)
+		p1, err := o.ProtoErr()
+		if err != nil || !bytes.Equal(p1, want) || !o.IsProto() || o.Raw() != nil {
+			t.Fatalf("pod %d: message differs from the stripped one (%v)", i, err)
+		}
+		if p2 := o.Proto(); &p1[0] != &p2[0] {
+			deltas++ // rebuilt on each call: kept as a delta
+		}
+		p, err := plain.DecodeProto(tm, item)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if o.Name != p.Name || o.UID != p.UID || o.ResourceVersion != p.ResourceVersion || o.Namespace != p.Namespace ||
+			!reflect.DeepEqual(o.Labels, p.Labels) || !reflect.DeepEqual(o.OwnerReferences, p.OwnerReferences) {
+			t.Errorf("pod %d: metadata %+v, plain decode %+v", i, o.ObjectMeta, p.ObjectMeta)
+		}
+		c, err := api.DeepCopy(o)
+		if err != nil || !bytes.Equal(c.Proto(), want) {
+			t.Errorf("pod %d: DeepCopy lost the message (%v)", i, err)
+		}
+	}
+	if deltas < len(objs)-1 {
+		t.Errorf("%d of %d siblings kept as deltas, want at least %d", deltas, len(objs), len(objs)-1)
+	}
+}

@@ -17,7 +17,10 @@
 //     delta against its family's base (the pointer is that delta);
 //   - protobuf: the object's protobuf message (no envelope) kept as
 //     bytes, for a RawObject read as application/vnd.kubernetes.protobuf
-//     (decode.Wire). It has no JSON: JSON returns nil, Proto the message.
+//     (decode.Wire), or rebuilt — a pointer and a Rebuilder of the
+//     message (ProtoRebuilt) — for a cached one kept as a delta against
+//     its family's base message. It has no JSON: JSON returns nil, Proto
+//     the message.
 //
 // A Source takes three words, the size of the []byte it replaced, so
 // that no object grows: a cache holds millions of them. It is immutable:

@@ -55,6 +55,19 @@ func Rebuilt(ptr unsafe.Pointer, rb *Rebuilder) Source { return Source{ptr: ptr,
 // protobuf Source, whose ptr and n then hold the message.
 var protoForm Rebuilder
 
+// protoRebuilt is the n of a rebuilt Source whose Rebuilder rebuilds a
+// protobuf message, not JSON (ProtoRebuilt): a rebuilt form's n is
+// otherwise unused.
+const protoRebuilt = -1
+
+// ProtoRebuilt returns the rebuilt protobuf form: rb rebuilds the
+// object's protobuf message (no envelope) from ptr, which must never
+// change — a RawObject of a cache kept as a delta against its family's
+// base message.
+func ProtoRebuilt(ptr unsafe.Pointer, rb *Rebuilder) Source {
+	return Source{ptr: ptr, rb: rb, n: protoRebuilt}
+}
+
 // Proto returns the protobuf form holding msg, an object's protobuf
 // message without the envelope (none for nil). msg is kept, not copied.
 func Proto(msg []byte) Source {
@@ -66,26 +79,29 @@ func Proto(msg []byte) Source {
 	return s
 }
 
-// Proto returns the message of the protobuf form, nil for the others.
-func (s Source) Proto() []byte {
-	if s.rb != &protoForm {
-		return nil
+// Proto returns the message of a protobuf form, rebuilt for the rebuilt
+// one; nil for the other forms.
+func (s Source) Proto() ([]byte, error) {
+	switch {
+	case s.rb == &protoForm && s.n == 0:
+		return []byte{}, nil
+	case s.rb == &protoForm:
+		return unsafe.Slice((*byte)(s.ptr), s.n), nil
+	case s.rb != nil && s.n == protoRebuilt:
+		return s.rb.fn(s.rb.ctx, s.ptr)
 	}
-	if s.n == 0 {
-		return []byte{}
-	}
-	return unsafe.Slice((*byte)(s.ptr), s.n)
+	return nil, nil
 }
 
-// IsProto reports whether s is the protobuf form.
-func (s Source) IsProto() bool { return s.rb == &protoForm }
+// IsProto reports whether s is a protobuf form (kept or rebuilt).
+func (s Source) IsProto() bool { return s.rb == &protoForm || s.rb != nil && s.n == protoRebuilt }
 
 // JSON returns the JSON as read: the bytes kept, or the rebuilt form
 // rebuilt; nil when there is no source or when the source is protobuf
 // (see Proto).
 func (s Source) JSON() ([]byte, error) {
 	switch {
-	case s.rb == &protoForm:
+	case s.IsProto():
 		return nil, nil
 	case s.rb != nil:
 		return s.rb.fn(s.rb.ctx, s.ptr)
@@ -103,7 +119,7 @@ func (s Source) Keeps(b []byte) bool {
 // Rebuilder returns the Rebuilder of the rebuilt form and the pointer it
 // rebuilds from; nil for the other forms.
 func (s Source) Rebuilder() (*Rebuilder, unsafe.Pointer) {
-	if s.rb == nil || s.rb == &protoForm {
+	if s.rb == nil || s.IsProto() {
 		return nil, nil
 	}
 	return s.rb, s.ptr
