@@ -164,3 +164,45 @@ func TestReadListRules(t *testing.T) {
 		}
 	})
 }
+
+// TestReadListGrowsWithTheData: an item that announces nearly the whole
+// limit but sends a few bytes makes ReadList hold about its chunk and read
+// buffer, not the announced size.
+func TestReadListGrowsWithTheData(t *testing.T) {
+	const announced = 15 << 20
+	body := append(protowire.Magic[:], 0x12, 0xff, 0xff, 0xff, 0x0f) // raw: 32 MiB announced
+	body = protowire.AppendVarint(append(body, 0x12), announced)      // one item of 15 MiB, then 100 bytes
+	body = append(body, make([]byte, 100)...)
+	var before, after runtimeMem
+	before.read()
+	_, _, _, err := readList(bytes.NewReader(body), protowire.DefaultMaxFrame)
+	after.read()
+	if !errors.Is(err, protowire.ErrTruncated) {
+		t.Errorf("got %v, want ErrTruncated", err)
+	}
+	if grew := after.total - before.total; grew > 1<<20 {
+		t.Errorf("reading an item that announced %d bytes and sent 100 allocated %d bytes", announced, grew)
+	}
+}
+
+// TestReadListReusesItsBuffer: items after the first allocate nothing
+// when they fit the buffer: memory is one item, whatever the list's
+// length.
+func TestReadListReusesItsBuffer(t *testing.T) {
+	var list []byte
+	for range 1000 {
+		list = protowire.AppendBytes(list, 2, []byte("0123456789"))
+	}
+	body := envelope(list)
+	items := 0
+	allocs := testing.AllocsPerRun(5, func() {
+		_, err := protowire.ReadList(bytes.NewReader(body), 0, func(string, string) error { return nil },
+			func([]byte) error { items++; return nil })
+		if err != nil {
+			t.Fatal(err)
+		}
+	})
+	if items != 6000 || allocs > 10 {
+		t.Errorf("%d items, %v allocations per list of 1000, want a few", items, allocs)
+	}
+}
