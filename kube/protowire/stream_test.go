@@ -171,7 +171,7 @@ func TestReadListRules(t *testing.T) {
 func TestReadListGrowsWithTheData(t *testing.T) {
 	const announced = 15 << 20
 	body := append(protowire.Magic[:], 0x12, 0xff, 0xff, 0xff, 0x0f) // raw: 32 MiB announced
-	body = protowire.AppendVarint(append(body, 0x12), announced)      // one item of 15 MiB, then 100 bytes
+	body = protowire.AppendVarint(append(body, 0x12), announced)     // one item of 15 MiB, then 100 bytes
 	body = append(body, make([]byte, 100)...)
 	var before, after runtimeMem
 	before.read()

@@ -529,7 +529,7 @@ func TestProtoRawObjectWrite(t *testing.T) {
 }
 
 // TestProtoDeltaMemberWrite: a cached RawObject kept as a delta against
-// its family's base (StrippingManagedFields(Wire())) is written as its
+// its family's base (StrippingManagedFields(WireFamilies())) is written as its
 // rebuilt message: the pod without managedFields, every other byte.
 func TestProtoDeltaMemberWrite(t *testing.T) {
 	rcNoLeaks(t)
@@ -542,7 +542,7 @@ func TestProtoDeltaMemberWrite(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cache, _ := decode.AsProto(decode.StrippingManagedFields(decode.Wire()))
+	cache, _ := decode.AsProto(decode.StrippingManagedFields(decode.WireFamilies()))
 	tm := api.TypeMeta{APIVersion: "v1", Kind: "Pod"}
 	var objs []*api.RawObject
 	for _, it := range l.Items {

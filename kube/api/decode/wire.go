@@ -67,8 +67,13 @@ func BorrowedProto[T api.Object](p ProtoDecoder[T], tm api.TypeMeta, msg []byte)
 	return p.DecodeProto(tm, append([]byte(nil), msg...))
 }
 
-// wireCodec is Raw on JSON and the protobuf RawObject decoder.
-type wireCodec struct{ rawCodec }
+// wireCodec is Raw on JSON and the protobuf RawObject decoder. families:
+// stripped protobuf decodes keep objects in their families
+// (WireFamilies).
+type wireCodec struct {
+	rawCodec
+	families bool
+}
 
 // Wire returns the RawObject codec of both encodings: JSON exactly as
 // Raw(), and protobuf (ProtoDecoder) into a RawObject holding its
@@ -78,6 +83,16 @@ type wireCodec struct{ rawCodec }
 // caches use it; a client of Wire() reads protobuf where rest.Config's
 // ContentType asks for it.
 func Wire() Codec[*api.RawObject] { return wireCodec{} }
+
+// WireFamilies is Wire whose stripped protobuf decodes (a cache's:
+// StrippingManagedFields(WireFamilies())) keep an object with a
+// controller in its family, as the JSON cache does: as a delta against
+// its family's base message, rebuilt by RawObject.Proto. It holds about
+// half the bytes per cached pod of Wire's and costs about twice the CPU
+// per decoded pod (bench/'s BenchmarkProtoHeap and
+// BenchmarkProtoDecodePod, rows kcm-wire-proto and
+// kcm-wire-proto-families).
+func WireFamilies() Codec[*api.RawObject] { return wireCodec{families: true} }
 
 // DecodeProto implements ProtoDecoder. The RawObject keeps a copy of msg
 // made to size (protowire.Keep), so msg is not retained.
@@ -91,11 +106,14 @@ func (wireCodec) DecodeProtoBorrowed(tm api.TypeMeta, msg []byte) (*api.RawObjec
 	return decodeProtoRaw(tm, msg, false)
 }
 
-// decodeProtoStripped implements protoStripDecoder: for a cache, as
-// decodeStripped is on JSON. An object with a controller is kept in its
-// family (protowire.KeepFamily): as a delta against its family's base
-// message, rebuilt by RawObject.Proto, or as the family's new base.
-func (wireCodec) decodeProtoStripped(tm api.TypeMeta, msg []byte) (*api.RawObject, error) {
+// decodeProtoStripped implements protoStripDecoder. With families, an
+// object with a controller is kept in its family (protowire.KeepFamily):
+// as a delta against its family's base message, rebuilt by
+// RawObject.Proto, or as the family's new base.
+func (c wireCodec) decodeProtoStripped(tm api.TypeMeta, msg []byte) (*api.RawObject, error) {
+	if !c.families {
+		return decodeProtoRaw(tm, msg, true)
+	}
 	o := &api.RawObject{TypeMeta: tm}
 	kept, mem, err := protowire.KeepFamily(tm.Kind, msg, true, &o.ObjectMeta)
 	if err != nil {

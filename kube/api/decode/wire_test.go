@@ -148,7 +148,7 @@ func TestWireDeepCopyKeepsProto(t *testing.T) {
 	}
 }
 
-// TestWireProtoFamilies: for a cache (StrippingManagedFields(Wire())),
+// TestWireProtoFamilies: for a cache (StrippingManagedFields(WireFamilies())),
 // the pods of one ReplicaSet are kept in their family as the JSON cache
 // keeps them: all but the family's base as a delta against its message,
 // which Proto rebuilds — equal to the message without managedFields —
@@ -166,11 +166,22 @@ func TestWireProtoFamilies(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cache, _ := decode.AsProto(decode.StrippingManagedFields(decode.Wire()))
+	cache, _ := decode.AsProto(decode.StrippingManagedFields(decode.WireFamilies()))
 	plain, _ := decode.AsProto(decode.Wire())
 	tm := api.TypeMeta{APIVersion: "v1", Kind: "Pod"}
 	var objs []*api.RawObject
 	deltas := 0
+	// Wire alone keeps each message whole.
+	whole, _ := decode.AsProto(decode.StrippingManagedFields(decode.Wire()))
+	for i, item := range l.Items {
+		o, err := whole.DecodeProto(tm, item)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a, b := o.Proto(), o.Proto(); &a[0] != &b[0] {
+			t.Errorf("Wire: pod %d kept as a delta", i)
+		}
+	}
 	for i, item := range l.Items {
 		o, err := cache.DecodeProto(tm, bytes.Clone(item))
 		if err != nil {
