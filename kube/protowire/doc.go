@@ -66,8 +66,8 @@
 //     a controller can be kept as a delta against a sibling's message, as
 //     kcm's JSON cache keeps RawObjects; Message rebuilds it. KeepFamily
 //     gives the same to a caller that holds the metadata itself: the
-//     protobuf RawObjects of kcm's caches (decode.Wire, stripped) keep a
-//     Member and rebuild their message from it.
+//     protobuf RawObjects of a cache decoded by decode.WireFamilies keep
+//     a Member and rebuild their message from it.
 //
 // # Measured (bench/, issue 13)
 //
