@@ -13,9 +13,11 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/gorilla/websocket"
 
+	"github.com/kcmlab/kcm/clock"
 	"github.com/kcmlab/kcm/kube/api"
 	"github.com/kcmlab/kcm/kube/api/decode"
 	"github.com/kcmlab/kcm/kube/protowire"
@@ -564,4 +566,62 @@ func TestProtoDeltaMemberWrite(t *testing.T) {
 	if _, _, body := s.seen(); !bytes.Equal(body[0], protowire.Wrap(nil, "v1", "Pod", want)) {
 		t.Errorf("body %x\nwant %x", body[0], protowire.Wrap(nil, "v1", "Pod", want))
 	}
+}
+
+// TestProtoIdleTimeouts: a protobuf LIST that stalls mid-body and a
+// protobuf watch that goes silent end with ErrIdleTimeout, as JSON ones.
+func TestProtoIdleTimeouts(t *testing.T) {
+	t.Run("list", func(t *testing.T) {
+		rcNoLeaks(t)
+		stop := make(chan struct{})
+		body := pbList("5", "", pbPod("a", "1"), pbPod("b", "2"))
+		cut := len(body) - len(protowire.AppendBytes(nil, 2, pbPod("b", "2"))) // after item a
+		srv := rcServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", ContentTypeProtobuf)
+			w.Write(body[:cut])
+			w.(http.Flusher).Flush()
+			<-stop
+		}))
+		defer close(stop)
+		clk := clock.NewFake(rcT0)
+		c := rcClient(t, srv.URL, func(cfg *Config) { cfg.ContentType = ContentTypeProtobuf }, WithListIdleTimeout(time.Minute),
+			WithListPageTimeout(0), WithRetryPolicy(RetryPolicy{MaxAttempts: 1}), WithClock(clk))
+		items := make(chan string, 2)
+		done := make(chan error, 1)
+		go func() {
+			_, err := NewResources(c, Pods, decode.Wire()).ListEach(context.Background(), ListOptions{},
+				func(o *api.RawObject) error { items <- o.Name; return nil })
+			done <- err
+		}()
+		if name := <-items; name != "a" {
+			t.Fatalf("first item %q", name)
+		}
+		rcStepTo(t, clk, time.Minute, done)
+		if err := <-done; !errors.Is(err, ErrIdleTimeout) {
+			t.Fatalf("stalled protobuf list: %v, want ErrIdleTimeout", err)
+		}
+	})
+	t.Run("watch", func(t *testing.T) {
+		rcNoLeaks(t)
+		srv := rcServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			rcProtoStream(w, pbFrames(pbPodEvent("ADDED", "a", "11")), false)
+			<-r.Context().Done()
+		}))
+		clk := clock.NewFake(rcT0)
+		c := rcClient(t, srv.URL, func(cfg *Config) { cfg.ContentType = ContentTypeProtobuf }, WithClock(clk))
+		w, err := NewResources(c, Pods, decode.Wire()).Watch(context.Background(), WatchOptions{IdleTimeout: time.Minute})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer w.Close()
+		if ev, err := w.Next(); err != nil || ev.Type != Added || !ev.Object.IsProto() {
+			t.Fatalf("first event: %+v %v", ev, err)
+		}
+		done := make(chan error, 1)
+		go func() { _, err := w.Next(); done <- err }()
+		rcStepTo(t, clk, time.Minute, done)
+		if err := <-done; !errors.Is(err, ErrIdleTimeout) {
+			t.Fatalf("silent protobuf watch: %v, want ErrIdleTimeout", err)
+		}
+	})
 }
