@@ -45,7 +45,8 @@ func (r *Resources[T]) InNamespace(ns string) *Resources[T] {
 
 // MetadataOnly returns a copy that asks the server for
 // PartialObjectMetadata: objects carry only apiVersion, kind and metadata.
-// Use it with the Raw codec.
+// Use it with the Raw codec, or with Wire to read it as protobuf on a
+// protobuf client (every resource's metadata has a protobuf form).
 func (r *Resources[T]) MetadataOnly() *Resources[T] {
 	n := *r
 	n.metaOnly = true
