@@ -39,7 +39,9 @@ type wsSource struct {
 }
 
 // sniffProto reports whether a WebSocket message of a watch that asked
-// for protobuf is one (see wsSource.asked).
+// for protobuf is one (see wsSource.asked). A protobuf WatchEvent opens
+// with its type's tag, 0x0a — a newline to JSON — and then the type's
+// length (5 to 8), never JSON whitespace followed by '{'.
 func sniffProto(msg []byte) bool {
 	for _, c := range msg {
 		switch c {
