@@ -625,3 +625,20 @@ func TestProtoIdleTimeouts(t *testing.T) {
 		}
 	})
 }
+
+// TestSniffProto: how a WebSocket message of a watch that asked for
+// protobuf is told apart: JSON opens with '{', after optional whitespace.
+func TestSniffProto(t *testing.T) {
+	for _, c := range []struct {
+		msg  []byte
+		want bool
+	}{
+		{[]byte(`{"type":"ADDED"}`), false}, {[]byte(" \r\n\t{}"), false}, {nil, false}, {[]byte("\n"), false},
+		{pbPodEvent("ADDED", "a", "1"), true}, {pbPodEvent("MODIFIED", "a", "1"), true}, {pbExpired, true}, {pbInitEnd, true},
+		{[]byte{0x12, 0x00}, true},
+	} {
+		if got := sniffProto(c.msg); got != c.want {
+			t.Errorf("sniffProto(%q) = %v, want %v", c.msg, got, c.want)
+		}
+	}
+}
