@@ -344,14 +344,28 @@ func TestProtoRawObjectWriteKeepsEveryField(t *testing.T) {
 	// status (3) { conditions (2) { type 1, status 2 } }: one more condition.
 	cond := protowire.AppendBytes(nil, 3, protowire.AppendBytes(nil, 2,
 		protowire.AppendString(protowire.AppendString(nil, 1, "kcm.test/gate"), 2, "True")))
-	o3, err := pd.DecodeProto(up.TypeMeta, append(bytes.Clone(up.Proto()), cond...))
+	// As a cache holds it: managedFields dropped, which the server then
+	// keeps as they were (a request without managedFields keeps the live
+	// object's).
+	spd, _ := decode.AsProto(decode.StrippingManagedFields(decode.Wire()))
+	o3, err := spd.DecodeProto(up.TypeMeta, append(bytes.Clone(up.Proto()), cond...))
 	if err != nil {
 		t.Fatal(err)
+	}
+	if bytes.Equal(o3.Proto(), append(bytes.Clone(up.Proto()), cond...)) {
+		t.Fatal("managedFields were not dropped from the written message")
 	}
 	if _, err := pods.UpdateStatus(ctx, o3); err != nil {
 		t.Fatalf("update status: %v", err)
 	}
 	final := jsonMap()
+	managed := func(m map[string]any) int {
+		mf, _ := m["metadata"].(map[string]any)["managedFields"].([]any)
+		return len(mf)
+	}
+	if managed(final) < managed(after) || managed(after) == 0 {
+		t.Errorf("managedFields: %d entries after the update, %d after the status update", managed(after), managed(final))
+	}
 	if !reflect.DeepEqual(final["spec"], before["spec"]) {
 		t.Errorf("status update changed spec:\nbefore %v\nafter  %v", before["spec"], final["spec"])
 	}
