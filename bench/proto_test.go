@@ -17,7 +17,7 @@ import (
 	"github.com/kcmlab/kcm/kube/protowire"
 )
 
-// The protobuf prototype's micro-benchmarks (issue 13): one pod decoded
+// kube/protowire's micro-benchmarks (issues 13, 34): one pod decoded
 // by kube/protowire's metadata scan from its protobuf message, by kcm's
 // RawObject codec from its JSON, and by client-go from either; and the
 // bytes and live heap each keeps per pod. Inputs are podgen's pods, the
@@ -85,12 +85,27 @@ var podTypeMeta = api.TypeMeta{APIVersion: "v1", Kind: "Pod"}
 
 var kcmRawStrip = decode.StrippingManagedFields(decode.Raw())
 
+// kcmWireStrip is what kcm's raw informers decode protobuf with
+// (informer.ForRaw on a protobuf client): a RawObject holding its
+// message, managedFields dropped; kcmWireFamilies also keeps it in its
+// family (decode.WireFamilies).
+var (
+	kcmWireStrip, _    = decode.AsProto(decode.StrippingManagedFields(decode.Wire()))
+	kcmWireFamilies, _ = decode.AsProto(decode.StrippingManagedFields(decode.WireFamilies()))
+)
+
 var protoDecoders = []protoDecoder{
 	{"protowire-scan", func(in *protoInputs, i int) (any, error) {
 		return protowire.DecodeMessage(podTypeMeta, in.pb[i], protowire.Options{DropManagedFields: true})
 	}},
 	{"protowire-family", func(in *protoInputs, i int) (any, error) {
 		return protowire.DecodeMessage(podTypeMeta, in.pb[i], protowire.Options{DropManagedFields: true, FamilyDelta: true})
+	}},
+	{"kcm-wire-proto", func(in *protoInputs, i int) (any, error) {
+		return decode.BorrowedProto(kcmWireStrip, podTypeMeta, in.pb[i])
+	}},
+	{"kcm-wire-proto-families", func(in *protoInputs, i int) (any, error) {
+		return decode.BorrowedProto(kcmWireFamilies, podTypeMeta, in.pb[i])
 	}},
 	{"kcm-json-raw", func(in *protoInputs, i int) (any, error) {
 		return decode.Borrowed(kcmRawStrip, in.js[i])
@@ -116,7 +131,11 @@ var protoDecoders = []protoDecoder{
 // BenchmarkProtoDecodePod: the CPU and allocations of decoding one pod
 // as a cache keeps it, per decoder. protowire-scan reads the metadata and
 // keeps the message less managedFields; protowire-family keeps it as a
-// delta against its ReplicaSet's first pod (Options.FamilyDelta); kcm-json-raw is kcm's informer path for RawObject (list
+// delta against its ReplicaSet's first pod (Options.FamilyDelta);
+// kcm-wire-proto is kcm's informer path for RawObject on protobuf
+// (decode.Wire, stripped), kcm-wire-proto-families the same kept in
+// families (decode.WireFamilies);
+// kcm-json-raw is kcm's informer path for RawObject on JSON (list
 // items decoded borrowed, managedFields stripped); the client-go rows
 // decode a whole v1.Pod.
 func BenchmarkProtoDecodePod(b *testing.B) {

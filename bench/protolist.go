@@ -25,7 +25,7 @@ import (
 	kcmrest "github.com/kcmlab/kcm/kube/rest"
 )
 
-// The protobuf prototype against the real kube-apiserver (issue 13): one
+// kube/protowire against the real kube-apiserver (issues 13, 34): one
 // LIST of every pod, asked for as application/json or as
 // application/vnd.kubernetes.protobuf, from the watch cache in one
 // response (resourceVersion=0, as client-go's first LIST) or consistent

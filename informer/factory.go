@@ -111,15 +111,20 @@ func For[S any, P api.TypedPtr[S]](f *Factory, res rest.Resource) *Informer[P] {
 }
 
 // ForRaw returns the shared informer for res caching RawObjects (any
-// resource, CRDs included; the most compact cache).
+// resource, CRDs included; the most compact cache). It decodes with
+// decode.Wire(): on a client whose ContentType is protobuf, a built-in
+// kind's objects are RawObjects holding their protobuf message
+// (RawObject.IsProto; Raw() is nil for them), custom resources stay JSON.
 func ForRaw(f *Factory, res rest.Resource) *Informer[*api.RawObject] {
-	return get(f, res, "raw", decode.Raw(), false)
+	return get(f, res, "raw", decode.Wire(), false)
 }
 
 // ForMetadata returns the shared metadata-only informer for res: objects
-// carry apiVersion, kind and metadata only (PartialObjectMetadata).
+// carry apiVersion, kind and metadata only (PartialObjectMetadata). It
+// decodes with decode.Wire(): on a client whose ContentType is protobuf
+// every resource's metadata, custom ones included, is read as protobuf.
 func ForMetadata(f *Factory, res rest.Resource) *Informer[*api.RawObject] {
-	return get(f, res, "metadata", decode.Raw(), true)
+	return get(f, res, "metadata", decode.Wire(), true)
 }
 
 func get[T api.Object](f *Factory, res rest.Resource, kind string, codec decode.Codec[T], metaOnly bool) *Informer[T] {

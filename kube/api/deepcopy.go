@@ -13,6 +13,9 @@ import (
 // you modify.
 func DeepCopy[T Object](obj T) (T, error) {
 	var zero T
+	if r, ok := any(obj).(*RawObject); ok && r.IsProto() {
+		return any(r.protoCopy()).(T), nil
+	}
 	data, err := jsonx.Marshal(obj)
 	if err != nil {
 		return zero, fmt.Errorf("copy %T: %w", obj, err)

@@ -84,7 +84,8 @@ func (t *TypeMeta) GetTypeMeta() *TypeMeta { return t }
 // decoded by decode.Compact, and for a cached RawObject kept as a delta
 // against its family's base, the JSON is rebuilt on each call (see
 // Original); the rebuild cannot fail for kcm's types, and Raw returns nil
-// if it ever did.
+// if it ever did. A RawObject read as protobuf has no JSON: Raw and
+// Original return nil for it (RawObject.Proto has its message).
 func (m *ObjectMeta) Raw() []byte {
 	b, _ := m.src.JSON()
 	return b

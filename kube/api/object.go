@@ -3,6 +3,8 @@ package api
 import (
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 
 	"github.com/kcmlab/kcm/kube/internal/jsonx"
 )
@@ -10,6 +12,11 @@ import (
 // ErrDecode is wrapped by every error about bytes kcm could not parse: an
 // object, a list or a watch event.
 var ErrDecode = errors.New("cannot decode server response")
+
+// ErrProtobuf is wrapped by the error of an operation that needs an
+// object's JSON on a RawObject read as protobuf (see RawObject.IsProto):
+// MarshalJSON, Map, Edit, NestedField.
+var ErrProtobuf = errors.New("object is held as protobuf, not JSON")
 
 // RawObject is an object of any resource — built-in or custom — kept as its
 // exact JSON plus its parsed apiVersion, kind and metadata. It is what the
@@ -26,6 +33,15 @@ var ErrDecode = errors.New("cannot decode server response")
 // decoded from the same bytes, and their strings are interned (package
 // decode, intern.go), so writing to one in place would change others.
 // DeepCopy gives a private copy.
+//
+// A RawObject read as protobuf (application/vnd.kubernetes.protobuf,
+// decoded by decode.Wire) keeps its protobuf message instead of its JSON:
+// IsProto reports it and Proto returns the message (without the k8s
+// envelope). Its Raw and Original return nil, and what needs the JSON —
+// MarshalJSON, Map, Edit, NestedField — fails with an error wrapping
+// ErrProtobuf rather than silently writing the metadata alone. Writing it
+// back (rest.Resources Create, Update, UpdateSubresource) sends the
+// message, enveloped, as a protobuf body: every field, modelled or not.
 type RawObject struct {
 	TypeMeta
 	ObjectMeta `json:"metadata"`
@@ -51,8 +67,36 @@ func NewRawObject(m map[string]any) (*RawObject, error) {
 	return DecodeRawObject(data)
 }
 
-// MarshalJSON returns the raw JSON: every field, modelled or not.
+// IsProto reports whether o holds its protobuf message rather than its
+// JSON.
+func (o *RawObject) IsProto() bool { return o.src.IsProto() }
+
+// Proto returns o's protobuf message, without the k8s envelope (an
+// object's message as a list item carries it), or nil for an object held
+// as JSON. The slice must not be modified. For a cached RawObject kept as
+// a delta against its family's base message it is rebuilt on each call
+// (see ProtoErr); the rebuild cannot fail for deltas kcm wrote, and
+// Proto returns nil if it ever did.
+func (o *RawObject) Proto() []byte {
+	b, _ := o.src.Proto()
+	return b
+}
+
+// ProtoErr is Proto with the rebuild's error. Writes use it, so that a
+// failure is an error and not an empty body.
+func (o *RawObject) ProtoErr() ([]byte, error) { return o.src.Proto() }
+
+// protoErr is the error of an operation that needs o's JSON.
+func (o *RawObject) protoErr(op string) error {
+	return fmt.Errorf("%s %s %s/%s: %w", op, o.Kind, o.Namespace, o.Name, ErrProtobuf)
+}
+
+// MarshalJSON returns the raw JSON: every field, modelled or not. For an
+// object held as protobuf it fails with an error wrapping ErrProtobuf.
 func (o *RawObject) MarshalJSON() ([]byte, error) {
+	if o.IsProto() {
+		return nil, o.protoErr("marshal to JSON")
+	}
 	if raw := o.Raw(); raw != nil {
 		return raw, nil
 	}
@@ -62,6 +106,9 @@ func (o *RawObject) MarshalJSON() ([]byte, error) {
 
 // Map decodes the whole object into a map for reading or editing.
 func (o *RawObject) Map() (map[string]any, error) {
+	if o.IsProto() {
+		return nil, o.protoErr("map")
+	}
 	var m map[string]any
 	if err := jsonx.Unmarshal(o.Raw(), &m); err != nil {
 		return nil, fmt.Errorf("%w: object: %v", ErrDecode, err)
@@ -73,6 +120,9 @@ func (o *RawObject) Map() (map[string]any, error) {
 // Numbers reach fn as json.Number, so that those fn does not touch are
 // written back exactly (an int64 beyond 2^53 does not survive float64).
 func (o *RawObject) Edit(fn func(m map[string]any) error) (*RawObject, error) {
+	if o.IsProto() {
+		return nil, o.protoErr("edit")
+	}
 	var m map[string]any
 	if err := jsonx.UnmarshalNumbers(o.Raw(), &m); err != nil {
 		return nil, fmt.Errorf("%w: object: %v", ErrDecode, err)
@@ -101,4 +151,37 @@ func (o *RawObject) NestedField(path ...string) (any, bool, error) {
 		}
 	}
 	return cur, true, nil
+}
+
+// protoCopy is DeepCopy of an object held as protobuf: its metadata
+// copied into maps and slices of its own, its message (immutable) shared.
+func (o *RawObject) protoCopy() *RawObject {
+	c := &RawObject{TypeMeta: o.TypeMeta, ObjectMeta: o.ObjectMeta}
+	m := &c.ObjectMeta
+	if o.DeletionTimestamp != nil {
+		t := *o.DeletionTimestamp
+		m.DeletionTimestamp = &t
+	}
+	if o.DeletionGracePeriodSeconds != nil {
+		v := *o.DeletionGracePeriodSeconds
+		m.DeletionGracePeriodSeconds = &v
+	}
+	m.Labels = maps.Clone(o.Labels)
+	m.Annotations = maps.Clone(o.Annotations)
+	m.Finalizers = slices.Clone(o.Finalizers)
+	if o.OwnerReferences != nil {
+		m.OwnerReferences = make([]OwnerReference, len(o.OwnerReferences))
+		for i, r := range o.OwnerReferences {
+			if r.Controller != nil {
+				v := *r.Controller
+				r.Controller = &v
+			}
+			if r.BlockOwnerDeletion != nil {
+				v := *r.BlockOwnerDeletion
+				r.BlockOwnerDeletion = &v
+			}
+			m.OwnerReferences[i] = r
+		}
+	}
+	return c
 }

@@ -1,28 +1,28 @@
-// Package protowire is a prototype, not a stable API: it reads Kubernetes
-// objects in their protobuf encoding, application/vnd.kubernetes.protobuf,
-// without generated code — a bounds-checked wire reader, the k8s
-// envelope, lists, watch frames, and a scanner that reads an object's
+// Package protowire is kcm's protobuf wire layer: it reads and writes
+// Kubernetes objects in their protobuf encoding,
+// application/vnd.kubernetes.protobuf, without generated code — a
+// bounds-checked wire reader, the k8s envelope (Unwrap, and Wrap for
+// writes), lists (whole, or streamed item by item by ReadList), watch
+// frames, metav1.Status failures, and a scanner that reads an object's
 // ObjectMeta and keeps the rest of the object as its protobuf bytes.
 //
-// # Status: prototype
+// # Place in the pipeline
 //
-//   - Who imports it: only the bench/ module (bench/protolist.go,
-//     bench/proto_test.go, bench/proto_integration_test.go), which
-//     measures it beside kcm's JSON RawObject and client-go's decoders.
-//     No package of kcm's main module imports it; TestOnlyBenchImportsIt
-//     (status_test.go) fails if one does.
-//   - It is not kcm's wire format: kcm's clients speak JSON (kube/rest),
-//     and --kube-api-content-type=application/vnd.kubernetes.protobuf
-//     still means JSON (manager/doc.go).
-//   - What decides its future: the protobuf issue (issue 34: content
-//     negotiation in kube/rest, protobuf lists and watch streams, caches
-//     on protobuf bytes, measured against client-go on protobuf). Either
-//     this package becomes that wire format and stops being a prototype,
-//     or it is removed from the main module. Until then it stays here,
-//     measured (issue 13), and is not moved.
-//   - Not a stable API: its names, types and behaviour may change or
-//     disappear with that decision, without notice or deprecation. Do not
-//     import it outside bench/.
+//	kube-apiserver ──protobuf bytes──▶ kube/rest (negotiation, streams, errors)
+//	                                      │ protowire: envelope, ReadList, FrameReader,
+//	                                      │            DecodeEvent, DecodeStatus
+//	                                      ▼
+//	                              decode.ProtoDecoder[T] (decode.Wire: RawObject
+//	                              holding its message, metadata by Keep)
+//
+// kube/rest asks for protobuf where rest.Config.ContentType says so and
+// the resource has a protobuf form (rest.Resource.HasProtobuf), reads
+// every answer by its Content-Type, and turns a protobuf Status into the
+// same *rest.StatusError a JSON one gives. decode.Wire keeps a RawObject's
+// protobuf message (Keep, with managedFields dropped for caches), and a
+// write of such an object sends it back enveloped (Wrap). bench/ measures
+// this package beside kcm's JSON and client-go (bench/protolist.go,
+// bench/proto_test.go, bench/proto_integration_test.go).
 //
 // # Why protobuf
 //
@@ -64,7 +64,10 @@
 //     decoded map or slice (share.go).
 //   - Families (family.go, delta.go, Options.FamilyDelta): an object with
 //     a controller can be kept as a delta against a sibling's message, as
-//     kcm's JSON cache keeps RawObjects; Message rebuilds it.
+//     kcm's JSON cache keeps RawObjects; Message rebuilds it. KeepFamily
+//     gives the same to a caller that holds the metadata itself: the
+//     protobuf RawObjects of a cache decoded by decode.WireFamilies keep
+//     a Member and rebuild their message from it.
 //
 // # Measured (bench/, issue 13)
 //
@@ -81,8 +84,8 @@
 // smaller and faster than a JSON one.
 //
 // All field numbers are those of the .proto files of k8s.io/api and
-// k8s.io/apimachinery (v0.34): meta/v1 ObjectMeta, ListMeta,
-// OwnerReference, Time, WatchEvent; runtime Unknown, TypeMeta,
+// k8s.io/apimachinery (v0.34, and v0.37.2 for Status): meta/v1 ObjectMeta, ListMeta,
+// OwnerReference, Time, WatchEvent, Status, StatusDetails, StatusCause; runtime Unknown, TypeMeta,
 // RawExtension; core/v1 Pod and PodList. Protobuf field numbers are never
 // reused or renumbered, which is what lets a reader without generated
 // code be correct across releases: a field it does not know is skipped
@@ -93,12 +96,15 @@
 //   - Bad input is an error, never a panic: every read is bounds-checked,
 //     and every malformed input gives an error wrapping ErrMalformed and
 //     a precise sentinel (ErrTruncated, ErrOverflow, ErrWireType,
-//     ErrFieldNumber, ErrDepth, ErrFieldType, ErrMagic, ErrFrameSize).
+//     ErrFieldNumber, ErrDepth, ErrFieldType, ErrMagic, ErrFrameSize,
+//     ErrItemSize, ErrTwoLists).
 //     The fuzz test holds every entry point to this.
 //   - Allocation is bounded by the input: a length is checked against the
 //     bytes present before anything is made, and a watch frame's buffer
-//     grows with the bytes that arrive, up to a limit (16 MiB, client-go's),
-//     not with the length the frame announces.
+//     grows with the bytes that arrive, up to a limit (16 MiB, client-go's,
+//     unless the caller sets another: kube/rest uses its object limit),
+//     not with the length the frame announces. ReadList holds one item
+//     at a time under the same rules, and reads every byte once.
 //   - Protobuf's rules are kept: unknown fields and groups are skipped; a
 //     scalar seen twice takes the last value; an embedded message seen
 //     twice is merged (maps add entries, repeated fields append).
@@ -110,10 +116,9 @@
 // # What it is not
 //
 // It decodes no spec or status: a typed view (api.Pod from protobuf)
-// would need a decoder per kube type, field number by field number, as
-// the JSON side has in kube/api/decode. Writes stay JSON: kcm's
-// read-modify-write merges typed changes onto an object's JSON
-// (kube/rest/merge.go), and custom resources are JSON only.
+// needs a decoder per kube type, field number by field number
+// (kube/api/protocodec). Custom resources have no protobuf form and stay
+// JSON; their metadata-only form is protobuf like every resource's.
 //
 // The client-go/KCM names: k8s.io/apimachinery/pkg/runtime/serializer/
 // protobuf (Serializer, RawSerializer, LengthDelimitedFramer) and the

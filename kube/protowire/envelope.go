@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+
+	"github.com/kcmlab/kcm/kube/api"
 )
 
 // The Kubernetes envelope. kube-apiserver's protobuf serializer
@@ -129,4 +131,10 @@ func Wrap(b []byte, apiVersion, kind string, raw []byte) []byte {
 	b = append(b, Magic[:]...)
 	b = AppendBytes(b, 1, tm)
 	return AppendBytes(b, 2, raw)
+}
+
+// TypeMetaOf is the envelope's apiVersion and kind, their strings shared
+// with earlier envelopes of the same type (no allocation once seen).
+func TypeMetaOf(u Unknown) api.TypeMeta {
+	return api.TypeMeta{APIVersion: typeString(u.APIVersion), Kind: typeString(u.Kind)}
 }

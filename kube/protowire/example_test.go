@@ -52,3 +52,41 @@ func Example() {
 	// Pod prod/web-a app=web: 33 bytes kept of 50, managedFields kept: false
 	// Pod prod/web-b app=web: 33 bytes kept of 50, managedFields kept: false
 }
+
+// A LIST read as it arrives (ReadList), and a failure's Status: what
+// kube/rest does with a protobuf answer.
+func ExampleReadList() {
+	item := func(name string) []byte {
+		return protowire.AppendBytes(nil, 1, protowire.AppendString(nil, 1, name)) // Pod.metadata.name
+	}
+	list := protowire.AppendBytes(nil, 1, protowire.AppendString(nil, 2, "77")) // ListMeta.resourceVersion
+	list = protowire.AppendBytes(list, 2, item("web-a"))
+	list = protowire.AppendBytes(list, 2, item("web-b"))
+	body := protowire.Wrap(nil, "v1", "PodList", list)
+
+	lm, err := protowire.ReadList(bytes.NewReader(body), 1<<20,
+		func(apiVersion, kind string) error {
+			fmt.Println("items are", apiVersion, protowire.ItemKind(kind))
+			return nil
+		},
+		func(msg []byte) error { // valid only during the call
+			o, err := protowire.DecodeMessage(protowire.TypeMetaOf(protowire.Unknown{}), msg, protowire.Options{})
+			if err == nil {
+				fmt.Println("item", o.Name)
+			}
+			return err
+		})
+	fmt.Println("resourceVersion", lm.ResourceVersion, err)
+
+	failure := protowire.Wrap(nil, "v1", protowire.StatusKind, protowire.AppendStatus(nil,
+		protowire.Status{Status: "Failure", Reason: "Expired", Message: "too old resource version", Code: 410}))
+	u, _ := protowire.Unwrap(failure)
+	s, err := protowire.DecodeStatus(u.Raw)
+	fmt.Println(string(u.Kind), s.Code, s.Reason, err)
+	// Output:
+	// items are v1 Pod
+	// item web-a
+	// item web-b
+	// resourceVersion 77 <nil>
+	// Status 410 Expired <nil>
+}

@@ -48,66 +48,114 @@ var (
 // the message its family's new base instead.
 const maxDeltaShare = 3
 
-// decodeFamily is DecodeMessage with FamilyDelta. The message is cut
+// decodeFamily is DecodeMessage with FamilyDelta (see keepFamily).
+func decodeFamily(tm api.TypeMeta, msg []byte, drop bool) (*Object, error) {
+	o := &Object{TypeMeta: tm}
+	kept, fam, delta, err := keepFamily(tm.Kind, msg, drop, &o.ObjectMeta)
+	if err != nil {
+		return nil, err
+	}
+	o.msg, o.fam, o.delta = kept, fam, delta
+	return o, nil
+}
+
+// keepFamily reads msg's metadata into m and keeps the message: as a
+// delta against its family's base (fam, delta), as its family's new base
+// (fam, delta ""), or whole outside any family (kept). The message is cut
 // (managedFields) into a scratch buffer and its metadata read from
 // there; a member kept as a delta then gives its strings their own
 // memory and never copies the message. One kept whole — its family's new
 // base, or an object without a controller — is copied out of the scratch
 // buffer and its metadata read again from the copy, so that its strings
 // point into what it keeps.
-func decodeFamily(tm api.TypeMeta, msg []byte, drop bool) (*Object, error) {
+func keepFamily(kind string, msg []byte, drop bool, m *api.ObjectMeta) (kept []byte, fam *familyBase, delta string, err error) {
 	sp := deltaBuffer.Get().(*[]byte)
 	defer deltaBuffer.Put(sp)
 	scratch, err := keep(*sp, msg, drop)
 	if err != nil {
-		return nil, err
+		return nil, nil, "", err
 	}
 	*sp = scratch[:0]
-	o := &Object{TypeMeta: tm}
-	private, err := scanObjectMetaPrivate(scratch, &o.ObjectMeta, true)
+	private, err := scanObjectMetaPrivate(scratch, m, true)
 	if err != nil {
-		return nil, err
+		return nil, nil, "", err
 	}
-	ref := o.ControllerRef()
+	ref := m.ControllerRef()
 	var slot *atomic.Pointer[familyEntry]
 	if ref != nil && ref.UID != "" && !private {
 		// Only an object whose maps and owner references are shared can
 		// be a delta: what it decoded field by field points into scratch.
 		slot = &families[maphash.String(familySeed, ref.UID)%familySlots]
-		if e := slot.Load(); e != nil && e.uid == ref.UID && e.kind == o.Kind {
+		if e := slot.Load(); e != nil && e.uid == ref.UID && e.kind == kind {
 			if base := e.base.Value(); base != nil {
 				ep := deltaBuffer.Get().(*[]byte)
 				enc := appendDelta((*ep)[:0], scratch, base.doc)
 				small := len(enc)*maxDeltaShare <= len(scratch)
 				if small {
-					o.fam, o.delta = base, string(enc)
-					ownStrings(&o.ObjectMeta)
+					fam, delta = base, string(enc)
+					ownStrings(m)
 				}
 				*ep = enc[:0]
 				deltaBuffer.Put(ep)
 				if small {
-					return o, nil
+					return nil, fam, delta, nil
 				}
 			}
 		}
 	}
-	kept := bytes.Clone(scratch)
+	kept = bytes.Clone(scratch)
 	uid := ""
 	if slot != nil {
 		uid = strings.Clone(ref.UID)
 	}
-	o = &Object{TypeMeta: tm}
-	if err := scanObjectMeta(kept, &o.ObjectMeta, true); err != nil {
-		return nil, err
+	*m = api.ObjectMeta{}
+	if err := scanObjectMeta(kept, m, true); err != nil {
+		return nil, nil, "", err
 	}
 	if slot == nil {
-		o.msg = kept
-		return o, nil
+		return kept, nil, "", nil
 	}
 	base := &familyBase{doc: kept}
-	slot.Store(&familyEntry{uid: uid, kind: o.Kind, base: weak.Make(base)})
-	o.fam = base // the base itself: Message returns base.doc
-	return o, nil
+	slot.Store(&familyEntry{uid: uid, kind: kind, base: weak.Make(base)})
+	return nil, base, "", nil // the base itself: its message is base.doc
+}
+
+// Member is where the message of an object kept in a family comes from
+// (KeepFamily): its family's base and its delta against it, or the base
+// itself. It holds the base, so that the family's table finds it while
+// any member lives. Immutable.
+type Member struct {
+	fam   *familyBase
+	delta string
+}
+
+// Message returns the member's message: the base's bytes for the member
+// that is the base, else a new slice rebuilt from the delta. It must not
+// be modified.
+func (m *Member) Message() ([]byte, error) {
+	if m.delta == "" {
+		return m.fam.doc, nil
+	}
+	return applyDelta(m.delta, m.fam.doc)
+}
+
+// IsDelta reports whether the member is kept as a delta (not the base).
+func (m *Member) IsDelta() bool { return m.delta != "" }
+
+// KeepFamily is Keep with FamilyDelta, into parts a caller holds: it reads
+// msg's ObjectMeta into m and keeps the message, without
+// metadata.managedFields when drop is set, either whole (kept, for an
+// object without a controller, or one that is not a family's member) or
+// in its family (a Member: the family's new base, or a delta against it).
+// kind is the object's kind: families are per controller and kind. A
+// member's strings point into its base's message or have memory of their
+// own; msg stays the caller's.
+func KeepFamily(kind string, msg []byte, drop bool, m *api.ObjectMeta) ([]byte, *Member, error) {
+	kept, fam, delta, err := keepFamily(kind, msg, drop, m)
+	if err != nil || fam == nil {
+		return kept, nil, err
+	}
+	return nil, &Member{fam: fam, delta: delta}, nil
 }
 
 // ownStrings gives m's strings their own memory, where they pointed into

@@ -17,7 +17,7 @@ import (
 // own kept message — which has no managedFields left when they were
 // dropped.
 func FuzzDecode(f *testing.F) {
-	for _, name := range []string{"pod.pb", "podlist.pb", "watch.pb"} {
+	for _, name := range []string{"pod.pb", "podlist.pb", "watch.pb", "status.pb"} {
 		b := golden(f, name)
 		f.Add(b)
 		f.Add(b[:len(b)/2])
@@ -46,6 +46,28 @@ func FuzzDecode(f *testing.F) {
 		}
 		_, err = protowire.DecodeEvent(data)
 		check("DecodeEvent", err)
+		_, err = protowire.DecodeStatus(data)
+		check("DecodeStatus", err)
+		// ReadList streams what Unwrap and SplitList read whole: where
+		// both succeed they agree.
+		var streamed [][]byte
+		lm, err := protowire.ReadList(bytes.NewReader(data), 1<<16, func(string, string) error { return nil },
+			func(msg []byte) error { streamed = append(streamed, bytes.Clone(msg)); return nil })
+		check("ReadList", err)
+		if err == nil {
+			if u, uerr := protowire.Unwrap(data); uerr == nil {
+				if l, lerr := protowire.SplitList(u.Raw); lerr == nil && len(streamed) > 0 {
+					if !reflect.DeepEqual(l.ListMeta, lm) || len(l.Items) != len(streamed) {
+						t.Fatalf("ReadList %+v (%d items), SplitList %+v (%d items)", lm, len(streamed), l.ListMeta, len(l.Items))
+					}
+					for i := range streamed {
+						if !bytes.Equal(streamed[i], l.Items[i]) {
+							t.Fatalf("item %d differs", i)
+						}
+					}
+				}
+			}
+		}
 		fr := protowire.NewFrameReader(bytes.NewReader(data), 1<<16)
 		for range 8 {
 			frame, err := fr.Next()

@@ -199,3 +199,26 @@ func managedSize(meta []byte) int {
 	}
 	return n
 }
+
+// Keep reads an object's message (a list item, or an envelope's raw) the
+// way DecodeMessage does without FamilyDelta, into parts a caller holds
+// itself: it returns a copy of msg made to size — without
+// metadata.managedFields when opt.DropManagedFields — and reads the
+// copy's ObjectMeta into m, whose strings then alias the copy. kcm's
+// api.RawObject in its protobuf form is built this way (decode.Wire). msg
+// stays the caller's.
+func Keep(msg []byte, opt Options, m *api.ObjectMeta) ([]byte, error) {
+	kept, err := keep(nil, msg, opt.DropManagedFields)
+	if err != nil {
+		return nil, err
+	}
+	if err := scanObjectMeta(kept, m, true); err != nil {
+		return nil, err
+	}
+	return kept, nil
+}
+
+// StripManagedFields returns a copy of an object's message, made to size,
+// without metadata.managedFields: the protobuf counterpart of
+// decode.StripManagedFields. msg stays the caller's.
+func StripManagedFields(msg []byte) ([]byte, error) { return keep(nil, msg, true) }

@@ -1,106 +1,76 @@
 package protowire_test
 
 import (
+	"bytes"
 	"errors"
-	"go/parser"
-	"go/token"
-	"io/fs"
-	"os"
-	"path/filepath"
-	"slices"
-	"strconv"
-	"strings"
+	"reflect"
 	"testing"
+
+	"github.com/kcmlab/kcm/kube/protowire"
 )
 
-// self is this package's import path.
-const self = "github.com/kcmlab/kcm/kube/protowire"
+// goldenStatus is the Status in testdata/status.pb, which apimachinery
+// v0.37.2's protobuf serializer wrote (a throw-away module outside kcm):
+// every field of Status, StatusDetails and StatusCause set.
+var goldenStatus = protowire.Status{
+	Status: "Failure", Message: "too old resource version: 5 (9)", Reason: "Expired", Code: 410,
+	Details: &protowire.StatusDetails{Name: "web-0", Group: "apps", Kind: "pods", UID: "u-1", RetryAfterSeconds: 7,
+		Causes: []protowire.StatusCause{
+			{Reason: "ResourceVersionTooLarge", Message: "m1", Field: "f1"},
+			{Reason: "FieldValueInvalid", Message: "m2", Field: "spec.x"},
+		}},
+}
 
-// TestOnlyBenchImportsIt holds the status doc.go states: the package is a
-// prototype that only the bench/ module imports. A package of kcm's main
-// module that imports it (outside kube/protowire itself) fails the test;
-// making protowire kcm's wire format (issue 34) starts by changing
-// doc.go and this test.
-func TestOnlyBenchImportsIt(t *testing.T) {
-	root := moduleRoot(t)
-	importers, err := importersOf(root, self)
+// TestDecodeRealStatus reads the Status upstream wrote, field by field
+// (meta/v1 generated.proto: status 2, message 3, reason 4, details 5,
+// code 6; details: name 1, group 2, kind 3, causes 4, retryAfterSeconds
+// 5, uid 6; cause: reason 1, message 2, field 3).
+func TestDecodeRealStatus(t *testing.T) {
+	u, err := protowire.Unwrap(golden(t, "status.pb"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(importers) > 0 {
-		t.Errorf("%s is a prototype only bench/ may import (doc.go), but the main module imports it in %q", self, importers)
+	if string(u.Kind) != protowire.StatusKind || string(u.APIVersion) != "v1" {
+		t.Fatalf("envelope %s %s", u.APIVersion, u.Kind)
 	}
-	// The bench/ files doc.go names are exactly those that import it.
-	bench, err := importersOf(filepath.Join(root, "bench"), self)
+	s, err := protowire.DecodeStatus(u.Raw)
 	if err != nil {
 		t.Fatal(err)
 	}
-	slices.Sort(bench)
-	if want := []string{"proto_integration_test.go", "proto_test.go", "protolist.go"}; !slices.Equal(bench, want) {
-		t.Errorf("bench/ imports %s in %q; doc.go's status names %q", self, bench, want)
+	if !reflect.DeepEqual(s, goldenStatus) {
+		t.Fatalf("status\n got %+v %+v\nwant %+v %+v", s, s.Details, goldenStatus, goldenStatus.Details)
 	}
 }
 
-// importersOf lists, relative to dir, the .go files of dir's module that
-// import path. Nested modules (a directory with its own go.mod), testdata
-// and the package's own directory are left out.
-func importersOf(dir, path string) ([]string, error) {
-	own := filepath.Join(strings.Split(strings.TrimPrefix(path, "github.com/kcmlab/kcm/"), "/")...)
-	var found []string
-	fset := token.NewFileSet()
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(dir, p)
-		if d.IsDir() {
-			if p != dir {
-				if name := d.Name(); name == "testdata" || strings.HasPrefix(name, ".") {
-					return filepath.SkipDir
-				}
-				if _, err := os.Stat(filepath.Join(p, "go.mod")); err == nil {
-					return filepath.SkipDir
-				}
-			}
-			if rel == own {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasSuffix(p, ".go") {
-			return nil
-		}
-		f, err := parser.ParseFile(fset, p, nil, parser.ImportsOnly)
-		if err != nil {
-			return err
-		}
-		for _, imp := range f.Imports {
-			if v, err := strconv.Unquote(imp.Path.Value); err == nil && v == path {
-				found = append(found, filepath.ToSlash(rel))
-			}
-		}
-		return nil
-	})
-	return found, err
+// TestAppendStatusRoundTrips: what AppendStatus writes (fakes use it)
+// reads back the same, and is the bytes upstream writes.
+func TestAppendStatusRoundTrips(t *testing.T) {
+	msg := protowire.AppendStatus(nil, goldenStatus)
+	s, err := protowire.DecodeStatus(msg)
+	if err != nil || !reflect.DeepEqual(s, goldenStatus) {
+		t.Fatalf("round trip: %+v, %v", s, err)
+	}
+	u, _ := protowire.Unwrap(golden(t, "status.pb"))
+	// Upstream also writes an empty ListMeta (field 1, its strings
+	// empty) first; the rest is the same bytes.
+	if !bytes.HasSuffix(u.Raw, msg) || u.Raw[0] != 0x0a || int(u.Raw[1])+2 != len(u.Raw)-len(msg) {
+		t.Errorf("AppendStatus differs from upstream:\n got %x\nwant %x", msg, u.Raw)
+	}
 }
 
-// moduleRoot is the directory of kcm's go.mod, above this package's.
-func moduleRoot(t *testing.T) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir
-		} else if !errors.Is(err, fs.ErrNotExist) {
-			t.Fatal(err)
+// TestDecodeStatusRejects: broken Status messages are errors wrapping
+// ErrMalformed.
+func TestDecodeStatusRejects(t *testing.T) {
+	for name, msg := range map[string][]byte{
+		"truncated":          protowire.AppendStatus(nil, goldenStatus)[:20],
+		"code as bytes":      pw(nil).str(6, "410"),
+		"message as varint":  pw(nil).uint(3, 1),
+		"code over int32":    pw(nil).uint(6, 1<<40),
+		"broken details":     pw(nil).msg(5, pw{0x0a, 0x05, 'a'}),
+		"cause not a string": pw(nil).msg(5, pw(nil).msg(4, pw(nil).uint(1, 3))),
+	} {
+		if _, err := protowire.DecodeStatus(msg); !errors.Is(err, protowire.ErrMalformed) {
+			t.Errorf("%s: %v, want ErrMalformed", name, err)
 		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("no go.mod above the test's directory")
-		}
-		dir = parent
 	}
 }

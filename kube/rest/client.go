@@ -62,6 +62,8 @@ type Client struct {
 	write *tap.Point
 	// transport are the timings of the HTTP transport (WithTransportTimeouts).
 	transport TransportTimeouts
+	// proto: reads ask for protobuf where they can (Config.ContentType).
+	proto bool
 }
 
 // RetryPolicy says how a Client retries requests that may be retried:
@@ -129,6 +131,10 @@ func NewClient(cfg *Config, opts ...Option) (*Client, error) {
 		return nil, fmt.Errorf("rest: %s: server %q is not an http(s) URL", cfg.Source, cfg.Host)
 	}
 	base.Path = strings.TrimSuffix(base.Path, "/")
+	proto, err := checkContentType(cfg)
+	if err != nil {
+		return nil, err
+	}
 	tc, err := newTLSConfig(cfg)
 	if err != nil {
 		return nil, err
@@ -148,6 +154,7 @@ func NewClient(cfg *Config, opts ...Option) (*Client, error) {
 		maxBody:  DefaultMaxResponseBytes,
 		log:      zerolog.Nop(),
 		clock:    clock.Real{},
+		proto:    proto,
 	}
 	c.userAgent = ua
 	c.limiter = newLimiter(cfg.QPS, cfg.Burst)
@@ -233,6 +240,15 @@ func (c *Client) RateLimit() (qps float64, burst int, ok bool) {
 
 // Host returns the server's base URL.
 func (c *Client) Host() string { return c.base.String() }
+
+// ContentType returns the encoding this client's reads ask for:
+// ContentTypeProtobuf or ContentTypeJSON (Config.ContentType).
+func (c *Client) ContentType() string {
+	if c.proto {
+		return ContentTypeProtobuf
+	}
+	return ContentTypeJSON
+}
 
 // UserAgent returns the User-Agent this client sends.
 func (c *Client) UserAgent() string { return c.userAgent }
@@ -382,6 +398,12 @@ func (c *Client) backoff(attempt int) time.Duration {
 // doBytes runs r and returns the whole body of a 2xx response, at most
 // the client's maxBody bytes (ErrResponseTooLarge beyond).
 func (c *Client) doBytes(ctx context.Context, r *request) ([]byte, error) {
+	data, _, err := c.doBody(ctx, r)
+	return data, err
+}
+
+// doBody is doBytes that also returns the response's Content-Type.
+func (c *Client) doBody(ctx context.Context, r *request) ([]byte, string, error) {
 	if c.timeout > 0 && !r.stream {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, c.timeout)
@@ -389,7 +411,7 @@ func (c *Client) doBytes(ctx context.Context, r *request) ([]byte, error) {
 	}
 	resp, err := c.do(ctx, r)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	defer resp.Body.Close()
 	limit := c.maxBody
@@ -400,20 +422,20 @@ func (c *Client) doBytes(ctx context.Context, r *request) ([]byte, error) {
 		// Nobody reads it: drain what the limit allows, so the connection
 		// can be reused, and drop the rest with the connection.
 		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, limit))
-		return nil, nil
+		return nil, "", nil
 	}
 	if resp.ContentLength > limit {
-		return nil, fmt.Errorf("%s %s: %w: %d bytes announced, the limit is %d", r.verb, r.path, ErrResponseTooLarge,
+		return nil, "", fmt.Errorf("%s %s: %w: %d bytes announced, the limit is %d", r.verb, r.path, ErrResponseTooLarge,
 			resp.ContentLength, limit)
 	}
 	data, err := io.ReadAll(io.LimitReader(resp.Body, limit+1))
 	if err != nil {
-		return nil, contextError(ctx, fmt.Errorf("%s %s: reading response: %w", r.verb, r.path, err))
+		return nil, "", contextError(ctx, fmt.Errorf("%s %s: reading response: %w", r.verb, r.path, err))
 	}
 	if int64(len(data)) > limit {
-		return nil, fmt.Errorf("%s %s: %w: more than %d bytes", r.verb, r.path, ErrResponseTooLarge, limit)
+		return nil, "", fmt.Errorf("%s %s: %w: more than %d bytes", r.verb, r.path, ErrResponseTooLarge, limit)
 	}
-	return data, nil
+	return data, resp.Header.Get("Content-Type"), nil
 }
 
 // RawGet fetches an absolute API path (e.g. "/version", "/readyz") and

@@ -33,6 +33,13 @@ type Config struct {
 	// Timeout bounds non-watch requests; zero means no client-side limit
 	// beyond the caller's context.
 	Timeout time.Duration
+	// ContentType is the encoding reads ask for: "" or ContentTypeJSON for
+	// JSON; ContentTypeProtobuf for protobuf where the resource has a
+	// protobuf form and the codec reads it, JSON otherwise (see negotiate;
+	// kube-controller-manager's --kube-api-content-type). Answers are read
+	// by the Content-Type the server gives them. Any other value fails
+	// NewClient.
+	ContentType string
 
 	// Source names where this config came from (a kubeconfig path and
 	// context, or "in-cluster"), for error messages.

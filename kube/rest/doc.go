@@ -58,6 +58,23 @@
 //   - Update keeps the fields kcm's types do not model: a typed object
 //     read from the server is merged onto the JSON it was read from
 //     (merge.go).
+//   - Protobuf where kube-controller-manager reads it (content.go): with
+//     Config.ContentType = ContentTypeProtobuf, a read asks for protobuf
+//     iff the resource is a built-in kind (Resource.HasProtobuf) or the
+//     read is metadata-only, and the codec reads protobuf
+//     (decode.AsProto: decode.Wire()); it asks as client-go does,
+//     "application/vnd.kubernetes.protobuf, application/json", so a server
+//     or proxy that answers JSON still works: every answer is decoded by
+//     its Content-Type (for a WebSocket watch, whose handshake names none,
+//     by each message's first byte). Protobuf lists stream item by item
+//     (protowire.ReadList), protobuf watches are length-prefixed frames
+//     (chunked) or one event per message (WebSocket), under the same
+//     object limit, idle and page deadlines, parallel decoding and
+//     no-panic guarantees as JSON; a protobuf Status failure, answered or
+//     in an ERROR event, is the same *StatusError. A RawObject read as
+//     protobuf is written back (Create, Update, UpdateSubresource) as its
+//     enveloped message with Content-Type protobuf, so every field it
+//     holds goes back; other writes, patches and deletes are JSON.
 //   - Retry backoff, rate limiting and idle timeouts run on kcm's clock
 //     (WithClock), so tests step time instead of waiting for it.
 //   - Credentials go only to the configured server: the Authorization

@@ -189,11 +189,14 @@ func RetryAfter(err error) (time.Duration, bool) {
 }
 
 // newStatusError builds the error for a non-2xx response. body may be a
-// Status or anything else (proxies answer with HTML): then the status line
-// and a trimmed body stand in for the message.
+// Status, in JSON or in protobuf (protoStatus), or anything else (proxies
+// answer with HTML): then the status line and a trimmed body stand in for
+// the message.
 func newStatusError(verb, path string, code int, header http.Header, body []byte) *StatusError {
 	e := &StatusError{Verb: verb, Path: path}
-	if err := jsonx.Unmarshal(body, &e.Status); err != nil || e.Status.Kind != "Status" {
+	if s, ok := protoStatus(header.Get("Content-Type"), body); ok {
+		e.Status = s
+	} else if err := jsonx.Unmarshal(body, &e.Status); err != nil || e.Status.Kind != "Status" {
 		e.Status = Status{Status: "Failure", Message: trimBody(body), Reason: reasonForCode(code)}
 	}
 	e.Status.Code = int32(code)

@@ -95,10 +95,16 @@ func (r *Resources[T]) ListEach(ctx context.Context, opts ListOptions, fn func(T
 	defer resp.Body.Close()
 	idle.r = resp.Body
 	var fnErr error
-	meta, err := decodeList(idle, r.codec, r.c.maxObject, func(item T) error {
+	each := func(item T) error {
 		fnErr = fn(item)
 		return fnErr
-	})
+	}
+	var meta ListMeta
+	if isProtobuf(resp.Header.Get("Content-Type")) {
+		meta, err = decodeProtoList(idle, r.proto, r.itemType(), r.c.maxObject, each)
+	} else {
+		meta, err = decodeList(idle, r.codec, r.c.maxObject, each)
+	}
 	switch {
 	case fnErr != nil:
 		return meta, fnErr
@@ -110,6 +116,15 @@ func (r *Resources[T]) ListEach(ctx context.Context, opts ListOptions, fn func(T
 		return meta, contextError(ctx, fmt.Errorf("list %s: %w", r.res, err))
 	}
 	return meta, nil
+}
+
+// itemType is the type of the items of a protobuf list whose envelope
+// does not name it before them.
+func (r *Resources[T]) itemType() api.TypeMeta {
+	if r.metaOnly {
+		return metaOnlyType
+	}
+	return api.TypeMeta{APIVersion: r.res.GroupVersion(), Kind: r.res.Kind}
 }
 
 // DecodeList streams a list response (`{"kind":..,"metadata":{..},"items":[..]}`)

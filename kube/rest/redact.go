@@ -47,13 +47,16 @@ type configView struct {
 	Burst     int           `json:"burst,omitempty"`
 	UserAgent string        `json:"userAgent,omitempty"`
 	Timeout   time.Duration `json:"timeout,omitempty"`
+	// ContentType is Config.ContentType.
+	ContentType string `json:"contentType,omitempty"`
 }
 
 // MarshalJSON writes the config without secrets: the credentials' kind,
 // not their value.
 func (c Config) MarshalJSON() ([]byte, error) {
 	return json.Marshal(configView{Host: c.Host, Source: c.Source, Auth: authKind(c.Credentials), TLS: c.TLS,
-		QPS: c.QPS, Burst: c.Burst, UserAgent: c.UserAgent, Timeout: c.Timeout})
+		QPS: c.QPS, Burst: c.Burst, UserAgent: c.UserAgent, Timeout: c.Timeout,
+		ContentType: c.ContentType})
 }
 
 // MarshalZerologObject logs the config without secrets.

@@ -9,13 +9,7 @@ import (
 	"github.com/kcmlab/kcm/kube/api"
 	"github.com/kcmlab/kcm/kube/api/decode"
 	"github.com/kcmlab/kcm/kube/internal/jsonx"
-)
-
-const (
-	acceptJSON       = "application/json"
-	acceptMetaList   = "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json"
-	acceptMetaObject = "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,application/json"
-	contentTypeJSON  = "application/json"
+	"github.com/kcmlab/kcm/kube/protowire"
 )
 
 // Resources is a client for one resource, optionally scoped to a namespace:
@@ -24,10 +18,13 @@ const (
 //	pods := rest.NewResources(c, rest.Pods, decode.Typed[api.Pod]()).InNamespace("default")
 //	p, err := pods.Get(ctx, "web-0")
 type Resources[T api.Object] struct {
-	c         *Client
-	res       Resource
-	ns        string
-	codec     decode.Codec[T]
+	c     *Client
+	res   Resource
+	ns    string
+	codec decode.Codec[T]
+	// proto is codec's protobuf decoder (decode.AsProto); nil when it reads
+	// only JSON.
+	proto     decode.ProtoDecoder[T]
 	metaOnly  bool
 	transport WatchTransport
 }
@@ -35,7 +32,8 @@ type Resources[T api.Object] struct {
 // NewResources returns a client for res decoding with codec, across all
 // namespaces (use InNamespace to scope it).
 func NewResources[T api.Object](c *Client, res Resource, codec decode.Codec[T]) *Resources[T] {
-	return &Resources[T]{c: c, res: res, codec: codec}
+	pd, _ := decode.AsProto(codec)
+	return &Resources[T]{c: c, res: res, codec: codec, proto: pd}
 }
 
 // InNamespace returns a copy scoped to namespace ns ("" = all namespaces).
@@ -47,7 +45,8 @@ func (r *Resources[T]) InNamespace(ns string) *Resources[T] {
 
 // MetadataOnly returns a copy that asks the server for
 // PartialObjectMetadata: objects carry only apiVersion, kind and metadata.
-// Use it with the Raw codec.
+// Use it with the Raw codec, or with Wire to read it as protobuf on a
+// protobuf client (every resource's metadata has a protobuf form).
 func (r *Resources[T]) MetadataOnly() *Resources[T] {
 	n := *r
 	n.metaOnly = true
@@ -63,14 +62,9 @@ func (r *Resources[T]) Namespace() string { return r.ns }
 // Client returns the underlying client.
 func (r *Resources[T]) Client() *Client { return r.c }
 
+// accept is the Accept header of a read (negotiate).
 func (r *Resources[T]) accept(list bool) string {
-	switch {
-	case !r.metaOnly:
-		return acceptJSON
-	case list:
-		return acceptMetaList
-	}
-	return acceptMetaObject
+	return negotiate(r.c.proto, r.res, r.metaOnly, r.proto != nil, list)
 }
 
 // nsFor returns the namespace to put in the path of a request for obj.
@@ -89,11 +83,11 @@ func (r *Resources[T]) Get(ctx context.Context, name string) (T, error) {
 	if name == "" {
 		return zero, fmt.Errorf("rest: get %s: empty name", r.res)
 	}
-	data, err := r.c.doBytes(ctx, &request{verb: http.MethodGet, path: r.res.Path(r.ns, name), accept: r.accept(false), idempotent: true})
+	data, ct, err := r.c.doBody(ctx, &request{verb: http.MethodGet, path: r.res.Path(r.ns, name), accept: r.accept(false), idempotent: true})
 	if err != nil {
 		return zero, err
 	}
-	return r.decode(data)
+	return r.decodeBody(data, ct)
 }
 
 // Create creates obj and returns it as the server stored it.
@@ -141,6 +135,17 @@ func (r *Resources[T]) UpdateSubresource(ctx context.Context, obj T, sub string)
 // rep reports the write to the pipeline view.
 func (r *Resources[T]) write(ctx context.Context, verb, path string, obj T, merge bool, rep writeReport) (T, error) {
 	var zero T
+	if msg, ok, err := protoMessage(obj); ok {
+		// A RawObject read as protobuf goes back as it was read: its
+		// message, enveloped, every field kept.
+		if err != nil {
+			return zero, fmt.Errorf("rest: %s %s: the object's protobuf message: %w", verb, path, err)
+		}
+		body := protowire.Wrap(nil, obj.GetTypeMeta().APIVersion, obj.GetTypeMeta().Kind, msg)
+		data, ct, err := r.c.doBody(ctx, &request{verb: verb, path: path, body: body, contentType: ContentTypeProtobuf,
+			accept: negotiate(true, r.res, false, r.proto != nil, false)})
+		return r.answered(ctx, data, ct, err, rep)
+	}
 	var body []byte
 	var err error
 	if merge {
@@ -151,18 +156,29 @@ func (r *Resources[T]) write(ctx context.Context, verb, path string, obj T, merg
 	if err != nil {
 		return zero, err
 	}
-	data, err := r.c.doBytes(ctx, &request{verb: verb, path: path, body: body, contentType: contentTypeJSON, accept: acceptJSON})
-	return r.answered(ctx, data, err, rep)
+	data, ct, err := r.c.doBody(ctx, &request{verb: verb, path: path, body: body, contentType: contentTypeJSON, accept: acceptJSON})
+	return r.answered(ctx, data, ct, err, rep)
 }
 
-// answered decodes a write's answer and reports it to the view.
-func (r *Resources[T]) answered(ctx context.Context, data []byte, err error, rep writeReport) (T, error) {
+// protoMessage returns the protobuf message of a RawObject held as
+// protobuf (api.RawObject.IsProto), and the error of its rebuild.
+func protoMessage[T api.Object](obj T) ([]byte, bool, error) {
+	if ro, ok := any(obj).(*api.RawObject); ok && ro.IsProto() {
+		msg, err := ro.ProtoErr()
+		return msg, true, err
+	}
+	return nil, false, nil
+}
+
+// answered decodes a write's answer, by its Content-Type, and reports it
+// to the view.
+func (r *Resources[T]) answered(ctx context.Context, data []byte, contentType string, err error, rep writeReport) (T, error) {
 	var zero T
 	if err != nil {
 		rep.finish(ctx, r.c, r.res, nil, err)
 		return zero, err
 	}
-	out, err := r.decode(data)
+	out, err := r.decodeBody(data, contentType)
 	if err != nil {
 		rep.finish(ctx, r.c, r.res, nil, err)
 		return zero, err
@@ -184,9 +200,9 @@ func (r *Resources[T]) Patch(ctx context.Context, name string, pt PatchType, pat
 		op += " " + sub
 	}
 	rep := r.c.startWrite(op, r.ns, name)
-	data, err := r.c.doBytes(ctx, &request{verb: http.MethodPatch, path: r.res.Path(r.ns, name, subresource...),
+	data, ct, err := r.c.doBody(ctx, &request{verb: http.MethodPatch, path: r.res.Path(r.ns, name, subresource...),
 		query: q, body: patch, contentType: string(pt), accept: acceptJSON})
-	return r.answered(ctx, data, err, rep)
+	return r.answered(ctx, data, ct, err, rep)
 }
 
 // Delete deletes the named object. Deletes are retried like reads: deleting

@@ -54,10 +54,13 @@ func (e *WatchEvent[T]) IsInitialEventsEnd() bool {
 	return e.Type == Bookmark && e.Object.GetObjectMeta().Annotations[InitialEventsEndAnnotation] == "true"
 }
 
-// frameSource yields the raw JSON of one watch event at a time.
+// frameSource yields the bytes of one watch event at a time: JSON, or a
+// protobuf WatchEvent message when protobuf, asked after next, reports it
+// (see chunkedSource, protoChunkedSource and wsSource for how each knows).
 type frameSource interface {
 	next() ([]byte, error) // io.EOF when the server ended the watch cleanly
 	close() error
+	protobuf() bool // the encoding of the frame next returned last
 }
 
 // Watcher is an open watch: a pull-based stream of events. It is not safe
@@ -65,6 +68,7 @@ type frameSource interface {
 type Watcher[T api.Object] struct {
 	src    frameSource
 	codec  decode.Codec[T]
+	pd     decode.ProtoDecoder[T] // codec's, for a protobuf stream
 	path   string
 	cancel context.CancelFunc
 	once   sync.Once
@@ -84,6 +88,9 @@ func (w *Watcher[T]) Next() (WatchEvent[T], error) {
 	frame, err := w.src.next()
 	if err != nil {
 		return WatchEvent[T]{}, err
+	}
+	if w.src.protobuf() {
+		return decodeProtoEvent(frame, w.pd, w.path)
 	}
 	if cs, ok := w.src.(*chunkedSource); ok {
 		// The scanner that cut the frame saw where its last member ends.
@@ -249,7 +256,7 @@ func (r *Resources[T]) Watch(ctx context.Context, opts WatchOptions) (*Watcher[T
 		cancel()
 		return nil, err
 	}
-	return &Watcher[T]{src: src, codec: r.codec, path: req.path, cancel: cancel}, nil
+	return &Watcher[T]{src: src, codec: r.codec, pd: r.proto, path: req.path, cancel: cancel}, nil
 }
 
 // chunkedSource splits a chunked watch response into event frames. The
@@ -268,7 +275,7 @@ type chunkedSource struct {
 	ctx   context.Context
 }
 
-func (c *Client) openChunked(ctx context.Context, cancel context.CancelFunc, req *request, idle time.Duration) (*chunkedSource, error) {
+func (c *Client) openChunked(ctx context.Context, cancel context.CancelFunc, req *request, idle time.Duration) (frameSource, error) {
 	// The idle timeout also bounds the wait for the response headers: a
 	// server that accepted the watch but never answers is as silent as a
 	// stream that stopped.
@@ -282,6 +289,9 @@ func (c *Client) openChunked(ctx context.Context, cancel context.CancelFunc, req
 	}
 	if err != nil {
 		return nil, err
+	}
+	if isProtobuf(resp.Header.Get("Content-Type")) {
+		return newProtoChunkedSource(ctx, c.clock, resp.Body, idle, cancel, c.maxObject), nil
 	}
 	src := newChunkedSource(ctx, c.clock, resp.Body, idle, cancel)
 	src.fr.withLimit(c.maxObject)
@@ -335,6 +345,8 @@ func (s *chunkedSource) streamErr(err error) error {
 	}
 	return decodeErr("watch", err)
 }
+
+func (s *chunkedSource) protobuf() bool { return false }
 
 func (s *chunkedSource) close() error {
 	s.idle.stop()

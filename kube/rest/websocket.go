@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/gorilla/websocket"
@@ -24,6 +25,32 @@ type wsSource struct {
 	stop func() bool // unregisters the close-on-cancel hook
 	// limit is the longest message accepted (one event).
 	limit int64
+	// asked: the watch asked for protobuf. kube-apiserver then writes
+	// each event as one binary message holding a protobuf WatchEvent,
+	// without the length prefix of a chunked stream; but its WebSocket
+	// handshake (golang.org/x/net/websocket writes the 101 itself) does
+	// not carry the stream's Content-Type. So each message tells: a JSON
+	// event starts with '{' (after optional whitespace), a protobuf
+	// WatchEvent never does (0x7b would open a group of field 15). A
+	// handshake whose Content-Type names protobuf is believed.
+	asked, header bool
+	// proto: the last message is protobuf.
+	proto bool
+}
+
+// sniffProto reports whether a WebSocket message of a watch that asked
+// for protobuf is one (see wsSource.asked). A protobuf WatchEvent opens
+// with its type's tag, 0x0a — a newline to JSON — and then the type's
+// length (5 to 8), never JSON whitespace followed by '{'.
+func sniffProto(msg []byte) bool {
+	for _, c := range msg {
+		switch c {
+		case ' ', '\t', '\r', '\n':
+			continue
+		}
+		return c != '{'
+	}
+	return false
 }
 
 // dialWebSocket opens a watch over WebSocket. kube-apiserver serves watches
@@ -103,7 +130,8 @@ func (c *Client) dialWebSocket(ctx context.Context, req *request, idle time.Dura
 		limit = DefaultMaxObjectBytes
 	}
 	conn.SetReadLimit(limit)
-	s := &wsSource{conn: conn, ctx: ctx, limit: limit}
+	s := &wsSource{conn: conn, ctx: ctx, limit: limit, asked: strings.HasPrefix(req.accept, ContentTypeProtobuf),
+		header: resp != nil && isProtobuf(resp.Header.Get("Content-Type"))}
 	s.idle = newIdleTimer(c.clock, idle, func() { conn.Close() })
 	s.idle.pause() // armed by each next
 	s.stop = context.AfterFunc(ctx, func() { conn.Close() })
@@ -115,6 +143,7 @@ func (s *wsSource) next() ([]byte, error) {
 	_, data, err := s.conn.ReadMessage()
 	s.idle.pause()
 	if err == nil {
+		s.proto = s.header || s.asked && sniffProto(data)
 		return data, nil
 	}
 	switch {
@@ -129,6 +158,8 @@ func (s *wsSource) next() ([]byte, error) {
 	}
 	return nil, fmt.Errorf("websocket watch: %w", err)
 }
+
+func (s *wsSource) protobuf() bool { return s.proto }
 
 func (s *wsSource) close() error {
 	s.idle.stop()

@@ -1,4 +1,4 @@
-// Command protolist is the protobuf prototype's real-apiserver benchmark
+// Command protolist is kube/protowire's real-apiserver benchmark
 // (issue 13): one LIST of every pod of a cluster as application/json and
 // as application/vnd.kubernetes.protobuf, unpaged from the watch cache
 // (resourceVersion=0) and consistent in pages of 500, with gzip (as both

@@ -5,7 +5,7 @@
 // An api.ObjectMeta holds a Source, so that a read-modify-write can give
 // back the fields kcm's structs do not model. The model reads it (Raw,
 // Original) and copies it (DeepCopy) without knowing how it was made; the
-// decoders make it. A Source has one of three forms:
+// decoders make it. A Source has one of four forms:
 //
 //   - none (the zero Source): an object built in code;
 //   - JSON: the object's exact JSON, kept as bytes (RawObjects, and typed
@@ -14,7 +14,13 @@
 //     JSON, for objects of a cache that do not keep their JSON — a typed
 //     object decoded by decode.Compact (the pointer is the object as
 //     decoded, its Rebuilder its remainder's) or a RawObject kept as a
-//     delta against its family's base (the pointer is that delta).
+//     delta against its family's base (the pointer is that delta);
+//   - protobuf: the object's protobuf message (no envelope) kept as
+//     bytes, for a RawObject read as application/vnd.kubernetes.protobuf
+//     (decode.Wire), or rebuilt — a pointer and a Rebuilder of the
+//     message (ProtoRebuilt) — for a cached one kept as a delta against
+//     its family's base message. It has no JSON: JSON returns nil, Proto
+//     the message.
 //
 // A Source takes three words, the size of the []byte it replaced, so
 // that no object grows: a cache holds millions of them. It is immutable:

@@ -51,10 +51,58 @@ func JSON(b []byte) Source {
 // must never change.
 func Rebuilt(ptr unsafe.Pointer, rb *Rebuilder) Source { return Source{ptr: ptr, rb: rb} }
 
+// protoForm marks the protobuf form: its address is the rb of every
+// protobuf Source, whose ptr and n then hold the message.
+var protoForm Rebuilder
+
+// protoRebuilt is the n of a rebuilt Source whose Rebuilder rebuilds a
+// protobuf message, not JSON (ProtoRebuilt): a rebuilt form's n is
+// otherwise unused.
+const protoRebuilt = -1
+
+// ProtoRebuilt returns the rebuilt protobuf form: rb rebuilds the
+// object's protobuf message (no envelope) from ptr, which must never
+// change — a RawObject of a cache kept as a delta against its family's
+// base message.
+func ProtoRebuilt(ptr unsafe.Pointer, rb *Rebuilder) Source {
+	return Source{ptr: ptr, rb: rb, n: protoRebuilt}
+}
+
+// Proto returns the protobuf form holding msg, an object's protobuf
+// message without the envelope (none for nil). msg is kept, not copied.
+func Proto(msg []byte) Source {
+	if msg == nil {
+		return Source{}
+	}
+	s := JSON(msg)
+	s.rb = &protoForm
+	return s
+}
+
+// Proto returns the message of a protobuf form, rebuilt for the rebuilt
+// one; nil for the other forms.
+func (s Source) Proto() ([]byte, error) {
+	switch {
+	case s.rb == &protoForm && s.n == 0:
+		return []byte{}, nil
+	case s.rb == &protoForm:
+		return unsafe.Slice((*byte)(s.ptr), s.n), nil
+	case s.rb != nil && s.n == protoRebuilt:
+		return s.rb.fn(s.rb.ctx, s.ptr)
+	}
+	return nil, nil
+}
+
+// IsProto reports whether s is a protobuf form (kept or rebuilt).
+func (s Source) IsProto() bool { return s.rb == &protoForm || s.rb != nil && s.n == protoRebuilt }
+
 // JSON returns the JSON as read: the bytes kept, or the rebuilt form
-// rebuilt; nil when there is no source.
+// rebuilt; nil when there is no source or when the source is protobuf
+// (see Proto).
 func (s Source) JSON() ([]byte, error) {
 	switch {
+	case s.IsProto():
+		return nil, nil
 	case s.rb != nil:
 		return s.rb.fn(s.rb.ctx, s.ptr)
 	case s.ptr == nil:
@@ -71,7 +119,7 @@ func (s Source) Keeps(b []byte) bool {
 // Rebuilder returns the Rebuilder of the rebuilt form and the pointer it
 // rebuilds from; nil for the other forms.
 func (s Source) Rebuilder() (*Rebuilder, unsafe.Pointer) {
-	if s.rb == nil {
+	if s.rb == nil || s.IsProto() {
 		return nil, nil
 	}
 	return s.rb, s.ptr

@@ -60,3 +60,49 @@ func TestSourceForms(t *testing.T) {
 		})
 	}
 }
+
+// TestProtoForm: the protobuf forms hold or rebuild a message and have
+// no JSON; they are no rebuilt JSON form, keep no JSON, and the other
+// forms are not protobuf.
+func TestProtoForm(t *testing.T) {
+	msg := []byte{0x0a, 0x03, 0x0a, 0x01, 'a'}
+	s := objsrc.Proto(msg)
+	got, err := s.Proto()
+	if !s.IsProto() || err != nil || unsafe.SliceData(got) != unsafe.SliceData(msg) || len(got) != len(msg) {
+		t.Fatalf("Proto() = %x, %v, IsProto %v", got, err, s.IsProto())
+	}
+	errBroken := errors.New("broken")
+	rebuild := objsrc.MakeRebuilder(func(ctx, ptr unsafe.Pointer) ([]byte, error) {
+		if ptr == nil {
+			return nil, errBroken
+		}
+		return append([]byte(nil), *(*[]byte)(ptr)...), nil
+	}, nil)
+	r := objsrc.ProtoRebuilt(unsafe.Pointer(&msg), &rebuild)
+	if got, err := r.Proto(); !r.IsProto() || err != nil || string(got) != string(msg) || unsafe.SliceData(got) == unsafe.SliceData(msg) {
+		t.Fatalf("rebuilt Proto() = %x, %v, IsProto %v", got, err, r.IsProto())
+	}
+	if _, err := objsrc.ProtoRebuilt(nil, &rebuild).Proto(); !errors.Is(err, errBroken) {
+		t.Errorf("a failing rebuild: %v", err)
+	}
+	for name, p := range map[string]objsrc.Source{"kept": s, "rebuilt": r} {
+		if js, err := p.JSON(); js != nil || err != nil {
+			t.Errorf("%s: JSON() = %q, %v; want nil", name, js, err)
+		}
+		if rb, _ := p.Rebuilder(); rb != nil || p.Keeps(msg) {
+			t.Errorf("%s: the protobuf form reads as rebuilt JSON (%v) or as keeping JSON (%v)", name, rb != nil, p.Keeps(msg))
+		}
+	}
+	if e, _ := objsrc.Proto([]byte{}).Proto(); !objsrc.Proto([]byte{}).IsProto() || e == nil || len(e) != 0 {
+		t.Errorf("empty message: %x", e)
+	}
+	if n := objsrc.Proto(nil); n.IsProto() {
+		t.Errorf("Proto(nil) is a protobuf form")
+	}
+	fixed := objsrc.MakeRebuilder(func(ctx, ptr unsafe.Pointer) ([]byte, error) { return []byte("{}"), nil }, nil)
+	for name, o := range map[string]objsrc.Source{"none": {}, "JSON": objsrc.JSON(msg), "rebuilt": objsrc.Rebuilt(unsafe.Pointer(&msg), &fixed)} {
+		if b, _ := o.Proto(); o.IsProto() || b != nil {
+			t.Errorf("%s form reads as protobuf", name)
+		}
+	}
+}
