@@ -17,10 +17,11 @@
 //	    kube/api              — the object model: ObjectMeta, Object, RawObject, typed kinds
 //	    kube/api/decode       — the codecs: JSON to objects, Compact, RawObject families, interning
 //	    kube/api/resource     — resource.Quantity: parse, add, compare, the canonical strings
+//	    kube/api/protowire    — Kubernetes' protobuf encoding without generated code: envelope, lists, watch frames, metadata
+//	    kube/api/protocodec   — the typed kinds in protobuf: decode by field number, write back keeping every field
 //	    kube/labels           — label selectors: parse, compile, match
 //	    kube/rest             — the REST client: Client, Resources, list/watch, errors, retries
 //	    kube/clientcmd        — kubeconfig, exec plugins, in-cluster: a rest.Config
-//	    kube/protowire        — a prototype: Kubernetes' protobuf encoding read without generated code
 //	 2. testenv               — the real etcd + kube-apiserver (and kwok nodes) the tests and `make dev` run
 //	 3. clock                 — the injectable clock, so tests step time
 //	 4. reflector             — LIST + WATCH as an explicit state machine
@@ -122,8 +123,8 @@
 //     secret redaction; they import no kcm package
 //  2. model: kube/api/..., tap — what every layer passes and reports: the object model
 //     (the cache imports nothing more) and the observation points
-//  3. client: kube/labels, kube/rest, kube/protowire — talking to the apiserver about
-//     objects: selectors, the REST client, the protobuf prototype
+//  3. client: kube/labels, kube/rest — talking to the apiserver about
+//     objects: selectors, the REST client
 //  4. stages: reflector, deltafifo, store, processor, queue, lease, kube/clientcmd, testenv —
 //     the pipeline's stages and the ways to reach a cluster: none imports another, so each
 //     is tested alone

@@ -52,7 +52,7 @@
 //
 // # The protobuf prototype
 //
-// kube/protowire reads objects in kube-apiserver's protobuf encoding, the
+// kube/api/protowire reads objects in kube-apiserver's protobuf encoding, the
 // one kube-controller-manager uses. BenchmarkProtoDecodePod and
 // BenchmarkProtoHeap decode podgen's pods (their protobuf written by
 // apimachinery's serializer, proto.go) with protowire's metadata scan,

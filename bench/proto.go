@@ -15,7 +15,7 @@ import (
 	"github.com/kcmlab/kcm/internal/testing/podgen"
 )
 
-// kube/protowire's inputs (issues 13, 34): the bench
+// kube/api/protowire's inputs (issues 13, 34): the bench
 // pods in the encoding kube-apiserver serves to kube-controller-manager,
 // produced by apimachinery's own serializers, so the bytes are exactly
 // what a protobuf client reads.

@@ -14,15 +14,15 @@ import (
 	"github.com/kcmlab/kcm/bench"
 )
 
-var updateGolden = flag.Bool("update-proto-golden", false, "rewrite kube/protowire/testdata from apimachinery's serializers")
+var updateGolden = flag.Bool("update-proto-golden", false, "rewrite kube/api/protowire/testdata from apimachinery's serializers")
 
-// protoTestdata is where kube/protowire's tests read real protobuf bytes:
+// protoTestdata is where kube/api/protowire's tests read real protobuf bytes:
 // the root module cannot import apimachinery, so this test writes them
 // (with -update-proto-golden) and checks that they are still what
 // apimachinery v0.37 produces.
-const protoTestdata = "../kube/protowire/testdata"
+const protoTestdata = "../kube/api/protowire/testdata"
 
-// TestProtoGolden: the protobuf testdata of kube/protowire is what
+// TestProtoGolden: the protobuf testdata of kube/api/protowire is what
 // apimachinery's serializers write for podgen's pods — one enveloped pod,
 // an enveloped PodList of three with ListMeta, and a watch stream.
 func TestProtoGolden(t *testing.T) {

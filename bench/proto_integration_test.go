@@ -20,11 +20,11 @@ import (
 	"github.com/kcmlab/kcm/bench"
 	"github.com/kcmlab/kcm/kube/api"
 	"github.com/kcmlab/kcm/kube/api/decode"
-	"github.com/kcmlab/kcm/kube/protowire"
+	"github.com/kcmlab/kcm/kube/api/protowire"
 	kcmrest "github.com/kcmlab/kcm/kube/rest"
 )
 
-// TestProtoAgainstKubeAPIServer holds kube/protowire to the real
+// TestProtoAgainstKubeAPIServer holds kube/api/protowire to the real
 // kube-apiserver v1.37: the pods kube-controller-manager made, listed as
 // protobuf (unpaged and in pages), read with the same metadata as kcm's
 // RawObject reads from the JSON list; the kept messages are, to

@@ -14,11 +14,11 @@ import (
 	"github.com/kcmlab/kcm/internal/testing/podgen"
 	"github.com/kcmlab/kcm/kube/api"
 	"github.com/kcmlab/kcm/kube/api/decode"
-	"github.com/kcmlab/kcm/kube/protowire"
+	"github.com/kcmlab/kcm/kube/api/protowire"
 )
 
-// kube/protowire's micro-benchmarks (issues 13, 34): one pod decoded
-// by kube/protowire's metadata scan from its protobuf message, by kcm's
+// kube/api/protowire's micro-benchmarks (issues 13, 34): one pod decoded
+// by kube/api/protowire's metadata scan from its protobuf message, by kcm's
 // RawObject codec from its JSON, and by client-go from either; and the
 // bytes and live heap each keeps per pod. Inputs are podgen's pods, the
 // protobuf bytes written by apimachinery's serializer from the same pods.

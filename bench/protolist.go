@@ -21,11 +21,11 @@ import (
 	"github.com/kcmlab/kcm/internal/testing/managerbench"
 	"github.com/kcmlab/kcm/kube/api"
 	"github.com/kcmlab/kcm/kube/api/decode"
-	"github.com/kcmlab/kcm/kube/protowire"
+	"github.com/kcmlab/kcm/kube/api/protowire"
 	kcmrest "github.com/kcmlab/kcm/kube/rest"
 )
 
-// kube/protowire against the real kube-apiserver (issues 13, 34): one
+// kube/api/protowire against the real kube-apiserver (issues 13, 34): one
 // LIST of every pod, asked for as application/json or as
 // application/vnd.kubernetes.protobuf, from the watch cache in one
 // response (resourceVersion=0, as client-go's first LIST) or consistent
@@ -34,7 +34,7 @@ import (
 // gunzipped, kube-apiserver's CPU from the first request until it is
 // idle again (what the two encodings cost the server, its garbage
 // collection included), and — after the bytes are in — the client
-// CPU of decoding them: kcm's JSON RawObject codec or kube/protowire's
+// CPU of decoding them: kcm's JSON RawObject codec or kube/api/protowire's
 // scan, and client-go's decode of whole v1.Pods for reference.
 
 // ProtoListVariant is one way of listing.
@@ -271,7 +271,7 @@ func continueOf(body []byte, accept string) (string, error) {
 var kcmRawStrip = decode.StrippingManagedFields(decode.Raw())
 
 // decodeKCM decodes the pages as a kcm cache would and returns the pods
-// and the CPU it took: kube/protowire's scan for protobuf (with family,
+// and the CPU it took: kube/api/protowire's scan for protobuf (with family,
 // Options.FamilyDelta), kcm's RawObject codec for JSON; managedFields
 // dropped in both.
 func decodeKCM(pages [][]byte, accept string, family bool) (int, time.Duration, error) {

@@ -25,6 +25,13 @@
 //     keep a large cache small.
 //     kube/api/resource — resource.Quantity: quantities parsed, added,
 //     compared and printed in apimachinery's canonical form.
+//     kube/api/protowire — Kubernetes' protobuf encoding read and written
+//     without generated code: the envelope, lists, watch frames, Status,
+//     and an object's metadata read by field number (RawObjects on
+//     protobuf).
+//     kube/api/protocodec — the typed kinds in protobuf: decoded by the
+//     field numbers of k8s.io/api, written back by a three-way merge that
+//     keeps every field kcm does not model.
 //  2. kube/labels — label selectors: parsing the string form, compiling an
 //     API LabelSelector, matching, and the canonical String the apiserver
 //     accepts.
@@ -34,8 +41,6 @@
 //     and merge patches.
 //  4. kube/clientcmd — finding a cluster: kubeconfig files, exec credential
 //     plugins, the in-cluster service account, rotating token files.
-//  5. kube/protowire — a prototype that only bench/ imports: reading
-//     Kubernetes' protobuf encoding without generated code.
 //
 // Internal to kube/:
 //

@@ -5,7 +5,7 @@ import "math"
 // protoRows: the protobuf prototype's micro-benchmarks (BenchmarkProtoDecodePod,
 // BenchmarkProtoHeap, issue 13). Their decoders are not the table's
 // engines, so each row names what its kcm and client-go columns hold:
-// protobuf rows compare kube/protowire's metadata scan with client-go's
+// protobuf rows compare kube/api/protowire's metadata scan with client-go's
 // generated Unmarshal of a v1.Pod, JSON rows kcm's RawObject codec with
 // client-go's JSON decode, and the last rows protowire (its plain scan,
 // and with Options.FamilyDelta) with kcm's JSON RawObject (in the

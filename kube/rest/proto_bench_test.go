@@ -9,12 +9,12 @@ import (
 	"github.com/kcmlab/kcm/internal/testing/podgen"
 	"github.com/kcmlab/kcm/kube/api"
 	"github.com/kcmlab/kcm/kube/api/decode"
-	"github.com/kcmlab/kcm/kube/protowire"
+	"github.com/kcmlab/kcm/kube/api/protowire"
 )
 
 // BenchmarkProtoList: the decode half of a LIST of podgen's realistic
 // pods 0..2, repeated to 5000, in protobuf (the bytes apimachinery wrote
-// for them, kube/protowire/testdata/podlist.pb) and in JSON, through the
+// for them, kube/api/protowire/testdata/podlist.pb) and in JSON, through the
 // codecs a raw informer uses. Reported per pod.
 func BenchmarkProtoList(b *testing.B) {
 	const n = 5000

@@ -10,7 +10,7 @@ import (
 	"github.com/kcmlab/kcm/clock"
 	"github.com/kcmlab/kcm/kube/api"
 	"github.com/kcmlab/kcm/kube/api/decode"
-	"github.com/kcmlab/kcm/kube/protowire"
+	"github.com/kcmlab/kcm/kube/api/protowire"
 )
 
 // A protobuf watch (Content-Type application/vnd.kubernetes.protobuf;

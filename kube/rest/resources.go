@@ -8,8 +8,8 @@ import (
 
 	"github.com/kcmlab/kcm/kube/api"
 	"github.com/kcmlab/kcm/kube/api/decode"
+	"github.com/kcmlab/kcm/kube/api/protowire"
 	"github.com/kcmlab/kcm/kube/internal/jsonx"
-	"github.com/kcmlab/kcm/kube/protowire"
 )
 
 // Resources is a client for one resource, optionally scoped to a namespace:

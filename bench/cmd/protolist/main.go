@@ -1,4 +1,4 @@
-// Command protolist is kube/protowire's real-apiserver benchmark
+// Command protolist is kube/api/protowire's real-apiserver benchmark
 // (issue 13): one LIST of every pod of a cluster as application/json and
 // as application/vnd.kubernetes.protobuf, unpaged from the watch cache
 // (resourceVersion=0) and consistent in pages of 500, with gzip (as both
@@ -11,7 +11,7 @@
 // the pods (bench.Populate), then runs every variant count times, the
 // order rotated each round, after one warm-up round. Per LIST it reports
 // wall time, bytes on the wire and gunzipped, kube-apiserver's CPU, and
-// the client CPU of decoding the bytes: kube/protowire's scan or kcm's
+// the client CPU of decoding the bytes: kube/api/protowire's scan or kcm's
 // JSON RawObject codec, and client-go's decode of whole v1.PodLists.
 package main
 
@@ -92,7 +92,7 @@ func run(args []string) error {
 	fmt.Printf("load average (1/5/15 min): %v at start, %v before the measured rounds, %v after; whole run %v\n",
 		machine.LoadBefore, loadMeasure, loadAfter, time.Since(began).Round(time.Second))
 	fmt.Printf("kube-apiserver %s; wall: first request to last byte; apiserver: its CPU from the first request until idle again (GC included);\n", testenv.KubernetesVersion)
-	fmt.Printf("kcm decode: client CPU decoding the bytes (protobuf: kube/protowire scan; JSON: kcm RawObject codec; managedFields dropped);\n")
+	fmt.Printf("kcm decode: client CPU decoding the bytes (protobuf: kube/api/protowire scan; JSON: kcm RawObject codec; managedFields dropped);\n")
 	fmt.Printf("family: protobuf with protowire's FamilyDelta (pods kept as deltas against a sibling, as kcm's JSON cache keeps them);\n")
 	fmt.Printf("client-go: client CPU of client-go's decode of whole v1.PodLists\n\n")
 	fmt.Print(bench.ProtoListTable(samples))

@@ -6,7 +6,7 @@ import (
 
 	"github.com/kcmlab/kcm/kube/api"
 	"github.com/kcmlab/kcm/kube/api/internal/objsrc"
-	"github.com/kcmlab/kcm/kube/protowire"
+	"github.com/kcmlab/kcm/kube/api/protowire"
 )
 
 // Protobuf. kube-apiserver writes built-in kinds, and the metadata-only

@@ -11,11 +11,11 @@ import (
 	"github.com/kcmlab/kcm/internal/testing/podgen"
 	"github.com/kcmlab/kcm/kube/api"
 	"github.com/kcmlab/kcm/kube/api/decode"
-	"github.com/kcmlab/kcm/kube/protowire"
+	"github.com/kcmlab/kcm/kube/api/protowire"
 )
 
 // realPodProto is the message of the pod apimachinery wrote for podgen's
-// pod 0 (kube/protowire/testdata/pod.pb: managedFields and all).
+// pod 0 (kube/api/protowire/testdata/pod.pb: managedFields and all).
 func realPodProto(t *testing.T) (api.TypeMeta, []byte) {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join("..", "..", "protowire", "testdata", "pod.pb"))

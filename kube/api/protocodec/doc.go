@@ -14,7 +14,7 @@
 //	      Marshal(&pod) ─▶ message bytes ─▶ rest Create
 //
 // It sees one object's message: no envelope (runtime.Unknown), no list,
-// no watch frame: kube/protowire and kube/rest handle those. It imports
+// no watch frame: kube/api/protowire and kube/rest handle those. It imports
 // package api and nothing of HTTP.
 //
 // # The tags

@@ -4,7 +4,7 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/kcmlab/kcm/kube/protowire"
+	"github.com/kcmlab/kcm/kube/api/protowire"
 )
 
 // TestUnwrapRealPod reads the envelope apimachinery's protobuf serializer

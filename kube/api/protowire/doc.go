@@ -72,7 +72,7 @@
 // # Measured (bench/, issue 13)
 //
 // The figures are in bench/RESULTS.md, section "Protobuf (prototype:
-// kube/protowire)", not here: the bytes per pod on the wire
+// kube/api/protowire)", not here: the bytes per pod on the wire
 // (BenchmarkProtoWireBytes), the CPU and allocations of decoding one pod
 // for a cache against kcm's JSON RawObject codec and client-go's
 // generated Unmarshal (BenchmarkProtoDecodePod), the heap per cached pod

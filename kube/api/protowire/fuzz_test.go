@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/kcmlab/kcm/kube/api"
-	"github.com/kcmlab/kcm/kube/protowire"
+	"github.com/kcmlab/kcm/kube/api/protowire"
 )
 
 // FuzzDecode feeds arbitrary bytes to every entry point: none may panic,

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/kcmlab/kcm/internal/testing/podgen"
-	"github.com/kcmlab/kcm/kube/protowire"
+	"github.com/kcmlab/kcm/kube/api/protowire"
 )
 
 // TestReadRealWatchStream reads the watch stream apimachinery's protobuf
