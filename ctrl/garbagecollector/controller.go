@@ -78,12 +78,6 @@ type Options struct {
 	// Metrics and Events are handed to the two loops.
 	Metrics *ctrl.Metrics
 	Events  *ctrl.Broadcaster
-	// informerClient lists and watches for the monitors; nil means the
-	// collector's client. The Constructor sets it to the shared
-	// informers' client, which keeps the manager's credentials under
-	// --use-service-account-credentials, as kube-controller-manager's
-	// metadata informers are built with its root client builder.
-	informerClient *rest.Client
 }
 
 // GarbageCollector is the controller the manager runs (Kubernetes'
@@ -116,8 +110,7 @@ func New(ctx context.Context, cc ctrl.ControllerContext, name string) (ctrl.Cont
 // with o (its clock, logger, recorder, metrics and events are the
 // context's): nil when --enable-garbage-collector is false; else a
 // collector on a client of its own, "generic-garbage-collector", with
-// twice the QPS, as kube-controller-manager gives it; its monitors list
-// and watch through the shared informers' client.
+// twice the QPS, as kube-controller-manager gives it.
 func Constructor(o Options) ctrl.ControllerConstructor {
 	return func(_ context.Context, cc ctrl.ControllerContext, _ string) (ctrl.Controller, error) {
 		if !cc.BoolFlag(FlagEnable, true) {
@@ -129,7 +122,6 @@ func Constructor(o Options) ctrl.ControllerConstructor {
 		events := cc.NewBroadcaster(client)
 		o.Config = Config{Clock: cc.Clock, Logger: cc.LoggerFor(Name), Recorder: events.NewRecorder(Name)}
 		o.Metrics, o.Events = cc.Metrics, events
-		o.informerClient = cc.WithRootCredentials().ClientFor(ctrl.SharedInformersName)
 		return NewGarbageCollector(client, o), nil
 	}
 }
@@ -154,11 +146,7 @@ func NewGarbageCollector(client *rest.Client, o Options) *GarbageCollector {
 	gc.deleteLoop = ctrl.NewLoop(AttemptToDeleteQueue, gc.c.AttemptToDelete, dl)
 	gc.orphanLoop = ctrl.NewLoop(AttemptToOrphanQueue, gc.c.AttemptToOrphan, lo)
 	gc.c.deleteQ, gc.c.orphanQ = gc.deleteLoop.Queue(), gc.orphanLoop.Queue()
-	ic := o.informerClient
-	if ic == nil {
-		ic = client
-	}
-	gc.monitors = newMonitors(ic, func(res rest.Resource) processor.Handler[*api.RawObject] {
+	gc.monitors = newMonitors(client, func(res rest.Resource) processor.Handler[*api.RawObject] {
 		return gc.c.Handler(res.GroupVersion(), res.Kind)
 	}, o.Clock, o.Logger)
 	return gc

@@ -196,45 +196,6 @@ func TestDisabledByFlag(t *testing.T) {
 	}
 }
 
-// accountClients hands out clients named after the ServiceAccount asked
-// for, as the manager's --use-service-account-credentials does.
-type accountClients struct{ base *rest.Client }
-
-func (a accountClients) Client(serviceAccount, userAgent string, qps float32, burst int) *rest.Client {
-	return a.base.WithOptions(userAgent+" as "+serviceAccount, qps, burst)
-}
-
-// TestClientsUnderServiceAccountCredentials: with
-// --use-service-account-credentials the collector deletes and orphans as
-// kube-system/generic-garbage-collector, while its monitors list and
-// watch through the shared informers' client with the manager's own
-// credentials, as kube-controller-manager's metadata informers come from
-// its root client builder.
-func TestClientsUnderServiceAccountCredentials(t *testing.T) {
-	base, err := rest.NewClient(&rest.Config{Host: "https://127.0.0.1:1"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cc, err := ctrl.CreateControllerContext(base, ctrl.Config{Version: "v1", ServiceAccounts: accountClients{base},
-		Logger: zerolog.Nop()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := New(context.Background(), cc, Name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	gc := c.(*GarbageCollector)
-	defer gc.deleteLoop.Queue().ShutDown()
-	defer gc.orphanLoop.Queue().ShutDown()
-	if got, want := gc.client.UserAgent(), "kcm/v1 (generic-garbage-collector) as generic-garbage-collector"; got != want {
-		t.Errorf("the collector's client %q, want %q", got, want)
-	}
-	if got, want := gc.monitors.Client().UserAgent(), "kcm/v1 (shared-informers)"; got != want {
-		t.Errorf("the monitors' client %q, want %q", got, want)
-	}
-}
-
 // TestDebugHandler: /graph answers the DOT of the graph (text/vnd.graphviz),
 // ?uid= narrows it, any other path is 404 — kube-controller-manager's
 // debug handler.

@@ -20,12 +20,23 @@ const memoryPods = 10000
 // catch a regression — a codec that stops dropping labels, a node that
 // grows a map per object — not targets; the measured values are logged
 // (they differ with -race, which make test uses: the cache's share is
-// larger and the graph's smaller, the total under 1 KB either way).
+// larger and the graph's smaller). The total is held to 1 KB without
+// -race; under -race, where this run measured 971 to 1025 B with the graph's
+// share varying between runs by 50 B a node, to 1.125 KB, so that the
+// ceiling catches a regression and not the race detector's noise.
 const (
 	cacheBudgetPerObject = 1024
 	graphBudgetPerNode   = 768
-	totalBudgetPerObject = 1024
 )
+
+// totalBudgetPerObject is the ceiling of cache and graph together per
+// cached object (see above).
+func totalBudgetPerObject() int {
+	if raceEnabled {
+		return 1152
+	}
+	return 1024
+}
 
 // heapInUse returns the live heap after a full collection.
 func heapInUse() uint64 {
@@ -93,9 +104,9 @@ func TestMemoryPerObject(t *testing.T) {
 		len(pods), len(rss), nodes-objects, perObject, float64(cached-before)/1e6, nodes, perNode, float64(graphed-cached)/1e6,
 		float64(graphed-before)/float64(objects))
 	total := float64(graphed-before) / float64(objects)
-	if perObject > cacheBudgetPerObject || perNode > graphBudgetPerNode || total > totalBudgetPerObject {
+	if perObject > cacheBudgetPerObject || perNode > graphBudgetPerNode || total > float64(totalBudgetPerObject()) {
 		t.Errorf("over budget: cache %.0f B/object (budget %d), graph %.0f B/node (budget %d), in all %.0f B/object (budget %d)",
-			perObject, cacheBudgetPerObject, perNode, graphBudgetPerNode, total, totalBudgetPerObject)
+			perObject, cacheBudgetPerObject, perNode, graphBudgetPerNode, total, totalBudgetPerObject())
 	}
 	runtime.KeepAlive(podStore)
 	runtime.KeepAlive(rsStore)

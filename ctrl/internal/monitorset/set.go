@@ -88,9 +88,6 @@ func New[K comparable](o Options[K]) *Set[K] {
 	return &Set[K]{o: o, running: map[K]*Monitor{}, gone: map[K]bool{}, changed: make(chan struct{})}
 }
 
-// Client returns the client the monitors list and watch with.
-func (s *Set[K]) Client() *rest.Client { return s.o.Client }
-
 // Sync makes the monitored set equal to resources: a monitor is made
 // (and started, once Start has run and unless StopAll has) for each
 // resource whose key has none, and the monitor of a key no longer listed,

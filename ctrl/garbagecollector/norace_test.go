@@ -1,0 +1,5 @@
+//go:build !race
+
+package garbagecollector
+
+const raceEnabled = false
