@@ -137,9 +137,9 @@ func RunRounds(ctx context.Context, r *APIRunner, variants []APIVariant, count i
 			if err != nil {
 				return out, err
 			}
-			fmt.Fprintf(progress, "round %d %-22s wall %6.3fs cpu %6.3fs apiserver %6.3fs etcd %5.3fs requests %d rss %s\n",
+			fmt.Fprintf(progress, "round %d %-24s wall %6.3fs cpu %6.3fs apiserver %6.3fs etcd %5.3fs requests %d rss %s wire %s\n",
 				round+1, v.Name, s.Wall.Seconds(), s.CPU.Seconds(), s.ServerCPU.Seconds(), s.EtcdCPU.Seconds(),
-				s.Requests, mib(s.ClientPeakRSS))
+				s.Requests, mib(s.ClientPeakRSS), s.Wire)
 			out = append(out, s)
 		}
 	}

@@ -104,5 +104,9 @@ func (r *kcmRunning[T]) Lookup(key string) (string, bool, bool) {
 		return "", false, false
 	}
 	m := obj.GetObjectMeta()
+	if raw, ok := any(obj).(*api.RawObject); ok && raw.IsProto() {
+		_, mf, err := inspectKCM(raw)
+		return m.ResourceVersion, mf, err == nil
+	}
 	return m.ResourceVersion, bytes.Contains(m.Raw(), []byte(`"managedFields"`)), true
 }
