@@ -20,10 +20,14 @@ import (
 // APIVariant is one engine and request pattern of the real-apiserver
 // benchmark: how the initial state of every pod is read.
 type APIVariant struct {
-	Name     string
-	Engine   string                // KCM, KCMTyped or ClientGo
-	Initial  reflector.InitialList // kcm only
-	PageSize int64                 // kcm only: reflector.Options.PageSize
+	Name    string
+	Engine  string                // KCM, KCMTyped or ClientGo
+	Initial reflector.InitialList // kcm only
+	// Informer (kcm only) picks the informer beyond Engine's default
+	// (KCMRawInformer for KCM, KCMTypedInformer for KCMTyped): e.g.
+	// KCMMetadataInformer or KCMRawFamiliesInformer.
+	Informer string
+	PageSize int64 // kcm only: reflector.Options.PageSize
 	// NoGzip (client-go only) turns off the transport's Accept-Encoding:
 	// gzip, which Go's HTTP transport otherwise adds to every request and
 	// kube-apiserver honours for responses over 128 KiB.
@@ -78,10 +82,17 @@ var APIVariants = []APIVariant{
 	{Name: "kcm/protobuf", Engine: KCM, Protobuf: true},
 }
 
-// extraAPIVariants can be named with -variants but do not run by default.
+// extraAPIVariants can be named with -variants but do not run by default:
+// besides client-go/no-gzip, client-go on protobuf without the transform,
+// kcm's RawObject informer on protobuf family deltas (decode.WireFamilies,
+// which the Factory does not use) and kcm's metadata-only informer on
+// protobuf (the garbage collector's and quota's kind of informer, which
+// caches less than a pod informer: not the comparison).
 var extraAPIVariants = []APIVariant{
 	{Name: "client-go/no-gzip", Engine: ClientGo, NoGzip: true},
 	{Name: "client-go/protobuf", Engine: ClientGo, Protobuf: true},
+	{Name: "kcm/protobuf-families", Engine: KCM, Protobuf: true, Informer: KCMRawFamiliesInformer},
+	{Name: "kcm-metadata/protobuf", Engine: KCM, Protobuf: true, Informer: KCMMetadataInformer},
 }
 
 // LookupAPIVariants returns the variants named in names (comma-separated);
@@ -186,7 +197,11 @@ func newAPIEngine(kubeconfig string, v APIVariant, requests *atomic.Int64, respT
 			cfg.ContentType = rest.ContentTypeProtobuf
 		}
 		ro := reflector.Options{InitialList: v.Initial, PageSize: v.PageSize}
-		return NewKCMFor(v.Name, cfg, v.Engine == KCMTyped, ro, rest.WithRequestMetrics(countingMetrics{requests}))
+		mode := v.Informer
+		if mode == "" && v.Engine == KCMTyped {
+			mode = KCMTypedInformer
+		}
+		return NewKCMInformerFor(v.Name, cfg, mode, ro, rest.WithRequestMetrics(countingMetrics{requests}))
 	}
 	return nil, fmt.Errorf("bench: variant %s: unknown engine %q", v.Name, v.Engine)
 }

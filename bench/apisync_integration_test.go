@@ -84,7 +84,7 @@ func TestAPISyncSmallPodsAgainstKubeAPIServer(t *testing.T) {
 	if size.JSON > 2048 || size.ManagedFieldsJSON == 0 || size.Protobuf >= size.JSON {
 		t.Fatalf("small pod %+v: want at most 2048 bytes of JSON, managedFields, and a smaller protobuf message", size)
 	}
-	vs, err := bench.LookupAPIVariants("client-go/protobuf-strip,kcm/protobuf,client-go/protobuf")
+	vs, err := bench.LookupAPIVariants("client-go/protobuf-strip,kcm/protobuf,client-go/protobuf,kcm/protobuf-families,kcm-metadata/protobuf")
 	if err != nil {
 		t.Fatal(err)
 	}

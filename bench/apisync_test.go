@@ -113,6 +113,8 @@ func TestProtobufVariants(t *testing.T) {
 		{"client-go/protobuf-strip", bench.WireProtobuf, true},
 		{"kcm/default", bench.WireJSON, true},
 		{"kcm/protobuf", bench.WireProtobuf, true},
+		{"kcm/protobuf-families", bench.WireProtobuf, true},
+		{"kcm-metadata/protobuf", bench.WireProtobuf, true},
 	} {
 		vs, err := bench.LookupAPIVariants(tc.name)
 		if err != nil {
