@@ -5,6 +5,7 @@ package bench_test
 import (
 	"context"
 	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -46,7 +47,7 @@ func TestAPISyncAgainstKubeAPIServer(t *testing.T) {
 	apiPID, etcdPID := cluster.PIDs()
 	t.Setenv(envAPISyncChild, "1")
 	r := &bench.APIRunner{Command: []string{os.Args[0]}, Kubeconfig: cluster.KubeconfigPath(), Pods: pods,
-		APIServerPID: apiPID, EtcdPID: etcdPID, Stderr: os.Stderr}
+		APIServerPID: apiPID, EtcdPID: etcdPID, Stderr: os.Stderr, ProfileDir: t.TempDir()}
 	vs, err := bench.LookupAPIVariants("kcm/from-cache")
 	if err != nil {
 		t.Fatal(err)
@@ -57,6 +58,13 @@ func TestAPISyncAgainstKubeAPIServer(t *testing.T) {
 	}
 	if s.Variant != "kcm/from-cache" || s.Pods != pods || s.Wall <= 0 || s.ServerCPU <= 0 || s.ClientPeakRSS == 0 {
 		t.Fatalf("sample from the child %+v: want its variant, %d pods, and non-zero wall, apiserver CPU and peak RSS", s, pods)
+	}
+	profiles, err := filepath.Glob(filepath.Join(r.ProfileDir, "kcm_from-cache-*.pprof"))
+	if err != nil || len(profiles) != 1 {
+		t.Fatalf("profiles of the child: %v, %v; want one", profiles, err)
+	}
+	if fi, err := os.Stat(profiles[0]); err != nil || fi.Size() == 0 {
+		t.Fatalf("profile %s: %v, %v; want a non-empty file", profiles[0], fi, err)
 	}
 }
 

@@ -13,7 +13,8 @@
 // kube-apiserver's and etcd's CPU time and kube-apiserver's peak RSS from
 // /proc around it, and the child's peak RSS from its rusage. Progress goes
 // to stderr; the table of medians (Markdown) and every sample go to stdout.
-// -small makes minimal pods (bench.Shape.Small) instead of realistic ones;
+// -cpuprofile-dir has every child profile its sync (go tool pprof merges
+// the files of one variant); -small makes minimal pods (bench.Shape.Small) instead of realistic ones;
 // -baseline names the row the table's ratios divide by (issue 34's is
 // client-go/protobuf-strip: client-go as kube-controller-manager runs it).
 // Every child checks that its cache holds what its variant says (encoding
@@ -55,6 +56,7 @@ func parent(args []string) error {
 	timeout := fs.Duration("timeout", 60*time.Minute, "bound on the whole run")
 	small := fs.Bool("small", false, "make minimal pods (about 1.7 KB of JSON) instead of realistic ones")
 	baseline := fs.String("baseline", bench.ClientGo, "the variant the table's ratios divide by")
+	profileDir := fs.String("cpuprofile-dir", "", "each child writes a CPU profile of its sync here (profiled runs are not for the tables)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -94,7 +96,7 @@ func parent(args []string) error {
 		return err
 	}
 	r := &bench.APIRunner{Command: []string{exe, "child"}, Kubeconfig: cluster.KubeconfigPath(), Pods: shape.Pods(),
-		APIServerPID: apiPID, EtcdPID: etcdPID, Stderr: os.Stderr}
+		APIServerPID: apiPID, EtcdPID: etcdPID, Stderr: os.Stderr, ProfileDir: *profileDir}
 	if *warmup > 0 {
 		fmt.Fprintln(os.Stderr, "apisync: warm-up")
 		if _, err := bench.RunRounds(ctx, r, vs, *warmup, os.Stderr); err != nil {
