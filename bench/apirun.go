@@ -8,8 +8,12 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
+	"path/filepath"
+	"runtime/pprof"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -42,11 +46,18 @@ type APIRunner struct {
 	APIServerPID, EtcdPID int
 	// Stderr gets the children's stderr; nil discards it.
 	Stderr io.Writer
+	// ProfileDir, when set, has each child write a CPU profile of its
+	// sync there (RunChild's -cpuprofile-dir). Profiled samples are not
+	// for the tables: the profiler costs CPU of its own.
+	ProfileDir string
 }
 
 // RunChild is the child's side of APIRunner: it parses args ("-variant
-// <name> -kubeconfig <path> -pods <n>", and optionally "-timeout <d>"),
-// runs SyncOnce and writes the SyncSample as one JSON line to stdout.
+// <name> -kubeconfig <path> -pods <n>", and optionally "-timeout <d>" and
+// "-cpuprofile-dir <dir>"), runs SyncOnce and writes the SyncSample as one
+// JSON line to stdout. With -cpuprofile-dir the sync runs under the CPU
+// profiler, whose profile goes to <dir>/<variant>-<pid>.pprof ("/" in the
+// variant's name written "_").
 func RunChild(args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("apisync child", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
@@ -54,6 +65,7 @@ func RunChild(args []string, stdout io.Writer) error {
 	kubeconfig := fs.String("kubeconfig", "", "the cluster's kubeconfig")
 	pods := fs.Int("pods", 0, "pods in the cluster")
 	timeout := fs.Duration("timeout", 5*time.Minute, "bound on the sync")
+	profileDir := fs.String("cpuprofile-dir", "", "write a CPU profile of the sync into this directory")
 	if err := fs.Parse(args); err != nil {
 		return fmt.Errorf("bench: child: %w", err)
 	}
@@ -69,6 +81,18 @@ func RunChild(args []string, stdout io.Writer) error {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), *timeout)
 	defer cancel()
+	if *profileDir != "" {
+		name := fmt.Sprintf("%s-%d.pprof", strings.ReplaceAll(vs[0].Name, "/", "_"), os.Getpid())
+		f, err := os.Create(filepath.Join(*profileDir, name))
+		if err != nil {
+			return fmt.Errorf("bench: child: %w", err)
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return fmt.Errorf("bench: child: %w", err)
+		}
+		defer pprof.StopCPUProfile()
+	}
 	s, err := SyncOnce(ctx, *kubeconfig, vs[0], *pods)
 	if err != nil {
 		return err
@@ -81,6 +105,9 @@ func (r *APIRunner) Run(ctx context.Context, v APIVariant, round int) (APISample
 	s := APISample{Round: round}
 	args := append(append([]string(nil), r.Command[1:]...),
 		"-variant", v.Name, "-kubeconfig", r.Kubeconfig, "-pods", strconv.Itoa(r.Pods))
+	if r.ProfileDir != "" {
+		args = append(args, "-cpuprofile-dir", r.ProfileDir)
+	}
 	cmd := exec.CommandContext(ctx, r.Command[0], args...)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, r.Stderr
@@ -137,9 +164,9 @@ func RunRounds(ctx context.Context, r *APIRunner, variants []APIVariant, count i
 			if err != nil {
 				return out, err
 			}
-			fmt.Fprintf(progress, "round %d %-22s wall %6.3fs cpu %6.3fs apiserver %6.3fs etcd %5.3fs requests %d rss %s\n",
+			fmt.Fprintf(progress, "round %d %-24s wall %6.3fs cpu %6.3fs apiserver %6.3fs etcd %5.3fs requests %d rss %s wire %s\n",
 				round+1, v.Name, s.Wall.Seconds(), s.CPU.Seconds(), s.ServerCPU.Seconds(), s.EtcdCPU.Seconds(),
-				s.Requests, mib(s.ClientPeakRSS))
+				s.Requests, mib(s.ClientPeakRSS), s.Wire)
 			out = append(out, s)
 		}
 	}

@@ -20,7 +20,8 @@ func TestMedian(t *testing.T) {
 }
 
 func sample(variant string, round int, wall, cpu time.Duration) bench.APISample {
-	return bench.APISample{Round: round, SyncSample: bench.SyncSample{Variant: variant, Wall: wall, CPU: cpu, Requests: 1}}
+	return bench.APISample{Round: round, SyncSample: bench.SyncSample{Variant: variant, Wall: wall, CPU: cpu, Requests: 1},
+		ClientPeakRSS: uint64(cpu / time.Millisecond << 20)} // RSS in MiB = CPU in ms, for the ratio
 }
 
 // Rows keep the order in which variants first appear and hold the median
@@ -40,7 +41,7 @@ func TestSummarizeAndTable(t *testing.T) {
 		t.Fatalf("kcm/x row %+v, want 3 samples, wall 500ms, CPU 700ms", r)
 	}
 	table := bench.APITable(rows, bench.ClientGo)
-	if !strings.Contains(table, "| kcm/x | 3 | 1 | 0.500 | 0.700 | 0.56 | 0.33 |") {
+	if !strings.Contains(table, "| kcm/x | 3 | 1 | 0.500 | 0.700 | 0.56 | 0.33 | 0.000 | 0.000 | 700 | 0.33 |") {
 		t.Fatalf("table:\n%s", table)
 	}
 	if strings.Count(table, "\n") != 4 {
@@ -95,6 +96,32 @@ func TestRunChildRefusesBadArguments(t *testing.T) {
 		var out strings.Builder
 		if err := bench.RunChild(args, &out); err == nil || out.Len() != 0 {
 			t.Errorf("%q: err %v, output %q; want an error and no output", args, err, out.String())
+		}
+	}
+}
+
+// What each variant of issue 34's pair claims to measure, which SyncOnce
+// checks against the cache it filled.
+func TestProtobufVariants(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		wire  string
+		strip bool
+	}{
+		{"client-go", bench.WireJSON, false},
+		{"client-go/protobuf", bench.WireProtobuf, false},
+		{"client-go/protobuf-strip", bench.WireProtobuf, true},
+		{"kcm/default", bench.WireJSON, true},
+		{"kcm/protobuf", bench.WireProtobuf, true},
+		{"kcm/protobuf-families", bench.WireProtobuf, true},
+		{"kcm-metadata/protobuf", bench.WireProtobuf, true},
+	} {
+		vs, err := bench.LookupAPIVariants(tc.name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v := vs[0]; v.Wire() != tc.wire || v.StripsManagedFields() != tc.strip {
+			t.Errorf("%s: wire %q, strips %v; want %q, %v", tc.name, v.Wire(), v.StripsManagedFields(), tc.wire, tc.strip)
 		}
 	}
 }

@@ -71,9 +71,9 @@ func SummarizeAPI(samples []APISample) []APIRow {
 	return rows
 }
 
-// APITable renders rows as a Markdown table, with the wall and client CPU
-// of each row over those of the row named baseline (blank when it is
-// missing).
+// APITable renders rows as a Markdown table, with the wall, client CPU
+// and client peak RSS of each row over those of the row named baseline
+// (blank when it is missing).
 func APITable(rows []APIRow, baseline string) string {
 	var base *APIRow
 	for i := range rows {
@@ -81,23 +81,24 @@ func APITable(rows []APIRow, baseline string) string {
 			base = &rows[i]
 		}
 	}
-	ratio := func(a, b time.Duration) string {
+	ratio := func(a, b float64) string {
 		if base == nil || b <= 0 {
 			return ""
 		}
-		return fmt.Sprintf("%.2f", a.Seconds()/b.Seconds())
+		return fmt.Sprintf("%.2f", a/b)
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "| variant | n | requests | wall s | client CPU s | wall / %[1]s | CPU / %[1]s | apiserver CPU s | etcd CPU s | client peak RSS MiB | client live heap MiB | apiserver RSS rise MiB |\n", baseline)
-	b.WriteString("|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n")
+	fmt.Fprintf(&b, "| variant | n | requests | wall s | client CPU s | wall / %[1]s | CPU / %[1]s | apiserver CPU s | etcd CPU s | client peak RSS MiB | RSS / %[1]s | client live heap MiB | apiserver RSS rise MiB |\n", baseline)
+	b.WriteString("|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n")
 	for _, r := range rows {
-		var rw, rc string
+		var rw, rc, rr string
 		if base != nil {
-			rw, rc = ratio(r.Wall, base.Wall), ratio(r.CPU, base.CPU)
+			rw, rc = ratio(r.Wall.Seconds(), base.Wall.Seconds()), ratio(r.CPU.Seconds(), base.CPU.Seconds())
+			rr = ratio(float64(r.ClientPeakRSS), float64(base.ClientPeakRSS))
 		}
-		fmt.Fprintf(&b, "| %s | %d | %d | %.3f | %.3f | %s | %s | %.3f | %.3f | %.0f | %.0f | %.0f |\n",
+		fmt.Fprintf(&b, "| %s | %d | %d | %.3f | %.3f | %s | %s | %.3f | %.3f | %.0f | %s | %.0f | %.0f |\n",
 			r.Variant, r.Samples, r.Requests, r.Wall.Seconds(), r.CPU.Seconds(), rw, rc,
-			r.ServerCPU.Seconds(), r.EtcdCPU.Seconds(), float64(r.ClientPeakRSS)/(1<<20),
+			r.ServerCPU.Seconds(), r.EtcdCPU.Seconds(), float64(r.ClientPeakRSS)/(1<<20), rr,
 			float64(r.HeapLive)/(1<<20), float64(r.ServerPeakGrowth)/(1<<20))
 	}
 	return b.String()

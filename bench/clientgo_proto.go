@@ -11,8 +11,10 @@ import (
 // kube-controller-manager does by default (--kube-api-content-type
 // application/vnd.kubernetes.protobuf): the client-go an operator
 // compares kcm with. Only for the real-apiserver benchmark's
-// client-go/protobuf variant; podgen serves JSON only.
-func NewClientGoProtoFor(name string, cfg *rest.Config) (Engine, error) {
+// client-go/protobuf variants; podgen serves JSON only. strip adds the
+// transform that drops managedFields, as kube-controller-manager's
+// informers have.
+func NewClientGoProtoFor(name string, cfg *rest.Config, strip bool) (Engine, error) {
 	cfg = rest.CopyConfig(cfg)
 	cfg.QPS = -1
 	cfg.ContentConfig = rest.ContentConfig{ContentType: "application/vnd.kubernetes.protobuf",
@@ -21,5 +23,5 @@ func NewClientGoProtoFor(name string, cfg *rest.Config) (Engine, error) {
 	if err != nil {
 		return nil, fmt.Errorf("client-go clientset: %w", err)
 	}
-	return &clientGoEngine{name: name, cs: cs}, nil
+	return &clientGoEngine{name: name, strip: strip, cs: cs}, nil
 }

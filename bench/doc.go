@@ -48,7 +48,14 @@
 // child process (RunChild, SyncOnce) running one APIVariant — client-go,
 // or kcm with one way of reading the initial state — while APIRunner reads
 // kube-apiserver's and etcd's CPU and memory from /proc around it;
-// SummarizeAPI and APITable give the medians.
+// SummarizeAPI and APITable give the medians. Issue 34's pair runs there
+// too: client-go/protobuf-strip (client-go as kube-controller-manager runs
+// it: protobuf, managedFields dropped by a transform) and kcm/protobuf (the
+// RawObject informer on rest.ContentTypeProtobuf, caching protobuf
+// messages); every child checks that its cache holds what its variant
+// says (the encoding read, managedFields dropped or kept) and fails
+// otherwise (ErrVariantMismatch). Shape.Small makes minimal pods (≤ 2 KB of
+// JSON) instead of realistic ones.
 //
 // # The protobuf prototype
 //

@@ -7,6 +7,7 @@ import (
 
 	"github.com/kcmlab/kcm/informer"
 	"github.com/kcmlab/kcm/kube/api"
+	"github.com/kcmlab/kcm/kube/api/decode"
 	"github.com/kcmlab/kcm/kube/rest"
 	"github.com/kcmlab/kcm/processor"
 	"github.com/kcmlab/kcm/reflector"
@@ -32,6 +33,9 @@ type kcmEngine struct {
 	typed  bool
 	client *rest.Client
 	opts   informer.FactoryOptions
+	// metadata starts ForMetadata instead of ForRaw; families a RawObject
+	// informer on decode.WireFamilies (startFamilies). Neither with typed.
+	metadata, families bool
 }
 
 // NewKCM returns the kcm engine for host: typed selects For[api.Pod]
@@ -53,11 +57,41 @@ func NewKCM(host string, typed bool) (Engine, error) {
 // at, whose informers read with reflector options ro (the Factory's other
 // defaults kept); opts are the client's options.
 func NewKCMFor(name string, cfg *rest.Config, typed bool, ro reflector.Options, opts ...rest.Option) (Engine, error) {
+	mode := KCMRawInformer
+	if typed {
+		mode = KCMTypedInformer
+	}
+	return NewKCMInformerFor(name, cfg, mode, ro, opts...)
+}
+
+// The informers a kcm engine can start (NewKCMInformerFor).
+const (
+	KCMRawInformer         = "raw"          // informer.ForRaw: RawObjects, decode.Wire
+	KCMTypedInformer       = "typed"        // informer.For[api.Pod]
+	KCMMetadataInformer    = "metadata"     // informer.ForMetadata: PartialObjectMetadata as RawObjects
+	KCMRawFamiliesInformer = "raw-families" // RawObjects on decode.WireFamilies (protobuf family deltas)
+)
+
+// NewKCMInformerFor is NewKCMFor starting the informer mode names.
+func NewKCMInformerFor(name string, cfg *rest.Config, mode string, ro reflector.Options, opts ...rest.Option) (Engine, error) {
+	e := &kcmEngine{name: name, opts: informer.FactoryOptions{Reflector: ro}}
+	switch mode {
+	case KCMRawInformer, "":
+	case KCMTypedInformer:
+		e.typed = true
+	case KCMMetadataInformer:
+		e.metadata = true
+	case KCMRawFamiliesInformer:
+		e.families = true
+	default:
+		return nil, fmt.Errorf("bench: unknown kcm informer %q", mode)
+	}
 	c, err := rest.NewClient(cfg, opts...)
 	if err != nil {
 		return nil, fmt.Errorf("kcm client: %w", err)
 	}
-	return &kcmEngine{name: name, typed: typed, client: c, opts: informer.FactoryOptions{Reflector: ro}}, nil
+	e.client = c
+	return e, nil
 }
 
 func (e *kcmEngine) Name() string { return e.name }
@@ -69,14 +103,45 @@ func FactoryOptions() informer.FactoryOptions {
 }
 
 func (e *kcmEngine) Start(c *Counter) (Running, error) {
-	f := informer.NewFactory(e.client, e.opts)
-	if e.typed {
-		return startKCM(f, informer.For[api.Pod](f, rest.Pods), c)
+	if e.families {
+		return e.startFamilies(c)
 	}
-	return startKCM(f, informer.ForRaw(f, rest.Pods), c)
+	f := informer.NewFactory(e.client, e.opts)
+	run, stop := func(ctx context.Context) { f.Start(ctx) }, f.Shutdown
+	switch {
+	case e.typed:
+		return startKCM(informer.For[api.Pod](f, rest.Pods), c, run, stop)
+	case e.metadata:
+		return startKCM(informer.ForMetadata(f, rest.Pods), c, run, stop)
+	}
+	return startKCM(informer.ForRaw(f, rest.Pods), c, run, stop)
 }
 
-func startKCM[T api.Object](f *informer.Factory, inf *informer.Informer[T], c *Counter) (Running, error) {
+// startFamilies starts a RawObject informer on
+// StrippingManagedFields(decode.WireFamilies()), which the Factory does
+// not offer: on protobuf each cached pod with a controller is kept as a
+// delta against its family's base message.
+func (e *kcmEngine) startFamilies(c *Counter) (Running, error) {
+	codec := decode.StrippingManagedFields(decode.WireFamilies())
+	r := rest.NewResources(e.client, rest.Pods, codec)
+	inf, err := informer.New(reflector.FromResources(r, e.opts.Transport),
+		informer.Options[*api.RawObject]{Name: "pods(raw-families)", Resource: rest.Pods, Reflector: e.opts.Reflector})
+	if err != nil {
+		return nil, fmt.Errorf("kcm informer: %w", err)
+	}
+	done := make(chan struct{})
+	run := func(ctx context.Context) {
+		go func() {
+			defer close(done)
+			_ = inf.Run(ctx) // ends with ctx; a sync that fails shows as a timeout
+		}()
+	}
+	return startKCM(inf, c, run, func() { <-done })
+}
+
+// startKCM registers the counting handler on inf and starts it with run;
+// stop, after the context run was given ends, waits for it.
+func startKCM[T api.Object](inf *informer.Informer[T], c *Counter, run func(context.Context), stop func()) (Running, error) {
 	h := processor.HandlerFuncs[T]{
 		AddFunc:    func(T, bool) { c.Add() },
 		UpdateFunc: func(_, _ T) { c.Update() },
@@ -85,8 +150,8 @@ func startKCM[T api.Object](f *informer.Factory, inf *informer.Informer[T], c *C
 		return nil, fmt.Errorf("kcm handler: %w", err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	f.Start(ctx)
-	return &kcmRunning[T]{inf: inf, stop: func() { cancel(); f.Shutdown() }}, nil
+	run(ctx)
+	return &kcmRunning[T]{inf: inf, stop: func() { cancel(); stop() }}, nil
 }
 
 type kcmRunning[T api.Object] struct {
@@ -104,5 +169,9 @@ func (r *kcmRunning[T]) Lookup(key string) (string, bool, bool) {
 		return "", false, false
 	}
 	m := obj.GetObjectMeta()
+	if raw, ok := any(obj).(*api.RawObject); ok && raw.IsProto() {
+		_, mf, err := inspectKCM(raw)
+		return m.ResourceVersion, mf, err == nil
+	}
 	return m.ResourceVersion, bytes.Contains(m.Raw(), []byte(`"managedFields"`)), true
 }

@@ -2,6 +2,7 @@ package bench
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -29,6 +30,11 @@ import (
 // them once they exist.
 type Shape struct {
 	Namespaces, Deployments, Replicas int
+	// Small makes minimal pods (smallDeployment: one container with a
+	// name and an image, no service-account token volume), about 1.7 KB
+	// of JSON with managedFields, instead of the realistic ones
+	// (benchDeployment, about 4.4 KB).
+	Small bool
 }
 
 // Pods is how many pods the shape makes.
@@ -74,6 +80,9 @@ func Populate(ctx context.Context, cluster *testenv.Cluster, cs kubernetes.Inter
 		}
 		for d := range s.Deployments {
 			dep := benchDeployment(name, fmt.Sprintf("app-%d", d), int32(s.Replicas))
+			if s.Small {
+				dep = smallDeployment(name, fmt.Sprintf("app-%d", d), int32(s.Replicas))
+			}
 			if _, err := cs.AppsV1().Deployments(name).Create(ctx, dep, metav1.CreateOptions{}); err != nil {
 				return fmt.Errorf("bench: create Deployment %s/%s: %w", name, dep.Name, err)
 			}
@@ -201,6 +210,63 @@ func benchDeployment(ns, name string, replicas int32) *appsv1.Deployment {
 	}
 }
 
+// smallDeployment is a Deployment whose pods are as small as a pod made by
+// kube-controller-manager gets: one label, one container with a name and
+// an image, and no service-account token (whose projected volume and
+// mount the ServiceAccount admission would add to every pod).
+func smallDeployment(ns, name string, replicas int32) *appsv1.Deployment {
+	labels := map[string]string{"app": name}
+	no := false
+	return &appsv1.Deployment{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, Labels: labels},
+		Spec: appsv1.DeploymentSpec{
+			Replicas: &replicas,
+			Selector: &metav1.LabelSelector{MatchLabels: labels},
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Labels: labels},
+				Spec: corev1.PodSpec{
+					AutomountServiceAccountToken: &no,
+					Containers:                   []corev1.Container{{Name: "app", Image: "registry.example.com/" + name + ":v1"}},
+				},
+			},
+		},
+	}
+}
+
+// PodSize is the size of one of the cluster's pods in each encoding,
+// managedFields included, as client-go's generated code encodes the pod
+// it read: JSON, and the protobuf message (without the envelope).
+type PodSize struct {
+	Name              string
+	JSON, Protobuf    int
+	ManagedFieldsJSON int // the JSON of its managedFields alone
+}
+
+// MeasurePodSize reads one pod of the cluster and returns its sizes.
+func MeasurePodSize(ctx context.Context, cs kubernetes.Interface) (PodSize, error) {
+	l, err := cs.CoreV1().Pods("").List(ctx, metav1.ListOptions{Limit: 1})
+	if err != nil {
+		return PodSize{}, fmt.Errorf("bench: read a pod: %w", err)
+	}
+	if len(l.Items) == 0 {
+		return PodSize{}, errors.New("bench: read a pod: the cluster has none")
+	}
+	p := &l.Items[0]
+	js, err := json.Marshal(p)
+	if err != nil {
+		return PodSize{}, fmt.Errorf("bench: pod to JSON: %w", err)
+	}
+	pb, err := p.Marshal()
+	if err != nil {
+		return PodSize{}, fmt.Errorf("bench: pod to protobuf: %w", err)
+	}
+	mf, err := json.Marshal(p.ManagedFields)
+	if err != nil {
+		return PodSize{}, fmt.Errorf("bench: managedFields to JSON: %w", err)
+	}
+	return PodSize{Name: p.Namespace + "/" + p.Name, JSON: len(js), Protobuf: len(pb), ManagedFieldsJSON: len(mf)}, nil
+}
+
 // StartPopulated starts a testenv cluster and makes s's pods in it through
 // kube-controller-manager (Populate): the setup shared by the real-apiserver
 // benchmarks and their tests. The clientset is unthrottled; took is the
@@ -227,8 +293,8 @@ func StartPopulated(ctx context.Context, s Shape, progress io.Writer) (cluster *
 		return nil, nil, 0, fmt.Errorf("bench: clientset: %w", err)
 	}
 	if progress != nil {
-		fmt.Fprintf(progress, "bench: making %d pods (%d namespaces × %d Deployments × %d replicas)\n",
-			s.Pods(), s.Namespaces, s.Deployments, s.Replicas)
+		fmt.Fprintf(progress, "bench: making %d pods (%d namespaces × %d Deployments × %d replicas, small %v)\n",
+			s.Pods(), s.Namespaces, s.Deployments, s.Replicas, s.Small)
 	}
 	began := time.Now()
 	if err := Populate(ctx, cluster, cs, s, progress); err != nil {

@@ -2,7 +2,7 @@
 // of a cluster by client-go's informer and by kcm's, each way kcm can read
 // the initial state, against one real kube-apiserver.
 //
-//	cd bench && go run ./cmd/apisync [-pods 20000] [-count 3] [-variants a,b]
+//	cd bench && go run ./cmd/apisync [-pods 20000] [-count 3] [-variants a,b] [-small] [-baseline client-go]
 //
 // It starts a testenv cluster (etcd + kube-apiserver v1.37, no kubelet, no
 // scheduler), has kube-controller-manager's Deployment and ReplicaSet
@@ -13,6 +13,12 @@
 // kube-apiserver's and etcd's CPU time and kube-apiserver's peak RSS from
 // /proc around it, and the child's peak RSS from its rusage. Progress goes
 // to stderr; the table of medians (Markdown) and every sample go to stdout.
+// -cpuprofile-dir has every child profile its sync (go tool pprof merges
+// the files of one variant); -small makes minimal pods (bench.Shape.Small) instead of realistic ones;
+// -baseline names the row the table's ratios divide by (issue 34's is
+// client-go/protobuf-strip: client-go as kube-controller-manager runs it).
+// Every child checks that its cache holds what its variant says (encoding
+// read, managedFields dropped or kept) and fails otherwise.
 package main
 
 import (
@@ -48,6 +54,9 @@ func parent(args []string) error {
 	warmup := fs.Int("warmup", 1, "unmeasured rounds first")
 	variants := fs.String("variants", "", "comma-separated variants (default: all)")
 	timeout := fs.Duration("timeout", 60*time.Minute, "bound on the whole run")
+	small := fs.Bool("small", false, "make minimal pods (about 1.7 KB of JSON) instead of realistic ones")
+	baseline := fs.String("baseline", bench.ClientGo, "the variant the table's ratios divide by")
+	profileDir := fs.String("cpuprofile-dir", "", "each child writes a CPU profile of its sync here (profiled runs are not for the tables)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -59,6 +68,7 @@ func parent(args []string) error {
 	if err != nil {
 		return err
 	}
+	shape.Small = *small
 	exe, err := os.Executable()
 	if err != nil {
 		return err
@@ -70,11 +80,15 @@ func parent(args []string) error {
 	loadBefore := machine.LoadBefore
 	fmt.Fprintf(os.Stderr, "apisync: load average %v; starting a cluster\n", loadBefore)
 
-	cluster, _, popTook, err := bench.StartPopulated(ctx, shape, os.Stderr)
+	cluster, cs, popTook, err := bench.StartPopulated(ctx, shape, os.Stderr)
 	if err != nil {
 		return err
 	}
 	defer cluster.Stop()
+	size, err := bench.MeasurePodSize(ctx, cs)
+	if err != nil {
+		return err
+	}
 
 	apiPID, etcdPID := cluster.PIDs()
 	idle, err := idleCPU(apiPID, 5*time.Second)
@@ -82,7 +96,7 @@ func parent(args []string) error {
 		return err
 	}
 	r := &bench.APIRunner{Command: []string{exe, "child"}, Kubeconfig: cluster.KubeconfigPath(), Pods: shape.Pods(),
-		APIServerPID: apiPID, EtcdPID: etcdPID, Stderr: os.Stderr}
+		APIServerPID: apiPID, EtcdPID: etcdPID, Stderr: os.Stderr, ProfileDir: *profileDir}
 	if *warmup > 0 {
 		fmt.Fprintln(os.Stderr, "apisync: warm-up")
 		if _, err := bench.RunRounds(ctx, r, vs, *warmup, os.Stderr); err != nil {
@@ -96,20 +110,22 @@ func parent(args []string) error {
 	}
 	loadAfter, _ := managerbench.ReadLoadAvg()
 
-	fmt.Printf("apisync: %d pods (%d namespaces × %d Deployments × %d replicas, made in %v); %d rounds after %d warm-up, order rotated per round; medians\n",
-		shape.Pods(), shape.Namespaces, shape.Deployments, shape.Replicas, popTook.Round(time.Second), *count, *warmup)
+	fmt.Printf("apisync: %d pods (%d namespaces × %d Deployments × %d replicas, small %v, made in %v); %d rounds after %d warm-up, order rotated per round; medians\n",
+		shape.Pods(), shape.Namespaces, shape.Deployments, shape.Replicas, shape.Small, popTook.Round(time.Second), *count, *warmup)
+	fmt.Printf("pod %s: %d bytes of JSON (%d of them managedFields), %d bytes of protobuf message, as client-go encodes it\n",
+		size.Name, size.JSON, size.ManagedFieldsJSON, size.Protobuf)
 	fmt.Printf("kcm commit %s; machine: %d CPUs (nproc), %s, %.1f GiB; %s/%s, %s\n", machine.Commit, machine.CPUs,
 		machine.CPUModel, float64(machine.MemTotal)/(1<<30), runtime.GOOS, runtime.GOARCH, machine.GoVersion)
 	fmt.Printf("load average (1/5/15 min): %v at start, %v before the measured rounds, %v after; whole run %v\n",
 		loadBefore, loadMeasure, loadAfter, time.Since(began).Round(time.Second))
 	fmt.Printf("kube-apiserver %s idle: %.3f s CPU per second\n\n", testenv.KubernetesVersion, idle)
-	fmt.Print(bench.APITable(bench.SummarizeAPI(samples), bench.ClientGo))
+	fmt.Print(bench.APITable(bench.SummarizeAPI(samples), *baseline))
 	fmt.Println()
 	fmt.Println("samples:")
 	for _, s := range samples {
-		fmt.Printf("  round %d %-22s wall %.3f cpu %.3f apiserver %.3f etcd %.3f requests %d rss %d heap %d apiserver-rise %d\n",
+		fmt.Printf("  round %d %-24s wall %.3f cpu %.3f apiserver %.3f etcd %.3f requests %d rss %d heap %d apiserver-rise %d wire %s managedFields %v\n",
 			s.Round+1, s.Variant, s.Wall.Seconds(), s.CPU.Seconds(), s.ServerCPU.Seconds(), s.EtcdCPU.Seconds(),
-			s.Requests, s.ClientPeakRSS, s.HeapLive, s.ServerPeakGrowth)
+			s.Requests, s.ClientPeakRSS, s.HeapLive, s.ServerPeakGrowth, s.Wire, s.ManagedFields)
 	}
 	return nil
 }
