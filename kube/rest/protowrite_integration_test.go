@@ -187,7 +187,11 @@ func runProtoRMW[S any, P api.TypedPtr[S]](t *testing.T, c protoRMW) {
 		}
 	}
 	kept(final, "status update")
-	mf := func(m map[string]any) int { l, _ := at(m, "metadata", "managedFields"); s, _ := l.([]any); return len(s) }
+	mf := func(m map[string]any) int {
+		l, _ := at(m, "metadata", "managedFields")
+		s, _ := l.([]any)
+		return len(s)
+	}
 	if mf(after) == 0 || mf(final) < mf(after) {
 		t.Errorf("managedFields: %d entries after the update, %d after the status update", mf(after), mf(final))
 	}
