@@ -79,7 +79,7 @@ func (typedCodec[S, P]) DecodeProto(tm api.TypeMeta, msg []byte) (P, error) {
 	if err != nil {
 		return nil, err
 	}
-	*objsrc.Of(p.GetObjectMeta()) = objsrc.Proto(msg)
+	*objsrc.Of(p.GetObjectMeta()) = protoSource(msg)
 	return p, nil
 }
 
@@ -106,6 +106,15 @@ func (c compactCodec[S, P]) DecodeProto(tm api.TypeMeta, msg []byte) (P, error) 
 	}
 	shareObject(unsafe.Pointer(p), hint, c.t.plan)
 	c.last.Store((*S)(p))
-	*objsrc.Of(p.GetObjectMeta()) = objsrc.Proto(msg)
+	*objsrc.Of(p.GetObjectMeta()) = protoSource(msg)
 	return p, nil
+}
+
+// protoSource is the protobuf source of a message, empty ones included
+// (objsrc.Proto(nil) would be none).
+func protoSource(msg []byte) objsrc.Source {
+	if msg == nil {
+		msg = []byte{}
+	}
+	return objsrc.Proto(msg)
 }
