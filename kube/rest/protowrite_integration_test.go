@@ -1,6 +1,7 @@
 package rest_test
 
 import (
+	"bytes"
 	"reflect"
 	"strconv"
 	"testing"
@@ -168,6 +169,16 @@ func runProtoRMW[S any, P api.TypedPtr[S]](t *testing.T, c protoRMW) {
 	}
 	if !co.GetObjectMeta().IsProto() {
 		t.Fatal("the cache codec did not read protobuf")
+	}
+	// The cache keeps the struct and the remainder; the message they
+	// rebuild is the server's, managedFields cut, byte for byte.
+	wire, err := rest.NewResources(pb, c.res, decode.StrippingManagedFields(decode.Wire())).InNamespace(ns).Get(ctx, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if msg, err := co.GetObjectMeta().OriginalProto(); err != nil || !bytes.Equal(msg, wire.Proto()) ||
+		wire.ResourceVersion != co.GetObjectMeta().ResourceVersion {
+		t.Fatalf("the cache's rebuilt message differs from the server's (%v): %d bytes, want %d", err, len(msg), len(wire.Proto()))
 	}
 	cp, err = api.DeepCopy(co)
 	if err != nil {

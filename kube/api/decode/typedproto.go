@@ -2,13 +2,16 @@ package decode
 
 import (
 	"fmt"
+	"hash/maphash"
 	"reflect"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/kcmlab/kcm/kube/api"
 	"github.com/kcmlab/kcm/kube/api/internal/objsrc"
 	"github.com/kcmlab/kcm/kube/api/protocodec"
+	"github.com/kcmlab/kcm/kube/protowire"
 )
 
 // Typed objects from protobuf. Typed and Compact (CompactCached) read a
@@ -87,12 +90,34 @@ func (typedCodec[S, P]) DecodeProto(tm api.TypeMeta, msg []byte) (P, error) {
 func (c compactCodec[S, P]) readsProto() bool { return typedReadsProto(reflect.TypeFor[S]()) }
 
 // DecodeProto implements ProtoDecoder for a cache: the object is decoded
-// with strings of its own (not pointing into msg: sharing hands them to
-// later objects, which must not keep this one's message alive), its parts
-// are shared with the hint — the cached version of the same object for
-// CompactCached, else the object decoded before — and it keeps msg as its
-// source.
+// with strings of its own (the message is not kept), its parts are
+// shared with the hint — the cached version of the same object for
+// CompactCached, else the object decoded before — and it keeps, instead
+// of the message, the message's remainder (protocodec.Remainder: the
+// fields its struct does not model, usually none or a few bytes shared
+// by the replicas of a workload). ObjectMeta.OriginalProto rebuilds the
+// message from the struct and the remainder (protocodec.Rebuild). A
+// message whose remainder cannot be taken is kept whole.
 func (c compactCodec[S, P]) DecodeProto(tm api.TypeMeta, msg []byte) (P, error) {
+	return c.decodeProto(tm, msg, false, false)
+}
+
+// DecodeProtoBorrowed implements ProtoBorrowingDecoder: the object keeps
+// nothing of msg (a copy, when its remainder cannot be taken).
+func (c compactCodec[S, P]) DecodeProtoBorrowed(tm api.TypeMeta, msg []byte) (P, error) {
+	return c.decodeProto(tm, msg, true, false)
+}
+
+// decodeProtoStripped implements protoStripDecoder: managedFields, which
+// the struct does not model, are cut from the remainder (no copy of the
+// message is made to cut them).
+func (c compactCodec[S, P]) decodeProtoStripped(tm api.TypeMeta, msg []byte) (P, error) {
+	return c.decodeProto(tm, msg, true, true)
+}
+
+// decodeProto decodes msg; borrowed: the object must not keep it; strip:
+// managedFields are dropped.
+func (c compactCodec[S, P]) decodeProto(tm api.TypeMeta, msg []byte, borrowed, strip bool) (P, error) {
 	p, err := unmarshalTyped[S, P](tm, msg, false)
 	if err != nil {
 		return nil, err
@@ -106,8 +131,91 @@ func (c compactCodec[S, P]) DecodeProto(tm api.TypeMeta, msg []byte) (P, error) 
 	}
 	shareObject(unsafe.Pointer(p), hint, c.t.plan)
 	c.last.Store((*S)(p))
+	pt := protoTypeOf[S]()
+	rem, err := protocodec.Remainder(msg, pt.rtype)
+	if err == nil && strip && rem != nil {
+		if rem, err = protowire.StripManagedFields(rem); err == nil && len(rem) == 0 {
+			rem = nil
+		}
+	}
+	if err == nil {
+		*objsrc.Of(p.GetObjectMeta()) = objsrc.ProtoRebuilt(unsafe.Pointer(p), &pt.remainder(rem).rb)
+		return p, nil
+	}
+	// Kept whole, as Typed keeps it.
+	switch {
+	case strip:
+		if msg, err = protowire.StripManagedFields(msg); err != nil {
+			return nil, fmt.Errorf("%w: %s protobuf: %w", api.ErrDecode, tm.Kind, err)
+		}
+	case borrowed:
+		msg = append([]byte(nil), msg...)
+	}
 	*objsrc.Of(p.GetObjectMeta()) = protoSource(msg)
 	return p, nil
+}
+
+// protoType is what a cache's codec knows of S for protobuf: its struct
+// type, how to marshal an object, and the remainders seen recently.
+type protoType struct {
+	rtype   reflect.Type
+	marshal func(obj unsafe.Pointer) ([]byte, error)
+	empty   *protoRemainder
+	recent  [remainderSlots]atomic.Pointer[protoRemainder]
+}
+
+// protoRemainder is a remainder and the Rebuilder of the objects that
+// keep it (the rebuilt form's ptr is the object).
+type protoRemainder struct {
+	rb  objsrc.Rebuilder
+	rem []byte
+	t   *protoType
+}
+
+var protoTypes sync.Map // reflect.Type → *protoType
+
+// protoTypeOf returns the protoType of S, made once.
+func protoTypeOf[S any]() *protoType {
+	rt := reflect.TypeFor[S]()
+	if t, ok := protoTypes.Load(rt); ok {
+		return t.(*protoType)
+	}
+	t := &protoType{rtype: rt, marshal: func(p unsafe.Pointer) ([]byte, error) { return protocodec.Marshal((*S)(p)) }}
+	t.empty = t.newRemainder(nil)
+	actual, _ := protoTypes.LoadOrStore(rt, t)
+	return actual.(*protoType)
+}
+
+func (t *protoType) newRemainder(rem []byte) *protoRemainder {
+	r := &protoRemainder{rem: rem, t: t}
+	r.rb = objsrc.MakeRebuilder(rebuildProto, unsafe.Pointer(r))
+	return r
+}
+
+// remainder returns the protoRemainder of rem, which it may keep: an
+// equal one seen recently when there is one.
+func (t *protoType) remainder(rem []byte) *protoRemainder {
+	if len(rem) == 0 {
+		return t.empty
+	}
+	slot := &t.recent[maphash.Bytes(shareSeed, rem)&(remainderSlots-1)]
+	if e := slot.Load(); e != nil && string(e.rem) == string(rem) {
+		return e
+	}
+	r := t.newRemainder(rem)
+	slot.Store(r)
+	return r
+}
+
+// rebuildProto rebuilds the message of the object at ptr, which keeps
+// the protoRemainder at ctx.
+func rebuildProto(ctx, ptr unsafe.Pointer) ([]byte, error) {
+	r := (*protoRemainder)(ctx)
+	mb, err := r.t.marshal(ptr)
+	if err != nil {
+		return nil, err
+	}
+	return protocodec.Rebuild(mb, r.rem, r.t.rtype)
 }
 
 // protoSource is the protobuf source of a message, empty ones included

@@ -44,22 +44,35 @@ func Remainder(msg []byte, t reflect.Type) ([]byte, error) {
 	return out, nil
 }
 
-// remainderOf appends the remainder of b, a message of m.
+// remainderOf appends the remainder of b, a message of m. A message
+// whose every field is modelled, as most nested ones are, is read once
+// and costs no allocation; only one with a remainder is read again to
+// write it.
 func remainderOf(out, b []byte, m *message) ([]byte, error) {
-	spans, err := scan(b)
-	if err != nil {
-		return nil, err
-	}
-	// The remainders of the modelled message fields, by span (nil: none
-	// or empty), and the repeated fields of which some element has one.
-	var subs [][]byte
+	// Pass 1: the remainders of the modelled message fields, by their
+	// occurrence among those fields (subs, made at the first non-empty
+	// one), the repeated fields of which some element has one, and
+	// whether there is an unmodelled field.
+	var subs map[int][]byte
 	var repeated map[int32]bool
-	for i, s := range spans {
+	unknown := false
+	k := 0 // occurrences of modelled message fields so far
+	for off := 0; off < len(b); {
+		s, err := nextSpan(b, off)
+		if err != nil {
+			return nil, err
+		}
+		off = s.end
 		f := m.lookup(s.num)
+		if f == nil {
+			unknown = true
+			continue
+		}
 		sm := subMessage(f)
 		if sm == nil || s.wt != wireBytes {
 			continue
 		}
+		k++
 		p, err := payload(b, s)
 		if err != nil {
 			return nil, err
@@ -72,9 +85,9 @@ func remainderOf(out, b []byte, m *message) ([]byte, error) {
 			continue
 		}
 		if subs == nil {
-			subs = make([][]byte, len(spans))
+			subs = map[int][]byte{}
 		}
-		subs[i] = sub
+		subs[k-1] = sub
 		if f.card == cSlice {
 			if repeated == nil {
 				repeated = map[int32]bool{}
@@ -82,23 +95,43 @@ func remainderOf(out, b []byte, m *message) ([]byte, error) {
 			repeated[s.num] = true
 		}
 	}
-	for i, s := range spans {
+	if !unknown && subs == nil {
+		return out, nil
+	}
+	// Pass 2: write it.
+	k = 0
+	for off := 0; off < len(b); {
+		s, _ := nextSpan(b, off) // read once already
+		off = s.end
 		f := m.lookup(s.num)
-		switch {
-		case f == nil:
+		if f == nil {
 			out = append(out, b[s.start:s.end]...)
-		case subMessage(f) == nil || s.wt != wireBytes:
-		case repeated[s.num]:
-			var sub []byte
-			if subs != nil {
-				sub = subs[i]
-			}
+			continue
+		}
+		if subMessage(f) == nil || s.wt != wireBytes {
+			continue
+		}
+		k++
+		if sub, ok := subs[k-1]; ok || repeated[s.num] {
 			out = appendBytes(out, s.num, sub)
-		case subs != nil && subs[i] != nil:
-			out = appendBytes(out, s.num, subs[i])
 		}
 	}
 	return out, nil
+}
+
+// nextSpan reads the field of message b at off.
+func nextSpan(b []byte, off int) (span, error) {
+	num, wt, n, err := readKey(b[off:])
+	if err != nil {
+		return span{}, err
+	}
+	s := span{num: num, wt: wt, start: off, val: off + n}
+	n, err = skipValue(b[s.val:], num, wt, 0)
+	if err != nil {
+		return span{}, fmt.Errorf("field %d: %w", num, err)
+	}
+	s.end = s.val + n
+	return s, nil
 }
 
 // Rebuild returns the message a remainder was taken from: marshalled,
