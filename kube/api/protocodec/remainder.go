@@ -1,6 +1,7 @@
 package protocodec
 
 import (
+	"errors"
 	"fmt"
 	"reflect"
 
@@ -22,16 +23,24 @@ import (
 // code does, in ascending number order, and Rebuild puts each
 // unmodelled field back before the first marshalled field of a higher
 // number. For a message as kube-apiserver writes it that is the message
-// byte for byte (tested on every vector); for one in another field
-// order, or with a modelled value written differently (a RawExtension's
-// JSON is compacted, a Time loses its nanoseconds), the same object with
-// the same unmodelled fields. The small messages of the special types
+// byte for byte (tested on every vector); for one with a modelled value
+// written differently (a RawExtension's JSON is compacted, a Time loses
+// its nanoseconds), the same object with the same unmodelled fields. A
+// message in another field order has no remainder (an error): its
+// fields could not be put back where they were. The small messages of the special types
 // (Time, Quantity, IntOrString, RawExtension) keep their unknown fields
 // like any message; map entries count as modelled whole.
 
+// errNotCanonical: a message whose fields are not in ascending order, or
+// that gives a singular message field twice, has no remainder.
+var errNotCanonical = errors.New("not in upstream's field order")
+
 // Remainder returns the remainder of msg, a message of struct type t
 // (such as api.Pod): nil when t models every field of msg. Errors for
-// bytes wrap api.ErrDecode.
+// bytes wrap api.ErrDecode; so does the error for a message not in
+// upstream's field order — fields out of ascending order, or a singular
+// message field given twice (which protobuf merges), at any depth —
+// which has no remainder: keep such a message whole.
 func Remainder(msg []byte, t reflect.Type) ([]byte, error) {
 	m, err := messageOf(t)
 	if err != nil {
@@ -55,14 +64,24 @@ func remainderOf(out, b []byte, m *message) ([]byte, error) {
 	// whether there is an unmodelled field.
 	var subs map[int][]byte
 	var repeated map[int32]bool
+	var once uint64          // the singular message fields seen, by pos < 64
+	var onceBig map[int]bool // and by higher pos
 	unknown := false
 	k := 0 // occurrences of modelled message fields so far
+	last := int32(0)
 	for off := 0; off < len(b); {
 		s, err := nextSpan(b, off)
 		if err != nil {
 			return nil, err
 		}
 		off = s.end
+		if s.num < last {
+			// Rebuild puts fields back by their numbers: only a message
+			// in ascending field order, as kube-apiserver writes it, is
+			// rebuilt as it was.
+			return nil, fmt.Errorf("%w: field %d after field %d", errNotCanonical, s.num, last)
+		}
+		last = s.num
 		f := m.lookup(s.num)
 		if f == nil {
 			unknown = true
@@ -71,6 +90,26 @@ func remainderOf(out, b []byte, m *message) ([]byte, error) {
 		sm := subMessage(f)
 		if sm == nil || s.wt != wireBytes {
 			continue
+		}
+		if f.card != cSlice {
+			// A singular message given twice is merged by Unmarshal and
+			// written once by Marshal: the remainders of its two
+			// occurrences would have one place for two. kube-apiserver
+			// never writes one twice; the caller keeps the message.
+			if f.pos < 64 {
+				if once&(1<<f.pos) != 0 {
+					return nil, fmt.Errorf("%w: field %d given twice", errNotCanonical, s.num)
+				}
+				once |= 1 << f.pos
+			} else {
+				if onceBig[f.pos] {
+					return nil, fmt.Errorf("%w: field %d given twice", errNotCanonical, s.num)
+				}
+				if onceBig == nil {
+					onceBig = map[int]bool{}
+				}
+				onceBig[f.pos] = true
+			}
 		}
 		k++
 		p, err := payload(b, s)

@@ -2,6 +2,7 @@ package protocodec
 
 import (
 	"bytes"
+	"errors"
 	"reflect"
 	"testing"
 
@@ -107,5 +108,26 @@ func TestRemainderOfChangedObject(t *testing.T) {
 	}
 	if !bytes.Equal(out, want) {
 		t.Fatalf("got %d bytes, want %d; first difference at %d", len(out), len(want), firstDiff(out, want))
+	}
+}
+
+// TestRemainderNotCanonical: a message out of ascending field order, or
+// with a singular message given twice, at any depth, has no remainder
+// (an ErrDecode): Rebuild could not put its fields back where they were.
+func TestRemainderNotCanonical(t *testing.T) {
+	meta := appendString(nil, 1, "a")
+	for name, msg := range map[string][]byte{
+		"top out of order":     appendBytes(appendBytes(nil, 2, nil), 1, meta),
+		"nested out of order":  appendBytes(nil, 1, appendString(appendString(nil, 3, "ns"), 1, "a")),
+		"metadata twice":       appendBytes(appendBytes(nil, 1, meta), 1, meta),
+		"unknown before lower": appendBytes(nil, 1, appendString(appendVarint(appendKey(nil, 900, wireVarint), 1), 13, "")),
+	} {
+		if _, err := Remainder(msg, reflect.TypeFor[api.Pod]()); !errors.Is(err, api.ErrDecode) || !errors.Is(err, errNotCanonical) {
+			t.Errorf("%s: %v, want errNotCanonical", name, err)
+		}
+	}
+	ok := appendBytes(appendBytes(nil, 1, meta), 2, appendBytes(appendBytes(nil, 2, nil), 2, nil)) // two containers
+	if _, err := Remainder(ok, reflect.TypeFor[api.Pod]()); err != nil {
+		t.Errorf("repeated elements in a row: %v", err)
 	}
 }
