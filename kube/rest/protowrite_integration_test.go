@@ -156,11 +156,10 @@ func runProtoRMW[S any, P api.TypedPtr[S]](t *testing.T, c protoRMW) {
 		t.Errorf("annotations %v", got)
 	}
 	kept(after, "update")
-	if c.setStatus == nil {
-		return
-	}
 
-	// UpdateStatus of a copy of the object as a cache holds it.
+	// The object as a cache holds it: the struct and the remainder; the
+	// message they rebuild is the server's, managedFields cut, byte for
+	// byte.
 	cache := rest.NewResources(pb, c.res, decode.StrippingManagedFields(decode.CompactCached[S, P](
 		func(string, string) (P, bool) { return nil, false }))).InNamespace(ns)
 	co, err := cache.Get(ctx, name)
@@ -170,8 +169,6 @@ func runProtoRMW[S any, P api.TypedPtr[S]](t *testing.T, c protoRMW) {
 	if !co.GetObjectMeta().IsProto() {
 		t.Fatal("the cache codec did not read protobuf")
 	}
-	// The cache keeps the struct and the remainder; the message they
-	// rebuild is the server's, managedFields cut, byte for byte.
 	wire, err := rest.NewResources(pb, c.res, decode.StrippingManagedFields(decode.Wire())).InNamespace(ns).Get(ctx, name)
 	if err != nil {
 		t.Fatal(err)
@@ -180,6 +177,11 @@ func runProtoRMW[S any, P api.TypedPtr[S]](t *testing.T, c protoRMW) {
 		wire.ResourceVersion != co.GetObjectMeta().ResourceVersion {
 		t.Fatalf("the cache's rebuilt message differs from the server's (%v): %d bytes, want %d", err, len(msg), len(wire.Proto()))
 	}
+	if c.setStatus == nil {
+		return
+	}
+
+	// UpdateStatus of a copy of the cached object.
 	cp, err = api.DeepCopy(co)
 	if err != nil {
 		t.Fatal(err)
