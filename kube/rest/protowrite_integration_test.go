@@ -282,3 +282,48 @@ func TestProtoTypedWriteKeepsEveryField(t *testing.T) {
 		})
 	})
 }
+
+// TestProtoTypedCreateCopyKeepsEveryField: a copy of a pod read as
+// protobuf, renamed and created, is created with every field of the
+// original kcm does not model (Create sends the merge onto the message
+// read).
+func TestProtoTypedCreateCopyKeepsEveryField(t *testing.T) {
+	js, pb, ns, ctx := pbEnv(t)
+	in, err := api.NewRawObject(podgen.UnmodelledPod("orig"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	jraw := rest.NewResources(js, rest.Pods, decode.Raw()).InNamespace(ns)
+	if _, err := jraw.Create(ctx, in); err != nil {
+		t.Fatal(err)
+	}
+	typed := rest.NewResources(pb, rest.Pods, decode.Typed[api.Pod]()).InNamespace(ns)
+	o, err := typed.Get(ctx, "orig")
+	if err != nil || !o.IsProto() {
+		t.Fatalf("get: protobuf %v, %v", o != nil && o.IsProto(), err)
+	}
+	cp, err := api.DeepCopy(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cp.Name, cp.UID, cp.ResourceVersion, cp.CreationTimestamp = "copy", "", "", api.Time{}
+	if _, err := typed.Create(ctx, cp); err != nil {
+		t.Fatalf("create: %v", err)
+	}
+	got, err := jraw.Get(ctx, "copy")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := got.Map()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range [][]string{
+		{"spec", "affinity", "nodeAffinity"}, {"spec", "securityContext", "runAsUser"},
+		{"spec", "dnsConfig", "options"}, {"spec", "containers", "0", "securityContext"},
+	} {
+		if _, ok := at(m, p...); !ok {
+			t.Errorf("the copy lacks %v", p)
+		}
+	}
+}
