@@ -5,6 +5,7 @@ import (
 	"os"
 	"runtime"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/kcmlab/kcm/internal/testing/podgen"
@@ -115,7 +116,9 @@ func BenchmarkCacheHeapPerPod(b *testing.B) {
 // BenchmarkCacheDecodePod is the CPU of one pod decoded as a typed cache
 // decodes it (StrippingManagedFields(CompactCached), from a read
 // buffer), from JSON and from protobuf (see BenchmarkCacheHeapPerPod for
-// the messages), into a cache of 1000 pods.
+// the messages), into a cache of 1000 pods: as a watch event of a
+// cached pod (compared with its cached version), and as a LIST's item
+// (-listed: compared with the pod decoded before).
 func BenchmarkCacheDecodePod(b *testing.B) {
 	const n = 1000
 	jsons := make([][]byte, n)
@@ -131,14 +134,18 @@ func BenchmarkCacheDecodePod(b *testing.B) {
 		}
 	}
 	tm := api.TypeMeta{APIVersion: "v1", Kind: "Pod"}
-	for _, proto := range []bool{false, true} {
-		name := "json"
-		if proto {
-			name = "proto"
-		}
-		b.Run(name, func(b *testing.B) {
+	for _, variant := range []string{"json", "proto", "json-listed", "proto-listed"} {
+		proto := strings.HasPrefix(variant, "proto")
+		listed := strings.HasSuffix(variant, "-listed") // as a LIST: no cached version
+		b.Run(variant, func(b *testing.B) {
 			cache := make(map[string]*api.Pod, n)
-			find := func(ns, name string) (*api.Pod, bool) { p, ok := cache[ns+"/"+name]; return p, ok }
+			find := func(ns, name string) (*api.Pod, bool) {
+				if listed {
+					return nil, false
+				}
+				p, ok := cache[ns+"/"+name]
+				return p, ok
+			}
 			c := decode.StrippingManagedFields(decode.CompactCached[api.Pod](find))
 			pd, _ := decode.AsProto(c)
 			b.ReportAllocs()
