@@ -89,6 +89,13 @@ func NewFactory(client *rest.Client, o FactoryOptions) *Factory {
 // (decode.CompactCached), so a watch event's object shares nearly all of
 // its parts with that version.
 //
+// On a client whose ContentType is protobuf, built-in kinds are read as
+// protobuf (but Deployments, ReplicaSets, StatefulSets and
+// ControllerRevisions, which stay JSON in this phase: see package
+// decode): the cached objects are the same structs, their source is
+// protobuf (ObjectMeta.IsProto; Raw is nil) and a write of their DeepCopy
+// keeps every field kcm does not model (kube/rest).
+//
 // S must be res's kind (CheckKind): For[api.Pod](f, rest.Deployments)
 // would decode Deployments into Pod structs, dropping what they do not
 // share, so For panics with an ErrKindMismatch error instead, at

@@ -37,11 +37,18 @@
 // Raw and Original: the ObjectMeta holds what the decoder left it
 // (kube/api/internal/objsrc), and this package only reads and copies it.
 //
+// An object read as protobuf (ObjectMeta.IsProto: a RawObject, or a
+// typed object of a built-in kind read by a protobuf client) has no
+// JSON: Raw and Original are nil, and OriginalProto gives the message it
+// was read from (rebuilt, for a cache's), onto which rest's writes merge
+// the caller's changes.
+//
 // # Guarantees
 //
 //   - Raw and Original give the JSON the object was read from (what that
 //     means for each decoder: package decode), or nil for an object built
-//     in code; DeepCopy's copy still gives it, however the copy changes.
+//     in code or read as protobuf; OriginalProto the protobuf message;
+//     DeepCopy's copy still gives them, however the copy changes.
 //   - A RawObject is immutable once decoded (decoded RawObjects share
 //     maps and strings: package decode); Edit returns a new one.
 //   - Numbers survive RawObject.Edit exactly, int64 beyond 2^53 included.

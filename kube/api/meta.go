@@ -101,6 +101,20 @@ func (m *ObjectMeta) Original() ([]byte, error) { return m.src.JSON() }
 // outside a codec rarely need it.
 func (m *ObjectMeta) SetRaw(raw []byte) { m.src = objsrc.JSON(raw) }
 
+// IsProto reports whether the object was read as protobuf and keeps its
+// protobuf message (without the envelope) instead of its JSON: Raw and
+// Original are nil then, and OriginalProto has the message. Typed objects
+// of built-in kinds read by a client whose ContentType is protobuf are
+// (decode.Typed, decode.Compact); kube/rest writes them back merged onto
+// that message, so fields kcm does not model are kept.
+func (m *ObjectMeta) IsProto() bool { return m.src.IsProto() }
+
+// OriginalProto is the protobuf message the object was read from (every
+// field, modelled or not; managedFields cut when a cache stripped them),
+// or nil when it was not read as protobuf (see IsProto). The slice must
+// not be modified.
+func (m *ObjectMeta) OriginalProto() ([]byte, error) { return m.src.Proto() }
+
 // IsControlledBy reports whether owner is the controller of this object.
 func (m *ObjectMeta) IsControlledBy(ownerUID string) bool {
 	ref := m.ControllerRef()

@@ -62,7 +62,9 @@
 //     Config.ContentType = ContentTypeProtobuf, a read asks for protobuf
 //     iff the resource is a built-in kind (Resource.HasProtobuf) or the
 //     read is metadata-only, and the codec reads protobuf
-//     (decode.AsProto: decode.Wire()); it asks as client-go does,
+//     (decode.AsProto: decode.Wire(), and decode.Typed and decode.Compact
+//     of the built-in kinds but Deployment, ReplicaSet, StatefulSet and
+//     ControllerRevision); it asks as client-go does,
 //     "application/vnd.kubernetes.protobuf, application/json", so a server
 //     or proxy that answers JSON still works: every answer is decoded by
 //     its Content-Type (for a WebSocket watch, whose handshake names none,
@@ -74,7 +76,13 @@
 //     in an ERROR event, is the same *StatusError. A RawObject read as
 //     protobuf is written back (Create, Update, UpdateSubresource) as its
 //     enveloped message with Content-Type protobuf, so every field it
-//     holds goes back; other writes, patches and deletes are JSON.
+//     holds goes back; a typed object read as protobuf
+//     (ObjectMeta.IsProto) as protocodec.MarshalMerge of it onto the
+//     message it was read from (protowrite.go): the caller's changes,
+//     every field kcm does not model kept, tested against kube-apiserver
+//     for Update and UpdateStatus of pods, namespaces, service accounts,
+//     nodes and services. Objects built in code, other writes, patches
+//     and deletes are JSON.
 //   - Retry backoff, rate limiting and idle timeouts run on kcm's clock
 //     (WithClock), so tests step time instead of waiting for it.
 //   - Credentials go only to the configured server: the Authorization

@@ -116,6 +116,10 @@ func mergeKnown(orig, before, after any) any {
 // as it is, a typed object read from the server three-way merged onto the
 // JSON it was read from (so fields kcm does not model are kept), a typed
 // object built in code simply encoded. Test fakes store objects with it.
+// A typed object read as protobuf (ObjectMeta.IsProto) has no JSON to
+// merge onto: EncodeForUpdate gives its struct's JSON, which is what a
+// fake (JSON codecs) stores, while Update sends the protobuf merge
+// (protowrite.go) that keeps its unmodelled fields.
 func EncodeForUpdate[T api.Object](codec decode.Codec[T], obj T) ([]byte, error) {
 	return encodeForWrite(codec, obj)
 }

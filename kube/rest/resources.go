@@ -137,11 +137,14 @@ func (r *Resources[T]) write(ctx context.Context, verb, path string, obj T, merg
 	var zero T
 	if msg, ok, err := protoMessage(obj); ok {
 		// A RawObject read as protobuf goes back as it was read: its
-		// message, enveloped, every field kept.
+		// message, enveloped, every field kept. A typed object read as
+		// protobuf goes back merged onto the message it was read from
+		// (protoBody): the caller's changes, every other field kept.
 		if err != nil {
 			return zero, fmt.Errorf("rest: %s %s: the object's protobuf message: %w", verb, path, err)
 		}
-		body := protowire.Wrap(nil, obj.GetTypeMeta().APIVersion, obj.GetTypeMeta().Kind, msg)
+		tm := protoTypeMeta(obj, r.res)
+		body := protowire.Wrap(nil, tm.APIVersion, tm.Kind, msg)
 		data, ct, err := r.c.doBody(ctx, &request{verb: verb, path: path, body: body, contentType: ContentTypeProtobuf,
 			accept: negotiate(true, r.res, false, r.proto != nil, false)})
 		return r.answered(ctx, data, ct, err, rep)
@@ -158,16 +161,6 @@ func (r *Resources[T]) write(ctx context.Context, verb, path string, obj T, merg
 	}
 	data, ct, err := r.c.doBody(ctx, &request{verb: verb, path: path, body: body, contentType: contentTypeJSON, accept: acceptJSON})
 	return r.answered(ctx, data, ct, err, rep)
-}
-
-// protoMessage returns the protobuf message of a RawObject held as
-// protobuf (api.RawObject.IsProto), and the error of its rebuild.
-func protoMessage[T api.Object](obj T) ([]byte, bool, error) {
-	if ro, ok := any(obj).(*api.RawObject); ok && ro.IsProto() {
-		msg, err := ro.ProtoErr()
-		return msg, true, err
-	}
-	return nil, false, nil
 }
 
 // answered decodes a write's answer, by its Content-Type, and reports it

@@ -162,6 +162,9 @@ func (s stripCodec[T]) readsProto() bool {
 // message before the inner codec decodes it.
 func (s stripCodec[T]) DecodeProto(tm api.TypeMeta, msg []byte) (T, error) {
 	var zero T
+	if !s.readsProto() {
+		return zero, fmt.Errorf("%w: %s: codec %T reads no protobuf", api.ErrDecode, tm.Kind, s.inner)
+	}
 	if sd, ok := s.inner.(protoStripDecoder[T]); ok {
 		return sd.decodeProtoStripped(tm, msg)
 	}

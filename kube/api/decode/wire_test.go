@@ -40,9 +40,14 @@ func TestAsProto(t *testing.T) {
 		"Stripping(Wire)": {true, func() bool { _, ok := decode.AsProto(decode.StrippingManagedFields(decode.Wire())); return ok }},
 		"Raw":             {false, func() bool { _, ok := decode.AsProto(decode.Raw()); return ok }},
 		"Stripping(Raw)":  {false, func() bool { _, ok := decode.AsProto(decode.StrippingManagedFields(decode.Raw())); return ok }},
-		"Typed[Pod]":      {false, func() bool { _, ok := decode.AsProto(decode.Typed[api.Pod]()); return ok }},
-		"Stripping(Compact[Pod])": {false, func() bool {
+		"Typed[Pod]":      {true, func() bool { _, ok := decode.AsProto(decode.Typed[api.Pod]()); return ok }},
+		"Stripping(Compact[Pod])": {true, func() bool {
 			_, ok := decode.AsProto(decode.StrippingManagedFields(decode.Compact[api.Pod]()))
+			return ok
+		}},
+		"Typed[Deployment]": {false, func() bool { _, ok := decode.AsProto(decode.Typed[api.Deployment]()); return ok }},
+		"Stripping(Compact[ReplicaSet])": {false, func() bool {
+			_, ok := decode.AsProto(decode.StrippingManagedFields(decode.Compact[api.ReplicaSet]()))
 			return ok
 		}},
 	} {

@@ -77,6 +77,11 @@
 //     protobuf form gives ErrNoProtobuf. MarshalMerge checks the framing of
 //     all of orig but the types only of the fields it rewrites: orig is
 //     meant to be what before was decoded from.
+//   - Rebuild(Marshal(Unmarshal(msg)), Remainder(msg)) == msg, byte for
+//     byte, for messages as upstream's code writes them (every vector,
+//     with unknown fields injected at every depth, and objects read from
+//     kube-apiserver in kube/rest's tests); for others, the same object
+//     with the same unknown fields.
 //   - Unmarshal copies what it keeps; UnmarshalAliasing points the strings
 //     into msg instead (no allocation per string), for a caller that keeps
 //     msg unmodified anyway.
@@ -90,6 +95,8 @@
 //	merge.go      MarshalMerge and the comparison by encoding
 //	access.go     typed access to special values and maps through their address
 //	wire.go       varints, keys, lengths, skipping a field
+//	remainder.go  Remainder and Rebuild: what a cache keeps of a message besides the struct
+//	has.go        HasProtobuf: whether a struct type has a protobuf form
 //
 // # client-go names
 //
