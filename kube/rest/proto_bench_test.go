@@ -18,7 +18,7 @@ import (
 // codecs a raw informer uses. Reported per pod.
 func BenchmarkProtoList(b *testing.B) {
 	const n = 5000
-	pl, err := os.ReadFile(filepath.Join("..", "protowire", "testdata", "podlist.pb"))
+	pl, err := os.ReadFile(filepath.Join("..", "api", "protowire", "testdata", "podlist.pb"))
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -535,7 +535,7 @@ func TestProtoRawObjectWrite(t *testing.T) {
 // rebuilt message: the pod without managedFields, every other byte.
 func TestProtoDeltaMemberWrite(t *testing.T) {
 	rcNoLeaks(t)
-	pl, err := os.ReadFile(filepath.Join("..", "protowire", "testdata", "podlist.pb"))
+	pl, err := os.ReadFile(filepath.Join("..", "api", "protowire", "testdata", "podlist.pb"))
 	if err != nil {
 		t.Fatal(err)
 	}

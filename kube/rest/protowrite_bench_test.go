@@ -7,8 +7,8 @@ import (
 	"github.com/kcmlab/kcm/kube/api"
 	"github.com/kcmlab/kcm/kube/api/decode"
 	"github.com/kcmlab/kcm/kube/api/protocodec"
+	"github.com/kcmlab/kcm/kube/api/protowire"
 	"github.com/kcmlab/kcm/kube/internal/jsonx"
-	"github.com/kcmlab/kcm/kube/protowire"
 	"github.com/kcmlab/kcm/kube/rest"
 )
 

@@ -11,7 +11,7 @@ import (
 	"github.com/kcmlab/kcm/kube/api"
 	"github.com/kcmlab/kcm/kube/api/internal/objsrc"
 	"github.com/kcmlab/kcm/kube/api/protocodec"
-	"github.com/kcmlab/kcm/kube/protowire"
+	"github.com/kcmlab/kcm/kube/api/protowire"
 )
 
 // Typed objects from protobuf. Typed and Compact (CompactCached) read a

@@ -10,7 +10,7 @@ import (
 
 	"github.com/kcmlab/kcm/kube/api"
 	"github.com/kcmlab/kcm/kube/api/decode"
-	"github.com/kcmlab/kcm/kube/protowire"
+	"github.com/kcmlab/kcm/kube/api/protowire"
 )
 
 // FuzzTypedDecodeProto: the typed protobuf entry points (Typed and the

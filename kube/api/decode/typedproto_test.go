@@ -9,8 +9,8 @@ import (
 
 	"github.com/kcmlab/kcm/kube/api"
 	"github.com/kcmlab/kcm/kube/api/decode"
+	"github.com/kcmlab/kcm/kube/api/protowire"
 	"github.com/kcmlab/kcm/kube/internal/jsonx"
-	"github.com/kcmlab/kcm/kube/protowire"
 )
 
 // The vectors of package protocodec: objects of every kind marshalled by

@@ -18,7 +18,7 @@ import (
 // pod 0 (kube/api/protowire/testdata/pod.pb: managedFields and all).
 func realPodProto(t *testing.T) (api.TypeMeta, []byte) {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("..", "..", "protowire", "testdata", "pod.pb"))
+	b, err := os.ReadFile(filepath.Join("..", "protowire", "testdata", "pod.pb"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -159,7 +159,7 @@ func TestWireDeepCopyKeepsProto(t *testing.T) {
 // which Proto rebuilds — equal to the message without managedFields —
 // with the metadata a plain decode reads.
 func TestWireProtoFamilies(t *testing.T) {
-	b, err := os.ReadFile(filepath.Join("..", "..", "protowire", "testdata", "podlist.pb"))
+	b, err := os.ReadFile(filepath.Join("..", "protowire", "testdata", "podlist.pb"))
 	if err != nil {
 		t.Fatal(err)
 	}
