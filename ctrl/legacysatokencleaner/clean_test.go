@@ -193,8 +193,9 @@ func TestPassGoesOnAfterFailures(t *testing.T) {
 // TestPodSecretNames: every place VisitPodSecretNames looks, modelled by
 // kcm's api.Pod or not (read from the pod's JSON), and empty names
 // skipped.
-func TestPodSecretNames(t *testing.T) {
-	p := podJSON(t, `{"apiVersion":"v1","kind":"Pod","metadata":{"namespace":"ns","name":"p"},"spec":{
+// secretsPod names a Secret in every place VisitPodSecretNames looks, and
+// secretsPodNames are those names, sorted.
+const secretsPod = `{"apiVersion":"v1","kind":"Pod","metadata":{"namespace":"ns","name":"p"},"spec":{
 		"imagePullSecrets":[{"name":"pull"},{"name":""}],
 		"initContainers":[{"name":"i","envFrom":[{"secretRef":{"name":"init-envfrom"}},{"configMapRef":{"name":"cm"}}]}],
 		"containers":[{"name":"c","env":[{"name":"A","valueFrom":{"secretKeyRef":{"name":"env","key":"k"}}},{"name":"B","value":"x"}]}],
@@ -213,7 +214,13 @@ func TestPodSecretNames(t *testing.T) {
 			{"name":"11","csi":{"driver":"d","nodePublishSecretRef":{"name":"csi"}}},
 			{"name":"12","csi":{"driver":"d"}},
 			{"name":"13","cephfs":{"monitors":["m"]}},
-			{"name":"14","emptyDir":{}}]}}`)
+			{"name":"14","emptyDir":{}}]}}`
+
+var secretsPodNames = []string{"azure", "ceph", "cinder", "csi", "env", "eph", "flex", "init-envfrom", "iscsi", "proj",
+	"pull", "rbd", "scaleio", "storageos", "vol"}
+
+func TestPodSecretNames(t *testing.T) {
+	p := podJSON(t, secretsPod)
 	names := map[string]bool{}
 	if err := podSecretNames(p, names); err != nil {
 		t.Fatal(err)
@@ -223,8 +230,7 @@ func TestPodSecretNames(t *testing.T) {
 		got = append(got, n)
 	}
 	sort.Strings(got)
-	want := []string{"azure", "ceph", "cinder", "csi", "env", "eph", "flex", "init-envfrom", "iscsi", "proj", "pull", "rbd", "scaleio", "storageos", "vol"}
-	if !slices.Equal(got, want) {
+	if want := secretsPodNames; !slices.Equal(got, want) {
 		t.Fatalf("secret names %q, want %q", got, want)
 	}
 	// A pod built in code (no JSON): its modelled fields.

@@ -4,6 +4,9 @@ package legacysatokencleaner
 
 import (
 	"context"
+	"maps"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -151,5 +154,68 @@ func runCleaner(t *testing.T, ctx context.Context, base *rest.Client, ns string,
 			t.Errorf("Run: %v", err)
 		}
 		cc.InformerFactory.Shutdown()
+	}
+}
+
+// TestPodSecretNamesFromProtobuf: a pod read as protobuf (kcm's typed
+// pods on a protobuf client, the manager's default) names the same
+// Secrets as its JSON, the ones kcm's api.Pod does not model included:
+// secretsPod is created on kube-apiserver and read back through a
+// protobuf client, so the field numbers of podRefs are checked against
+// the server's own encoding.
+func TestPodSecretNamesFromProtobuf(t *testing.T) {
+	cl := testenv.Shared(t)
+	cfg := cl.Config()
+	cfg.ContentType = rest.ContentTypeProtobuf
+	client, err := rest.NewClient(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer client.CloseIdleConnections()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	ns := cl.Namespace(t)
+	// secretsPod made valid: images, the volumes' required members, and
+	// the ephemeral container added through its subresource afterwards
+	// (the apiserver refuses one on create).
+	valid := strings.NewReplacer(`"namespace":"ns"`, `"namespace":"`+ns+`"`,
+		`"name":"i",`, `"name":"i","image":"i",`, `"name":"c",`, `"name":"c","image":"c",`,
+		`"name":"e",`, `"name":"e","image":"e",`, `"system":"s",`, `"system":"s","volumeName":"v",`,
+		`"iqn":"q"`, `"iqn":"iqn.2001-04.com.example:t"`, `"storageos":{`, `"storageos":{"volumeName":"v",`).Replace(secretsPod)
+	i, j := strings.Index(valid, `"ephemeralContainers":`), strings.Index(valid, `"volumes":`)
+	create := valid[:i] + valid[j:]
+	raw, err := decode.Raw().Decode([]byte(create))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pods := rest.NewResources(client, rest.Pods, decode.Raw()).InNamespace(ns) // JSON: Raw reads no protobuf
+	created, err := pods.Create(ctx, raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	withEphemeral, err := decode.Raw().Decode([]byte(strings.Replace(valid, `"name":"p"`,
+		`"name":"p","resourceVersion":"`+created.ResourceVersion+`"`, 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := pods.UpdateSubresource(ctx, withEphemeral, "ephemeralcontainers"); err != nil {
+		t.Fatal(err)
+	}
+	for _, codec := range []decode.Codec[*api.Pod]{decode.Typed[api.Pod](), decode.StrippingManagedFields(decode.Compact[api.Pod]())} {
+		p, err := rest.NewResources(client, rest.Pods, codec).InNamespace(ns).Get(ctx, "p")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !p.IsProto() {
+			t.Fatalf("%T: the pod was not read as protobuf", codec)
+		}
+		names := map[string]bool{}
+		if err := podSecretNames(p, names); err != nil {
+			t.Fatal(err)
+		}
+		got := slices.Sorted(maps.Keys(names))
+		if !slices.Equal(got, secretsPodNames) {
+			t.Errorf("%T: secret names %q, want %q", codec, got, secretsPodNames)
+		}
 	}
 }
