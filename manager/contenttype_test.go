@@ -3,6 +3,7 @@ package manager
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/rs/zerolog"
 
@@ -65,11 +66,16 @@ func TestEveryClientHasTheContentType(t *testing.T) {
 }
 
 // TestRunRefusesAnInvalidContentType: Run validates the flag before
-// building anything (a value parse would have refused).
+// building anything (a value parse would have refused). The context's
+// deadline only bounds a broken Run, which would otherwise campaign for
+// the lease of an apiserver that never answers.
 func TestRunRefusesAnInvalidContentType(t *testing.T) {
 	o := NewOptions(NewControllerDescriptors())
 	o.KubeAPIContentType = "application/yaml"
-	err := Run(context.Background(), Config{Options: o, REST: &rest.Config{Host: "https://127.0.0.1:1"}})
+	o.Serving.SecurePort = 0
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	err := Run(ctx, Config{Options: o, REST: &rest.Config{Host: "https://127.0.0.1:1"}})
 	want := `invalid flags: --kube-api-content-type "application/yaml": want application/json or application/vnd.kubernetes.protobuf`
 	if err == nil || err.Error() != want {
 		t.Fatalf("Run = %v, want %q", err, want)
