@@ -89,6 +89,13 @@ type Options struct {
 	// event recorders'), as kube-controller-manager sets it on the one
 	// kubeconfig all of its clients come from. Reads ask for protobuf
 	// where the resource and the codec have it (kube/rest, content.go).
+	// One difference: kube-controller-manager's metadata-only clients (the
+	// garbage collector's and quota's monitors) ask for protobuf whatever
+	// the flag (client-go's metadata.ConfigFor); kcm's follow it, so
+	// application/json means JSON everywhere. The delegated authentication
+	// and authorization clients (--authentication-kubeconfig, ...) come
+	// from kubeconfigs of their own, not the manager's: the flag does not
+	// touch them (they send reviews, as JSON).
 	KubeAPIContentType string
 	// UseServiceAccountCredentials is --use-service-account-credentials:
 	// each controller's client authenticates as its own ServiceAccount in
