@@ -16,13 +16,19 @@ MUTATE_PKGS    ?= ./reflector ./deltafifo ./store ./processor ./queue ./lease ./
 PKG            ?= $(MUTATE_PKGS)
 MUTATE_WORKERS ?= 1
 
-.PHONY: test dev vet prepare browser bench bench-manager fmt chaos mutate compat e2e
+.PHONY: test test-json dev vet prepare browser bench bench-manager fmt chaos mutate compat e2e
 
 ## test: vet, build the real test cluster (cached), run every test with -race, then the bench module's tests.
 test: vet prepare browser
 	@echo "chaos: 5 seeds from $(CHAOS_SEED); replay: KCM_CHAOS_SEED=$(CHAOS_SEED) KCM_CHAOS_SEEDS=5 go test -race -run TestChaos ./informer/"
 	KCM_CHAOS_SEED=$(CHAOS_SEED) $(GO) test -race -count=1 -timeout 45m $(TESTARGS) $(PKGS)
 	cd bench && $(GO) test -race -count=1 -run . -timeout 20m ./...
+
+## test-json: the manager, controller and differential tests with the code under test on JSON
+## (--kube-api-content-type=application/json; `make test` runs them on protobuf, the default). JSON_PKGS narrows it.
+JSON_PKGS ?= ./manager/... ./ctrl/... ./internal/testing/difftest/...
+test-json: prepare
+	KCM_TEST_CONTENT_TYPE=application/json $(GO) test -race -count=1 -timeout 45m $(TESTARGS) $(JSON_PKGS)
 
 ## chaos: the chaos suite at depth (CHAOS_SEEDS seeds from CHAOS_SEED, -race).
 chaos:

@@ -23,7 +23,7 @@ import (
 func TestEventsOnRealAPIServer(t *testing.T) {
 	cl := testenv.Shared(t)
 	ns := cl.Namespace(t)
-	base, err := rest.NewClient(cl.Config())
+	base, err := rest.NewClient(cl.ManagerConfig())
 	if err != nil {
 		t.Fatal(err)
 	}

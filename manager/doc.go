@@ -50,9 +50,10 @@
 // "kcm does not support kube-controller-manager's flag --X; see kcm
 // --help" — and never ignored, since an ignored flag is a setting the
 // operator believes is in force. A flag nobody has gets pflag's "unknown
-// flag". Deliberate differences: --kube-api-content-type defaults to
-// application/json (kcm speaks JSON; the protobuf value is accepted and
-// means JSON), --leader-elect-resource-lock accepts only "leases" (the one
+// flag". --kube-api-content-type defaults to
+// application/vnd.kubernetes.protobuf, as kube-controller-manager's, and
+// is the content type of every client the manager builds (see Options).
+// Deliberate differences: --leader-elect-resource-lock accepts only "leases" (the one
 // lock client-go still has), and --log-format is accepted as another
 // spelling of --logging-format.
 //

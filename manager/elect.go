@@ -6,6 +6,7 @@ import (
 
 	"github.com/kcmlab/kcm/clock"
 	"github.com/kcmlab/kcm/ctrl"
+	"github.com/kcmlab/kcm/kube/rest"
 	"github.com/kcmlab/kcm/lease"
 )
 
@@ -24,8 +25,7 @@ const leaderElectionClient = "leader-election"
 // once after a clean shutdown instead of after the lease duration.
 func (m *manager) newElector(ctx context.Context) (*lease.Elector, error) {
 	l := m.o.LeaderElection
-	return lease.New(m.client.WithOptions(ctrl.UserAgent(GetVersion(), leaderElectionClient),
-		m.o.KubeAPIQPS, int(m.o.KubeAPIBurst)), lease.Config{
+	return lease.New(m.electionClient(), lease.Config{
 		Namespace: l.ResourceNamespace, Name: l.ResourceName, Identity: m.cfg.Identity,
 		LeaseDuration: l.LeaseDuration, RenewDeadline: l.RenewDeadline, RetryPeriod: l.RetryPeriod,
 		ReleaseOnCancel: true,
@@ -34,6 +34,14 @@ func (m *manager) newElector(ctx context.Context) (*lease.Elector, error) {
 			OnStartedLeading: func(lctx context.Context) { m.lead(ctx, lctx) },
 		},
 	})
+}
+
+// electionClient is the elector's client: the manager's, with the
+// "leader-election" User-Agent and limits of its own, and its content type
+// (kube-controller-manager's resourcelock.NewFromKubeconfig copies the
+// manager's kubeconfig, ContentType included).
+func (m *manager) electionClient() *rest.Client {
+	return m.client.WithOptions(ctrl.UserAgent(GetVersion(), leaderElectionClient), m.o.KubeAPIQPS, int(m.o.KubeAPIBurst))
 }
 
 // lead runs the controllers for as long as this instance leads. campaign

@@ -42,8 +42,8 @@ func (o *Options) Flags(d *ctrl.Descriptors) []FlagSection {
 	gen.Int32Var(&o.KubeAPIBurst, "kube-api-burst", o.KubeAPIBurst,
 		"Burst to use while talking with kubernetes apiserver.")
 	gen.StringVar(&o.KubeAPIContentType, "kube-api-content-type", o.KubeAPIContentType,
-		"Content type of requests sent to apiserver. kcm speaks JSON only: "+ContentTypeProtobuf+
-			" (kube-controller-manager's default) is accepted so its command lines work, and kcm sends JSON.")
+		"Content type of requests sent to apiserver: "+ContentTypeProtobuf+" (read built-in kinds and metadata-only "+
+			"lists as protobuf, JSON where a resource has no protobuf form) or "+ContentTypeJSON+".")
 	gen.BoolVar(&o.UseServiceAccountCredentials, "use-service-account-credentials", o.UseServiceAccountCredentials,
 		"If true, use individual service account credentials for each controller: kube-system/<controller's account>, "+
 			"created when missing, with tokens from the TokenRequest API refreshed before they expire. The shared informers, "+

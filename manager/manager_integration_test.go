@@ -37,12 +37,15 @@ type instance struct {
 	client *http.Client
 }
 
-// startManager runs Run on the shared cluster with o (defaults when nil).
+// startManager runs Run on the shared cluster with o (defaults when nil),
+// on the test run's --kube-api-content-type (testenv.ContentType:
+// protobuf, the default, or JSON under `make test-json`).
 func startManager(t *testing.T, cl *testenv.Cluster, o *Options, identity string) *instance {
 	t.Helper()
 	if o == nil {
 		o = NewOptions(NewControllerDescriptors())
 	}
+	o.KubeAPIContentType = testenv.ContentType()
 	// The port asks the cluster, as kube-controller-manager's does when
 	// given these kubeconfigs; the client is the cluster's admin
 	// (system:masters), by its bearer token.

@@ -10,6 +10,7 @@ import (
 
 	"github.com/kcmlab/kcm/authdelegate"
 	"github.com/kcmlab/kcm/ctrl"
+	"github.com/kcmlab/kcm/kube/rest"
 	"github.com/kcmlab/kcm/lease"
 )
 
@@ -32,10 +33,12 @@ const (
 	// the only lock client-go still implements).
 	DefaultResourceLock = "leases"
 	// ContentTypeJSON and ContentTypeProtobuf are the values of
-	// --kube-api-content-type kcm accepts; kube-controller-manager's
-	// default is protobuf.
-	ContentTypeJSON     = "application/json"
-	ContentTypeProtobuf = "application/vnd.kubernetes.protobuf"
+	// --kube-api-content-type kcm accepts (rest.ContentTypeJSON and
+	// rest.ContentTypeProtobuf); protobuf is the default, as
+	// kube-controller-manager's (component-base's ClientConnection
+	// defaults, k8s.io/component-base/config/v1alpha1).
+	ContentTypeJSON     = rest.ContentTypeJSON
+	ContentTypeProtobuf = rest.ContentTypeProtobuf
 	// LogFormatText and LogFormatJSON are the values of --logging-format.
 	LogFormatText = "text"
 	LogFormatJSON = "json"
@@ -78,8 +81,21 @@ type Options struct {
 	// Controllers is --controllers and the --concurrent-<x>-syncs flags.
 	Controllers *ctrl.Options
 
-	KubeAPIQPS         float32
-	KubeAPIBurst       int32
+	KubeAPIQPS   float32
+	KubeAPIBurst int32
+	// KubeAPIContentType is --kube-api-content-type: the
+	// rest.Config.ContentType of every client the manager builds (the
+	// controllers', the shared informers', leader election's and the
+	// event recorders'), as kube-controller-manager sets it on the one
+	// kubeconfig all of its clients come from. Reads ask for protobuf
+	// where the resource and the codec have it (kube/rest, content.go).
+	// One difference: kube-controller-manager's metadata-only clients (the
+	// garbage collector's and quota's monitors) ask for protobuf whatever
+	// the flag (client-go's metadata.ConfigFor); kcm's follow it, so
+	// application/json means JSON everywhere. The delegated authentication
+	// and authorization clients (--authentication-kubeconfig, ...) come
+	// from kubeconfigs of their own, not the manager's: the flag does not
+	// touch them (they send reviews, as JSON).
 	KubeAPIContentType string
 	// UseServiceAccountCredentials is --use-service-account-credentials:
 	// each controller's client authenticates as its own ServiceAccount in
@@ -116,7 +132,7 @@ func NewOptions(d *ctrl.Descriptors) *Options {
 		Controllers:        d.NewOptions(),
 		KubeAPIQPS:         DefaultKubeAPIQPS,
 		KubeAPIBurst:       DefaultKubeAPIBurst,
-		KubeAPIContentType: ContentTypeJSON,
+		KubeAPIContentType: ContentTypeProtobuf,
 		LeaderElection: LeaderElectionOptions{
 			LeaderElect:       true,
 			LeaseDuration:     lease.DefaultLeaseDuration,

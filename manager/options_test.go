@@ -12,15 +12,16 @@ import (
 
 	"github.com/kcmlab/kcm/authdelegate"
 	"github.com/kcmlab/kcm/ctrl"
+	"github.com/kcmlab/kcm/kube/rest"
 )
 
 // kcmV137Defaults are kube-controller-manager v1.37.2's flag defaults as
 // its FlagSet prints them (pflag's DefValue), for the flags kcm shares
 // (read from its --help; none changed since v1.34.4).
-// kube-api-content-type is the one kcm changes on purpose: it speaks JSON.
 var kcmV137Defaults = map[string]string{
 	"kubeconfig": "", "master": "", "controllers": "[*]",
 	"kube-api-qps": "20", "kube-api-burst": "30", "use-service-account-credentials": "false",
+	"kube-api-content-type":       "application/vnd.kubernetes.protobuf",
 	"concurrent-replicaset-syncs": "5", "concurrent-deployment-syncs": "5", "concurrent-statefulset-syncs": "5",
 	"concurrent-namespace-syncs": "10", "namespace-sync-period": "5m0s",
 	"concurrent-gc-syncs": "20", "concurrent-endpoint-syncs": "5", "endpoint-updates-batch-period": "0s",
@@ -57,7 +58,7 @@ func TestDefaultsAreKubeControllerManagers(t *testing.T) {
 	seen := map[string]bool{}
 	cmd.all.VisitAll(func(f *pflag.Flag) {
 		seen[f.Name] = true
-		if f.Name == "log-format" || f.Name == "kube-api-content-type" || f.Name == "enable-pipeline-view" {
+		if f.Name == "log-format" || f.Name == "enable-pipeline-view" {
 			return
 		}
 		if !IsKubeControllerManagerFlag(f.Name) {
@@ -77,8 +78,8 @@ func TestDefaultsAreKubeControllerManagers(t *testing.T) {
 			t.Errorf("kcm lost its --%s flag", name)
 		}
 	}
-	if got := cmd.all.Lookup("kube-api-content-type").DefValue; got != ContentTypeJSON {
-		t.Errorf("--kube-api-content-type default %q, want %q (kcm speaks JSON)", got, ContentTypeJSON)
+	if got := NewOptions(NewControllerDescriptors()).KubeAPIContentType; got != rest.ContentTypeProtobuf {
+		t.Errorf("NewOptions: KubeAPIContentType %q, want %q (kube-controller-manager's default)", got, rest.ContentTypeProtobuf)
 	}
 	if sh := cmd.all.Lookup("v").Shorthand; sh != "v" {
 		t.Errorf("-v shorthand %q, want v", sh)
@@ -124,7 +125,7 @@ func TestParseValues(t *testing.T) {
 		"--controllers=-serviceaccount,*", "--leader-elect=false", "--leader-elect-lease-duration=30s",
 		"--leader-elect-renew-deadline=20s", "--leader-elect-retry-period=4s",
 		"--leader-elect-resource-namespace=kcm", "--leader-elect-resource-name=mine",
-		"--kube-api-qps=50", "--kube-api-burst=100", "--kube-api-content-type="+ContentTypeProtobuf,
+		"--kube-api-qps=50", "--kube-api-burst=100", "--kube-api-content-type="+ContentTypeJSON,
 		"--secure-port=0", "--bind-address=127.0.0.1", "--cert-dir=/tmp/certs",
 		"--tls-cert-file=/c.pem", "--tls-private-key-file=/k.pem", "--logging-format=json", "-v=4", "--profiling=false",
 		"--authentication-kubeconfig=/etc/authn.conf", "--authorization-kubeconfig=/etc/authz.conf",
@@ -139,7 +140,7 @@ func TestParseValues(t *testing.T) {
 	}
 	want := Options{
 		Kubeconfig: "/etc/kcm.conf", Master: "https://10.0.0.1:6443",
-		KubeAPIQPS: 50, KubeAPIBurst: 100, KubeAPIContentType: ContentTypeProtobuf,
+		KubeAPIQPS: 50, KubeAPIBurst: 100, KubeAPIContentType: ContentTypeJSON,
 		LeaderElection: LeaderElectionOptions{LeaderElect: false, LeaseDuration: 30 * time.Second,
 			RenewDeadline: 20 * time.Second, RetryPeriod: 4 * time.Second, ResourceLock: "leases",
 			ResourceNamespace: "kcm", ResourceName: "mine"},
@@ -206,7 +207,11 @@ func TestParseRejects(t *testing.T) {
 		{"negative port", []string{"--secure-port=-1"}, ErrInvalidOptions, []string{"--secure-port -1"}},
 		{"bind address not an IP", []string{"--bind-address=localhost"}, ErrInvalidOptions, []string{`--bind-address "localhost"`}},
 		{"cert without key", []string{"--tls-cert-file=/c.pem"}, ErrInvalidOptions, []string{"go together"}},
-		{"content type", []string{"--kube-api-content-type=application/yaml"}, ErrInvalidOptions, []string{`"application/yaml"`}},
+		{"content type", []string{"--kube-api-content-type=application/yaml"}, ErrInvalidOptions,
+			[]string{`--kube-api-content-type "application/yaml": want application/json or application/vnd.kubernetes.protobuf`}},
+		{"content type with parameters", []string{"--kube-api-content-type=application/json;charset=utf-8"}, ErrInvalidOptions,
+			[]string{`--kube-api-content-type "application/json;charset=utf-8"`}},
+		{"empty content type", []string{"--kube-api-content-type="}, ErrInvalidOptions, []string{`--kube-api-content-type ""`}},
 		{"negative burst", []string{"--kube-api-burst=-1"}, ErrInvalidOptions, []string{"--kube-api-burst -1"}},
 		{"negative verbosity", []string{"-v=-1"}, ErrInvalidOptions, []string{"-v -1"}},
 		{"positional", []string{"serviceaccount"}, nil, []string{`unexpected arguments ["serviceaccount"]`}},

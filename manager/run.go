@@ -111,9 +111,6 @@ func Run(ctx context.Context, c Config) error {
 		return err
 	}
 	defer client.CloseIdleConnections()
-	if o.KubeAPIContentType == ContentTypeProtobuf {
-		c.Logger.Info().Msg("--kube-api-content-type: kcm speaks JSON; requests are sent as " + ContentTypeJSON)
-	}
 
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
@@ -165,7 +162,12 @@ func Run(ctx context.Context, c Config) error {
 
 // newClient builds the base client every other client shares a transport
 // with: from Config.REST, else --kubeconfig / --master / in-cluster, as
-// kube-controller-manager finds its cluster.
+// kube-controller-manager finds its cluster. Its QPS, burst and content
+// type are the flags'; every client derived from it (rest.Client's
+// WithOptions, Anonymous, WithCredentials) keeps the content type, as
+// kube-controller-manager's clients all come from one kubeconfig whose
+// ContentType is --kube-api-content-type (cmd/kube-controller-manager/app/
+// options, Config).
 func newClient(c Config, opts ...rest.Option) (client *rest.Client, caData []byte, err error) {
 	cfg := c.REST
 	if cfg == nil {
@@ -177,6 +179,7 @@ func newClient(c Config, opts ...rest.Option) (client *rest.Client, caData []byt
 	}
 	cp := *cfg
 	cp.QPS, cp.Burst = c.Options.KubeAPIQPS, int(c.Options.KubeAPIBurst)
+	cp.ContentType = c.Options.KubeAPIContentType
 	cp.UserAgent = ctrl.UserAgent(GetVersion(), "kcm")
 	client, err = rest.NewClient(&cp, append([]rest.Option{rest.WithLogger(c.Logger), rest.WithClock(c.Clock)}, opts...)...)
 	return client, cfg.TLS.CAData, err

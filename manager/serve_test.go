@@ -66,7 +66,6 @@ func TestRunServesAndStops(t *testing.T) {
 	o := NewOptions(d)
 	trustTestClients(t, o)
 	o.LeaderElection.LeaderElect = false
-	o.KubeAPIContentType = ContentTypeProtobuf
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -91,8 +90,7 @@ func TestRunServesAndStops(t *testing.T) {
 	if err := <-done; err != nil {
 		t.Fatalf("Run = %v, want nil", err)
 	}
-	for _, want := range []string{`"leaderElect":false`, `"controllers":["idle-controller"]`,
-		"kcm speaks JSON; requests are sent as application/json"} {
+	for _, want := range []string{`"leaderElect":false`, `"controllers":["idle-controller"]`} {
 		if !strings.Contains(logs.String(), want) {
 			t.Errorf("the log lacks %q:\n%s", want, logs.String())
 		}

@@ -154,7 +154,10 @@
 //     idempotent.
 //   - Config returns a fresh *rest.Config each call: the https URL, the
 //     self-signed serving certificate (which names 127.0.0.1) as CA, and a
-//     static bearer token whose user is in system:masters.
+//     static bearer token whose user is in system:masters; its ContentType
+//     is empty (JSON). ManagerConfig is the same with the ContentType of
+//     the code under test: $KCM_TEST_CONTENT_TYPE (EnvContentType), by
+//     default protobuf, the manager's --kube-api-content-type default.
 //   - RestartAPIServer brings kube-apiserver back on the same URL with the
 //     same certificate and token; etcd, and therefore every object and
 //     resourceVersion, survives.

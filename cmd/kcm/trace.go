@@ -21,7 +21,10 @@ import (
 // traceFlags are the flags of `kcm trace`.
 type traceFlags struct {
 	namespace, kubeconfig, context, transport string
-	watchList, showInitial, verbose           bool
+	// contentType is --kube-api-content-type, the manager's flag: what
+	// the informer's reads ask for (rest.Config.ContentType).
+	contentType                     string
+	watchList, showInitial, verbose bool
 }
 
 // runTrace implements `kcm trace <resource>`: one informer against the
@@ -49,6 +52,9 @@ func runTraceContext(ctx context.Context, args []string, stdout, stderr io.Write
 		return 2
 	}
 	transport, err := parseTransport(f.transport)
+	if err == nil {
+		err = checkContentType(f.contentType)
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "kcm trace: %v\n", err)
 		return 2
@@ -70,6 +76,9 @@ func traceFlagSet(stderr io.Writer) (fs *pflag.FlagSet, f *traceFlags) {
 	fs.StringVar(&f.kubeconfig, "kubeconfig", "", "kubeconfig file (default: $KUBECONFIG, then ~/.kube/config)")
 	fs.StringVar(&f.context, "context", "", "kubeconfig context (default: current-context)")
 	fs.StringVar(&f.transport, "transport", "chunked", "watch transport: chunked or websocket")
+	fs.StringVar(&f.contentType, "kube-api-content-type", rest.ContentTypeProtobuf,
+		"what reads ask for, as the manager's flag: "+rest.ContentTypeProtobuf+" (built-in kinds as protobuf, "+
+			"JSON where a resource has none) or "+rest.ContentTypeJSON)
 	// The default is the reflector's own (its zero Options), which every
 	// informer.Factory uses too.
 	fs.BoolVar(&f.watchList, "watch-list", reflector.Options{}.Initial() == reflector.ListStream,
@@ -104,6 +113,7 @@ func trace(ctx context.Context, resource string, f traceFlags, transport rest.Wa
 	if err != nil {
 		return err
 	}
+	cfg.ContentType = f.contentType
 	c, err := rest.NewClient(cfg, rest.WithLogger(log))
 	if err != nil {
 		return err
@@ -135,6 +145,15 @@ func parseTransport(s string) (rest.WatchTransport, error) {
 		return rest.WebSocket, nil
 	}
 	return 0, fmt.Errorf("--transport %q: want chunked or websocket", s)
+}
+
+// checkContentType reads --kube-api-content-type: the two values the
+// manager's flag takes.
+func checkContentType(s string) error {
+	if s != rest.ContentTypeJSON && s != rest.ContentTypeProtobuf {
+		return fmt.Errorf("--kube-api-content-type %q: want %s or %s", s, rest.ContentTypeJSON, rest.ContentTypeProtobuf)
+	}
+	return nil
 }
 
 // ignoreCanceled treats the end of the context, the normal way to stop, as

@@ -32,6 +32,9 @@ type traceStart struct {
 	Server    string // the API server's URL; never credentials
 	Transport string // "chunked" or "websocket"
 	WatchList bool
+	// Encoding is what the reads ask for: "protobuf" or "JSON"; ""
+	// (tests' fakes) says nothing.
+	Encoding string
 }
 
 // listPage: the reflector received one page of a LIST.

@@ -116,12 +116,13 @@ func TestTraceCommandListAndWatch(t *testing.T) {
 	tap := newLineTap()
 	runCtx, stop := context.WithCancel(ctx)
 	done := make(chan error, 1)
-	f := traceFlags{namespace: ns, kubeconfig: cl.KubeconfigPath(), watchList: false}
+	f := traceFlags{namespace: ns, kubeconfig: cl.KubeconfigPath(), watchList: false, contentType: rest.ContentTypeProtobuf}
 	go func() { done <- trace(runCtx, "cm", f, rest.WebSocket, tap, tap) }()
 	stopAndWait := sync.OnceValue(func() error { stop(); return <-done })
 	defer stopAndWait()
 
 	expectLine(t, ctx, tap, 0, "kcm trace: configmaps (v1) in namespace "+ns)
+	expectLine(t, ctx, tap, 0, "one informer: reflector (websocket watch, asks for protobuf)")
 	expectLine(t, ctx, tap, 0, "WatchList off")
 	expectLine(t, ctx, tap, 0, "reflector", "LIST", "done: 1 items in 1 page")
 	expectLine(t, ctx, tap, 0, "reflector", "phase", "listing → watching")

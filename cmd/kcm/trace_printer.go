@@ -148,7 +148,7 @@ func (p *printer) start(e traceStart) []string {
 	}
 	return []string{
 		fmt.Sprintf("kcm trace: %s (%s) in %s, server %s", e.Resource.Resource, e.Resource.GroupVersion(), where, e.Server),
-		fmt.Sprintf("  one informer: reflector (%s watch) → deltafifo → store → processor → 1 handler (this trace)", e.Transport),
+		fmt.Sprintf("  one informer: reflector (%s) → deltafifo → store → processor → 1 handler (this trace)", readsOf(e)),
 		fmt.Sprintf("  WatchList %s; managedFields are cut before caching", wl),
 		"",
 		"Every change the API server reports is followed through the informer, one line per stage:",
@@ -161,6 +161,15 @@ func (p *printer) start(e traceStart) []string {
 		summaryNote(p.o.ShowInitial),
 		"",
 	}
+}
+
+// readsOf says how the reflector reads: its watch transport and, when
+// known, the encoding it asks for.
+func readsOf(e traceStart) string {
+	if e.Encoding == "" {
+		return e.Transport + " watch"
+	}
+	return e.Transport + " watch, asks for " + e.Encoding
 }
 
 func summaryNote(showInitial bool) string {

@@ -58,9 +58,11 @@ func newTracer(c *rest.Client, o traceOptions, w io.Writer) (*tracer, error) {
 	if !o.Resource.Namespaced {
 		ns = ""
 	}
-	r := rest.NewResources(c, o.Resource, decode.StrippingManagedFields(decode.Raw())).InNamespace(ns)
+	// Wire: the trace reads metadata only, so it reads protobuf where the
+	// client asks for it (--kube-api-content-type).
+	r := rest.NewResources(c, o.Resource, decode.StrippingManagedFields(decode.Wire())).InNamespace(ns)
 	start := traceStart{Resource: o.Resource, Namespace: ns, Server: c.Host(), Transport: transportName(o.Transport),
-		WatchList: o.Reflector.Initial() == reflector.ListStream}
+		WatchList: o.Reflector.Initial() == reflector.ListStream, Encoding: encodingName(c, o.Resource)}
 	return newTracerFrom(reflector.FromResources(r, o.Transport), start, o, w)
 }
 
@@ -117,6 +119,16 @@ func (t *tracer) Run(ctx context.Context) error {
 // Synced is closed once the informer holds the initial state and the
 // trace has said so.
 func (t *tracer) Synced() <-chan struct{} { return t.synced }
+
+// encodingName is what the tracer's reads ask for: protobuf when the
+// client asks for it and the resource has a protobuf form (a built-in
+// kind), else JSON. The server's answer decides in the end.
+func encodingName(c *rest.Client, res rest.Resource) string {
+	if c.ContentType() == rest.ContentTypeProtobuf && res.HasProtobuf() {
+		return "protobuf"
+	}
+	return "JSON"
+}
 
 func transportName(t rest.WatchTransport) string {
 	if t == rest.WebSocket {

@@ -70,7 +70,7 @@ func isCertificateError(err error) bool {
 // 403 (no right to read namespaces) or a passing failure lets the trace go
 // on; only what retrying cannot fix stops it.
 func checkNamespace(ctx context.Context, c *rest.Client, ns string, anonymous bool) error {
-	_, err := rest.NewResources(c, rest.Namespaces, decode.Raw()).Get(ctx, ns)
+	_, err := rest.NewResources(c, rest.Namespaces, decode.Wire()).Get(ctx, ns) // existence only: protobuf will do
 	switch {
 	case err == nil:
 		return nil

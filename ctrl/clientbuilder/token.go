@@ -108,6 +108,7 @@ func (s *TokenSource) fetch(ctx context.Context) (token string, expires time.Tim
 	if err != nil {
 		return "", time.Time{}, err
 	}
+	// decode.Raw, JSON only: the TokenRequest's answer is parsed as JSON.
 	out, err := rest.NewResources(s.b.root, rest.ServiceAccounts, decode.Raw()).InNamespace(ns).
 		CreateSubresource(ctx, s.name, "token", req)
 	if err != nil {

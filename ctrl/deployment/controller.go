@@ -95,9 +95,12 @@ func NewController(cfg Config) *Controller {
 		rsOwners: ctrl.OwnersOf(rest.ReplicaSets, cfg.ReplicaSets.Lister),
 		dClient:  rest.NewResources(cfg.Client, rest.Deployments, decode.Typed[api.Deployment]()),
 		rsClient: rest.NewResources(cfg.Client, rest.ReplicaSets, decode.Typed[api.ReplicaSet]()),
-		rsRaw:    rest.NewResources(cfg.Client, rest.ReplicaSets, decode.Raw()),
-		dRaw:     rest.NewResources(cfg.Client, rest.Deployments, decode.Raw()),
-		events:   cfg.Events, clock: cfg.Clock, log: cfg.Logger,
+		// JSON only (decode.Raw, not Wire): the created ReplicaSet's
+		// answer is parsed as JSON (newrs.go) and the rollback writes
+		// edited JSON; the template's fidelity is JSON's (issue 34).
+		rsRaw:  rest.NewResources(cfg.Client, rest.ReplicaSets, decode.Raw()),
+		dRaw:   rest.NewResources(cfg.Client, rest.Deployments, decode.Raw()),
+		events: cfg.Events, clock: cfg.Clock, log: cfg.Logger,
 	}
 }
 

@@ -155,7 +155,7 @@ func complete(replicas int32) func(*api.Deployment) bool {
 func TestOnRealAPIServer(t *testing.T) {
 	cl := testenv.Shared(t)
 	ns := cl.Namespace(t)
-	base, err := rest.NewClient(cl.Config())
+	base, err := rest.NewClient(cl.ManagerConfig())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -26,7 +26,7 @@ import (
 // Service's deletion deletes the Endpoints.
 func TestOnRealAPIServer(t *testing.T) {
 	cl := testenv.Shared(t)
-	base, err := rest.NewClient(cl.Config())
+	base, err := rest.NewClient(cl.ManagerConfig())
 	if err != nil {
 		t.Fatal(err)
 	}

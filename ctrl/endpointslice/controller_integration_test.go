@@ -34,7 +34,7 @@ import (
 // and one informer delivers both Services' events in order).
 func TestOnRealAPIServer(t *testing.T) {
 	cl := testenv.Shared(t)
-	base, err := rest.NewClient(cl.Config())
+	base, err := rest.NewClient(cl.ManagerConfig())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -191,7 +191,7 @@ func endpoints(s *api.EndpointSlice) []string {
 // as in kube-controller-manager 1.37).
 func TestEventsOnRealAPIServer(t *testing.T) {
 	cl := testenv.Shared(t)
-	base, err := rest.NewClient(cl.Config())
+	base, err := rest.NewClient(cl.ManagerConfig())
 	if err != nil {
 		t.Fatal(err)
 	}

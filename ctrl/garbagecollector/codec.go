@@ -1,8 +1,11 @@
 package garbagecollector
 
 import (
+	"fmt"
+
 	"github.com/kcmlab/kcm/kube/api"
 	"github.com/kcmlab/kcm/kube/api/decode"
+	"github.com/kcmlab/kcm/kube/protowire"
 	"github.com/kcmlab/kcm/kube/rest"
 )
 
@@ -15,11 +18,20 @@ import (
 // dropped after. The collector never
 // writes an object it read through this codec back (it writes patches),
 // so nothing is lost by forgetting the rest.
+//
+// It reads protobuf too (decode.ProtoDecoder), so that a manager on
+// --kube-api-content-type=application/vnd.kubernetes.protobuf lists and
+// watches the metadata as protobuf, as kube-controller-manager's metadata
+// informers do: the metadata is read by field number
+// (protowire.ScanMeta, managedFields never read) and nothing of the
+// message is kept.
 type metaCodec struct{}
 
 var (
-	_ decode.Codec[*api.RawObject]            = metaCodec{}
-	_ decode.BorrowingDecoder[*api.RawObject] = metaCodec{}
+	_ decode.Codec[*api.RawObject]                 = metaCodec{}
+	_ decode.BorrowingDecoder[*api.RawObject]      = metaCodec{}
+	_ decode.ProtoDecoder[*api.RawObject]          = metaCodec{}
+	_ decode.ProtoBorrowingDecoder[*api.RawObject] = metaCodec{}
 	// metaInner cuts managedFields on the way in.
 	metaInner = decode.StrippingManagedFields(decode.Raw())
 )
@@ -34,6 +46,27 @@ func (metaCodec) Decode(data []byte) (*api.RawObject, error) {
 // none of them.
 func (metaCodec) DecodeBorrowed(data []byte) (*api.RawObject, error) {
 	return trimmed(decode.Borrowed(metaInner, data))
+}
+
+// DecodeProto implements decode.ProtoDecoder: msg is not kept.
+func (metaCodec) DecodeProto(tm api.TypeMeta, msg []byte) (*api.RawObject, error) {
+	return trimmed(scanMeta(tm, msg))
+}
+
+// DecodeProtoBorrowed implements decode.ProtoBorrowingDecoder: the
+// metadata's strings are copies, so the read buffer is not kept.
+func (metaCodec) DecodeProtoBorrowed(tm api.TypeMeta, msg []byte) (*api.RawObject, error) {
+	return trimmed(scanMeta(tm, msg))
+}
+
+// scanMeta reads an object's protobuf message into a RawObject holding
+// its type and metadata alone.
+func scanMeta(tm api.TypeMeta, msg []byte) (*api.RawObject, error) {
+	o := &api.RawObject{TypeMeta: tm}
+	if err := protowire.ScanMeta(msg, &o.ObjectMeta); err != nil {
+		return nil, fmt.Errorf("%w: %s protobuf: %w", api.ErrDecode, tm.Kind, err)
+	}
+	return o, nil
 }
 
 func trimmed(o *api.RawObject, err error) (*api.RawObject, error) {

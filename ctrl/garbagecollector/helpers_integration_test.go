@@ -40,7 +40,7 @@ type cluster struct {
 func startCluster(t *testing.T) *cluster {
 	t.Helper()
 	cl := testenv.Shared(t)
-	client, err := rest.NewClient(cl.Config())
+	client, err := rest.NewClient(cl.ManagerConfig())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -89,7 +89,7 @@ func TestRevisionsPinnedToKubeControllerManager(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	cl := testenv.Shared(t)
-	cfg := cl.Config()
+	cfg := cl.ManagerConfig()
 	c, err := rest.NewClient(cfg)
 	if err != nil {
 		t.Fatal(err)

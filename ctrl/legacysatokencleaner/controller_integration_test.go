@@ -32,7 +32,7 @@ import (
 // limited to the test's namespace: the clock is not the cluster's.
 func TestCleanerOnRealAPIServer(t *testing.T) {
 	cl := testenv.Shared(t)
-	base, err := rest.NewClient(cl.Config())
+	base, err := rest.NewClient(cl.ManagerConfig())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -175,9 +175,11 @@ func (c *Controller) estimateGracefulTermination(ctx context.Context, res rest.R
 }
 
 // metadata is a metadata-only client for res in namespace ns: the
-// controller never needs more than names and finalizers.
+// controller never needs more than names and finalizers, so it reads
+// protobuf on a protobuf client (decode.Wire; PartialObjectMetadata has a
+// protobuf form for every resource, custom ones included).
 func (c *Controller) metadata(res rest.Resource, ns string) *rest.Resources[*api.RawObject] {
-	return rest.NewResources(c.client, res, decode.Raw()).InNamespace(ns).MetadataOnly()
+	return rest.NewResources(c.client, res, decode.Wire()).InNamespace(ns).MetadataOnly()
 }
 
 // notSupported reports the answers that mean "this resource does not do

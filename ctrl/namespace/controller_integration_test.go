@@ -26,7 +26,7 @@ const bound = 3 * time.Minute
 func adminClient(t *testing.T) (*testenv.Cluster, *rest.Client) {
 	t.Helper()
 	cl := testenv.Shared(t)
-	c, err := rest.NewClient(cl.Config())
+	c, err := rest.NewClient(cl.ManagerConfig())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -226,7 +226,7 @@ func TestForbiddenTypeKeepsNamespaceTerminating(t *testing.T) {
 	t.Cleanup(func() {
 		_ = rest.NewResources(admin, clusterRoleBindings, decode.Raw()).Delete(context.Background(), "kcm-test-"+sa, rest.DeleteOptions{})
 	})
-	cfg := cl.Config()
+	cfg := cl.ManagerConfig()
 	cfg.Credentials = rest.StaticToken(serviceAccountToken(t, ctx, admin, home, sa))
 	restricted, err := rest.NewClient(cfg)
 	if err != nil {

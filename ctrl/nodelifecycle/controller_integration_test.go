@@ -153,7 +153,7 @@ func TestSilentNodeOnRealAPIServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer cluster.Stop()
-	client, err := rest.NewClient(cluster.Config())
+	client, err := rest.NewClient(cluster.ManagerConfig())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -255,7 +255,7 @@ func TestZoneDownOnRealAPIServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer cluster.Stop()
-	client, err := rest.NewClient(cluster.Config())
+	client, err := rest.NewClient(cluster.ManagerConfig())
 	if err != nil {
 		t.Fatal(err)
 	}

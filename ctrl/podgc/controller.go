@@ -88,7 +88,8 @@ type Controller struct {
 	pods  informer.PodLister
 	nodes informer.NodeLister
 	// podClient patches status and deletes; nodeClient makes the live GET
-	// of the quarantine.
+	// of the quarantine. Both read metadata at most (decode.Wire: protobuf
+	// on a protobuf client).
 	podClient  *rest.Resources[*api.RawObject]
 	nodeClient *rest.Resources[*api.RawObject]
 	clock      clock.Clock
@@ -120,8 +121,8 @@ func NewController(pods informer.PodLister, nodes informer.NodeLister, client *r
 	}
 	return &Controller{
 		pods: pods, nodes: nodes,
-		podClient:  rest.NewResources(client, rest.Pods, decode.Raw()),
-		nodeClient: rest.NewResources(client, rest.Nodes, decode.Raw()).MetadataOnly(),
+		podClient:  rest.NewResources(client, rest.Pods, decode.Wire()),
+		nodeClient: rest.NewResources(client, rest.Nodes, decode.Wire()).MetadataOnly(),
 		clock:      cfg.Clock, log: cfg.Logger, metrics: cfg.Metrics,
 		threshold: cfg.TerminatedPodGCThreshold, period: cfg.CheckPeriod, quarantine: cfg.QuarantineTime,
 		waiting: quarantine{},

@@ -129,7 +129,7 @@ func (c *realCluster) remaining() []string {
 //     one and then the two oldest go, in that order.
 func TestOnRealAPIServer(t *testing.T) {
 	cl := testenv.Shared(t)
-	base, err := rest.NewClient(cl.Config())
+	base, err := rest.NewClient(cl.ManagerConfig())
 	if err != nil {
 		t.Fatal(err)
 	}

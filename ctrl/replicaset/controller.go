@@ -110,8 +110,10 @@ func NewController(rss informer.ReplicaSetLister, pods informer.PodLister, clien
 	}
 	return &Controller{
 		rsLister: rss, podLister: pods, owners: ctrl.OwnersOf(rest.ReplicaSets, rss.Lister),
-		rsClient:      rest.NewResources(client, rest.ReplicaSets, decode.Typed[api.ReplicaSet]()),
-		podClient:     rest.NewResources(client, rest.Pods, decode.Raw()),
+		rsClient: rest.NewResources(client, rest.ReplicaSets, decode.Typed[api.ReplicaSet]()),
+		// Creates, patches and deletes: of an answer only the metadata is
+		// read (decode.Wire: protobuf where the answer is).
+		podClient:     rest.NewResources(client, rest.Pods, decode.Wire()),
 		expectations:  ctrl.NewUIDTrackingControllerExpectations(ctrl.NewControllerExpectations(cfg.Clock, cfg.Logger)),
 		consistency:   consistency,
 		recorder:      cfg.Recorder,

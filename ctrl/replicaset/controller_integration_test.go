@@ -33,7 +33,7 @@ type cluster struct {
 
 func startCluster(t *testing.T) *cluster {
 	cl := testenv.Shared(t)
-	base, err := rest.NewClient(cl.Config())
+	base, err := rest.NewClient(cl.ManagerConfig())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -126,9 +126,9 @@ func (l logSignal) Write(b []byte) (int, error) {
 // pod. No second pod is ever created.
 func TestStaleSyncSkippedOnARealAPIServer(t *testing.T) {
 	cl := testenv.Shared(t)
-	cfg := cl.Config()
+	cfg := cl.ManagerConfig()
 	proxy, proxyURL := startHoldingProxy(t, cfg)
-	pcfg := &rest.Config{Host: proxyURL, Credentials: cfg.Credentials, QPS: -1}
+	pcfg := &rest.Config{Host: proxyURL, Credentials: cfg.Credentials, QPS: -1, ContentType: cfg.ContentType}
 	client, err := rest.NewClient(pcfg)
 	if err != nil {
 		t.Fatal(err)

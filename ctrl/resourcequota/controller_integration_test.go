@@ -29,7 +29,7 @@ import (
 // deleting a custom resource and a configmap each bring status.used down.
 func TestOnRealAPIServer(t *testing.T) {
 	cl := testenv.Shared(t)
-	base, err := rest.NewClient(cl.Config())
+	base, err := rest.NewClient(cl.ManagerConfig())
 	if err != nil {
 		t.Fatal(err)
 	}

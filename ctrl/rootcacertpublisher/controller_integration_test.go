@@ -27,7 +27,7 @@ import (
 // does not own (a label) survives its update.
 func TestOnRealAPIServer(t *testing.T) {
 	cl := testenv.Shared(t)
-	cfg := cl.Config()
+	cfg := cl.ManagerConfig()
 	base, err := rest.NewClient(cfg)
 	if err != nil {
 		t.Fatal(err)

@@ -20,7 +20,7 @@ import (
 // "default" ServiceAccount and that a deleted one comes back.
 func TestOnRealAPIServer(t *testing.T) {
 	cl := testenv.Shared(t)
-	base, err := rest.NewClient(cl.Config())
+	base, err := rest.NewClient(cl.ManagerConfig())
 	if err != nil {
 		t.Fatal(err)
 	}

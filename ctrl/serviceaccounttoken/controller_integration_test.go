@@ -29,7 +29,7 @@ import (
 // Secret.
 func TestTokenAuthenticatesOnRealAPIServer(t *testing.T) {
 	cl := testenv.Shared(t)
-	cfg := cl.Config()
+	cfg := cl.ManagerConfig()
 	base, err := rest.NewClient(cfg)
 	if err != nil {
 		t.Fatal(err)

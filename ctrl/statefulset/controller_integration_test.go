@@ -59,7 +59,7 @@ func startSTS(t *testing.T) *stsCluster {
 	if stsNodes.err != nil {
 		t.Fatalf("kwok node: %v", stsNodes.err)
 	}
-	admin, err := rest.NewClient(cl.Config())
+	admin, err := rest.NewClient(cl.ManagerConfig())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -36,7 +36,7 @@ func TestPodAndClaimAsKubeControllerManagerMakesThem(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	cl := testenv.Shared(t)
-	c, err := rest.NewClient(cl.Config())
+	c, err := rest.NewClient(cl.ManagerConfig())
 	if err != nil {
 		t.Fatal(err)
 	}

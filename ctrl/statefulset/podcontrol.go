@@ -48,8 +48,10 @@ func newPodControl(client *rest.Client, pods informer.PodLister, claims informer
 		recorder = ctrl.NopRecorder{}
 	}
 	return &statefulPodControl{
-		pods:         rest.NewResources(client, rest.Pods, decode.Raw()),
-		claims:       rest.NewResources(client, rest.PersistentVolumeClaims, decode.Raw()),
+		// Creates and deletes: of an answer only the resourceVersion is
+		// read (decode.Wire: protobuf where the answer is).
+		pods:         rest.NewResources(client, rest.Pods, decode.Wire()),
+		claims:       rest.NewResources(client, rest.PersistentVolumeClaims, decode.Wire()),
 		podUpdates:   rest.NewResources(client, rest.Pods, decode.Typed[api.Pod]()),
 		claimUpdates: rest.NewResources(client, rest.PersistentVolumeClaims, decode.Typed[api.PersistentVolumeClaim]()),
 		podLister:    pods,

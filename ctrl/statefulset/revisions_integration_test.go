@@ -29,7 +29,7 @@ func TestControlOnRealAPIServer(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	cl := testenv.Shared(t)
-	c, err := rest.NewClient(cl.Config())
+	c, err := rest.NewClient(cl.ManagerConfig())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -29,7 +29,7 @@ const testTaintKey = "kcm.test/evict"
 // through a watch, never by sleeping.
 func TestOnRealAPIServer(t *testing.T) {
 	cl := testenv.Shared(t)
-	base, err := rest.NewClient(cl.Config())
+	base, err := rest.NewClient(cl.ManagerConfig())
 	if err != nil {
 		t.Fatal(err)
 	}

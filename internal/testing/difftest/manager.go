@@ -106,8 +106,10 @@ func (m *InProcess) Start(_ context.Context, c *testenv.Cluster) (func() error, 
 		return nil, err
 	}
 	cmd := manager.NewControllerManagerCommand(ds)
+	// --kube-api-content-type: the test run's (testenv.ContentType:
+	// protobuf, the manager's default, or JSON under `make test-json`).
 	args := []string{"--controllers=" + strings.Join(m.names(), ","), "--leader-elect=true", "--secure-port=0",
-		"--use-service-account-credentials"}
+		"--use-service-account-credentials", "--kube-api-content-type=" + testenv.ContentType()}
 	args = append(args, m.Args...)
 	if err := cmd.Parse(args); err != nil {
 		return nil, fmt.Errorf("difftest: kcm %s: %w", strings.Join(args, " "), err)
