@@ -5,7 +5,7 @@ import (
 
 	"github.com/kcmlab/kcm/kube/api"
 	"github.com/kcmlab/kcm/kube/api/decode"
-	"github.com/kcmlab/kcm/kube/protowire"
+	"github.com/kcmlab/kcm/kube/api/protowire"
 	"github.com/kcmlab/kcm/kube/rest"
 )
 
