@@ -217,7 +217,13 @@ func TestOnRealAPIServer(t *testing.T) {
 			t.Fatalf("pod %s: owner %+v annotations %v", p.Name, ref, p.Annotations)
 		}
 	}
-	raw := string(pods[0].Raw())
+	// The pod as JSON (decode.Raw reads JSON whatever the client's
+	// content type; a pod read as protobuf has no JSON).
+	asJSON, err := rest.NewResources(c.pods.Client(), rest.Pods, decode.Raw()).InNamespace(c.pods.Namespace()).Get(c.ctx, pods[0].Name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw := string(asJSON.Raw())
 	if !strings.Contains(raw, `"shareProcessNamespace":true`) {
 		t.Fatalf("the template's unmodelled field did not reach the pod: %s", raw)
 	}
