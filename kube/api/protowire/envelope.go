@@ -89,26 +89,21 @@ func Unwrap(data []byte) (Unknown, error) {
 // readTypeMeta reads runtime.TypeMeta {apiVersion = 1, kind = 2}. A
 // message field seen twice merges, so later values win field by field.
 func readTypeMeta(m []byte, u *Unknown) error {
-	r := NewReader(m)
-	for !r.Done() {
-		f, err := r.Next()
+	return EachField(m, func(f Field) error {
+		if f.Num != 1 && f.Num != 2 {
+			return nil
+		}
+		b, err := f.Message()
 		if err != nil {
 			return err
 		}
-		switch f.Num {
-		case 1, 2:
-			b, err := f.Message()
-			if err != nil {
-				return err
-			}
-			if f.Num == 1 {
-				u.APIVersion = b
-			} else {
-				u.Kind = b
-			}
+		if f.Num == 1 {
+			u.APIVersion = b
+		} else {
+			u.Kind = b
 		}
-	}
-	return nil
+		return nil
+	})
 }
 
 // Protobuf reports whether raw is plain protobuf, as kube-apiserver

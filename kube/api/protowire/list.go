@@ -93,12 +93,7 @@ func countItems(raw []byte) (int, error) {
 }
 
 func readListMeta(m []byte, lm *ListMeta) error {
-	r := NewReader(m)
-	for !r.Done() {
-		f, err := r.Next()
-		if err != nil {
-			return err
-		}
+	return EachField(m, func(f Field) error {
 		switch f.Num {
 		case 2, 3:
 			b, err := f.Message()
@@ -117,8 +112,8 @@ func readListMeta(m []byte, lm *ListMeta) error {
 			}
 			lm.RemainingItemCount = &v
 		}
-	}
-	return nil
+		return nil
+	})
 }
 
 // ItemKind is the kind of a list's items: kind without its "List" suffix

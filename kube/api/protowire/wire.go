@@ -270,6 +270,22 @@ func (f Field) Bool() (bool, error) {
 	return f.Uint != 0, nil
 }
 
+// EachField calls fn with each field of message m in order, and stops at
+// the first error, of the reader or of fn.
+func EachField(m []byte, fn func(Field) error) error {
+	r := NewReader(m)
+	for !r.Done() {
+		f, err := r.Next()
+		if err != nil {
+			return err
+		}
+		if err := fn(f); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // Message is a length-delimited field's bytes (a string, bytes or an
 // embedded message).
 func (f Field) Message() ([]byte, error) {
