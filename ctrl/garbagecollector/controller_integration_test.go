@@ -18,7 +18,8 @@ import (
 // workload creates what the Deployment and ReplicaSet controllers would:
 // Deployment web, ReplicaSet web-1 controlled by it, pods web-1-a and
 // web-1-b controlled by the ReplicaSet, every reference with
-// blockOwnerDeletion.
+// blockOwnerDeletion. It returns once the collector's graph holds all
+// four (see waitObserved).
 func (c *cluster) workload() {
 	c.t.Helper()
 	labels := map[string]any{"app": "web"}
@@ -32,11 +33,13 @@ func (c *cluster) workload() {
 		"metadata": map[string]any{"name": "web-1", "ownerReferences": []any{ownerRefMap(d, true, true)}},
 		"spec":     map[string]any{"replicas": 2, "selector": map[string]any{"matchLabels": labels}, "template": template}})
 	rs.APIVersion, rs.Kind = "apps/v1", "ReplicaSet"
+	objs := []*api.RawObject{d, rs}
 	for _, n := range []string{"web-1-a", "web-1-b"} {
-		c.create(rest.Pods, map[string]any{"apiVersion": "v1", "kind": "Pod",
+		objs = append(objs, c.create(rest.Pods, map[string]any{"apiVersion": "v1", "kind": "Pod",
 			"metadata": map[string]any{"name": n, "labels": labels, "ownerReferences": []any{ownerRefMap(rs, true, true)}},
-			"spec":     template["spec"]})
+			"spec":     template["spec"]}))
 	}
+	c.waitObserved(objs...)
 }
 
 // TestDeploymentDeletion deletes a Deployment with each propagation
@@ -167,7 +170,7 @@ func TestCustomResourcesOwnedByConfigMap(t *testing.T) {
 			rec := c.watchDeletions(rest.ConfigMaps, widgets)
 			owner := c.create(rest.ConfigMaps, configMap("owner"))
 			owner.APIVersion, owner.Kind = "v1", "ConfigMap"
-			c.create(widgets, widget("w1", owner))
+			c.waitObserved(owner, c.create(widgets, widget("w1", owner)))
 			c.deleteWith(rest.ConfigMaps, "owner", policy)
 			switch policy {
 			case rest.PropagationOrphan:

@@ -215,6 +215,34 @@ func (r *recorder) order() []string {
 	return out
 }
 
+// waitObserved waits until the collector's graph holds each of objs as
+// observed (not virtual) with all its owner references. A test that
+// deletes an owner right after creating its dependents must: the
+// collector learns of each kind on its own watch, so a foreground
+// deletion it sees before a dependent's ADDED event finds no dependents
+// and lets the owner go first — which Kubernetes' collector does too —
+// and the dependent is collected later as dangling. The graph has no
+// change notification, so this polls it.
+func (c *cluster) waitObserved(objs ...*api.RawObject) {
+	c.t.Helper()
+	tick := time.NewTicker(5 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		missing := slices.DeleteFunc(slices.Clone(objs), func(o *api.RawObject) bool {
+			it, ok := c.gc.Collector().Graph().Item(o.UID)
+			return ok && !it.Virtual && len(it.Owners) == len(o.OwnerReferences)
+		})
+		if len(missing) == 0 {
+			return
+		}
+		select {
+		case <-c.ctx.Done():
+			c.t.Fatalf("the collector's graph never observed %s (and %d more)", describe(missing[0]), len(missing)-1)
+		case <-tick.C:
+		}
+	}
+}
+
 // deleteWith deletes an object with a propagation policy.
 func (c *cluster) deleteWith(res rest.Resource, name, policy string) {
 	c.t.Helper()
