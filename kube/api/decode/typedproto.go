@@ -28,8 +28,9 @@ import (
 // AsProto is false, so kube/rest asks for JSON for them whatever the
 // client's ContentType. Their controllers read the pod template of a
 // ReplicaSet, Deployment or StatefulSet as JSON (the template hash,
-// rollback, new ReplicaSets and pods, the revision history): moving those
-// to protobuf is issue 34's remaining step.
+// rollback, new ReplicaSets and pods, the revision history): moving
+// Deployments and ReplicaSets to protobuf is issue 34's remaining step; a
+// StatefulSet stays (below).
 //
 // A ControllerRevision reads protobuf: its data (a RawExtension, JSON
 // bytes inside the message) decodes to the bytes the apiserver's JSON
@@ -48,7 +49,7 @@ import (
 // apiserver writes from the same struct. From a protobuf message kcm
 // could not write it: a field it does not model has a number but no JSON
 // name or type there. A set read as protobuf would thus give another
-// revision and roll its pods (ctrl/history refuses one: ErrPatch).
+// revision and roll its pods (ctrl/history refuses one: ErrProtobufSet).
 
 // protoJSONOnly are the kinds whose typed codecs read JSON only (above).
 var protoJSONOnly = map[reflect.Type]bool{
