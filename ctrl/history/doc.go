@@ -38,6 +38,39 @@
 // templates with empty objects, fields kcm does not model, escaped HTML
 // characters and a name collision.
 //
+// # Encodings: revisions on protobuf, StatefulSets on JSON
+//
+// A ControllerRevision may be read as JSON or as protobuf (kcm's clients
+// read it as protobuf by default). Its data is a RawExtension: JSON bytes,
+// which the protobuf message carries as they were stored and the
+// apiserver's JSON writes through encoding/json's Encoder (compacted, <, >
+// and & escaped). kcm's protobuf decoding gives Data.Raw in that JSON form
+// (package protocodec), so Data.Raw — and with it Hash, EqualRevision and
+// FindEqualRevisions — is the same whichever wire a revision came by. For
+// the revisions controllers write (json.Marshal's output, already in that
+// form: kube-controller-manager's getPatch and StatefulSetPatch alike)
+// these are the stored bytes themselves; the pin test reads every
+// revision it checks through both wires.
+//
+// A StatefulSet is read as JSON whatever the client's ContentType
+// (package decode keeps it off protobuf), and this is why. Upstream's
+// getPatch encodes the apps/v1 StatefulSet with a JSON codec
+// (runtime.Encode(patchCodec, set), patchCodec being the scheme's
+// LegacyCodec), so the revision holds the JSON of its Go struct: every
+// field of the template, whichever wire kube-controller-manager read the
+// set by; newRevision stores those bytes as the data, and ApplyRevision
+// strategic-merges the data onto the same JSON encoding of the set and
+// decodes the result into the struct. kcm's PodTemplateSpec models part of
+// a pod, so it takes that JSON from the apiserver's JSON of the set, which
+// the apiserver writes from the same struct (above). A protobuf message
+// does not give it: a field kcm does not model has a number and a wire
+// type there, but no JSON name, and not even its JSON type (a
+// length-delimited field may be a string, bytes, a message or a packed
+// list; an IntOrString or a Quantity is a message), nor the struct's
+// omitempty rules. A set read as protobuf would give another patch, so
+// another revision, and roll every pod; StatefulSetPatch and ApplyRevision
+// refuse one (ErrProtobufSet) rather than encode its typed fields.
+//
 // # Place
 //
 //	StatefulSet (cached, with its JSON) ──▶ StatefulSetPatch ──▶ NewStatefulSetRevision ──▶ Hash, RevisionName
@@ -73,6 +106,10 @@
 //     recording it again finds the same revision.
 //   - Nothing here modifies its arguments; returned revisions share no
 //     map with them.
+//   - A revision's Data.Raw, hash and equality are the same read as JSON
+//     or as protobuf (checked on a real cluster for
+//     kube-controller-manager's revisions and kcm's); a StatefulSet read
+//     as protobuf is an error, never a wrong patch.
 //
 // # Differences from Kubernetes
 //
@@ -83,6 +120,11 @@
 //     replaced whole); any other strategic-merge patch is ErrPatch.
 //   - EqualRevision compares data bytes only: kcm's revisions have no
 //     decoded Data.Object.
+//   - Data.Raw read as protobuf is in the apiserver's JSON form, not the
+//     bytes as stored. For a revision whose data was written with other
+//     spacing or unescaped <, > or & (by hand; controllers never write
+//     one), kube-controller-manager reading protobuf compares the stored
+//     bytes and kcm their JSON form, as it does reading JSON.
 //   - The statefulset controller's semantic comparison with the latest
 //     revision (setMatchesLatestExistingRevision, feature gate
 //     StatefulSetSemanticRevisionComparison, on by default since it

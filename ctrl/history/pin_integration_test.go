@@ -138,6 +138,7 @@ func TestRevisionsPinnedToKubeControllerManager(t *testing.T) {
 		}
 	}()
 	recorded := cl.Release() == testenv.ReferenceRelease()
+	readers := newRevisionReaders(t, cl)
 	for name := range pinSets {
 		set := waitForSet(ctx, t, sets, name, func(s *api.StatefulSet) bool {
 			return s.Status.UpdateRevision != "" && s.Status.CollisionCount != nil && s.Status.ObservedGeneration >= s.Generation
@@ -185,6 +186,17 @@ func TestRevisionsPinnedToKubeControllerManager(t *testing.T) {
 				t.Errorf("%s (%s): kube-controller-manager's revision %+v; kcm's %+v", name, how, theirs.ObjectMeta, mine.ObjectMeta)
 			}
 		}
+		// kube-controller-manager's revision reads alike through a JSON
+		// and a protobuf client, GET and cached LIST: the data kcm
+		// computes from the set, so the name kube-controller-manager gave.
+		mine, err := history.NewStatefulSetRevision(set, 1, ptr(int32(0)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		readers.sameOnBothWires(ctx, t, ns, set.Status.UpdateRevision, mine.Data.Raw, set.Status.CollisionCount)
+		if got := history.RevisionName(name, history.Hash(mine.Data.Raw, set.Status.CollisionCount)); got != set.Status.UpdateRevision {
+			t.Errorf("%s: kcm names the revision %s, kube-controller-manager %s", name, got, set.Status.UpdateRevision)
+		}
 		pod := waitForPod(ctx, t, pods, name+"-0")
 		if got := pod.Labels["controller-revision-hash"]; got != set.Status.UpdateRevision {
 			t.Errorf("%s: pod label controller-revision-hash %q, want %q", name, got, set.Status.UpdateRevision)
@@ -209,6 +221,11 @@ func TestRevisionsPinnedToKubeControllerManager(t *testing.T) {
 	if err != nil || !bytes.Equal(back.Data.Raw, mine.Data.Raw) {
 		t.Errorf("kcm's revision read back: %s, %v; sent %s", back.Data.Raw, err, mine.Data.Raw)
 	}
+	// ... and reads alike through both wires, as does the revision that
+	// took collide's name (written by kcm's test, JSON of a struct).
+	readers.sameOnBothWires(ctx, t, ns, mine.Name, mine.Data.Raw, ptr(int32(7)))
+	readers.sameOnBothWires(ctx, t, ns, taken.Name, taken.Data.Raw, ptr(int32(0)))
+	handWrittenRevision(ctx, t, c, readers, ns)
 }
 
 // waitForSet watches the StatefulSet until cond holds.

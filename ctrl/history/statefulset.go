@@ -15,6 +15,13 @@ import (
 // a revision's.
 var ErrPatch = errors.New("history: bad statefulset revision patch")
 
+// ErrProtobufSet: the StatefulSet was read as protobuf, so its template's
+// JSON — every field, as kube-controller-manager encodes it — is not
+// known (see "Encodings" in the package doc). Wrapped with ErrPatch.
+// kcm's clients read StatefulSets as JSON whatever their ContentType
+// (package decode); this guards against one read otherwise.
+var ErrProtobufSet = errors.New("history: statefulset read as protobuf has no template JSON")
+
 // A StatefulSet's revision stores a strategic-merge patch that puts its
 // pod template back:
 //
@@ -39,7 +46,8 @@ var ErrPatch = errors.New("history: bad statefulset revision patch")
 // StatefulSetPatch returns the patch of set's pod template, byte for byte
 // as kube-controller-manager builds it. set's JSON is the one it was read
 // from; a set built in code (no JSON) is encoded from its typed fields,
-// which holds only for templates kcm models entirely.
+// which holds only for templates kcm models entirely; a set read as
+// protobuf is ErrProtobufSet.
 func StatefulSetPatch(set *api.StatefulSet) ([]byte, error) {
 	template, err := templateOf(set)
 	if err != nil {
@@ -56,9 +64,9 @@ func StatefulSetPatch(set *api.StatefulSet) ([]byte, error) {
 // templateOf returns spec.template of set's JSON as generic values,
 // numbers as float64 (encoding/json's default, as upstream decodes it).
 func templateOf(set *api.StatefulSet) (map[string]any, error) {
-	raw, err := set.Original()
+	raw, err := setJSON(set)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %s/%s: %w", ErrPatch, set.Namespace, set.Name, err)
+		return nil, err
 	}
 	typed := raw == nil
 	if typed {
@@ -132,15 +140,16 @@ func RevisionTemplate(rev *api.ControllerRevision) ([]byte, error) {
 // merge of {"$patch":"replace"} replaces the template whole). The copy's
 // JSON is set's with spec.template replaced, so that its patch
 // (StatefulSetPatch) and the pods made from it carry the revision's
-// template member for member, unmodelled fields included.
+// template member for member, unmodelled fields included. A set read as
+// protobuf is ErrProtobufSet.
 func ApplyRevision(set *api.StatefulSet, rev *api.ControllerRevision) (*api.StatefulSet, error) {
 	template, err := RevisionTemplate(rev)
 	if err != nil {
 		return nil, err
 	}
-	raw, err := set.Original()
+	raw, err := setJSON(set)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %s/%s: %w", ErrPatch, set.Namespace, set.Name, err)
+		return nil, err
 	}
 	if raw == nil {
 		if raw, err = json.Marshal(set); err != nil {
@@ -171,4 +180,18 @@ func ApplyRevision(set *api.StatefulSet, rev *api.ControllerRevision) (*api.Stat
 		return nil, fmt.Errorf("%w: %s/%s: %w", ErrPatch, set.Namespace, set.Name, err)
 	}
 	return out, nil
+}
+
+// setJSON is the JSON set was read from, nil for a set built in code; a
+// set read as protobuf is ErrProtobufSet: encoding its typed fields would
+// drop what kcm does not model and give another revision.
+func setJSON(set *api.StatefulSet) ([]byte, error) {
+	if set.IsProto() {
+		return nil, fmt.Errorf("%w: %w: %s/%s", ErrPatch, ErrProtobufSet, set.Namespace, set.Name)
+	}
+	raw, err := set.Original()
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s/%s: %w", ErrPatch, set.Namespace, set.Name, err)
+	}
+	return raw, nil
 }

@@ -2,6 +2,7 @@ package history_test
 
 import (
 	"errors"
+	"os"
 	"testing"
 
 	"github.com/kcmlab/kcm/ctrl/history"
@@ -203,3 +204,41 @@ func TestApplyRevisionRefusesOtherPatches(t *testing.T) {
 		}
 	}
 }
+
+// TestProtobufSetIsRefused: a StatefulSet read as protobuf (here the
+// protocodec vector, the message k8s.io/api's generated code writes) has
+// no JSON of its template; StatefulSetPatch, NewStatefulSetRevision and
+// ApplyRevision refuse it (ErrProtobufSet, wrapped in ErrPatch) instead of
+// encoding its typed fields, which would drop the fields kcm does not
+// model and name another revision. Its DeepCopy is refused too.
+func TestProtobufSetIsRefused(t *testing.T) {
+	msg, err := os.ReadFile("../../kube/api/protocodec/testdata/vectors/statefulset.pb")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rev := &api.ControllerRevision{ObjectMeta: api.ObjectMeta{Name: "r"},
+		Data: api.RawExtension{Raw: []byte(`{"spec":{"template":{"$patch":"replace","metadata":{},"spec":{"containers":[]}}}}`)}}
+	for cname, codec := range setCodecs {
+		set, err := codec.(decode.ProtoDecoder[*api.StatefulSet]).DecodeProto(api.TypeMeta{APIVersion: "apps/v1", Kind: "StatefulSet"},
+			append([]byte(nil), msg...))
+		if err != nil {
+			t.Fatalf("%s: %v", cname, err)
+		}
+		if !set.IsProto() || len(set.Spec.Template.Spec.Containers) == 0 {
+			t.Fatalf("%s: IsProto %v, template %+v: want the vector's set, read as protobuf", cname, set.IsProto(), set.Spec.Template)
+		}
+		for what, s := range map[string]*api.StatefulSet{"read": set, "copied": mustCopy(t, set)} {
+			for call, err := range map[string]error{
+				"StatefulSetPatch":       second(history.StatefulSetPatch(s)),
+				"NewStatefulSetRevision": second(history.NewStatefulSetRevision(s, 1, nil)),
+				"ApplyRevision":          second(history.ApplyRevision(s, rev)),
+			} {
+				if !errors.Is(err, history.ErrProtobufSet) || !errors.Is(err, history.ErrPatch) {
+					t.Errorf("%s, %s: %s: err = %v, want ErrProtobufSet and ErrPatch", cname, what, call, err)
+				}
+			}
+		}
+	}
+}
+
+func second[T any](_ T, err error) error { return err }

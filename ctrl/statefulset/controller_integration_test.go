@@ -48,6 +48,14 @@ type stsCluster struct {
 }
 
 func startSTS(t *testing.T) *stsCluster {
+	c := startSTSCluster(t)
+	ctrltest.Start(t, c.ctx, c.admin, Descriptor(), 2)
+	return c
+}
+
+// startSTSCluster is startSTS without the controller: the test starts
+// whichever controllers it wants.
+func startSTSCluster(t *testing.T) *stsCluster {
 	cl := testenv.Shared(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	t.Cleanup(cancel)
@@ -65,7 +73,6 @@ func startSTS(t *testing.T) *stsCluster {
 	}
 	t.Cleanup(admin.CloseIdleConnections)
 	ns := cl.Namespace(t)
-	ctrltest.Start(t, ctx, admin, Descriptor(), 2)
 	return &stsCluster{t: t, ctx: ctx, ns: ns, admin: admin,
 		sets:      rest.NewResources(admin, rest.StatefulSets, decode.Raw()).InNamespace(ns),
 		setsT:     rest.NewResources(admin, rest.StatefulSets, decode.Typed[api.StatefulSet]()).InNamespace(ns),

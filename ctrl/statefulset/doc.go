@@ -84,6 +84,14 @@
 //     again when the first of them becomes available.
 //   - Revision names and hash labels are kube-controller-manager's
 //     (ctrl/history), so a set taken over from it rolls no pod.
+//   - The same on either wire: on a protobuf client the controller reads
+//     ControllerRevisions as protobuf and StatefulSets as JSON (why:
+//     ctrl/history, "Encodings"), and a revision's data reads the same
+//     either way; a set handed between kube-controller-manager, kcm on
+//     protobuf and kcm on JSON, in any order, gets no new revision and no
+//     pod replaced (TestTakeoverAcrossWires). A set read as protobuf
+//     anyway makes no pod or claim (ErrTemplate wrapping
+//     history.ErrProtobufSet) rather than one from kcm's typed template.
 //
 // # Behaviour matched with kube-controller-manager 1.37
 //
@@ -116,6 +124,13 @@
 //   - Pods are listed from the namespace's cache and filtered to the
 //     set's own and the orphans, where kube-controller-manager reads an
 //     index by controller ref: the same pods.
+//   - A revision whose data was stored in another spelling than the
+//     apiserver's JSON form (spaces, unescaped <, > or &: written by hand,
+//     never by a controller) compares by that form (ctrl/history), on
+//     either wire; renumbering one (a rollback to it) sends the data in
+//     that form from the cached copy, which the apiserver refuses (data
+//     is immutable: 422), where kube-controller-manager, comparing the
+//     stored bytes, would not have matched it and would create a revision.
 //
 // # Kubernetes counterparts
 //

@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/kcmlab/kcm/ctrl/controllerref"
+	"github.com/kcmlab/kcm/ctrl/history"
 	"github.com/kcmlab/kcm/kube/api"
 	"github.com/kcmlab/kcm/kube/api/decode"
 )
@@ -27,8 +28,12 @@ var ErrTemplate = errors.New("statefulset: bad template")
 // that CreateStatefulPod sends it.
 
 // setSpec returns the members of set's spec as the apiserver sent them;
-// a set built in code (no JSON) is encoded from its typed fields.
+// a set built in code (no JSON) is encoded from its typed fields; a set
+// read as protobuf has no JSON to take them from (history.ErrProtobufSet).
 func setSpec(set *api.StatefulSet) (map[string]json.RawMessage, error) {
+	if set.IsProto() {
+		return nil, fmt.Errorf("%w: %w: %s", ErrTemplate, history.ErrProtobufSet, set.Key())
+	}
 	raw, err := set.Original()
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s: %w", ErrTemplate, set.Key(), err)

@@ -1,11 +1,14 @@
 package statefulset
 
 import (
+	"errors"
+	"os"
 	"strings"
 	"testing"
 
 	"github.com/kcmlab/kcm/ctrl/history"
 	"github.com/kcmlab/kcm/kube/api"
+	"github.com/kcmlab/kcm/kube/api/decode"
 )
 
 // The pod of ordinal 1 of pcSetJSON, member for member: GetPodFromTemplate's
@@ -168,5 +171,32 @@ func TestNewVersionedPodFromRestoredRevision(t *testing.T) {
 	raw1, _ := pod1.Original()
 	if strings.Contains(string(raw1), "affinity") || !strings.Contains(string(raw1), "readinessProbe") {
 		t.Errorf("pod 1 is not the update template: %s", raw1)
+	}
+}
+
+// TestProtobufSetMakesNoPod: a StatefulSet read as protobuf (the protocodec
+// vector) has no JSON of its templates; its pods and claims are refused
+// (ErrTemplate wrapping history.ErrProtobufSet) rather than built from
+// kcm's typed template, which models part of a pod.
+func TestProtobufSetMakesNoPod(t *testing.T) {
+	msg, err := os.ReadFile("../../kube/api/protocodec/testdata/vectors/statefulset.pb")
+	if err != nil {
+		t.Fatal(err)
+	}
+	set, err := decode.Typed[api.StatefulSet]().(decode.ProtoDecoder[*api.StatefulSet]).DecodeProto(api.TypeMeta{APIVersion: "apps/v1", Kind: "StatefulSet"}, msg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !set.IsProto() || len(set.Spec.VolumeClaimTemplates) == 0 {
+		t.Fatalf("IsProto %v, %d claim templates: want the vector's set, read as protobuf", set.IsProto(), len(set.Spec.VolumeClaimTemplates))
+	}
+	_, err = newStatefulSetPod(set, "rev", 0)
+	if !errors.Is(err, ErrTemplate) || !errors.Is(err, history.ErrProtobufSet) {
+		t.Errorf("pod: err = %v, want ErrTemplate and history.ErrProtobufSet", err)
+	}
+	pod := &api.Pod{ObjectMeta: api.ObjectMeta{Name: set.Name + "-0"}}
+	_, err = getPersistentVolumeClaims(set, pod)
+	if !errors.Is(err, ErrTemplate) || !errors.Is(err, history.ErrProtobufSet) {
+		t.Errorf("claims: err = %v, want ErrTemplate and history.ErrProtobufSet", err)
 	}
 }

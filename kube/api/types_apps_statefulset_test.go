@@ -7,6 +7,7 @@ import (
 
 	"github.com/kcmlab/kcm/kube/api"
 	"github.com/kcmlab/kcm/kube/api/decode"
+	"github.com/kcmlab/kcm/kube/api/protocodec"
 )
 
 // apiStatefulSetJSON is a StatefulSet as kube-apiserver 1.37 serves it
@@ -209,5 +210,55 @@ func TestPersistentVolumeClaimJSON(t *testing.T) {
 		apiMustEqualPaths(t, c.name+": dropped", dropped, []string{
 			".spec.dataSourceRef",
 		})
+	}
+}
+
+// TestControllerRevisionDataFromProtobuf: a ControllerRevision read as
+// protobuf (Typed and Compact, as kube/rest and the informers read it on
+// a protobuf client) has the Data.Raw its JSON read has: the stored bytes
+// when they are in the form the apiserver's JSON writes (compact, <, > and
+// & escaped: every revision a controller writes), and that form when they
+// were sent otherwise — so revisions hash and compare alike from both
+// wires. The typed GET keeps the message as read, stored bytes included.
+func TestControllerRevisionDataFromProtobuf(t *testing.T) {
+	js, err := decode.Typed[api.ControllerRevision]().Decode([]byte(apiControllerRevisionJSON))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, stored := range []string{
+		apiRevisionData,
+		`{"spec": {"template": {"$patch": "replace", "spec": {"containers": [{"name": "c", "image": "busybox",` +
+			` "command": ["sh", "-c", "a > b && c"]}]}, "metadata": {"labels": {"app": "db"}}}}}`,
+	} {
+		in := *js
+		in.Data.Raw = []byte(stored)
+		msg, err := protocodec.Marshal(&in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for name, codec := range map[string]decode.Codec[*api.ControllerRevision]{
+			"Typed": decode.Typed[api.ControllerRevision](), "Compact": decode.Compact[api.ControllerRevision](),
+		} {
+			pd, ok := decode.AsProto(codec)
+			if !ok {
+				t.Fatalf("%s: a ControllerRevision codec does not read protobuf", name)
+			}
+			r, err := pd.DecodeProto(js.TypeMeta, append([]byte(nil), msg...))
+			if err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			if !r.IsProto() || string(r.Data.Raw) != apiRevisionData || r.Revision != 2 || r.Name != js.Name {
+				t.Errorf("%s, stored %s: IsProto %v, data %s, want %s", name, stored, r.IsProto(), r.Data.Raw, apiRevisionData)
+			}
+			cp, err := api.DeepCopy(r)
+			if err != nil || string(cp.Data.Raw) != apiRevisionData {
+				t.Errorf("%s: DeepCopy data %s, %v", name, cp.Data.Raw, err)
+			}
+			if name == "Typed" {
+				if orig, err := r.OriginalProto(); err != nil || !bytes.Contains(orig, []byte(stored)) {
+					t.Errorf("Typed: the message kept does not carry the stored data (%v)", err)
+				}
+			}
+		}
 	}
 }

@@ -27,17 +27,35 @@ import (
 // The kinds of protoJSONOnly stay JSON on the typed path: their codecs'
 // AsProto is false, so kube/rest asks for JSON for them whatever the
 // client's ContentType. Their controllers read the pod template of a
-// ReplicaSet, Deployment or StatefulSet, and a ControllerRevision's data,
-// as JSON (the template hash, rollback, new ReplicaSets and pods, the
-// revision history): moving those to protobuf is issue 34's remaining
-// step.
+// ReplicaSet, Deployment or StatefulSet as JSON (the template hash,
+// rollback, new ReplicaSets and pods, the revision history): moving
+// Deployments and ReplicaSets to protobuf is issue 34's remaining step; a
+// StatefulSet stays (below).
+//
+// A ControllerRevision reads protobuf: its data (a RawExtension, JSON
+// bytes inside the message) decodes to the bytes the apiserver's JSON
+// gives (protocodec keeps them as encoding/json's Encoder writes them:
+// compacted, <, > and & escaped), so a revision's Data.Raw, its hash and
+// the comparisons by Data.Raw (ctrl/history) are the same from either
+// wire. For the revisions controllers write (json.Marshal's output,
+// kube-controller-manager's and kcm's alike) those are the stored bytes
+// themselves.
+//
+// A StatefulSet stays JSON for good, not for a step: the statefulset
+// controller's revision data is the JSON of the set's pod template
+// (kube-controller-manager's getPatch encodes its Go struct to JSON, every
+// field of the template, and hashes and compares those bytes), and kcm
+// has that JSON only as the apiserver's JSON of the set — which the
+// apiserver writes from the same struct. From a protobuf message kcm
+// could not write it: a field it does not model has a number but no JSON
+// name or type there. A set read as protobuf would thus give another
+// revision and roll its pods (ctrl/history refuses one: ErrProtobufSet).
 
 // protoJSONOnly are the kinds whose typed codecs read JSON only (above).
 var protoJSONOnly = map[reflect.Type]bool{
-	reflect.TypeFor[api.Deployment]():         true,
-	reflect.TypeFor[api.ReplicaSet]():         true,
-	reflect.TypeFor[api.StatefulSet]():        true,
-	reflect.TypeFor[api.ControllerRevision](): true,
+	reflect.TypeFor[api.Deployment]():  true,
+	reflect.TypeFor[api.ReplicaSet]():  true,
+	reflect.TypeFor[api.StatefulSet](): true,
 }
 
 var typedReadsProtoCache sync.Map // reflect.Type → bool

@@ -135,9 +135,9 @@ func normalizeProto(obj any) {
 }
 
 // TestTypedDecodeProto: Typed and Compact read every vector's protobuf
-// as their JSON decode reads its JSON; the kinds kept on JSON in this
-// phase (Deployment, ReplicaSet, StatefulSet, ControllerRevision) are
-// not offered to kube/rest as protobuf readers (AsProto false).
+// as their JSON decode reads its JSON; the kinds kept on JSON
+// (Deployment, ReplicaSet, StatefulSet) are not offered to kube/rest as
+// protobuf readers (AsProto false); ControllerRevision is.
 func TestTypedDecodeProto(t *testing.T) {
 	for name, run := range map[string]func(*testing.T, []byte, []byte){
 		"pod":                typedProtoCase[api.Pod](true),
@@ -159,7 +159,7 @@ func TestTypedDecodeProto(t *testing.T) {
 		"replicaset":         typedProtoCase[api.ReplicaSet](false),
 		"deployment":         typedProtoCase[api.Deployment](false),
 		"statefulset":        typedProtoCase[api.StatefulSet](false),
-		"controllerrevision": typedProtoCase[api.ControllerRevision](false),
+		"controllerrevision": typedProtoCase[api.ControllerRevision](true),
 	} {
 		t.Run(name, func(t *testing.T) {
 			pb, js := readVector(t, name)
