@@ -134,15 +134,20 @@ type StatefulSetCondition struct {
 type ControllerRevision struct {
 	TypeMeta
 	ObjectMeta `json:"metadata" pb:"1"`
-	// Data is the snapshot, kept as the exact JSON bytes read or to be
-	// written: revisions are compared and hashed byte for byte.
+	// Data is the snapshot, kept as the JSON bytes read or to be
+	// written: revisions are compared and hashed byte for byte. Read as
+	// JSON they are the bytes of the apiserver's answer; read as protobuf,
+	// the stored bytes in the form the apiserver's JSON gives them
+	// (compact, <, > and & escaped: package protocodec), so both reads
+	// agree.
 	Data     RawExtension `json:"data" pb:"2"`
 	Revision int64        `json:"revision" pb:"3"`
 }
 
 // RawExtension is a JSON value held as its bytes (runtime.RawExtension):
-// decoding keeps the value's bytes as read, encoding writes them back
-// unchanged; nil bytes are null.
+// decoding JSON keeps the value's bytes as read (protobuf: see
+// ControllerRevision.Data), encoding writes them back unchanged; nil
+// bytes are null.
 type RawExtension struct {
 	Raw []byte
 }
