@@ -27,15 +27,15 @@ import (
 // The kinds of protoJSONOnly stay JSON on the typed path: their codecs'
 // AsProto is false, so kube/rest asks for JSON for them whatever the
 // client's ContentType. Their controllers read the pod template of a
-// ReplicaSet, Deployment or StatefulSet, and a ControllerRevision's data,
-// as JSON (the template hash, rollback, new ReplicaSets and pods, the
-// revision history): moving those to protobuf is issue 34's remaining
-// step.
+// StatefulSet, and a ControllerRevision's data, as JSON (the revision
+// history): moving those to protobuf is issue 34's remaining step.
+// Deployments and ReplicaSets are read as protobuf: their controllers
+// compare, hash and copy a template read that way as its PodTemplateSpec
+// message (ctrl/deployment's hashproto.go, ctrl/replicaset's
+// podtemplate.go).
 
 // protoJSONOnly are the kinds whose typed codecs read JSON only (above).
 var protoJSONOnly = map[reflect.Type]bool{
-	reflect.TypeFor[api.Deployment]():         true,
-	reflect.TypeFor[api.ReplicaSet]():         true,
 	reflect.TypeFor[api.StatefulSet]():        true,
 	reflect.TypeFor[api.ControllerRevision](): true,
 }
