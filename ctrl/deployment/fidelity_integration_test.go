@@ -136,6 +136,118 @@ func TestTemplateFidelityOnRealAPIServer(t *testing.T) {
 	}
 }
 
+// TestRollbackFidelityOnRealAPIServer: kcm, on the test run's encoding,
+// rolls fidelityDeployment out, then out again with another image; the
+// deprecated rollback annotation to revision 1 then writes revision 1's
+// ReplicaSet's template back into the Deployment: read back as JSON it is
+// that template member for member, the hash label aside, with the fields
+// kcm does not model and the empty objects; the annotation is gone.
+func TestRollbackFidelityOnRealAPIServer(t *testing.T) {
+	cl := testenv.Shared(t)
+	ns := cl.Namespace(t)
+	base, err := rest.NewClient(cl.ManagerConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer base.CloseIdleConnections()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	run := ctrltest.Start(t, ctx, base, Descriptor(), 1)
+	defer run.Stop(t)
+	ds := rest.NewResources(base, rest.Deployments, decode.Raw()).InNamespace(ns)
+	rss := rest.NewResources(base, rest.ReplicaSets, decode.Raw()).InNamespace(ns)
+	obj, err := api.DecodeRawObject([]byte(fidelityDeployment))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ds.Create(ctx, obj); err != nil {
+		t.Fatal(err)
+	}
+	// waitRS returns the ReplicaSet of revision rev once there is one.
+	waitRS := func(rev string) *api.RawObject {
+		t.Helper()
+		w, err := rss.Watch(ctx, rest.WatchOptions{ListOptions: rest.ListOptions{TimeoutSeconds: 100}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer w.Close()
+		for {
+			ev, err := w.Next()
+			if err != nil {
+				t.Fatalf("waiting for the ReplicaSet of revision %s: %v", rev, err)
+			}
+			if ev.Type != rest.Deleted && ev.Object.Annotations[RevisionAnnotation] == rev {
+				return ev.Object
+			}
+		}
+	}
+	first := waitRS("1")
+	// A new image, then the rollback request: each a retried edit of the
+	// Deployment's JSON (kcm writes its status meanwhile).
+	edit := func(fn func(m map[string]any)) {
+		t.Helper()
+		for try := 0; ; try++ {
+			d, err := ds.Get(ctx, "fid")
+			if err != nil {
+				t.Fatal(err)
+			}
+			e, err := d.Edit(func(m map[string]any) error { fn(m); return nil })
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err = ds.Update(ctx, e); err == nil {
+				return
+			}
+			if !rest.IsConflict(err) || try == 20 {
+				t.Fatal(err)
+			}
+		}
+	}
+	edit(func(m map[string]any) {
+		c := m["spec"].(map[string]any)["template"].(map[string]any)["spec"].(map[string]any)["containers"].([]any)[0].(map[string]any)
+		c["image"] = "registry.k8s.io/pause:3.9"
+	})
+	waitRS("2")
+	edit(func(m map[string]any) {
+		meta := m["metadata"].(map[string]any)
+		a, _ := meta["annotations"].(map[string]any)
+		if a == nil {
+			a = map[string]any{}
+		}
+		a[RollbackToAnnotation] = "1"
+		meta["annotations"] = a
+	})
+	w, err := ds.Watch(ctx, rest.WatchOptions{ListOptions: rest.ListOptions{FieldSelector: "metadata.name=fid", TimeoutSeconds: 100}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	var d *api.RawObject
+	for {
+		ev, err := w.Next()
+		if err != nil {
+			t.Fatalf("waiting for the rollback: %v", err)
+		}
+		if ev.Type == rest.Bookmark {
+			continue
+		}
+		if _, asked := ev.Object.Annotations[RollbackToAnnotation]; !asked && strings.Contains(string(ev.Object.Raw()), `"image":"registry.k8s.io/pause:3.10"`) {
+			d = ev.Object
+			break
+		}
+	}
+	dt := jsonAt(t, d, "spec", "template").(map[string]any)
+	rt := withoutHash(jsonAt(t, first, "spec", "template").(map[string]any))
+	if !reflect.DeepEqual(dt, rt) {
+		t.Fatalf("the rolled-back template is not revision 1's:\n got %v\nwant %v", dt, rt)
+	}
+	for _, member := range []string{`"securityContext":{}`, `"seconds":0`, `"dnsConfig":{"options":[{"name":"ndots","value":"2"}]}`} {
+		if !strings.Contains(string(d.Raw()), member) {
+			t.Errorf("the rolled-back Deployment lacks %s: %s", member, d.Raw())
+		}
+	}
+}
+
 // jsonAt is the member at path of obj's JSON (numbers as json.Number).
 func jsonAt(t *testing.T, obj *api.RawObject, path ...string) any {
 	t.Helper()
