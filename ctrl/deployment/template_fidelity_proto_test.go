@@ -44,7 +44,7 @@ type protoOpts struct {
 // kcm does not model: the pod's securityContext {} (PodSpec 14) and
 // dnsConfig (26), the container's lifecycle (12: preStop sleep 0) and
 // securityContext {} (15).
-func protoTemplate(t *testing.T, o protoOpts) []byte {
+func protoTemplate(t testing.TB, o protoOpts) []byte {
 	t.Helper()
 	js := emptyObjectsTemplate
 	if o.image != "" {
@@ -88,7 +88,7 @@ func protoTemplate(t *testing.T, o protoOpts) []byte {
 
 // protoObject decodes the message of typed with spec.template replaced by
 // tmpl as the informer caches a typed object read as protobuf.
-func protoObject[S any, P api.TypedPtr[S]](t *testing.T, typed P, tmpl []byte) P {
+func protoObject[S any, P api.TypedPtr[S]](t testing.TB, typed P, tmpl []byte) P {
 	t.Helper()
 	msg, err := protocodec.Marshal(typed)
 	if err != nil {
@@ -113,7 +113,7 @@ func protoObject[S any, P api.TypedPtr[S]](t *testing.T, typed P, tmpl []byte) P
 
 // protoDeployment is web (deploymentJSON) read as protobuf, with template
 // tmpl; edit changes its JSON first.
-func protoDeployment(t *testing.T, tmpl []byte, edit func(string) string) *api.Deployment {
+func protoDeployment(t testing.TB, tmpl []byte, edit func(string) string) *api.Deployment {
 	t.Helper()
 	js := deploymentJSON(emptyObjectsTemplate)
 	if edit != nil {
