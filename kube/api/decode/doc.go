@@ -92,12 +92,13 @@
 // protocodec.MarshalMerge onto that message, so fields kcm does not
 // model are kept.
 //
-// Deployment, ReplicaSet, StatefulSet and ControllerRevision stay JSON
-// on the typed path (AsProto false, so kube/rest asks for JSON): their
-// controllers read the pod template, and a ControllerRevision's data, as
-// JSON (ctrl/deployment's template hash, rollback and new ReplicaSets,
-// ctrl/replicaset's pod template, ctrl/statefulset's new pods,
-// ctrl/history). Moving them to protobuf is issue 34's remaining step.
+// StatefulSet and ControllerRevision stay JSON on the typed path
+// (AsProto false, so kube/rest asks for JSON): their controllers read the
+// pod template, and a ControllerRevision's data, as JSON
+// (ctrl/statefulset's new pods, ctrl/history). Moving them to protobuf is
+// issue 34's remaining step. Deployments and ReplicaSets are read as
+// protobuf: ctrl/deployment and ctrl/replicaset compare, hash and copy a
+// template read so as its PodTemplateSpec message.
 // A typed struct without pb tags (a custom resource's) has no protobuf
 // form and reads JSON only.
 //
