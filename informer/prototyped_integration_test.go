@@ -27,8 +27,8 @@ import (
 // struct: every modelled field), holding its message with managedFields
 // dropped; a new pod arrives by the watch as protobuf; a DeepCopy of the
 // cached pod with the fields kcm does not model, changed and written
-// back, keeps those fields. A ReplicaSet informer on the same client
-// stays JSON (the kinds kept on JSON in this phase).
+// back, keeps those fields. A StatefulSet informer on the same client
+// stays JSON (the kind kept on JSON: decode's protoJSONOnly).
 func TestProtoTypedInformer(t *testing.T) {
 	cl, js, ns, ctx := setup(t)
 	cfg := cl.Config()
@@ -57,11 +57,11 @@ func TestProtoTypedInformer(t *testing.T) {
 	if _, err := raw.Create(ctx, rich); err != nil {
 		t.Fatal(err)
 	}
-	rs := &api.ReplicaSet{ObjectMeta: api.ObjectMeta{Name: "rs"}, Spec: api.ReplicaSetSpec{Replicas: ptrTo[int32](0),
-		Selector: &api.LabelSelector{MatchLabels: map[string]string{"app": "rs"}},
-		Template: api.PodTemplateSpec{ObjectMeta: api.ObjectMeta{Labels: map[string]string{"app": "rs"}},
+	sts := &api.StatefulSet{ObjectMeta: api.ObjectMeta{Name: "sts"}, Spec: api.StatefulSetSpec{Replicas: ptrTo[int32](0),
+		Selector: &api.LabelSelector{MatchLabels: map[string]string{"app": "sts"}},
+		Template: api.PodTemplateSpec{ObjectMeta: api.ObjectMeta{Labels: map[string]string{"app": "sts"}},
 			Spec: api.PodSpec{Containers: []api.Container{{Name: "c", Image: "registry.k8s.io/pause:3.10"}}}}}}
-	if _, err := rest.NewResources(js, rest.ReplicaSets, decode.Typed[api.ReplicaSet]()).InNamespace(ns).Create(ctx, rs); err != nil {
+	if _, err := rest.NewResources(js, rest.StatefulSets, decode.Typed[api.StatefulSet]()).InNamespace(ns).Create(ctx, sts); err != nil {
 		t.Fatal(err)
 	}
 
@@ -98,7 +98,7 @@ func TestProtoTypedInformer(t *testing.T) {
 			f := informer.NewFactory(pb, informer.FactoryOptions{Namespace: ns, Reflector: ro, Transport: tc.transport})
 			t.Cleanup(f.Shutdown)
 			inf := informer.For[api.Pod](f, rest.Pods)
-			rsInf := informer.For[api.ReplicaSet](f, rest.ReplicaSets)
+			stsInf := informer.For[api.StatefulSet](f, rest.StatefulSets)
 			added := make(chan *api.Pod, 16)
 			if _, err := inf.AddEventHandler(processor.HandlerFuncs[*api.Pod]{AddFunc: func(p *api.Pod, initial bool) {
 				if !initial {
@@ -145,9 +145,13 @@ func TestProtoTypedInformer(t *testing.T) {
 			if compared < 5 {
 				t.Fatalf("only %d pods compared", compared)
 			}
-			for _, r := range rsInf.Lister().List(all) {
-				if r.IsProto() || r.Raw() == nil {
-					t.Errorf("ReplicaSet %s: protobuf %v; want JSON", r.Name, r.IsProto())
+			sets := stsInf.Lister().List(all)
+			if len(sets) != 1 {
+				t.Fatalf("%d StatefulSets cached, want 1", len(sets))
+			}
+			for _, s := range sets {
+				if s.IsProto() || s.Raw() == nil {
+					t.Errorf("StatefulSet %s: protobuf %v; want JSON", s.Name, s.IsProto())
 				}
 			}
 

@@ -15,6 +15,11 @@
 //	   │                        └─ DeepCopy, change, rest Update / UpdateStatus ─▶ PUT body
 //	   └────────── compared with ◀── each output decoded with k8s.io/api (and as JSON, member for member)
 //
+//	Generator ──k8s.io/api Deployment──▶ generated Marshal: the protobuf message the apiserver serves
+//	   │                      kcm: Compact decode of the message (a protobuf client's cache)
+//	   │                        └─ deployment.NewReplicaSetFor ─▶ ReplicaSet message ─▶ replicaset.NewPodFor ─▶ pod message
+//	   └────────── compared with ◀── each output decoded with the generated Unmarshal (and byte for byte)
+//
 // The generator fills k8s.io/api types at random (sigs.k8s.io/randfill),
 // then empties some of what it filled: pointers to empty structs
 // ("securityContext": {}), empty slices and maps, explicit zero values
@@ -31,6 +36,13 @@
 //     its labels, annotations and finalizers.
 //   - kcm's template comparison (deployment.EqualIgnoreHash) says "equal"
 //     exactly when Kubernetes' semantic equality does.
+//   - The same on protobuf (proto.go): the ReplicaSet made from a
+//     Deployment read as protobuf is a message whose template is
+//     semantically the Deployment's and, byte for byte, the generated
+//     Marshal of the Deployment's template with the hash label added; its
+//     pod's spec is the template's spec, semantically and byte for byte;
+//     deployment.EqualIgnoreHashProto on the generated messages says
+//     "equal" exactly when semantic equality does.
 //   - A typed Update or UpdateStatus of a cached Deployment or ReplicaSet
 //     sends the object with the caller's change and nothing else changed.
 //

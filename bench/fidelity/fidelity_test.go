@@ -1,6 +1,7 @@
 package fidelity_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"flag"
@@ -113,6 +114,70 @@ func TestChecksCatchALostEmptyObject(t *testing.T) {
 	}
 	if err := fidelity.CheckCompareWith(a, b, func(map[string]any, map[string]any) bool { return true }); !errors.Is(err, fidelity.ErrDiffers) {
 		t.Fatalf("a comparison that holds {} equal to nothing passed the check: %v", err)
+	}
+}
+
+// TestTemplatesReachReplicaSetsAndPodsProto is
+// TestTemplatesReachReplicaSetsAndPods on protobuf (issue 34): kcm reads
+// each random Deployment's message (k8s.io/api's Marshal: the server's
+// bytes); the ReplicaSet it makes is a message whose template is the
+// Deployment's, semantically and byte for byte as upstream's Marshal
+// writes it with the hash label; the pod made from that ReplicaSet has
+// its template's spec, semantically and byte for byte.
+func TestTemplatesReachReplicaSetsAndPodsProto(t *testing.T) {
+	g := fidelity.NewGenerator(*seed + 3)
+	c := fidelity.NewCache()
+	for i := range *samples {
+		d := g.Deployment("ns", fmt.Sprintf("d%d", i%97))
+		rb, err := fidelity.CheckReplicaSetProto(c, d)
+		if err != nil {
+			t.Fatalf("sample %d (seed %d): %v", i, *seed+3, err)
+		}
+		if err := fidelity.CheckPodProto(c, rb); err != nil {
+			t.Fatalf("sample %d (seed %d): %v", i, *seed+3, err)
+		}
+	}
+}
+
+// TestTemplateComparisonIsKubernetesProto: kcm's EqualIgnoreHashProto
+// agrees with equality.Semantic.DeepEqual on the messages of pairs of
+// random templates one change apart, and on equal pairs.
+func TestTemplateComparisonIsKubernetesProto(t *testing.T) {
+	g := fidelity.NewGenerator(*seed + 4)
+	for i := range *samples {
+		a := g.Template()
+		b := g.Perturb(a)
+		if err := fidelity.CheckCompareProto(a, b); err != nil {
+			t.Fatalf("pair %d (seed %d): %v", i, *seed+4, err)
+		}
+		if err := fidelity.CheckCompareProto(a, a.DeepCopy()); err != nil {
+			t.Fatalf("pair %d (seed %d), a template and its copy: %v", i, *seed+4, err)
+		}
+	}
+}
+
+// TestProtoChecksCatchALostEmptyObject: the protobuf comparison check
+// fails a comparison that holds an empty securityContext message equal
+// to none, and one that keeps the hash label.
+func TestProtoChecksCatchALostEmptyObject(t *testing.T) {
+	g := fidelity.NewGenerator(*seed)
+	a := g.Template()
+	a.Spec.Containers = append(a.Spec.Containers, emptySecurityContext())
+	b := a.DeepCopy()
+	b.Spec.Containers[len(b.Spec.Containers)-1].SecurityContext = nil
+	if err := fidelity.CheckCompareProto(a, b); err != nil {
+		t.Fatalf("kcm's comparison: %v", err)
+	}
+	always := func([]byte, []byte) (bool, error) { return true, nil }
+	if err := fidelity.CheckCompareProtoWith(a, b, always); !errors.Is(err, fidelity.ErrDiffers) {
+		t.Fatalf("a comparison that holds {} equal to nothing passed the check: %v", err)
+	}
+	c := a.DeepCopy()
+	c.Labels = map[string]string{"pod-template-hash": "x"}
+	d := a.DeepCopy()
+	d.Labels = map[string]string{"pod-template-hash": "y"}
+	if err := fidelity.CheckCompareProtoWith(c, d, func(x, y []byte) (bool, error) { return bytes.Equal(x, y), nil }); !errors.Is(err, fidelity.ErrDiffers) {
+		t.Fatalf("a comparison that keeps the hash label passed the check: %v", err)
 	}
 }
 

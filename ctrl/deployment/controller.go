@@ -95,9 +95,11 @@ func NewController(cfg Config) *Controller {
 		rsOwners: ctrl.OwnersOf(rest.ReplicaSets, cfg.ReplicaSets.Lister),
 		dClient:  rest.NewResources(cfg.Client, rest.Deployments, decode.Typed[api.Deployment]()),
 		rsClient: rest.NewResources(cfg.Client, rest.ReplicaSets, decode.Typed[api.ReplicaSet]()),
-		// JSON only (decode.Raw, not Wire): the created ReplicaSet's
-		// answer is parsed as JSON (newrs.go) and the rollback writes
-		// edited JSON; the template's fidelity is JSON's (issue 34).
+		// JSON only (decode.Raw, not Wire): the writes of objects read
+		// as JSON — a new ReplicaSet's body and a rollback's edit are
+		// JSON built from the template as read. Objects read as
+		// protobuf are written as protobuf messages through dClient and
+		// rsClient instead (newrs.go, rollback.go).
 		rsRaw:  rest.NewResources(cfg.Client, rest.ReplicaSets, decode.Raw()),
 		dRaw:   rest.NewResources(cfg.Client, rest.Deployments, decode.Raw()),
 		events: cfg.Events, clock: cfg.Clock, log: cfg.Logger,
@@ -243,7 +245,7 @@ func (s *syncer) claimReplicaSets(ctx context.Context, d *api.Deployment) ([]own
 	}
 	out := make([]owned, 0, len(claimed))
 	for _, rs := range claimed {
-		t, err := templateJSON(rs, &rs.Spec.Template)
+		t, err := templateOf(rs, &rs.Spec.Template)
 		if err != nil {
 			return nil, fmt.Errorf("replica set %s/%s: %w", rs.Namespace, rs.Name, err)
 		}

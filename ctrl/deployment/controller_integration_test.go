@@ -252,8 +252,14 @@ func TestOnRealAPIServer(t *testing.T) {
 	if ref := first.ControllerRef(); ref == nil || ref.UID != d.UID || ref.Kind != "Deployment" || ref.APIVersion != "apps/v1" {
 		t.Fatalf("ownerReferences %+v", first.OwnerReferences)
 	}
-	if !strings.Contains(string(first.Raw()), `"dnsConfig":{"options":[{"name":"ndots","value":"2"}]}`) {
-		t.Fatalf("unmodelled template field lost: %s", first.Raw())
+	// The ReplicaSet as JSON (decode.Raw reads JSON whatever the
+	// client's content type; one read as protobuf has no JSON).
+	firstJSON, err := rest.NewResources(base, rest.ReplicaSets, decode.Raw()).InNamespace(ns).Get(ctx, first.Name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(firstJSON.Raw()), `"dnsConfig":{"options":[{"name":"ndots","value":"2"}]}`) {
+		t.Fatalf("unmodelled template field lost: %s", firstJSON.Raw())
 	}
 	if d.Annotations[RevisionAnnotation] != "1" {
 		t.Fatalf("deployment annotations %v", d.Annotations)

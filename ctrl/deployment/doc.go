@@ -13,8 +13,11 @@
 // reads their status back.
 //
 // The "new" ReplicaSet is the one whose template equals the Deployment's
-// with the hash label ignored (EqualIgnoreHash), compared as the JSON the
-// apiserver stored — not the one whose name carries today's hash. So a
+// with the hash label ignored (EqualIgnoreHash), compared as the apiserver
+// sent it — its JSON, or, when the controller reads protobuf (the
+// manager's default), its PodTemplateSpec message (EqualIgnoreHashProto:
+// the bytes less the hash label) — not the one whose name carries
+// today's hash. So a
 // rollback (the user restoring an old template) reuses the old
 // ReplicaSet, and kcm taking over ReplicaSets that kube-controller-manager
 // created (whose hash kcm computes differently, see ComputeHash) starts no
@@ -22,9 +25,13 @@
 // their Go values equal: null and [] are nothing, but an empty object is
 // a value ("securityContext": {} is not "no securityContext"). A new
 // ReplicaSet gets the Deployment's template as the apiserver sent it,
-// member for member, and a rollback gives the Deployment the ReplicaSet's
-// the same way, so the two compare equal in kube-controller-manager and
-// kubectl too (hash.go).
+// member for member (JSON) or byte for byte (protobuf, the hash label
+// added as upstream's Marshal adds it), and a rollback gives the
+// Deployment the ReplicaSet's the same way, so the two compare equal in
+// kube-controller-manager and kubectl too (hash.go, hashproto.go). A
+// template read as JSON and one read as protobuf are never compared
+// (ErrMixedEncodings: one client reads both kinds); one built in code
+// compares with either.
 //
 // # Place
 //
@@ -40,8 +47,10 @@
 //	                             RollingUpdate: new up to maxSurge, old down to maxUnavailable
 //	   then status: counters, Available, Progressing (progress deadline → requeue)
 //
-// One concept per file: hash.go (template JSON, EqualIgnoreHash,
-// ComputeHash), fenceposts.go (maxSurge/maxUnavailable, NewRSNewReplicas),
+// One concept per file: template.go (a template as read, in its
+// encoding), hash.go (template JSON, EqualIgnoreHash, ComputeHash),
+// hashproto.go (template message, EqualIgnoreHashProto,
+// ComputeHashProto), fenceposts.go (maxSurge/maxUnavailable, NewRSNewReplicas),
 // replicasets.go (new and old, counts, orders, revisions), annotations.go,
 // newrs.go (finding and creating the new ReplicaSet), scale.go, rolling.go,
 // recreate.go, cleanup.go (revisionHistoryLimit), progress.go
@@ -58,16 +67,20 @@
 //   - Recreate creates or scales up the new ReplicaSet only once no old
 //     ReplicaSet reports replicas and no pod of an old one is running.
 //   - Writes never drop fields kcm does not model: ReplicaSets are created
-//     from the Deployment's template JSON, and updated through
-//     rest.Resources.Update's three-way merge onto the cached JSON.
+//     from the Deployment's template JSON or message, rollbacks write the
+//     ReplicaSet's template JSON or message into the Deployment's, and
+//     updates go through rest.Resources.Update's three-way merge onto the
+//     cached JSON or message.
 //   - A failing sync is retried with backoff, at most MaxRetries times
 //     until the Deployment's next event; a namespace being deleted is not
 //     an error.
 //
 // # Differences from kube-controller-manager
 //
-//   - The pod-template-hash values differ (see ComputeHash); matching is
-//     by template, so both controllers agree on which ReplicaSet is new.
+//   - The pod-template-hash values differ (see ComputeHash), and depend on
+//     the encoding kcm reads (ComputeHashProto); matching is by template,
+//     so both controllers, and kcm on either encoding, agree on which
+//     ReplicaSet is new.
 //   - The pod-delete handler reads ReplicaSets from the cache instead of
 //     listing them from the apiserver.
 //   - A progress deadline less than a second away is re-checked after one

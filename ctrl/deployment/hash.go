@@ -18,7 +18,8 @@ import (
 // JSON.
 var ErrTemplate = errors.New("deployment: cannot read pod template")
 
-// A pod template is compared and hashed as JSON, not as kcm's struct: the
+// A pod template read as JSON is compared and hashed as JSON, not as
+// kcm's struct (one read as protobuf as its message: hashproto.go): the
 // struct models only part of a pod spec, and two templates that differ in a
 // field kcm does not model (an affinity, a security context) are different
 // templates. The JSON is the object's own bytes as the apiserver sent them

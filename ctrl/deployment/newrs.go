@@ -11,6 +11,7 @@ import (
 	"github.com/kcmlab/kcm/ctrl/controllerref"
 	"github.com/kcmlab/kcm/kube/api"
 	"github.com/kcmlab/kcm/kube/api/decode"
+	"github.com/kcmlab/kcm/kube/api/protocodec"
 	"github.com/kcmlab/kcm/kube/rest"
 )
 
@@ -22,11 +23,14 @@ const maxNameLength = 253
 // the new one's revision and annotations and d's revision up to date
 // (getAllReplicaSetsAndSyncRevision).
 func (s *syncer) getAllReplicaSetsAndSyncRevision(ctx context.Context, d *api.Deployment, rsList []owned, create bool) (*api.ReplicaSet, []*api.ReplicaSet, error) {
-	dt, err := templateJSON(d, &d.Spec.Template)
+	dt, err := templateOf(d, &d.Spec.Template)
 	if err != nil {
 		return nil, nil, err
 	}
-	existing := findNewReplicaSet(dt, rsList)
+	existing, err := findNewReplicaSet(dt, rsList)
+	if err != nil {
+		return nil, nil, err
+	}
 	old := oldReplicaSets(existing, rsList)
 	newRS, err := s.getNewReplicaSet(ctx, d, dt, existing, old, create)
 	if err != nil {
@@ -40,7 +44,7 @@ func (s *syncer) getAllReplicaSetsAndSyncRevision(ctx context.Context, d *api.De
 // Deployment's copied annotations and minReadySeconds; d gets its
 // revision, and a FoundNewReplicaSet condition when it has none. Without
 // one, and when create is set, it is created — see createNewReplicaSet.
-func (s *syncer) getNewReplicaSet(ctx context.Context, d *api.Deployment, dt map[string]any, existing *api.ReplicaSet, old []*api.ReplicaSet, create bool) (*api.ReplicaSet, error) {
+func (s *syncer) getNewReplicaSet(ctx context.Context, d *api.Deployment, dt podTemplate, existing *api.ReplicaSet, old []*api.ReplicaSet, create bool) (*api.ReplicaSet, error) {
 	newRevision := maxRevision(old) + 1
 	if existing != nil {
 		rsCopy, err := api.DeepCopy(existing)
@@ -83,8 +87,11 @@ func (s *syncer) getNewReplicaSet(ctx context.Context, d *api.Deployment, dt map
 // sync fails so that it runs again. Any other failure is reported as a
 // Progressing=False ReplicaSetCreateError condition (when d has a
 // progress deadline) and a Warning event.
-func (s *syncer) createNewReplicaSet(ctx context.Context, d *api.Deployment, dt map[string]any, old []*api.ReplicaSet, newRevision int64) (*api.ReplicaSet, error) {
-	hash := ComputeHash(dt, d.Status.CollisionCount)
+func (s *syncer) createNewReplicaSet(ctx context.Context, d *api.Deployment, dt podTemplate, old []*api.ReplicaSet, newRevision int64) (*api.ReplicaSet, error) {
+	hash, err := dt.hash(d.Status.CollisionCount)
+	if err != nil {
+		return nil, err
+	}
 	newRS := newReplicaSet(d, hash)
 	n, err := NewRSNewReplicas(d, append(old, newRS), newRS)
 	if err != nil {
@@ -92,15 +99,7 @@ func (s *syncer) createNewReplicaSet(ctx context.Context, d *api.Deployment, dt 
 	}
 	*newRS.Spec.Replicas = n
 	setNewReplicaSetAnnotations(d, newRS, newRevision, false)
-	body, err := replicaSetBody(newRS, dt, hash)
-	if err != nil {
-		return nil, err
-	}
-	var created *api.ReplicaSet
-	raw, err := s.rsRaw.Create(ctx, body)
-	if err == nil {
-		created, err = decode.Typed[api.ReplicaSet]().Decode(raw.Raw())
-	}
+	created, err := s.postReplicaSet(ctx, newRS, dt, hash)
 	alreadyExists := false
 	switch {
 	case rest.IsAlreadyExists(err):
@@ -110,10 +109,11 @@ func (s *syncer) createNewReplicaSet(ctx context.Context, d *api.Deployment, dt 
 			return nil, getErr
 		}
 		if rs.IsControlledBy(d.UID) {
-			rt, tErr := templateJSON(rs, &rs.Spec.Template)
-			if tErr == nil && EqualIgnoreHash(dt, rt) {
-				created, err = rs, nil
-				break
+			if rt, tErr := templateOf(rs, &rs.Spec.Template); tErr == nil {
+				if eq, eqErr := dt.equalIgnoreHash(rt); eqErr == nil && eq {
+					created, err = rs, nil
+					break
+				}
 			}
 		}
 		if d.Status.CollisionCount == nil {
@@ -170,30 +170,75 @@ func newReplicaSet(d *api.Deployment, hash string) *api.ReplicaSet {
 }
 
 // NewReplicaSetFor returns the ReplicaSet a sync creates for d's current
-// template, as the JSON it posts: <deployment>-<hash>, the hash label on
+// template, as the body it posts: <deployment>-<hash>, the hash label on
 // its labels, selector and template, d as controller, the given replicas,
 // and the annotations of revision. The template is d's as read, member
 // for member (fields kcm does not model and empty objects included), so
 // that it decodes to the same Go value as d's in any Kubernetes client.
-// It is what createNewReplicaSet sends, for tests and tools that check
-// that promise (bench/'s fidelity tests).
+// For d read as JSON the body is JSON; for d read as protobuf it is a
+// RawObject holding the ReplicaSet's protobuf message (IsProto), whose
+// spec.template is d's template message with the hash label added. It is
+// what createNewReplicaSet sends, for tests and tools that check that
+// promise (bench/'s fidelity tests).
 func NewReplicaSetFor(d *api.Deployment, replicas int32, revision int64) (*api.RawObject, error) {
-	dt, err := templateJSON(d, &d.Spec.Template)
+	dt, err := templateOf(d, &d.Spec.Template)
 	if err != nil {
 		return nil, err
 	}
-	hash := ComputeHash(dt, d.Status.CollisionCount)
+	hash, err := dt.hash(d.Status.CollisionCount)
+	if err != nil {
+		return nil, err
+	}
 	rs := newReplicaSet(d, hash)
 	*rs.Spec.Replicas = replicas
 	setNewReplicaSetAnnotations(d, rs, revision, false)
-	return replicaSetBody(rs, dt, hash)
+	if dt.form != formProto {
+		return replicaSetBody(rs, dt.json, hash)
+	}
+	msg, err := replicaSetMessage(rs, dt.msg, hash)
+	if err != nil {
+		return nil, err
+	}
+	wire, _ := decode.AsProto(decode.Wire())
+	return wire.DecodeProto(rs.TypeMeta, msg)
+}
+
+// postReplicaSet creates newRS with dt as its template labelled with
+// hash: as the JSON of replicaSetBody, or, for a template read as
+// protobuf, as the message of replicaSetMessage, sent through the typed
+// client so that the answer is read as protobuf too.
+func (s *syncer) postReplicaSet(ctx context.Context, newRS *api.ReplicaSet, dt podTemplate, hash string) (*api.ReplicaSet, error) {
+	if dt.form == formProto {
+		msg, err := replicaSetMessage(newRS, dt.msg, hash)
+		if err != nil {
+			return nil, err
+		}
+		p, ok := decode.AsProto(decode.Typed[api.ReplicaSet]())
+		if !ok {
+			return nil, fmt.Errorf("%w: ReplicaSets are not read as protobuf", ErrTemplate)
+		}
+		obj, err := p.DecodeProto(newRS.TypeMeta, msg)
+		if err != nil {
+			return nil, err
+		}
+		return s.rsClient.Create(ctx, obj) // obj's message, sent as is (rest's protowrite.go)
+	}
+	body, err := replicaSetBody(newRS, dt.json, hash)
+	if err != nil {
+		return nil, err
+	}
+	raw, err := s.rsRaw.Create(ctx, body)
+	if err != nil {
+		return nil, err
+	}
+	return decode.Typed[api.ReplicaSet]().Decode(raw.Raw())
 }
 
 // replicaSetBody renders newRS as the JSON to POST, with dt — d's
 // template as JSON, so with every field kcm does not model — as its pod
 // template, labelled with the hash.
 func replicaSetBody(newRS *api.ReplicaSet, dt map[string]any, hash string) (*api.RawObject, error) {
-	newRS.TypeMeta = api.TypeMeta{APIVersion: "apps/v1", Kind: "ReplicaSet"}
+	newRS.TypeMeta = replicaSetType
 	b, err := json.Marshal(newRS)
 	if err != nil {
 		return nil, err
@@ -220,6 +265,27 @@ func replicaSetBody(newRS *api.ReplicaSet, dt map[string]any, hash string) (*api
 	spec["template"] = t
 	spec["replicas"] = *newRS.Spec.Replicas // zero is a value here
 	return api.NewRawObject(m)
+}
+
+// replicaSetType is the apiVersion and kind of a ReplicaSet.
+var replicaSetType = api.TypeMeta{APIVersion: "apps/v1", Kind: "ReplicaSet"}
+
+// replicaSetMessage renders newRS as the protobuf message to POST: kcm's
+// struct encoded (protocodec.Marshal), with spec.template replaced by dt
+// — d's template message as read, so with every field kcm does not model,
+// byte for byte — with the hash label added. Replicas are written even
+// when 0 (a pointer field: present when set).
+func replicaSetMessage(newRS *api.ReplicaSet, dt []byte, hash string) ([]byte, error) {
+	newRS.TypeMeta = replicaSetType
+	msg, err := protocodec.Marshal(newRS)
+	if err != nil {
+		return nil, err
+	}
+	t, err := templateLabel(dt, PodTemplateHashLabel, hash, false)
+	if err != nil {
+		return nil, err
+	}
+	return protocodec.SetField(msg, t, pbObjectSpec, pbSpecTemplate)
 }
 
 // replicaSetName is <deployment>-<hash>, the Deployment's name cut so that

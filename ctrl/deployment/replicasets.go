@@ -2,6 +2,7 @@ package deployment
 
 import (
 	"cmp"
+	"fmt"
 	"slices"
 	"strconv"
 
@@ -94,26 +95,34 @@ func sum(rss []*api.ReplicaSet, f func(*api.ReplicaSet) int32) int32 {
 	return n
 }
 
-// owned pairs a ReplicaSet with its pod template as JSON, read once per
-// sync.
+// owned pairs a ReplicaSet with its pod template as read (JSON or
+// protobuf), read once per sync.
 type owned struct {
 	rs       *api.ReplicaSet
-	template map[string]any
+	template podTemplate
 }
 
 // findNewReplicaSet returns the oldest ReplicaSet whose template equals
 // the Deployment's with the hash label ignored, or nil
 // (FindNewReplicaSet). Oldest, because two equal ReplicaSets can only come
 // from a race, and the older one is the one with the history.
-func findNewReplicaSet(dTemplate map[string]any, rss []owned) *api.ReplicaSet {
+//
+// A template that cannot be compared (ErrMixedEncodings, a malformed
+// message) is an error: the sync fails rather than take a current
+// ReplicaSet for an old one.
+func findNewReplicaSet(dTemplate podTemplate, rss []owned) (*api.ReplicaSet, error) {
 	sorted := slices.Clone(rss)
 	slices.SortStableFunc(sorted, func(a, b owned) int { return byCreation(a.rs, b.rs) })
 	for _, o := range sorted {
-		if EqualIgnoreHash(o.template, dTemplate) {
-			return o.rs
+		eq, err := o.template.equalIgnoreHash(dTemplate)
+		if err != nil {
+			return nil, fmt.Errorf("replica set %s: %w", o.rs.Key(), err)
+		}
+		if eq {
+			return o.rs, nil
 		}
 	}
-	return nil
+	return nil, nil
 }
 
 // oldReplicaSets returns every ReplicaSet but newRS (FindOldReplicaSets'

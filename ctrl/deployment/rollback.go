@@ -8,6 +8,8 @@ import (
 	"strconv"
 
 	"github.com/kcmlab/kcm/kube/api"
+	"github.com/kcmlab/kcm/kube/api/decode"
+	"github.com/kcmlab/kcm/kube/api/protocodec"
 )
 
 // Rollback. In apps/v1 a rollback is usually the user putting an old
@@ -52,20 +54,24 @@ func (s *syncer) rollback(ctx context.Context, d *api.Deployment, rsList []owned
 		if v, err := revision(rs); err != nil || v != target {
 			continue
 		}
-		dt, err := templateJSON(d, &d.Spec.Template)
+		dt, err := templateOf(d, &d.Spec.Template)
 		if err != nil {
 			return err
 		}
-		rt, err := templateJSON(rs, &rs.Spec.Template)
+		rt, err := templateOf(rs, &rs.Spec.Template)
 		if err != nil {
 			return err
 		}
-		if EqualIgnoreHash(dt, rt) {
+		eq, err := dt.equalIgnoreHash(rt)
+		if err != nil {
+			return err
+		}
+		if eq {
 			s.events.Eventf(ref(d), api.EventTypeWarning, ReasonRollbackTemplateUnchanged,
 				"The rollback revision contains the same template as current deployment %q", d.Name)
 			return s.updateDeploymentAndClearRollbackTo(ctx, d, nil)
 		}
-		if err := s.updateDeploymentAndClearRollbackTo(ctx, d, &rollbackSource{rs: rs, template: withoutHash(rt)}); err != nil {
+		if err := s.updateDeploymentAndClearRollbackTo(ctx, d, &rollbackSource{rs: rs, template: rt}); err != nil {
 			return err
 		}
 		s.events.Eventf(ref(d), api.EventTypeNormal, ReasonRollbackDone, "Rolled back deployment %q to revision %d", d.Name, target)
@@ -75,19 +81,20 @@ func (s *syncer) rollback(ctx context.Context, d *api.Deployment, rsList []owned
 	return s.updateDeploymentAndClearRollbackTo(ctx, d, nil)
 }
 
-// rollbackSource is the ReplicaSet rolled back to and its template
-// without the hash label.
+// rollbackSource is the ReplicaSet rolled back to and its template as
+// read (with the hash label, which the write takes out).
 type rollbackSource struct {
 	rs       *api.ReplicaSet
-	template map[string]any
+	template podTemplate
 }
 
 // updateDeploymentAndClearRollbackTo writes d without the rollback
 // annotation and, when to is set, with to's template and annotations
 // (the managed and skipped ones of d stay) (rollbackToTemplate,
 // SetDeploymentAnnotationsTo, updateDeploymentAndClearRollbackTo). The
-// write edits d's JSON, so the template is exactly the ReplicaSet's,
-// fields kcm does not model included.
+// write edits d's JSON, or d's protobuf message (rollbackProto), so the
+// template is exactly the ReplicaSet's, fields kcm does not model
+// included.
 func (s *syncer) updateDeploymentAndClearRollbackTo(ctx context.Context, d *api.Deployment, to *rollbackSource) error {
 	annotations := maps.Clone(d.Annotations)
 	if to != nil {
@@ -104,6 +111,9 @@ func (s *syncer) updateDeploymentAndClearRollbackTo(ctx context.Context, d *api.
 		}
 	}
 	delete(annotations, RollbackToAnnotation)
+	if d.IsProto() {
+		return s.rollbackProto(ctx, d, annotations, to)
+	}
 	raw := d.Raw()
 	if raw == nil {
 		var err error
@@ -114,6 +124,13 @@ func (s *syncer) updateDeploymentAndClearRollbackTo(ctx context.Context, d *api.
 	obj, err := api.DecodeRawObject(raw)
 	if err != nil {
 		return err
+	}
+	var template map[string]any
+	if to != nil {
+		if to.template.form == formProto {
+			return fmt.Errorf("rollback of %s: %w", d.Key(), ErrMixedEncodings)
+		}
+		template = withoutHash(to.template.json)
 	}
 	edited, err := obj.Edit(func(m map[string]any) error {
 		meta, _ := m["metadata"].(map[string]any)
@@ -127,7 +144,7 @@ func (s *syncer) updateDeploymentAndClearRollbackTo(ctx context.Context, d *api.
 			if spec == nil {
 				return fmt.Errorf("deployment %s has no spec", d.Key())
 			}
-			spec["template"] = to.template
+			spec["template"] = template
 		}
 		return nil
 	})
@@ -136,4 +153,49 @@ func (s *syncer) updateDeploymentAndClearRollbackTo(ctx context.Context, d *api.
 	}
 	_, err = s.dRaw.Update(ctx, edited)
 	return err
+}
+
+// rollbackProto is updateDeploymentAndClearRollbackTo for d read as
+// protobuf: the write is d's message with, when to is set, spec.template
+// replaced by the ReplicaSet's template message less the hash label (so
+// every field of it, modelled or not, byte for byte), then annotations
+// and resourceVersion merged on (protocodec.MarshalMerge, through
+// dClient.Update), every other field kept as read.
+func (s *syncer) rollbackProto(ctx context.Context, d *api.Deployment, annotations map[string]string, to *rollbackSource) error {
+	msg, err := rollbackMessage(d, to)
+	if err != nil {
+		return err
+	}
+	p, ok := decode.AsProto(decode.Typed[api.Deployment]())
+	if !ok {
+		return fmt.Errorf("rollback of %s: %w: Deployments are not read as protobuf", d.Key(), ErrTemplate)
+	}
+	obj, err := p.DecodeProto(d.TypeMeta, msg)
+	if err != nil {
+		return err
+	}
+	obj.Annotations = annotations
+	obj.ResourceVersion = d.ResourceVersion
+	_, err = s.dClient.Update(ctx, obj)
+	return err
+}
+
+// rollbackMessage is d's message with to's template (less the hash label)
+// as spec.template; d's message itself when to is nil.
+func rollbackMessage(d *api.Deployment, to *rollbackSource) ([]byte, error) {
+	msg, err := d.OriginalProto()
+	if err != nil {
+		return nil, err
+	}
+	if to == nil {
+		return msg, nil
+	}
+	if to.template.msg == nil {
+		return nil, fmt.Errorf("rollback of %s: %w", d.Key(), ErrMixedEncodings)
+	}
+	t, err := withoutHashProto(to.template.msg)
+	if err != nil {
+		return nil, err
+	}
+	return protocodec.SetField(msg, t, pbObjectSpec, pbSpecTemplate)
 }

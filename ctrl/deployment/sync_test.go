@@ -327,12 +327,15 @@ func TestSyncHashCollision(t *testing.T) {
 	f = newFixture(t)
 	d.Status.CollisionCount = i32(4)
 	f.load([]*api.Deployment{d})
-	dt, _ = templateJSON(f.deployments[0], &f.deployments[0].Spec.Template)
-	name = "web-" + ComputeHash(dt, i32(4))
+	pt, err := templateOf(f.deployments[0], &f.deployments[0].Spec.Template)
+	if err != nil {
+		t.Fatal(err)
+	}
+	name = "web-" + ComputeHash(pt.json, i32(4))
 	mine := newRS(d, name, 1, 3, 0)
 	f.api.Fail(resttest.On("create", "replicasets"), rest.Status{Code: 409, Reason: "AlreadyExists"})
 	f.with(func(s *syncer) {
-		got, err := s.createNewReplicaSet(t.Context(), f.deployments[0], dt, nil, 1)
+		got, err := s.createNewReplicaSet(t.Context(), f.deployments[0], pt, nil, 1)
 		if err == nil {
 			t.Fatal("created with the name taken and not in the cache")
 		}
@@ -340,7 +343,7 @@ func TestSyncHashCollision(t *testing.T) {
 	})
 	f.load(nil, mine)
 	f.with(func(s *syncer) {
-		got, err := s.createNewReplicaSet(t.Context(), f.deployments[0], dt, nil, 1)
+		got, err := s.createNewReplicaSet(t.Context(), f.deployments[0], pt, nil, 1)
 		if err != nil || got == nil || got.Name != name {
 			t.Fatalf("got %v, %v", got, err)
 		}

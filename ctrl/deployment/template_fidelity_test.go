@@ -55,7 +55,7 @@ func replicaSetJSON(hash string, rev int, replicas int32, t string) string {
 }
 
 // compactDecode decodes data as the informer caches a typed object.
-func compactDecode[S any, P api.TypedPtr[S]](t *testing.T, data string) P {
+func compactDecode[S any, P api.TypedPtr[S]](t testing.TB, data string) P {
 	t.Helper()
 	obj, err := decode.Compact[S, P]().Decode([]byte(data))
 	if err != nil {

@@ -38,7 +38,8 @@
 // One concept per file: controller.go (Descriptor, New, Sync, claiming),
 // handlers.go (informer handlers), manage.go (manageReplicas,
 // slowStartBatch, pod writes and their events), rank.go (the deletion
-// order), podtemplate.go (a pod from the template's raw JSON), status.go
+// order), podtemplate.go (a pod from the template's raw JSON or protobuf
+// message), status.go
 // (calculateStatus, updateStatus, the availability requeue).
 //
 // # Guarantees
@@ -55,8 +56,11 @@
 //     spec.replicas; the sync returns the error and the loop retries with
 //     backoff.
 //   - Pods are created from the template exactly as the apiserver stored
-//     it: the spec is copied byte for byte from the ReplicaSet's raw JSON,
-//     so fields kcm's types do not model reach the pods.
+//     it: the spec is copied byte for byte from the ReplicaSet as read —
+//     its raw JSON into a JSON body, or, for a ReplicaSet read as
+//     protobuf, its template's PodSpec message into a protobuf Pod body
+//     (newPodProto) — so fields kcm's types do not model reach the pods.
+//     The metadata is kcm's (GetPodFromTemplate's copy) in either form.
 //   - The status is written through the status subresource, only when it
 //     changed, with observedGeneration; a failed write is retried once on
 //     a fresh read.
@@ -123,7 +127,7 @@
 // updateReplicaSetStatus (updateStatus), slowStartBatch, getPodsToDelete
 // (podsToDelete), getIndirectlyRelatedPods (relatedPods); from
 // pkg/controller: ActivePodsWithRanks.Less (deleteBefore),
-// GetPodFromTemplate (newPodJSON), RealPodControl's CreatePods and
+// GetPodFromTemplate (newPodJSON, newPodProto), RealPodControl's CreatePods and
 // DeletePod (createPod, deletePod), FilterActivePods, BurstReplicas,
 // SlowStartInitialBatchSize. Registered in kube-controller-manager as
 // "replicaset-controller" (alias "replicaset") with

@@ -43,7 +43,7 @@ func (c *Controller) manageReplicas(ctx context.Context, key string, active []*a
 func (c *Controller) createPods(ctx context.Context, key string, rs *api.ReplicaSet, n int) error {
 	c.expectations.ExpectCreations(key, n)
 	c.log.Debug().Str("replicaset", key).Int32("need", desiredReplicas(rs)).Int("creating", n).Msg("too few replicas")
-	body, err := newPodJSON(rs)
+	body, err := newPodBody(rs)
 	created := 0
 	if err == nil {
 		created, err = slowStartBatch(n, SlowStartInitialBatchSize, func() error { return c.createPod(ctx, rs, body) })
@@ -59,8 +59,8 @@ func (c *Controller) createPods(ctx context.Context, key string, rs *api.Replica
 // createPod creates one pod from body and records the event. A namespace
 // being deleted is not an error: nothing can be created there any more
 // (and the ReplicaSet will soon be gone).
-func (c *Controller) createPod(ctx context.Context, rs *api.ReplicaSet, body []byte) error {
-	pod, err := api.DecodeRawObject(body)
+func (c *Controller) createPod(ctx context.Context, rs *api.ReplicaSet, body func() (*api.RawObject, error)) error {
+	pod, err := body()
 	if err != nil {
 		return err
 	}

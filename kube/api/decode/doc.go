@@ -92,17 +92,16 @@
 // protocodec.MarshalMerge onto that message, so fields kcm does not
 // model are kept.
 //
-// Deployment, ReplicaSet and StatefulSet stay JSON on the typed path
-// (AsProto false, so kube/rest asks for JSON): their controllers read the
-// pod template as JSON (ctrl/deployment's template hash, rollback and new
-// ReplicaSets, ctrl/replicaset's pod template, ctrl/statefulset's new
-// pods, ctrl/history). A StatefulSet for good: its revisions hold the
-// JSON of its template as kube-controller-manager encodes its Go struct,
-// which kcm has only as the apiserver's JSON of the set and cannot write
-// from a protobuf message for the fields it does not model (see
-// typedproto.go). A ControllerRevision reads protobuf: its data decodes
-// to the bytes the apiserver's JSON gives, so revisions compare and hash
-// the same from either wire.
+// StatefulSets stay JSON on the typed path (AsProto false, so kube/rest
+// asks for JSON), for good: their revisions hold the JSON of the set's
+// pod template as kube-controller-manager encodes its Go struct, which
+// kcm has only as the apiserver's JSON of the set and cannot write from a
+// protobuf message for the fields it does not model (see typedproto.go).
+// Deployments and ReplicaSets are read as protobuf: ctrl/deployment and
+// ctrl/replicaset compare, hash and copy a template read so as its
+// PodTemplateSpec message. A ControllerRevision reads protobuf: its data
+// decodes to the bytes the apiserver's JSON gives, so revisions compare
+// and hash the same from either wire.
 // A typed struct without pb tags (a custom resource's) has no protobuf
 // form and reads JSON only.
 //

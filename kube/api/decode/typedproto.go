@@ -26,11 +26,12 @@ import (
 //
 // The kinds of protoJSONOnly stay JSON on the typed path: their codecs'
 // AsProto is false, so kube/rest asks for JSON for them whatever the
-// client's ContentType. Their controllers read the pod template of a
-// ReplicaSet, Deployment or StatefulSet as JSON (the template hash,
-// rollback, new ReplicaSets and pods, the revision history): moving
-// Deployments and ReplicaSets to protobuf is issue 34's remaining step; a
-// StatefulSet stays (below).
+// client's ContentType. There is one, StatefulSet, for good (below): its
+// controller reads the set's pod template as JSON (the revision history,
+// new pods). Deployments and ReplicaSets
+// are read as protobuf: their controllers compare, hash and copy a
+// template read that way as its PodTemplateSpec message
+// (ctrl/deployment's hashproto.go, ctrl/replicaset's podtemplate.go).
 //
 // A ControllerRevision reads protobuf: its data (a RawExtension, JSON
 // bytes inside the message) decodes to the bytes the apiserver's JSON
@@ -53,8 +54,6 @@ import (
 
 // protoJSONOnly are the kinds whose typed codecs read JSON only (above).
 var protoJSONOnly = map[reflect.Type]bool{
-	reflect.TypeFor[api.Deployment]():  true,
-	reflect.TypeFor[api.ReplicaSet]():  true,
 	reflect.TypeFor[api.StatefulSet](): true,
 }
 

@@ -135,9 +135,9 @@ func normalizeProto(obj any) {
 }
 
 // TestTypedDecodeProto: Typed and Compact read every vector's protobuf
-// as their JSON decode reads its JSON; the kinds kept on JSON
-// (Deployment, ReplicaSet, StatefulSet) are not offered to kube/rest as
-// protobuf readers (AsProto false); ControllerRevision is.
+// as their JSON decode reads its JSON; the kind kept on JSON
+// (StatefulSet) is not offered to kube/rest as a protobuf reader
+// (AsProto false); the others are.
 func TestTypedDecodeProto(t *testing.T) {
 	for name, run := range map[string]func(*testing.T, []byte, []byte){
 		"pod":                typedProtoCase[api.Pod](true),
@@ -156,8 +156,8 @@ func TestTypedDecodeProto(t *testing.T) {
 		"lease":              typedProtoCase[api.Lease](true),
 		"resourceclaim":      typedProtoCase[api.ResourceClaim](true),
 		"deviceclass":        typedProtoCase[api.DeviceClass](true),
-		"replicaset":         typedProtoCase[api.ReplicaSet](false),
-		"deployment":         typedProtoCase[api.Deployment](false),
+		"replicaset":         typedProtoCase[api.ReplicaSet](true),
+		"deployment":         typedProtoCase[api.Deployment](true),
 		"statefulset":        typedProtoCase[api.StatefulSet](false),
 		"controllerrevision": typedProtoCase[api.ControllerRevision](true),
 	} {

@@ -45,11 +45,12 @@ func TestAsProto(t *testing.T) {
 			_, ok := decode.AsProto(decode.StrippingManagedFields(decode.Compact[api.Pod]()))
 			return ok
 		}},
-		"Typed[Deployment]": {false, func() bool { _, ok := decode.AsProto(decode.Typed[api.Deployment]()); return ok }},
-		"Stripping(Compact[ReplicaSet])": {false, func() bool {
+		"Typed[Deployment]": {true, func() bool { _, ok := decode.AsProto(decode.Typed[api.Deployment]()); return ok }},
+		"Stripping(Compact[ReplicaSet])": {true, func() bool {
 			_, ok := decode.AsProto(decode.StrippingManagedFields(decode.Compact[api.ReplicaSet]()))
 			return ok
 		}},
+		"Typed[StatefulSet]": {false, func() bool { _, ok := decode.AsProto(decode.Typed[api.StatefulSet]()); return ok }},
 	} {
 		if got := c.read(); got != c.ok {
 			t.Errorf("%s: AsProto %v, want %v", name, got, c.ok)

@@ -82,6 +82,11 @@
 //     with unknown fields injected at every depth, and objects read from
 //     kube-apiserver in kube/rest's tests); for others, the same object
 //     with the same unknown fields.
+//   - Field(msg, path...) is the payload of the sub-message at path, as
+//     read (a concatenation when given several times); SetField writes
+//     one there with every other field's bytes kept and the enclosing
+//     lengths rewritten: on a message in field order it gives upstream's
+//     Marshal of the same change (a Deployment's template replaced).
 //   - Unmarshal copies what it keeps; UnmarshalAliasing points the strings
 //     into msg instead (no allocation per string), for a caller that keeps
 //     msg unmodified anyway.
@@ -97,6 +102,7 @@
 //	wire.go       varints, keys, lengths, skipping a field
 //	remainder.go  Remainder and Rebuild: what a cache keeps of a message besides the struct
 //	has.go        HasProtobuf: whether a struct type has a protobuf form
+//	submsg.go     Field and SetField: a sub-message by its path of field numbers, read and replaced
 //
 // # client-go names
 //
