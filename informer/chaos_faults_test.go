@@ -70,6 +70,23 @@ func (s chaosScenario) chaosNewRates(r fakeapi.Rates) {
 	if s.tls {
 		r[fakeapi.GoAway], r[fakeapi.GoAwayClose], r[fakeapi.LostPings], r[fakeapi.HandshakeStall] = 0.02, 0.01, 0.003, 0.02
 	}
+	if s.protobuf {
+		for f, p := range map[fakeapi.Fault]float64{
+			fakeapi.ProtoLyingLength: 0.01, fakeapi.ProtoTruncatedVarint: 0.01, fakeapi.ProtoWrongKind: 0.01,
+			fakeapi.ProtoUnknownFields: 0.03, fakeapi.ProtoOversize: 0.005, fakeapi.ProtoJSON: 0.01,
+			fakeapi.ProtoListUnknownFields: 0.05, fakeapi.ProtoListOversize: 0.02,
+		} {
+			r[f] = p
+		}
+	}
+}
+
+// contentType is what the scenario's client asks for.
+func (s chaosScenario) contentType() string {
+	if s.protobuf {
+		return rest.ContentTypeProtobuf
+	}
+	return rest.ContentTypeJSON
 }
 
 // logScan is the client's log sink: it counts lines and keeps the first

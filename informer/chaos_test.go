@@ -58,11 +58,12 @@ type chaosScenario struct {
 	tls           bool    // HTTPS with HTTP/2, and its connection faults
 	bigObjects    bool    // some writes are objects near the size cap
 	clockJumps    bool    // the client's clock is a jumping clock.Fake
+	protobuf      bool    // the client asks for protobuf (half the seeds), and the faults of protobuf answers strike
 }
 
 func newScenario(seed uint64) chaosScenario {
 	rng := rand.New(rand.NewPCG(seed, 1))
-	return chaosScenario{
+	sc := chaosScenario{
 		seed: seed, websocket: seed%2 == 1, watchList: seed/2%2 == 1, noWatchList: rng.IntN(4) == 0,
 		namespace: []string{"", "chaos"}[rng.IntN(2)], pageSize: int64(2 + rng.IntN(15)),
 		historyLimit: 10 + rng.IntN(90), compactFrames: rng.IntN(2) == 0,
@@ -70,8 +71,12 @@ func newScenario(seed uint64) chaosScenario {
 		names:    10 + rng.IntN(40), writes: 150 + rng.IntN(300), slowHandler: rng.Float64() * 0.2,
 		intensity: 0.5 + rng.Float64()*2.5,
 		tls:       rng.IntN(2) == 0, bigObjects: rng.IntN(5) == 0, clockJumps: rng.IntN(3) == 0,
-		fromCache: seed/2%2 == 0 && rng.IntN(3) != 0, // drawn last: the other fields stay what they were per seed
+		fromCache: seed/2%2 == 0 && rng.IntN(3) != 0,
 	}
+	// Drawn after the others: each seed's other fields stay what they were
+	// before protobuf came.
+	sc.protobuf = rng.IntN(2) == 0
+	return sc
 }
 
 // initialList is how the scenario's reflector reads its initial state.
@@ -90,8 +95,12 @@ func (s chaosScenario) String() string {
 	if s.websocket {
 		tr = "websocket"
 	}
-	return fmt.Sprintf("%s tls=%v initialList=%v serverRefusesWatchList=%v ns=%q page=%d history=%d compactFrames=%v maxWatch=%v names=%d writes=%d slowHandler=%.2f intensity=%.2f bigObjects=%v clockJumps=%v",
-		tr, s.tls, s.initialList(), s.noWatchList, s.namespace, s.pageSize, s.historyLimit, s.compactFrames, s.maxWatch,
+	enc := "json"
+	if s.protobuf {
+		enc = "protobuf"
+	}
+	return fmt.Sprintf("%s %s tls=%v initialList=%v serverRefusesWatchList=%v ns=%q page=%d history=%d compactFrames=%v maxWatch=%v names=%d writes=%d slowHandler=%.2f intensity=%.2f bigObjects=%v clockJumps=%v",
+		enc, tr, s.tls, s.initialList(), s.noWatchList, s.namespace, s.pageSize, s.historyLimit, s.compactFrames, s.maxWatch,
 		s.names, s.writes, s.slowHandler, s.intensity, s.bigObjects, s.clockJumps)
 }
 
@@ -126,6 +135,8 @@ func (s chaosScenario) checkStats(st fakeapi.Stats) string {
 		return "WatchList requests served: " + strconv.FormatInt(st.WatchLists, 10)
 	case (!s.watchList || s.noWatchList) && st.Lists == 0:
 		return "no LIST although WatchList was off or refused"
+	case s.protobuf != (st.Protobuf > 0):
+		return "requests answered with protobuf: " + strconv.FormatInt(st.Protobuf, 10)
 	}
 	return ""
 }
@@ -352,7 +363,8 @@ func runChaosSeed(t *testing.T, sc chaosScenario) chaosResult {
 	tokens := fakeapi.NewTokens(chaosSecret(sc.seed))
 	srv := fakeapi.New(fakeapi.Options{Resources: []fakeapi.Resource{chaosPods}, HistoryLimit: sc.historyLimit,
 		BookmarkInterval: 50 * time.Millisecond, MaxWatch: sc.maxWatch, NoWatchList: sc.noWatchList,
-		CompactFrames: sc.compactFrames, Faults: inj, TLS: sc.tls, Tokens: tokens, Redirects: true})
+		CompactFrames: sc.compactFrames, Faults: inj, TLS: sc.tls, Tokens: tokens, Redirects: true,
+		MaxObject: chaosMaxObject})
 	defer srv.Close()
 	w := &chaosWriter{srv: srv, rng: rand.New(rand.NewPCG(sc.seed, 3)), names: sc.names, big: sc.bigObjects}
 	for range sc.writes / 4 { // some state before the informer starts
@@ -370,7 +382,7 @@ func runChaosSeed(t *testing.T, sc chaosScenario) chaosResult {
 	logs := &logScan{secret: tokens.Secret()}
 	log := zerolog.New(logs).Level(zerolog.DebugLevel)
 	c, err := rest.NewClient(&rest.Config{Host: srv.URL(), QPS: -1, Credentials: tokens.Credentials(),
-		TLS: rest.TLSConfig{CAData: fakeapi.CAPEM()}}, chaosClientOptions(clk, log)...)
+		TLS: rest.TLSConfig{CAData: fakeapi.CAPEM()}, ContentType: sc.contentType()}, chaosClientOptions(clk, log)...)
 	if err != nil {
 		t.Fatal(err)
 	}

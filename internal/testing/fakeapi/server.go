@@ -10,6 +10,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/kcmlab/kcm/kube/api/protowire"
 )
 
 // Resource is one namespaced REST resource the fake serves.
@@ -61,6 +63,10 @@ type Options struct {
 	// Redirects starts the other host that Redirect307 sends requests to
 	// (Elsewhere reports what it received).
 	Redirects bool
+	// MaxObject is the client's bound on one object or event, which the
+	// ProtoOversize fault exceeds; default protowire.DefaultMaxFrame
+	// (client-go's 16 MiB).
+	MaxObject int
 }
 
 // Stats count what the server was asked: LIST requests, WATCH requests,
@@ -71,6 +77,8 @@ type Stats struct {
 	Lists, Watches, WebSockets, WatchLists int64
 	// Conns counts the TLS connections accepted (Options.TLS only).
 	Conns int64
+	// Protobuf counts the LISTs and WATCHes answered with protobuf.
+	Protobuf int64
 }
 
 // Server is a fake kube-apiserver on a loopback httptest server.
@@ -94,7 +102,7 @@ type Server struct {
 	closed bool
 	wg     sync.WaitGroup
 
-	lists, watches, websockets, watchLists, conns atomic.Int64
+	lists, watches, websockets, watchLists, conns, protobuf atomic.Int64
 }
 
 // New starts a server serving o.Resources.
@@ -105,8 +113,12 @@ func New(o Options) *Server {
 	if o.BookmarkInterval <= 0 {
 		o.BookmarkInterval = time.Minute
 	}
+	if o.MaxObject <= 0 {
+		o.MaxObject = protowire.DefaultMaxFrame
+	}
 	s := &Server{o: o, db: newDB(len(o.Resources), o.HistoryLimit, o.StartRV), index: map[Resource]int{},
 		byPath: map[string]int{}, faults: o.Faults, stop: make(chan struct{})}
+	s.db.encode = s.encodeStored
 	for i, r := range o.Resources {
 		s.index[r] = i
 		s.byPath[r.Group+"/"+r.Version+"/"+r.Resource] = i
@@ -130,7 +142,7 @@ func (s *Server) URL() string { return s.url }
 // Stats returns the request counts so far.
 func (s *Server) Stats() Stats {
 	return Stats{Lists: s.lists.Load(), Watches: s.watches.Load(), WebSockets: s.websockets.Load(),
-		WatchLists: s.watchLists.Load(), Conns: s.conns.Load()}
+		WatchLists: s.watchLists.Load(), Conns: s.conns.Load(), Protobuf: s.protobuf.Load()}
 }
 
 // Close ends every request in flight, stops the server and waits for all
@@ -166,22 +178,22 @@ func (s *Server) enter() bool {
 
 func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	if !s.enter() {
-		writeStatus(w, http.StatusServiceUnavailable, "ServiceUnavailable", "fakeapi: shutting down")
+		writeStatus(w, r, http.StatusServiceUnavailable, "ServiceUnavailable", "fakeapi: shutting down")
 		return
 	}
 	defer s.wg.Done()
 	if r.Method != http.MethodGet {
-		writeStatus(w, http.StatusMethodNotAllowed, "MethodNotAllowed", "fakeapi: only LIST and WATCH are served")
+		writeStatus(w, r, http.StatusMethodNotAllowed, "MethodNotAllowed", "fakeapi: only LIST and WATCH are served")
 		return
 	}
 	res, ns, ok := s.route(r.URL.Path)
 	if !ok {
-		writeStatus(w, http.StatusNotFound, "NotFound", "fakeapi: no resource at "+r.URL.Path)
+		writeStatus(w, r, http.StatusNotFound, "NotFound", "fakeapi: no resource at "+r.URL.Path)
 		return
 	}
 	q := r.URL.Query()
 	if q.Get("labelSelector") != "" || q.Get("fieldSelector") != "" {
-		writeStatus(w, http.StatusBadRequest, "BadRequest", "fakeapi: selectors are not supported")
+		writeStatus(w, r, http.StatusBadRequest, "BadRequest", "fakeapi: selectors are not supported")
 		return
 	}
 	if !s.authenticate(w, r) {
@@ -255,18 +267,18 @@ func (s *Server) requestFault(w http.ResponseWriter, r *http.Request, res int, w
 	}
 	switch f {
 	case Status500:
-		writeStatus(w, http.StatusInternalServerError, "InternalError", "fakeapi: injected internal error")
+		writeStatus(w, r, http.StatusInternalServerError, "InternalError", "fakeapi: injected internal error")
 	case Status503:
 		w.Header().Set("Content-Type", "text/plain")
 		w.WriteHeader(http.StatusServiceUnavailable)
 		_, _ = w.Write([]byte("upstream connect error or disconnect/reset before headers\n"))
 	case Status429:
 		w.Header().Set("Retry-After", "1")
-		writeStatus(w, http.StatusTooManyRequests, "TooManyRequests", "fakeapi: injected throttling")
+		writeStatus(w, r, http.StatusTooManyRequests, "TooManyRequests", "fakeapi: injected throttling")
 	case Gone410:
-		writeStatus(w, http.StatusGone, "Expired", "fakeapi: injected: too old resource version: "+rv)
+		writeStatus(w, r, http.StatusGone, "Expired", "fakeapi: injected: too old resource version: "+rv)
 	case TooLarge504:
-		writeStatusCause(w, http.StatusGatewayTimeout, "Timeout", "fakeapi: injected: too large resource version: "+rv,
+		writeStatusCause(w, r, http.StatusGatewayTimeout, "Timeout", "fakeapi: injected: too large resource version: "+rv,
 			"ResourceVersionTooLarge")
 	case SlowStart:
 		s.pause(s.faults.slow(), nil)
@@ -323,11 +335,19 @@ func newStatus(code int, reason, msg string, causes ...string) []byte {
 	return data
 }
 
-func writeStatus(w http.ResponseWriter, code int, reason, msg string) {
-	writeStatusCause(w, code, reason, msg)
+// writeStatus answers r with a Status failure: protobuf when r asks for
+// protobuf first (proto.go), else JSON.
+func writeStatus(w http.ResponseWriter, r *http.Request, code int, reason, msg string) {
+	writeStatusCause(w, r, code, reason, msg)
 }
 
-func writeStatusCause(w http.ResponseWriter, code int, reason, msg string, causes ...string) {
+func writeStatusCause(w http.ResponseWriter, r *http.Request, code int, reason, msg string, causes ...string) {
+	if acceptsProto(r, false) {
+		w.Header().Set("Content-Type", protowire.ContentType)
+		w.WriteHeader(code)
+		_, _ = w.Write(protoStatus(code, reason, msg, 0, causes...))
+		return
+	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(code)
 	_, _ = w.Write(newStatus(code, reason, msg, causes...))
