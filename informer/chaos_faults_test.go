@@ -37,6 +37,13 @@ import (
 // are cheap to write and decode thousands of times.
 const chaosMaxObject = 256 << 10
 
+// chaosHeapLimit bounds the growth of the Go heap (runtime.MemStats.HeapSys)
+// during a seed: a few objects near chaosMaxObject per event and per list
+// item at a time stay far below it; one allocation of what a lying
+// protobuf length prefix announces (near 4 GiB, fakeapi.ProtoLyingLength)
+// goes past it.
+const chaosHeapLimit = 1 << 30
+
 // chaosSecret is the token secret of a seed.
 func chaosSecret(seed uint64) string { return fmt.Sprintf("kcm-chaos-secret-%d", seed) }
 

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"math/rand/v2"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
@@ -221,12 +222,17 @@ func (p *phaseLog) String() string {
 // chaosDiff compares the cache and each handler's view with the fake's
 // store: same keys at the same resourceVersions, and each handler's last
 // notification per key is the current object, or a delete for keys the
-// server no longer has. "" when they agree.
+// server no longer has. "" when they agree. A handler that saw time go
+// backwards, or a watch that resumed after a change it never received
+// (fakeapi's Server.ResumeViolations), is a VIOLATION.
 func chaosDiff(srv *fakeapi.Server, inf *informer.Informer[*api.Pod], hs []*chaosHandler, scope string) string {
 	for i, h := range hs {
 		if v := h.violation(); v != "" {
 			return fmt.Sprintf("handler %d: %s%s", i, violated, v)
 		}
+	}
+	if v := srv.ResumeViolations(); len(v) > 0 { // fakeapi's resume check
+		return violated + strings.Join(v, "; ")
 	}
 	server := srv.Objects(chaosPods, scope)
 	cache := map[string]string{}
@@ -354,11 +360,18 @@ type chaosResult struct {
 	// the other host.
 	jumps, bigs, logLines int
 	elsewhere             int64
+	// heapGrowth is how much the memory the Go heap holds from the OS
+	// (runtime.MemStats.HeapSys) grew during the seed: it follows the
+	// largest heap the process had and hardly shrinks, so one allocation
+	// of what a lying length prefix announces shows in it, in the seed
+	// that made it.
+	heapGrowth uint64
 }
 
 // runChaosSeed runs one seed: writes under faults, then quiescence, then
 // waits (on handler notifications, with a deadline) for convergence.
 func runChaosSeed(t *testing.T, sc chaosScenario) chaosResult {
+	heapBefore := heapSys()
 	inj := fakeapi.NewInjector(sc.seed, sc.rates(), 20*time.Millisecond)
 	tokens := fakeapi.NewTokens(chaosSecret(sc.seed))
 	srv := fakeapi.New(fakeapi.Options{Resources: []fakeapi.Resource{chaosPods}, HistoryLimit: sc.historyLimit,
@@ -436,7 +449,17 @@ func runChaosSeed(t *testing.T, sc chaosScenario) chaosResult {
 		leaks = append(leaks, fmt.Sprintf("the other host received credentials: %+v", e))
 	}
 	r.leaks, r.logLines = strings.Join(leaks, "; "), logs.count()
+	if h := heapSys(); h > heapBefore {
+		r.heapGrowth = h - heapBefore
+	}
 	return r
+}
+
+// heapSys is the memory the Go heap holds from the OS.
+func heapSys() uint64 {
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return ms.HeapSys
 }
 
 // awaitChaos re-checks after each handler notification (and on a short
@@ -481,10 +504,11 @@ func TestChaos(t *testing.T) {
 	total := map[fakeapi.Fault]int{}
 	var failed []uint64
 	var wsSeeds, wsWatches int64
-	var cacheSeeds int
+	var cacheSeeds, pbSeeds int
 	var faultless []uint64
 	var elsewhere int64
 	var jumps, bigs, logLines int
+	var maxHeap uint64
 	for seed := first; seed < first+uint64(n); seed++ {
 		sc := newScenario(seed)
 		ok := t.Run(fmt.Sprintf("seed=%d", seed), func(t *testing.T) {
@@ -497,11 +521,19 @@ func TestChaos(t *testing.T) {
 			if r.leaks != "" {
 				t.Errorf("seed %d (%s): %s", seed, sc, r.leaks)
 			}
+			if r.heapGrowth > chaosHeapLimit {
+				t.Errorf("seed %d (%s): the Go heap grew by %d MiB, more than %d MiB: memory is not bounded by the bytes that arrive (faults %v)",
+					seed, sc, r.heapGrowth>>20, chaosHeapLimit>>20, r.faults)
+			}
+			maxHeap = max(maxHeap, r.heapGrowth)
 			if sc.websocket {
 				wsSeeds, wsWatches = wsSeeds+1, wsWatches+r.stats.WebSockets
 			}
 			if sc.fromCache {
 				cacheSeeds++
+			}
+			if sc.protobuf {
+				pbSeeds++
 			}
 			if r.diff != "" {
 				t.Errorf("seed %d did not converge (%s):\n    %s\n  faults %v, requests %+v\n  last reflector phases:\n    %s\n  replay: go test -run 'TestChaos/seed=%d$' ./informer/ -chaos.seed=%d -chaos.seeds=1",
@@ -535,8 +567,9 @@ func TestChaos(t *testing.T) {
 	if cacheSeeds >= 3 && total[fakeapi.StaleList] == 0 {
 		t.Errorf("%d seeds listed at resourceVersion 0 and none was answered stale", cacheSeeds)
 	}
-	t.Logf("%d seeds from %d in %v; failed: %v; faults injected: %v; seeds without a fault %v; clock jumps %d, objects near the size cap %d, requests redirected to the other host %d, log lines scanned for the token %d",
-		n, first, time.Since(start).Round(time.Millisecond), failed, total, faultless, jumps, bigs, elsewhere, logLines)
+	t.Logf("%d seeds from %d in %v; failed: %v; faults injected: %v; seeds without a fault %v; clock jumps %d, objects near the size cap %d, requests redirected to the other host %d, log lines scanned for the token %d; protobuf seeds %d; largest growth of the Go heap in a seed %d MiB",
+		n, first, time.Since(start).Round(time.Millisecond), failed, total, faultless, jumps, bigs, elsewhere, logLines,
+		pbSeeds, maxHeap>>20)
 	if logLines == 0 {
 		t.Error("the client logged nothing: the scan for the token tests nothing")
 	}

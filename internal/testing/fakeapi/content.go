@@ -32,10 +32,17 @@ import (
 // outFrame is one frame to write; glued frames go out right after the one
 // before, with no frame fault in between; raw ones are written as they are
 // (bytes of another encoding: no length prefix added).
+//
+// rv is the change's revision on the frame that carries it first (0 on a
+// repeat, a made-up frame, a bookmark): if a fault keeps that frame from
+// the client, the client must not resume after rv (resume.go). broken: the
+// frame is already one the client cannot read in place of the change.
 type outFrame struct {
-	data  []byte
-	glued bool
-	raw   bool
+	data   []byte
+	glued  bool
+	raw    bool
+	rv     int64
+	broken bool
 }
 
 // mangle returns the frames of changes (the live events after position
@@ -61,15 +68,21 @@ func (s *Server) mangle(wr watchRequest, changes []change, last int64) (frames [
 		if wr.bookmarks && last > 1 {
 			cands = append(cands, LowBookmark)
 		}
+		main := outFrame{data: f, rv: c.rv}
 		switch fault := s.faults.roll(cands...); fault {
-		case ProtoUnknownFields, ProtoOversize:
-			add(s.protoContentFault(wr, fault, c))
-		case ProtoJSON:
-			frames = append(frames, outFrame{data: append(frameOf(c.typ, c.obj), '\n'), raw: true})
+		case ProtoUnknownFields:
+			frames = append(frames, outFrame{data: s.protoContentFault(wr, fault, c), rv: c.rv})
+		case ProtoOversize:
+			frames = append(frames, outFrame{data: s.protoContentFault(wr, fault, c), rv: c.rv, broken: true})
+		case ProtoJSON: // a WebSocket client reads a JSON message; a chunked one, a lying length
+			frames = append(frames, outFrame{data: append(frameOf(c.typ, c.obj), '\n'), raw: true, rv: c.rv,
+				broken: !wr.websocket})
 		case Duplicate:
-			add(f, f)
+			frames = append(frames, main)
+			add(f)
 		case OutOfOrder:
-			add(s.eventFrame(wr, changes[i+1].typ, changes[i+1].obj, changes[i+1].pb))
+			next := changes[i+1]
+			frames = append(frames, outFrame{data: s.eventFrame(wr, next.typ, next.obj, next.pb), rv: next.rv})
 			frames = append(frames, outFrame{data: f, glued: true})
 			i++
 			c = changes[i]
@@ -77,13 +90,15 @@ func (s *Server) mangle(wr watchRequest, changes []change, last int64) (frames [
 			if old := s.staleFrame(wr, last); old != nil {
 				add(old)
 			}
-			add(f)
+			frames = append(frames, main)
 		case LowBookmark:
-			add(s.bookmarkFrame(wr, last-1-int64(s.faults.intN(int(min(last-1, 10)))), false), f)
+			add(s.bookmarkFrame(wr, last-1-int64(s.faults.intN(int(min(last-1, 10)))), false))
+			frames = append(frames, main)
 		case GhostDelete:
-			add(s.ghostFrame(wr, last), f)
+			add(s.ghostFrame(wr, last))
+			frames = append(frames, main)
 		case ReAdd:
-			add(f)
+			frames = append(frames, main)
 			if c.typ != deleted {
 				add(s.eventFrame(wr, added, c.obj, c.pb))
 			}
@@ -91,7 +106,7 @@ func (s *Server) mangle(wr watchRequest, changes []change, last int64) (frames [
 			add(s.errorFrame(wr))
 			return frames, true
 		default:
-			add(f)
+			frames = append(frames, main)
 		}
 		last = c.rv
 	}

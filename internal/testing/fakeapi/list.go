@@ -36,6 +36,7 @@ type continueToken struct {
 
 func (s *Server) serveList(w http.ResponseWriter, r *http.Request, res int, ns string) {
 	s.lists.Add(1)
+	s.resumes.listed(res, ns)
 	q := r.URL.Query()
 	limit, _ := strconv.Atoi(q.Get("limit"))
 	page, aerr := s.list(res, ns, q.Get("resourceVersion"), q.Get("resourceVersionMatch"), q.Get("continue"), limit)

@@ -17,11 +17,14 @@ import (
 //     4 GiB (a client that allocates what a prefix announces runs out of
 //     memory). Over WebSocket, whose messages carry no prefix, the frame
 //     is sent as one message with the prefix inside it.
-//   - ProtoTruncatedVarint: first a frame, framed correctly, whose
-//     message ends inside a varint: a length, a tag, or a field of the
-//     envelope's typeMeta.
-//   - ProtoWrongKind: first an event whose object is of another kind: an
-//     ADDED event holding a Status.
+//   - ProtoTruncatedVarint: in place of the event, a frame, framed
+//     correctly, whose message ends inside a varint: the event cut inside
+//     its object's length, a tag, or a field of the envelope's typeMeta.
+//   - ProtoWrongKind: in place of the event, an event whose object is of
+//     another kind: an ADDED event holding a Status. (Not an object of
+//     another resource, say a ConfigMap with a pod's metadata: kcm's
+//     client does not compare an event's kind with the resource's and
+//     would cache it as a pod, where client-go's reflector drops it.)
 //   - ProtoUnknownFields: the event itself, with fields no reader knows
 //     (a varint, bytes, a fixed32 and a group) added to the WatchEvent,
 //     its RawExtension, the envelope, its typeMeta and the object's
@@ -39,10 +42,11 @@ import (
 //
 // The Garbage and ListGarbage faults of a protobuf answer write
 // protoGarbage, framed correctly: messages that break the wire format or
-// the WatchEvent's rules. Like Garbage, the faults that come first leave
-// the real event to follow; the ones in its place lose it for the client,
-// which must notice the stream is broken and resume from its last
-// resourceVersion.
+// the WatchEvent's rules. Like Garbage, a fault that comes first leaves
+// the real event to follow; one in its place loses it for the client,
+// which must notice that the stream is broken and resume from its last
+// resourceVersion: a client that skipped the bad frame and read on would
+// miss the event for good.
 
 // Unknown field numbers: above any that Kubernetes' messages use.
 const (
@@ -79,8 +83,8 @@ func wrapUnknown(apiVersion, kind string, raw []byte) []byte {
 	return append(protowire.Magic[:len(protowire.Magic):len(protowire.Magic)], u...)
 }
 
-// protoFrameFault writes what the fault f puts in place of, or before,
-// frame; false when the watch is over.
+// protoFrameFault writes what the fault f puts in place of frame; false
+// when the watch is over.
 func (s *Server) protoFrameFault(fw frameWriter, wr watchRequest, f Fault, frame []byte) bool {
 	switch f {
 	case ProtoLyingLength:
@@ -95,26 +99,26 @@ func (s *Server) protoFrameFault(fw frameWriter, wr watchRequest, f Fault, frame
 		}
 		return fw.garbage(append(prefix(n), frame...)) == nil
 	case ProtoTruncatedVarint:
-		if fw.write(s.truncatedVarint()) != nil {
-			return false
-		}
+		return fw.write(s.truncatedVarint(frame)) == nil
 	case ProtoWrongKind:
 		st := protoStatus(500, "InternalError", "fakeapi: injected: a Status where a "+s.o.Resources[wr.res].Kind+" belongs", 0)
-		if fw.write(protoEvent(added, st)) != nil {
-			return false
-		}
+		return fw.write(protoEvent(added, st)) == nil
 	}
 	return fw.write(frame) == nil
 }
 
-// truncatedVarint is a WatchEvent that ends inside a varint.
-func (s *Server) truncatedVarint() []byte {
-	ev := protowire.AppendString(nil, 1, added)
+// truncatedVarint is a WatchEvent that ends inside a varint, made of
+// frame, the event it replaces.
+func (s *Server) truncatedVarint(frame []byte) []byte {
 	switch s.faults.intN(3) {
-	case 0: // the object's length
-		return append(protowire.AppendTag(ev, 2, protowire.Bytes), 0xff, 0xff)
-	case 1: // a tag
-		return append(ev, 0x80)
+	case 0: // the event cut after the first byte of its object's length (2 bytes or more: the object is longer than 127)
+		if f, err := protowire.DecodeEvent(frame); err == nil && len(f.Object) > 127 {
+			ev := protowire.AppendString(nil, 1, f.Type)
+			return append(protowire.AppendTag(ev, 2, protowire.Bytes), protowire.AppendVarint(nil, uint64(len(f.Object)+2))[0])
+		}
+		fallthrough
+	case 1: // a tag cut short
+		return append(protowire.AppendString(nil, 1, added), 0x80)
 	}
 	// the envelope's typeMeta: its kind's tag, then a varint cut short
 	tm := append(protowire.AppendString(nil, 1, "v1"), 0x10, 0xff)

@@ -92,6 +92,7 @@ type Server struct {
 	faults *Injector
 	// elsewhere is the redirect target (Options.Redirects), or nil.
 	elsewhere *elsewhere
+	resumes   *resumes
 
 	// stop is closed by Close: every handler, hijacked ones included,
 	// returns when it sees it.
@@ -117,7 +118,7 @@ func New(o Options) *Server {
 		o.MaxObject = protowire.DefaultMaxFrame
 	}
 	s := &Server{o: o, db: newDB(len(o.Resources), o.HistoryLimit, o.StartRV), index: map[Resource]int{},
-		byPath: map[string]int{}, faults: o.Faults, stop: make(chan struct{})}
+		byPath: map[string]int{}, faults: o.Faults, stop: make(chan struct{}), resumes: newResumes()}
 	s.db.encode = s.encodeStored
 	for i, r := range o.Resources {
 		s.index[r] = i

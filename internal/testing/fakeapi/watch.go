@@ -18,6 +18,8 @@ type watchRequest struct {
 	bookmarks bool
 	timeout   time.Duration // 0: none
 	proto     bool          // the watch is served as protobuf (proto.go)
+	websocket bool
+	seq       uint64 // the watch's number in its scope (resume.go)
 }
 
 // frameWriter is one watch connection as the watch loop sees it: chunked
@@ -68,7 +70,9 @@ func (s *Server) serveWatch(w http.ResponseWriter, r *http.Request, res int, ns 
 	if wr.proto = s.servesProto(r, res); wr.proto {
 		s.protobuf.Add(1)
 	}
-	if websocket.IsWebSocketUpgrade(r) {
+	wr.websocket = websocket.IsWebSocketUpgrade(r)
+	wr.seq = s.resumes.watchStarted(wr)
+	if wr.websocket {
 		s.serveWebSocket(w, r, wr)
 		return
 	}
@@ -114,11 +118,11 @@ func (s *Server) runWatch(fw frameWriter, wr watchRequest) {
 		return
 	}
 	for _, it := range initial {
-		if !s.emit(fw, wr, s.eventFrame(wr, added, it.obj, it.pb)) {
+		if !s.emit(fw, wr, s.eventFrame(wr, added, it.obj, it.pb), 0) {
 			return
 		}
 	}
-	if wr.initial && !s.emit(fw, wr, s.bookmarkFrame(wr, pos, true)) {
+	if wr.initial && !s.emit(fw, wr, s.bookmarkFrame(wr, pos, true), 0) {
 		return
 	}
 	var timeout <-chan time.Time
@@ -137,6 +141,9 @@ func (s *Server) runWatch(fw frameWriter, wr watchRequest) {
 		}
 		frames, stop := s.mangle(wr, changes, pos)
 		for _, f := range frames {
+			if f.broken {
+				s.resumes.lost(wr, f.rv)
+			}
 			switch {
 			case f.raw: // bytes that are no frame of this stream
 				if fw.garbage(f.data) != nil {
@@ -146,7 +153,7 @@ func (s *Server) runWatch(fw frameWriter, wr watchRequest) {
 				if fw.write(f.data) != nil {
 					return
 				}
-			case !s.emit(fw, wr, f.data):
+			case !s.emit(fw, wr, f.data, f.rv):
 				return
 			}
 		}
@@ -170,7 +177,7 @@ func (s *Server) runWatch(fw frameWriter, wr watchRequest) {
 			fw.finish()
 			return
 		case <-tick.C:
-			if wr.bookmarks && !s.emit(fw, wr, s.bookmarkFrame(wr, pos, false)) {
+			if wr.bookmarks && !s.emit(fw, wr, s.bookmarkFrame(wr, pos, false), 0) {
 				return
 			}
 		case <-changed:
@@ -198,17 +205,22 @@ func (s *Server) endWith(fw frameWriter, frame []byte) {
 }
 
 // emit writes one frame, unless a fault strikes first; false when the
-// watch is over.
-func (s *Server) emit(fw frameWriter, wr watchRequest, frame []byte) bool {
+// watch is over. rv is the revision of the change the frame carries first
+// (outFrame.rv), 0 for any other frame: a fault that keeps the frame from
+// the client is noted for the resume check (resume.go).
+func (s *Server) emit(fw frameWriter, wr watchRequest, frame []byte, rv int64) bool {
 	cands := []Fault{Drop, Truncated, Garbage, ErrorGone, Stall, SlowFrame}
 	if wr.proto {
 		cands = append(cands, ProtoLyingLength, ProtoTruncatedVarint, ProtoWrongKind)
 	}
-	switch f := s.faults.roll(cands...); f {
+	f := s.faults.roll(cands...)
+	switch f {
+	case Drop, Truncated, ErrorGone, Stall, ProtoLyingLength, ProtoTruncatedVarint, ProtoWrongKind:
+		s.resumes.lost(wr, rv)
+	}
+	switch f {
 	case ProtoLyingLength, ProtoTruncatedVarint, ProtoWrongKind:
-		if !s.protoFrameFault(fw, wr, f, frame) {
-			return false
-		}
+		return s.protoFrameFault(fw, wr, f, frame)
 	case Drop:
 		_ = fw.flush()
 		fw.abort()
