@@ -31,6 +31,12 @@ import (
 //     time and jumps: its wall reading forwards and backwards
 //     (clock.Fake.Jump: timers keep their remaining time), or time itself
 //     forwards (Step: every timer due within the jump fires at once).
+//   - Half the seeds run the client on protobuf (rest.Config.ContentType)
+//     and add the faults of protobuf answers (fakeapi's protofaults.go);
+//     the fake's MaxObject is the client's object bound, which
+//     ProtoOversize exceeds. The Go heap's growth per seed is bounded
+//     (chaosHeapLimit): a client that allocated what a lying length
+//     prefix announces would fail it.
 
 // chaosMaxObject is the client's bound on one object or event in the
 // chaos suite (rest.WithMaxObjectBytes): small, so that objects near it

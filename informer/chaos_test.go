@@ -29,7 +29,9 @@ import (
 // store, processor, handler) against the in-process fake apiserver while a
 // seeded injector breaks things. A few seeds run in every `make test`, from a
 // first seed derived from the commit so that CI explores new seeds on every
-// change; `make chaos` runs 1000:
+// change; `make chaos` runs 1000. Half the seeds (seed-derived, printed as
+// "protobuf" or "json" first in the seed's description) run the client on
+// protobuf, with the faults of protobuf answers:
 //
 //	KCM_CHAOS_SEEDS=1000 go test -race -run TestChaos ./informer/
 //	go test -run 'TestChaos/seed=17$' ./informer/ -chaos.seed=17 -chaos.seeds=1 -v   # replay one
@@ -492,11 +494,15 @@ func awaitChaos(srv *fakeapi.Server, inf *informer.Informer[*api.Pod], hs []*cha
 // GOAWAY, lost pings and stalled handshakes; tokens revoked by 401, 403 on
 // watches, redirects to another host, slow-loris lists; duplicate,
 // out-of-order, stale, ghost and re-added events, low bookmarks, ERROR
-// events other than 410; objects near the size cap; clock jumps) and
-// concurrent writes must, once faults and writes stop, converge: cache ==
-// server state, each handler's last event per key matches, no
-// resourceVersion going backwards, no goroutine left behind, no token in
-// any log line and no credentials at the other host.
+// events other than 410; objects near the size cap; clock jumps; on
+// protobuf seeds lying length prefixes, truncated varints, objects of the
+// wrong kind, unknown fields, frames and list items over the object bound,
+// JSON on the protobuf stream) and concurrent writes must, once faults and
+// writes stop, converge: cache == server state, each handler's last event
+// per key matches, no resourceVersion going backwards, no watch resumed
+// after a change a fault kept from it (fakeapi's resume check), the Go
+// heap grown by less than chaosHeapLimit, no goroutine left behind, no
+// token in any log line and no credentials at the other host.
 func TestChaos(t *testing.T) {
 	first, n := chaosPlan(t)
 	t.Logf("chaos: %d seeds from %d; replay all: KCM_CHAOS_SEED=%d KCM_CHAOS_SEEDS=%d go test -run TestChaos ./informer/", n, first, first, n)
