@@ -1,5 +1,5 @@
 // Package fakeapi is an in-process fake kube-apiserver for tests: an
-// httptest server that serves LIST and WATCH for a few namespaced
+// httptest server that serves GET, LIST and WATCH for a few namespaced
 // resources out of an in-memory store, and misbehaves on purpose when a
 // seeded fault Injector tells it to.
 //

@@ -338,3 +338,29 @@ func TestProtobufFaultBytes(t *testing.T) {
 		})
 	}
 }
+
+// TestGetOneObject: a GET of one object answers its JSON, or its message
+// in the envelope when protobuf is asked for; a missing one is 404 in the
+// request's encoding.
+func TestGetOneObject(t *testing.T) {
+	s := newServer(t, fakeapi.Options{StartRV: 10})
+	must(t)(s.Create(pods, pod("ns", "a", "0")))
+	code, ct, body := fetch(t, s.URL()+"/api/v1/namespaces/ns/pods/a", acceptProto)
+	u, err := protowire.Unwrap(body)
+	if code != 200 || ct != protowire.ContentType || err != nil || string(u.Kind) != "Pod" {
+		t.Fatalf("protobuf GET: %d %q %s %v", code, ct, u.Kind, err)
+	}
+	if p := podOf(t, u.Raw); p.Name != "a" || p.Namespace != "ns" || p.ResourceVersion != "11" {
+		t.Fatalf("protobuf GET: %s/%s@%s", p.Namespace, p.Name, p.ResourceVersion)
+	}
+	code, ct, body = fetch(t, s.URL()+"/api/v1/namespaces/ns/pods/a", "application/json")
+	var o object
+	if code != 200 || ct != "application/json" || json.Unmarshal(body, &o) != nil || o.Metadata.Name != "a" {
+		t.Fatalf("JSON GET: %d %q %s", code, ct, body)
+	}
+	code, ct, body = fetch(t, s.URL()+"/api/v1/namespaces/ns/pods/b", acceptProto)
+	u, err = protowire.Unwrap(body)
+	if code != 404 || ct != protowire.ContentType || err != nil || string(u.Kind) != protowire.StatusKind {
+		t.Fatalf("missing object: %d %q %s %v", code, ct, u.Kind, err)
+	}
+}

@@ -184,10 +184,10 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	defer s.wg.Done()
 	if r.Method != http.MethodGet {
-		writeStatus(w, r, http.StatusMethodNotAllowed, "MethodNotAllowed", "fakeapi: only LIST and WATCH are served")
+		writeStatus(w, r, http.StatusMethodNotAllowed, "MethodNotAllowed", "fakeapi: only GET, LIST and WATCH are served")
 		return
 	}
-	res, ns, ok := s.route(r.URL.Path)
+	res, ns, name, ok := s.route(r.URL.Path)
 	if !ok {
 		writeStatus(w, r, http.StatusNotFound, "NotFound", "fakeapi: no resource at "+r.URL.Path)
 		return
@@ -198,6 +198,12 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if !s.authenticate(w, r) {
+		return
+	}
+	if name != "" {
+		if !s.requestFault(w, r, res, false, "", "", false) {
+			s.serveGet(w, r, res, ns, name)
+		}
 		return
 	}
 	watch := q.Get("watch") == "true" || q.Get("watch") == "1"
@@ -217,8 +223,9 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 // route maps /api/{v}[/namespaces/{ns}]/{res} and
-// /apis/{g}/{v}[/namespaces/{ns}]/{res} to a served resource.
-func (s *Server) route(path string) (res int, ns string, ok bool) {
+// /apis/{g}/{v}[/namespaces/{ns}]/{res} to a served resource, and
+// /api/{v}/namespaces/{ns}/{res}/{name} (or /apis/...) to one object.
+func (s *Server) route(path string) (res int, ns, name string, ok bool) {
 	parts := strings.Split(strings.Trim(path, "/"), "/")
 	var gv string
 	switch {
@@ -227,16 +234,18 @@ func (s *Server) route(path string) (res int, ns string, ok bool) {
 	case len(parts) >= 4 && parts[0] == "apis":
 		gv, parts = parts[1]+"/"+parts[2], parts[3:]
 	default:
-		return 0, "", false
+		return 0, "", "", false
 	}
 	switch {
+	case len(parts) == 4 && parts[0] == "namespaces" && parts[1] != "" && parts[3] != "":
+		ns, name, parts = parts[1], parts[3], parts[2:3]
 	case len(parts) == 3 && parts[0] == "namespaces" && parts[1] != "":
 		ns, parts = parts[1], parts[2:]
 	case len(parts) != 1:
-		return 0, "", false
+		return 0, "", "", false
 	}
 	res, ok = s.byPath[gv+"/"+parts[0]]
-	return res, ns, ok
+	return res, ns, name, ok
 }
 
 // requestFault answers the request with an injected failure, if one
