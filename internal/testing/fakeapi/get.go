@@ -12,6 +12,7 @@ import (
 // exist. The request faults (500, 503, 429, a slow start) strike it as
 // they strike a LIST.
 func (s *Server) serveGet(w http.ResponseWriter, r *http.Request, res int, ns, name string) {
+	proto := s.servesProto(r, res) // first: it may turn the store's protobuf forms on
 	s.db.mu.Lock()
 	e, ok := s.db.objects[res][ns+"/"+name]
 	s.db.mu.Unlock()
@@ -20,7 +21,7 @@ func (s *Server) serveGet(w http.ResponseWriter, r *http.Request, res int, ns, n
 		writeStatus(w, r, http.StatusNotFound, "NotFound", rs.Resource+" \""+name+"\" not found")
 		return
 	}
-	if s.servesProto(r, res) {
+	if proto {
 		s.protobuf.Add(1)
 		w.Header().Set("Content-Type", protowire.ContentType)
 		w.WriteHeader(http.StatusOK)

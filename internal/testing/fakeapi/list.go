@@ -39,12 +39,12 @@ func (s *Server) serveList(w http.ResponseWriter, r *http.Request, res int, ns s
 	s.resumes.listed(res, ns)
 	q := r.URL.Query()
 	limit, _ := strconv.Atoi(q.Get("limit"))
+	proto := s.servesProto(r, res) // first: it may turn the store's protobuf forms on
 	page, aerr := s.list(res, ns, q.Get("resourceVersion"), q.Get("resourceVersionMatch"), q.Get("continue"), limit)
 	if aerr != nil {
 		writeStatusCause(w, r, aerr.code, aerr.reason, aerr.msg, causes(aerr.cause)...)
 		return
 	}
-	proto := s.servesProto(r, res)
 	cands := []Fault{ListTruncated, ListGarbage, SlowLoris}
 	var body []byte
 	if proto {

@@ -76,10 +76,49 @@ func acceptsProto(r *http.Request, object bool) bool {
 }
 
 // servesProto reports whether r is answered with protobuf: it asks for it
-// and res's kind has a protobuf form.
+// and res's kind has a protobuf form. The first such request turns the
+// store's protobuf forms on (enableProto).
 func (s *Server) servesProto(r *http.Request, res int) bool {
 	_, ok := protoTypes[s.o.Resources[res].Kind]
-	return ok && acceptsProto(r, true)
+	if !ok || !acceptsProto(r, true) {
+		return false
+	}
+	s.protoOnce.Do(s.enableProto)
+	return true
+}
+
+// enableProto makes the store keep every object's protobuf form: those
+// stored so far (current and in the history) now, those written later as
+// they are written. Until a client asks for protobuf the store keeps
+// JSON alone, so that JSON-only tests pay nothing for the other form. An
+// object stored earlier whose JSON has no protobuf form (a write after
+// this would be refused with ErrInvalidObject) is served as an empty
+// message.
+func (s *Server) enableProto() {
+	d := s.db
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	enc := func(res int, e *entry) {
+		if e.pb == nil {
+			e.pb, _ = s.encodeStored(res, e.obj)
+		}
+	}
+	for res, objs := range d.objects {
+		for k, e := range objs {
+			enc(res, &e)
+			objs[k] = e
+		}
+	}
+	for i := range d.history {
+		c := &d.history[i]
+		if c.pb == nil {
+			c.pb, _ = s.encodeStored(c.res, c.obj)
+		}
+		if c.prev != nil {
+			enc(c.res, c.prev)
+		}
+	}
+	d.encode = s.encodeStored
 }
 
 // encodeStored is the db's encoder: the protobuf message of a stored

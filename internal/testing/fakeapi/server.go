@@ -93,6 +93,8 @@ type Server struct {
 	// elsewhere is the redirect target (Options.Redirects), or nil.
 	elsewhere *elsewhere
 	resumes   *resumes
+	// protoOnce turns the store's protobuf forms on (proto.go).
+	protoOnce sync.Once
 
 	// stop is closed by Close: every handler, hijacked ones included,
 	// returns when it sees it.
@@ -119,7 +121,6 @@ func New(o Options) *Server {
 	}
 	s := &Server{o: o, db: newDB(len(o.Resources), o.HistoryLimit, o.StartRV), index: map[Resource]int{},
 		byPath: map[string]int{}, faults: o.Faults, stop: make(chan struct{}), resumes: newResumes()}
-	s.db.encode = s.encodeStored
 	for i, r := range o.Resources {
 		s.index[r] = i
 		s.byPath[r.Group+"/"+r.Version+"/"+r.Resource] = i

@@ -30,7 +30,7 @@ const (
 type entry struct {
 	rv  int64
 	obj []byte // JSON; its metadata.resourceVersion is rv
-	pb  []byte // the same object's protobuf message (no envelope); nil for a kind without one (proto.go)
+	pb  []byte // the same object's protobuf message (no envelope); nil for a kind without one, or before protobuf is asked for (proto.go)
 }
 
 // change is one write, kept in the history for watches and for rebuilding
@@ -72,7 +72,8 @@ type db struct {
 	changed chan struct{}
 	uids    int64
 	// encode gives a stored object's protobuf message (proto.go): nil for
-	// a resource whose kind has none.
+	// a resource whose kind has none. It is nil itself until a client asks
+	// for protobuf (Server.enableProto).
 	encode func(res int, obj []byte) ([]byte, error)
 }
 
