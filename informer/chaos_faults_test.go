@@ -31,11 +31,24 @@ import (
 //     time and jumps: its wall reading forwards and backwards
 //     (clock.Fake.Jump: timers keep their remaining time), or time itself
 //     forwards (Step: every timer due within the jump fires at once).
+//   - Half the seeds run the client on protobuf (rest.Config.ContentType)
+//     and add the faults of protobuf answers (fakeapi's protofaults.go);
+//     the fake's MaxObject is the client's object bound, which
+//     ProtoOversize exceeds. The Go heap's growth per seed is bounded
+//     (chaosHeapLimit): a client that allocated what a lying length
+//     prefix announces would fail it.
 
 // chaosMaxObject is the client's bound on one object or event in the
 // chaos suite (rest.WithMaxObjectBytes): small, so that objects near it
 // are cheap to write and decode thousands of times.
 const chaosMaxObject = 256 << 10
+
+// chaosHeapLimit bounds the growth of the Go heap (runtime.MemStats.HeapSys)
+// during a seed: a few objects near chaosMaxObject per event and per list
+// item at a time stay far below it; one allocation of what a lying
+// protobuf length prefix announces (near 4 GiB, fakeapi.ProtoLyingLength)
+// goes past it.
+const chaosHeapLimit = 1 << 30
 
 // chaosSecret is the token secret of a seed.
 func chaosSecret(seed uint64) string { return fmt.Sprintf("kcm-chaos-secret-%d", seed) }
@@ -70,6 +83,23 @@ func (s chaosScenario) chaosNewRates(r fakeapi.Rates) {
 	if s.tls {
 		r[fakeapi.GoAway], r[fakeapi.GoAwayClose], r[fakeapi.LostPings], r[fakeapi.HandshakeStall] = 0.02, 0.01, 0.003, 0.02
 	}
+	if s.protobuf {
+		for f, p := range map[fakeapi.Fault]float64{
+			fakeapi.ProtoLyingLength: 0.01, fakeapi.ProtoTruncatedVarint: 0.01, fakeapi.ProtoWrongKind: 0.01,
+			fakeapi.ProtoUnknownFields: 0.03, fakeapi.ProtoOversize: 0.005, fakeapi.ProtoJSON: 0.01,
+			fakeapi.ProtoListUnknownFields: 0.05, fakeapi.ProtoListOversize: 0.02,
+		} {
+			r[f] = p
+		}
+	}
+}
+
+// contentType is what the scenario's client asks for.
+func (s chaosScenario) contentType() string {
+	if s.protobuf {
+		return rest.ContentTypeProtobuf
+	}
+	return rest.ContentTypeJSON
 }
 
 // logScan is the client's log sink: it counts lines and keeps the first

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"math/rand/v2"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
@@ -28,7 +29,9 @@ import (
 // store, processor, handler) against the in-process fake apiserver while a
 // seeded injector breaks things. A few seeds run in every `make test`, from a
 // first seed derived from the commit so that CI explores new seeds on every
-// change; `make chaos` runs 1000:
+// change; `make chaos` runs 1000. Half the seeds (seed-derived, printed as
+// "protobuf" or "json" first in the seed's description) run the client on
+// protobuf, with the faults of protobuf answers:
 //
 //	KCM_CHAOS_SEEDS=1000 go test -race -run TestChaos ./informer/
 //	go test -run 'TestChaos/seed=17$' ./informer/ -chaos.seed=17 -chaos.seeds=1 -v   # replay one
@@ -58,11 +61,12 @@ type chaosScenario struct {
 	tls           bool    // HTTPS with HTTP/2, and its connection faults
 	bigObjects    bool    // some writes are objects near the size cap
 	clockJumps    bool    // the client's clock is a jumping clock.Fake
+	protobuf      bool    // the client asks for protobuf (half the seeds), and the faults of protobuf answers strike
 }
 
 func newScenario(seed uint64) chaosScenario {
 	rng := rand.New(rand.NewPCG(seed, 1))
-	return chaosScenario{
+	sc := chaosScenario{
 		seed: seed, websocket: seed%2 == 1, watchList: seed/2%2 == 1, noWatchList: rng.IntN(4) == 0,
 		namespace: []string{"", "chaos"}[rng.IntN(2)], pageSize: int64(2 + rng.IntN(15)),
 		historyLimit: 10 + rng.IntN(90), compactFrames: rng.IntN(2) == 0,
@@ -70,8 +74,12 @@ func newScenario(seed uint64) chaosScenario {
 		names:    10 + rng.IntN(40), writes: 150 + rng.IntN(300), slowHandler: rng.Float64() * 0.2,
 		intensity: 0.5 + rng.Float64()*2.5,
 		tls:       rng.IntN(2) == 0, bigObjects: rng.IntN(5) == 0, clockJumps: rng.IntN(3) == 0,
-		fromCache: seed/2%2 == 0 && rng.IntN(3) != 0, // drawn last: the other fields stay what they were per seed
+		fromCache: seed/2%2 == 0 && rng.IntN(3) != 0,
 	}
+	// Drawn after the others: each seed's other fields stay what they were
+	// before protobuf came.
+	sc.protobuf = rng.IntN(2) == 0
+	return sc
 }
 
 // initialList is how the scenario's reflector reads its initial state.
@@ -90,8 +98,12 @@ func (s chaosScenario) String() string {
 	if s.websocket {
 		tr = "websocket"
 	}
-	return fmt.Sprintf("%s tls=%v initialList=%v serverRefusesWatchList=%v ns=%q page=%d history=%d compactFrames=%v maxWatch=%v names=%d writes=%d slowHandler=%.2f intensity=%.2f bigObjects=%v clockJumps=%v",
-		tr, s.tls, s.initialList(), s.noWatchList, s.namespace, s.pageSize, s.historyLimit, s.compactFrames, s.maxWatch,
+	enc := "json"
+	if s.protobuf {
+		enc = "protobuf"
+	}
+	return fmt.Sprintf("%s %s tls=%v initialList=%v serverRefusesWatchList=%v ns=%q page=%d history=%d compactFrames=%v maxWatch=%v names=%d writes=%d slowHandler=%.2f intensity=%.2f bigObjects=%v clockJumps=%v",
+		enc, tr, s.tls, s.initialList(), s.noWatchList, s.namespace, s.pageSize, s.historyLimit, s.compactFrames, s.maxWatch,
 		s.names, s.writes, s.slowHandler, s.intensity, s.bigObjects, s.clockJumps)
 }
 
@@ -126,6 +138,8 @@ func (s chaosScenario) checkStats(st fakeapi.Stats) string {
 		return "WatchList requests served: " + strconv.FormatInt(st.WatchLists, 10)
 	case (!s.watchList || s.noWatchList) && st.Lists == 0:
 		return "no LIST although WatchList was off or refused"
+	case s.protobuf != (st.Protobuf > 0):
+		return "requests answered with protobuf: " + strconv.FormatInt(st.Protobuf, 10)
 	}
 	return ""
 }
@@ -210,12 +224,17 @@ func (p *phaseLog) String() string {
 // chaosDiff compares the cache and each handler's view with the fake's
 // store: same keys at the same resourceVersions, and each handler's last
 // notification per key is the current object, or a delete for keys the
-// server no longer has. "" when they agree.
+// server no longer has. "" when they agree. A handler that saw time go
+// backwards, or a watch that resumed after a change it never received
+// (fakeapi's Server.ResumeViolations), is a VIOLATION.
 func chaosDiff(srv *fakeapi.Server, inf *informer.Informer[*api.Pod], hs []*chaosHandler, scope string) string {
 	for i, h := range hs {
 		if v := h.violation(); v != "" {
 			return fmt.Sprintf("handler %d: %s%s", i, violated, v)
 		}
+	}
+	if v := srv.ResumeViolations(); len(v) > 0 { // fakeapi's resume check
+		return violated + strings.Join(v, "; ")
 	}
 	server := srv.Objects(chaosPods, scope)
 	cache := map[string]string{}
@@ -343,16 +362,24 @@ type chaosResult struct {
 	// the other host.
 	jumps, bigs, logLines int
 	elsewhere             int64
+	// heapGrowth is how much the memory the Go heap holds from the OS
+	// (runtime.MemStats.HeapSys) grew during the seed: it follows the
+	// largest heap the process had and hardly shrinks, so one allocation
+	// of what a lying length prefix announces shows in it, in the seed
+	// that made it.
+	heapGrowth uint64
 }
 
 // runChaosSeed runs one seed: writes under faults, then quiescence, then
 // waits (on handler notifications, with a deadline) for convergence.
 func runChaosSeed(t *testing.T, sc chaosScenario) chaosResult {
+	heapBefore := heapSys()
 	inj := fakeapi.NewInjector(sc.seed, sc.rates(), 20*time.Millisecond)
 	tokens := fakeapi.NewTokens(chaosSecret(sc.seed))
 	srv := fakeapi.New(fakeapi.Options{Resources: []fakeapi.Resource{chaosPods}, HistoryLimit: sc.historyLimit,
 		BookmarkInterval: 50 * time.Millisecond, MaxWatch: sc.maxWatch, NoWatchList: sc.noWatchList,
-		CompactFrames: sc.compactFrames, Faults: inj, TLS: sc.tls, Tokens: tokens, Redirects: true})
+		CompactFrames: sc.compactFrames, Faults: inj, TLS: sc.tls, Tokens: tokens, Redirects: true,
+		MaxObject: chaosMaxObject})
 	defer srv.Close()
 	w := &chaosWriter{srv: srv, rng: rand.New(rand.NewPCG(sc.seed, 3)), names: sc.names, big: sc.bigObjects}
 	for range sc.writes / 4 { // some state before the informer starts
@@ -370,7 +397,7 @@ func runChaosSeed(t *testing.T, sc chaosScenario) chaosResult {
 	logs := &logScan{secret: tokens.Secret()}
 	log := zerolog.New(logs).Level(zerolog.DebugLevel)
 	c, err := rest.NewClient(&rest.Config{Host: srv.URL(), QPS: -1, Credentials: tokens.Credentials(),
-		TLS: rest.TLSConfig{CAData: fakeapi.CAPEM()}}, chaosClientOptions(clk, log)...)
+		TLS: rest.TLSConfig{CAData: fakeapi.CAPEM()}, ContentType: sc.contentType()}, chaosClientOptions(clk, log)...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -424,7 +451,17 @@ func runChaosSeed(t *testing.T, sc chaosScenario) chaosResult {
 		leaks = append(leaks, fmt.Sprintf("the other host received credentials: %+v", e))
 	}
 	r.leaks, r.logLines = strings.Join(leaks, "; "), logs.count()
+	if h := heapSys(); h > heapBefore {
+		r.heapGrowth = h - heapBefore
+	}
 	return r
+}
+
+// heapSys is the memory the Go heap holds from the OS.
+func heapSys() uint64 {
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return ms.HeapSys
 }
 
 // awaitChaos re-checks after each handler notification (and on a short
@@ -457,11 +494,15 @@ func awaitChaos(srv *fakeapi.Server, inf *informer.Informer[*api.Pod], hs []*cha
 // GOAWAY, lost pings and stalled handshakes; tokens revoked by 401, 403 on
 // watches, redirects to another host, slow-loris lists; duplicate,
 // out-of-order, stale, ghost and re-added events, low bookmarks, ERROR
-// events other than 410; objects near the size cap; clock jumps) and
-// concurrent writes must, once faults and writes stop, converge: cache ==
-// server state, each handler's last event per key matches, no
-// resourceVersion going backwards, no goroutine left behind, no token in
-// any log line and no credentials at the other host.
+// events other than 410; objects near the size cap; clock jumps; on
+// protobuf seeds lying length prefixes, truncated varints, objects of the
+// wrong kind, unknown fields, frames and list items over the object bound,
+// JSON on the protobuf stream) and concurrent writes must, once faults and
+// writes stop, converge: cache == server state, each handler's last event
+// per key matches, no resourceVersion going backwards, no watch resumed
+// after a change a fault kept from it (fakeapi's resume check), the Go
+// heap grown by less than chaosHeapLimit, no goroutine left behind, no
+// token in any log line and no credentials at the other host.
 func TestChaos(t *testing.T) {
 	first, n := chaosPlan(t)
 	t.Logf("chaos: %d seeds from %d; replay all: KCM_CHAOS_SEED=%d KCM_CHAOS_SEEDS=%d go test -run TestChaos ./informer/", n, first, first, n)
@@ -469,10 +510,11 @@ func TestChaos(t *testing.T) {
 	total := map[fakeapi.Fault]int{}
 	var failed []uint64
 	var wsSeeds, wsWatches int64
-	var cacheSeeds int
+	var cacheSeeds, pbSeeds int
 	var faultless []uint64
 	var elsewhere int64
 	var jumps, bigs, logLines int
+	var maxHeap uint64
 	for seed := first; seed < first+uint64(n); seed++ {
 		sc := newScenario(seed)
 		ok := t.Run(fmt.Sprintf("seed=%d", seed), func(t *testing.T) {
@@ -485,11 +527,19 @@ func TestChaos(t *testing.T) {
 			if r.leaks != "" {
 				t.Errorf("seed %d (%s): %s", seed, sc, r.leaks)
 			}
+			if r.heapGrowth > chaosHeapLimit {
+				t.Errorf("seed %d (%s): the Go heap grew by %d MiB, more than %d MiB: memory is not bounded by the bytes that arrive (faults %v)",
+					seed, sc, r.heapGrowth>>20, chaosHeapLimit>>20, r.faults)
+			}
+			maxHeap = max(maxHeap, r.heapGrowth)
 			if sc.websocket {
 				wsSeeds, wsWatches = wsSeeds+1, wsWatches+r.stats.WebSockets
 			}
 			if sc.fromCache {
 				cacheSeeds++
+			}
+			if sc.protobuf {
+				pbSeeds++
 			}
 			if r.diff != "" {
 				t.Errorf("seed %d did not converge (%s):\n    %s\n  faults %v, requests %+v\n  last reflector phases:\n    %s\n  replay: go test -run 'TestChaos/seed=%d$' ./informer/ -chaos.seed=%d -chaos.seeds=1",
@@ -523,8 +573,9 @@ func TestChaos(t *testing.T) {
 	if cacheSeeds >= 3 && total[fakeapi.StaleList] == 0 {
 		t.Errorf("%d seeds listed at resourceVersion 0 and none was answered stale", cacheSeeds)
 	}
-	t.Logf("%d seeds from %d in %v; failed: %v; faults injected: %v; seeds without a fault %v; clock jumps %d, objects near the size cap %d, requests redirected to the other host %d, log lines scanned for the token %d",
-		n, first, time.Since(start).Round(time.Millisecond), failed, total, faultless, jumps, bigs, elsewhere, logLines)
+	t.Logf("%d seeds from %d in %v; failed: %v; faults injected: %v; seeds without a fault %v; clock jumps %d, objects near the size cap %d, requests redirected to the other host %d, log lines scanned for the token %d; protobuf seeds %d; largest growth of the Go heap in a seed %d MiB",
+		n, first, time.Since(start).Round(time.Millisecond), failed, total, faultless, jumps, bigs, elsewhere, logLines,
+		pbSeeds, maxHeap>>20)
 	if logLines == 0 {
 		t.Error("the client logged nothing: the scan for the token tests nothing")
 	}

@@ -99,7 +99,7 @@ func (s *Server) authenticate(w http.ResponseWriter, r *http.Request) bool {
 	if s.o.Tokens == nil || s.o.Tokens.accepts(r.Header.Get("Authorization")) {
 		return true
 	}
-	writeStatus(w, http.StatusUnauthorized, "Unauthorized", "Unauthorized")
+	writeStatus(w, r, http.StatusUnauthorized, "Unauthorized", "Unauthorized")
 	return false
 }
 
@@ -110,10 +110,10 @@ func (s *Server) authFault(f Fault, w http.ResponseWriter, r *http.Request, res 
 	switch f {
 	case Unauthorized401:
 		s.o.Tokens.revoke()
-		writeStatus(w, http.StatusUnauthorized, "Unauthorized", "Unauthorized")
+		writeStatus(w, r, http.StatusUnauthorized, "Unauthorized", "Unauthorized")
 	case ForbiddenWatch403:
 		rs := s.o.Resources[res]
-		writeStatus(w, http.StatusForbidden, "Forbidden", fmt.Sprintf(
+		writeStatus(w, r, http.StatusForbidden, "Forbidden", fmt.Sprintf(
 			`%s is forbidden: User "system:serviceaccount:kube-system:kcm" cannot watch resource %q in API group %q (fakeapi: injected)`,
 			rs.Resource, rs.Resource, rs.Group))
 	case Redirect307:
@@ -160,7 +160,7 @@ func (e *elsewhere) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	if e.secret != "" && strings.Contains(fmt.Sprint(r.Header, r.URL.String()), e.secret) {
 		e.withSecret.Add(1)
 	}
-	writeStatus(w, http.StatusUnauthorized, "Unauthorized", "fakeapi: another host; no credentials expected here")
+	writeStatus(w, r, http.StatusUnauthorized, "Unauthorized", "fakeapi: another host; no credentials expected here")
 }
 
 // Elsewhere returns what the redirect target received (zero without

@@ -30,10 +30,19 @@ import (
 // let alone repair (found by the chaos suite, seed 882262).
 
 // outFrame is one frame to write; glued frames go out right after the one
-// before, with no frame fault in between.
+// before, with no frame fault in between; raw ones are written as they are
+// (bytes of another encoding: no length prefix added).
+//
+// rv is the change's revision on the frame that carries it first (0 on a
+// repeat, a made-up frame, a bookmark): if a fault keeps that frame from
+// the client, the client must not resume after rv (resume.go). broken: the
+// frame is already one the client cannot read in place of the change.
 type outFrame struct {
-	data  []byte
-	glued bool
+	data   []byte
+	glued  bool
+	raw    bool
+	rv     int64
+	broken bool
 }
 
 // mangle returns the frames of changes (the live events after position
@@ -46,22 +55,34 @@ func (s *Server) mangle(wr watchRequest, changes []change, last int64) (frames [
 			frames = append(frames, outFrame{data: f})
 		}
 	}
-	res := s.o.Resources[wr.res]
 	for i := 0; i < len(changes); i++ {
 		c := changes[i]
-		f := frameOf(c.typ, c.obj)
+		f := s.eventFrame(wr, c.typ, c.obj, c.pb)
 		cands := []Fault{Duplicate, Stale, GhostDelete, ReAdd, ErrorOther}
+		if wr.proto {
+			cands = append(cands, ProtoUnknownFields, ProtoJSON, ProtoOversize)
+		}
 		if i+1 < len(changes) {
 			cands = append(cands, OutOfOrder)
 		}
 		if wr.bookmarks && last > 1 {
 			cands = append(cands, LowBookmark)
 		}
-		switch s.faults.roll(cands...) {
+		main := outFrame{data: f, rv: c.rv}
+		switch fault := s.faults.roll(cands...); fault {
+		case ProtoUnknownFields:
+			frames = append(frames, outFrame{data: s.protoContentFault(wr, fault, c), rv: c.rv})
+		case ProtoOversize:
+			frames = append(frames, outFrame{data: s.protoContentFault(wr, fault, c), rv: c.rv, broken: true})
+		case ProtoJSON: // a WebSocket client reads a JSON message; a chunked one, a lying length
+			frames = append(frames, outFrame{data: append(frameOf(c.typ, c.obj), '\n'), raw: true, rv: c.rv,
+				broken: !wr.websocket})
 		case Duplicate:
-			add(f, f)
+			frames = append(frames, main)
+			add(f)
 		case OutOfOrder:
-			add(frameOf(changes[i+1].typ, changes[i+1].obj))
+			next := changes[i+1]
+			frames = append(frames, outFrame{data: s.eventFrame(wr, next.typ, next.obj, next.pb), rv: next.rv})
 			frames = append(frames, outFrame{data: f, glued: true})
 			i++
 			c = changes[i]
@@ -69,21 +90,23 @@ func (s *Server) mangle(wr watchRequest, changes []change, last int64) (frames [
 			if old := s.staleFrame(wr, last); old != nil {
 				add(old)
 			}
-			add(f)
+			frames = append(frames, main)
 		case LowBookmark:
-			add(bookmarkFrame(res, last-1-int64(s.faults.intN(int(min(last-1, 10)))), false), f)
+			add(s.bookmarkFrame(wr, last-1-int64(s.faults.intN(int(min(last-1, 10)))), false))
+			frames = append(frames, main)
 		case GhostDelete:
-			add(s.ghostFrame(wr, res, last), f)
+			add(s.ghostFrame(wr, last))
+			frames = append(frames, main)
 		case ReAdd:
-			add(f)
+			frames = append(frames, main)
 			if c.typ != deleted {
-				add(frameOf(added, c.obj))
+				add(s.eventFrame(wr, added, c.obj, c.pb))
 			}
 		case ErrorOther:
-			add(s.errorFrame())
+			add(s.errorFrame(wr))
 			return frames, true
 		default:
-			add(f)
+			frames = append(frames, main)
 		}
 		last = c.rv
 	}
@@ -108,12 +131,13 @@ func (s *Server) staleFrame(wr watchRequest, last int64) []byte {
 		return nil
 	}
 	c := older[s.faults.intN(len(older))]
-	return frameOf(c.typ, c.obj)
+	return s.eventFrame(wr, c.typ, c.obj, c.pb)
 }
 
 // ghostFrame is a DELETED event, at the last resourceVersion sent, for an
 // object that does not exist (in the watch's namespace, or "ghosts").
-func (s *Server) ghostFrame(wr watchRequest, res Resource, last int64) []byte {
+func (s *Server) ghostFrame(wr watchRequest, last int64) []byte {
+	res := s.o.Resources[wr.res]
 	ns := wr.ns
 	if ns == "" {
 		ns = "ghosts"
@@ -122,16 +146,28 @@ func (s *Server) ghostFrame(wr watchRequest, res Resource, last int64) []byte {
 	obj := `{"kind":` + strconv.Quote(res.Kind) + `,"apiVersion":` + strconv.Quote(res.APIVersion()) +
 		`,"metadata":{"namespace":` + strconv.Quote(ns) + `,"name":` + strconv.Quote(name) +
 		`,"uid":"ghost","resourceVersion":"` + strconv.FormatInt(last, 10) + `"}}`
-	return frameOf(deleted, []byte(obj))
+	return s.madeUpFrame(wr, deleted, []byte(obj))
 }
 
-// errorFrames are ERROR events other than 410 Expired.
-var errorFrames = [][]byte{
-	frameOf("ERROR", newStatus(500, "InternalError", "fakeapi: injected: etcdserver: leader changed")),
-	frameOf("ERROR", []byte(`{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"fakeapi: injected: too many requests","reason":"TooManyRequests","details":{"retryAfterSeconds":1},"code":429}`)),
-	frameOf("ERROR", newStatus(403, "Forbidden", "fakeapi: injected: watch no longer allowed")),
-	frameOf("ERROR", newStatus(504, "Timeout", "fakeapi: injected: the watch timed out")),
-	frameOf("ERROR", []byte(`{"kind":"Pod","apiVersion":"v1","metadata":{"name":"not-a-status"}}`)),
+// errorFrame is an ERROR event other than 410 Expired: 500, 429 with a
+// retry delay, 403, 504, or an object that is no Status.
+func (s *Server) errorFrame(wr watchRequest) []byte {
+	i := s.faults.intN(5)
+	switch {
+	case i == 1 && wr.proto:
+		return protoEvent("ERROR", protoStatus(429, "TooManyRequests", "fakeapi: injected: too many requests", 1))
+	case i == 1:
+		return frameOf("ERROR", []byte(`{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"fakeapi: injected: too many requests","reason":"TooManyRequests","details":{"retryAfterSeconds":1},"code":429}`))
+	case i == 4:
+		return s.madeUpFrame(wr, "ERROR", []byte(`{"kind":"Pod","apiVersion":"v1","metadata":{"name":"not-a-status"}}`))
+	}
+	st := [...]struct {
+		code         int
+		reason, text string
+	}{
+		{500, "InternalError", "fakeapi: injected: etcdserver: leader changed"}, {},
+		{403, "Forbidden", "fakeapi: injected: watch no longer allowed"},
+		{504, "Timeout", "fakeapi: injected: the watch timed out"},
+	}[i]
+	return statusFrame(wr.proto, st.code, st.reason, st.text)
 }
-
-func (s *Server) errorFrame() []byte { return errorFrames[s.faults.intN(len(errorFrames))] }

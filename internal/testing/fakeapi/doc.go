@@ -1,5 +1,5 @@
 // Package fakeapi is an in-process fake kube-apiserver for tests: an
-// httptest server that serves LIST and WATCH for a few namespaced
+// httptest server that serves GET, LIST and WATCH for a few namespaced
 // resources out of an in-memory store, and misbehaves on purpose when a
 // seeded fault Injector tells it to.
 //
@@ -36,6 +36,16 @@
 //     request that asks for a WebSocket upgrade and sends an Origin header
 //     (without one the handshake is refused with 403, as kube-apiserver
 //     1.34 does), one event per text message.
+//   - Protobuf (proto.go), for a request whose Accept names
+//     application/vnd.kubernetes.protobuf first and a kind package api
+//     models with a protobuf form: objects and paged LISTs in the k8s
+//     envelope, watches as length-prefixed metav1.WatchEvent frames on
+//     chunked HTTP (Content-Type ...;stream=watch) or one WatchEvent per
+//     binary WebSocket message, and Status failures (ERROR events
+//     included) in protobuf. The store keeps each object's JSON and the
+//     protobuf message of the typed struct it decodes into
+//     (protocodec.Marshal), so the two forms agree on every field kcm
+//     models. Stats.Protobuf counts the answers in protobuf.
 //
 // Writes go through the Go API (Server.Create, Update, Delete, Compact),
 // never over HTTP: the code under test only reads.
@@ -64,6 +74,23 @@
 //   - Bad watch content (content.go): duplicate, out-of-order and stale
 //     events, a lower bookmark, DELETED for an unknown key, ADDED for an
 //     existing one, ERROR events other than 410.
+//   - Bad protobuf (protofaults.go), on protobuf answers only: a frame
+//     whose length prefix lies (a few bytes, or near 4 GiB), a message
+//     that ends inside a varint, a Status where a pod belongs, unknown
+//     fields and groups at every level of an event or a LIST (to be read
+//     through), an event or list item over the client's object bound
+//     (Options.MaxObject), an event as JSON on the protobuf stream; and
+//     the Garbage and ListGarbage faults in protobuf form.
+//
+// # The resume check
+//
+// When a fault keeps a live change from the client (the connection cut
+// or stalled before it, its frame cut or replaced by bytes the client
+// cannot read), the client's next watch of that scope must resume before
+// that change, or the client must list again: Server.ResumeViolations
+// lists the watches that resumed after it, which a client that skips a
+// bad frame and reads on does (resume.go). Convergence alone would not
+// tell: a later relist repairs the loss.
 //
 // The decisions come from one seeded *rand.Rand, but the
 // order in which concurrent requests draw from it depends on scheduling:

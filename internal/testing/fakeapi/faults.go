@@ -62,6 +62,18 @@ const (
 	ReAdd       // the event is followed by an ADDED event of the same object
 	ErrorOther  // an ERROR event other than 410 (500, 429, 403, not a Status) ends the watch
 
+	// Protobuf answers only (protofaults.go): before a watch frame.
+	ProtoLyingLength     // a frame whose length prefix lies: a few bytes long or short, or far over any limit
+	ProtoTruncatedVarint // first a frame whose message ends inside a varint
+	ProtoWrongKind       // first an event whose object is of another kind than the resource's
+	// In place of a watch event (content).
+	ProtoUnknownFields // the event with unknown fields and groups at every level, which a reader must skip
+	ProtoOversize      // the event padded past the client's object limit (Options.MaxObject)
+	ProtoJSON          // the event as JSON on the protobuf stream
+	// In a protobuf LIST answer.
+	ProtoListUnknownFields // unknown fields in the envelope, the list, its metadata and every item
+	ProtoListOversize      // the first item padded past the client's object limit
+
 	numFaults
 )
 
@@ -70,7 +82,9 @@ var faultNames = [...]string{"none", "500", "503", "429", "410", "504-too-large"
 	"drop", "truncated", "garbage", "error-410", "stall", "slow-frame",
 	"401-refresh", "403-watch", "redirect", "goaway", "goaway-close", "lost-pings", "handshake-stall",
 	"slow-loris",
-	"duplicate", "out-of-order", "stale", "low-bookmark", "ghost-delete", "re-add", "error-other"}
+	"duplicate", "out-of-order", "stale", "low-bookmark", "ghost-delete", "re-add", "error-other",
+	"pb-lying-length", "pb-truncated-varint", "pb-wrong-kind", "pb-unknown-fields", "pb-oversize", "pb-json",
+	"pb-list-unknown-fields", "pb-list-oversize"}
 
 func (f Fault) String() string {
 	if f < 0 || f >= numFaults {

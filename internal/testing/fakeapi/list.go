@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"strconv"
 	"time"
+
+	"github.com/kcmlab/kcm/kube/api/protowire"
 )
 
 // listPage is what one LIST request resolved to.
@@ -34,16 +36,33 @@ type continueToken struct {
 
 func (s *Server) serveList(w http.ResponseWriter, r *http.Request, res int, ns string) {
 	s.lists.Add(1)
+	s.resumes.listed(res, ns)
 	q := r.URL.Query()
 	limit, _ := strconv.Atoi(q.Get("limit"))
+	proto := s.servesProto(r, res) // first: it may turn the store's protobuf forms on
 	page, aerr := s.list(res, ns, q.Get("resourceVersion"), q.Get("resourceVersionMatch"), q.Get("continue"), limit)
 	if aerr != nil {
-		writeStatusCause(w, aerr.code, aerr.reason, aerr.msg, causes(aerr.cause)...)
+		writeStatusCause(w, r, aerr.code, aerr.reason, aerr.msg, causes(aerr.cause)...)
 		return
 	}
-	body := s.encodeList(s.o.Resources[res], page)
-	w.Header().Set("Content-Type", "application/json")
-	switch s.faults.roll(ListTruncated, ListGarbage, SlowLoris) {
+	cands := []Fault{ListTruncated, ListGarbage, SlowLoris}
+	var body []byte
+	if proto {
+		s.protobuf.Add(1)
+		cands = append(cands, ProtoListUnknownFields)
+		if len(page.items) > 0 {
+			cands = append(cands, ProtoListOversize)
+		}
+		body = s.encodeProtoList(s.o.Resources[res], page)
+		w.Header().Set("Content-Type", protowire.ContentType)
+	} else {
+		body = s.encodeList(s.o.Resources[res], page)
+		w.Header().Set("Content-Type", "application/json")
+	}
+	switch f := s.faults.roll(cands...); f {
+	case ProtoListUnknownFields, ProtoListOversize:
+		w.WriteHeader(http.StatusOK)
+		_, _ = w.Write(s.protoListFault(f, s.o.Resources[res], page))
 	case SlowLoris:
 		w.WriteHeader(http.StatusOK)
 		s.trickle(w, r, body)
@@ -54,7 +73,11 @@ func (s *Server) serveList(w http.ResponseWriter, r *http.Request, res int, ns s
 		cut(w)
 	case ListGarbage:
 		w.WriteHeader(http.StatusOK)
-		_, _ = w.Write(append(body[:len(body)/2:len(body)/2], s.faults.garbage()...))
+		g := s.faults.garbage()
+		if proto {
+			g = s.faults.protoGarbage()
+		}
+		_, _ = w.Write(append(body[:len(body)/2:len(body)/2], g...))
 	default:
 		w.WriteHeader(http.StatusOK)
 		_, _ = w.Write(body)

@@ -10,6 +10,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/kcmlab/kcm/kube/api/protowire"
 )
 
 // Resource is one namespaced REST resource the fake serves.
@@ -61,6 +63,10 @@ type Options struct {
 	// Redirects starts the other host that Redirect307 sends requests to
 	// (Elsewhere reports what it received).
 	Redirects bool
+	// MaxObject is the client's bound on one object or event, which the
+	// ProtoOversize fault exceeds; default protowire.DefaultMaxFrame
+	// (client-go's 16 MiB).
+	MaxObject int
 }
 
 // Stats count what the server was asked: LIST requests, WATCH requests,
@@ -71,6 +77,8 @@ type Stats struct {
 	Lists, Watches, WebSockets, WatchLists int64
 	// Conns counts the TLS connections accepted (Options.TLS only).
 	Conns int64
+	// Protobuf counts the LISTs and WATCHes answered with protobuf.
+	Protobuf int64
 }
 
 // Server is a fake kube-apiserver on a loopback httptest server.
@@ -84,6 +92,9 @@ type Server struct {
 	faults *Injector
 	// elsewhere is the redirect target (Options.Redirects), or nil.
 	elsewhere *elsewhere
+	resumes   *resumes
+	// protoOnce turns the store's protobuf forms on (proto.go).
+	protoOnce sync.Once
 
 	// stop is closed by Close: every handler, hijacked ones included,
 	// returns when it sees it.
@@ -94,7 +105,7 @@ type Server struct {
 	closed bool
 	wg     sync.WaitGroup
 
-	lists, watches, websockets, watchLists, conns atomic.Int64
+	lists, watches, websockets, watchLists, conns, protobuf atomic.Int64
 }
 
 // New starts a server serving o.Resources.
@@ -105,8 +116,11 @@ func New(o Options) *Server {
 	if o.BookmarkInterval <= 0 {
 		o.BookmarkInterval = time.Minute
 	}
+	if o.MaxObject <= 0 {
+		o.MaxObject = protowire.DefaultMaxFrame
+	}
 	s := &Server{o: o, db: newDB(len(o.Resources), o.HistoryLimit, o.StartRV), index: map[Resource]int{},
-		byPath: map[string]int{}, faults: o.Faults, stop: make(chan struct{})}
+		byPath: map[string]int{}, faults: o.Faults, stop: make(chan struct{}), resumes: newResumes()}
 	for i, r := range o.Resources {
 		s.index[r] = i
 		s.byPath[r.Group+"/"+r.Version+"/"+r.Resource] = i
@@ -130,7 +144,7 @@ func (s *Server) URL() string { return s.url }
 // Stats returns the request counts so far.
 func (s *Server) Stats() Stats {
 	return Stats{Lists: s.lists.Load(), Watches: s.watches.Load(), WebSockets: s.websockets.Load(),
-		WatchLists: s.watchLists.Load(), Conns: s.conns.Load()}
+		WatchLists: s.watchLists.Load(), Conns: s.conns.Load(), Protobuf: s.protobuf.Load()}
 }
 
 // Close ends every request in flight, stops the server and waits for all
@@ -166,25 +180,31 @@ func (s *Server) enter() bool {
 
 func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	if !s.enter() {
-		writeStatus(w, http.StatusServiceUnavailable, "ServiceUnavailable", "fakeapi: shutting down")
+		writeStatus(w, r, http.StatusServiceUnavailable, "ServiceUnavailable", "fakeapi: shutting down")
 		return
 	}
 	defer s.wg.Done()
 	if r.Method != http.MethodGet {
-		writeStatus(w, http.StatusMethodNotAllowed, "MethodNotAllowed", "fakeapi: only LIST and WATCH are served")
+		writeStatus(w, r, http.StatusMethodNotAllowed, "MethodNotAllowed", "fakeapi: only GET, LIST and WATCH are served")
 		return
 	}
-	res, ns, ok := s.route(r.URL.Path)
+	res, ns, name, ok := s.route(r.URL.Path)
 	if !ok {
-		writeStatus(w, http.StatusNotFound, "NotFound", "fakeapi: no resource at "+r.URL.Path)
+		writeStatus(w, r, http.StatusNotFound, "NotFound", "fakeapi: no resource at "+r.URL.Path)
 		return
 	}
 	q := r.URL.Query()
 	if q.Get("labelSelector") != "" || q.Get("fieldSelector") != "" {
-		writeStatus(w, http.StatusBadRequest, "BadRequest", "fakeapi: selectors are not supported")
+		writeStatus(w, r, http.StatusBadRequest, "BadRequest", "fakeapi: selectors are not supported")
 		return
 	}
 	if !s.authenticate(w, r) {
+		return
+	}
+	if name != "" {
+		if !s.requestFault(w, r, res, false, "", "", false) {
+			s.serveGet(w, r, res, ns, name)
+		}
 		return
 	}
 	watch := q.Get("watch") == "true" || q.Get("watch") == "1"
@@ -204,8 +224,9 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 // route maps /api/{v}[/namespaces/{ns}]/{res} and
-// /apis/{g}/{v}[/namespaces/{ns}]/{res} to a served resource.
-func (s *Server) route(path string) (res int, ns string, ok bool) {
+// /apis/{g}/{v}[/namespaces/{ns}]/{res} to a served resource, and
+// /api/{v}/namespaces/{ns}/{res}/{name} (or /apis/...) to one object.
+func (s *Server) route(path string) (res int, ns, name string, ok bool) {
 	parts := strings.Split(strings.Trim(path, "/"), "/")
 	var gv string
 	switch {
@@ -214,16 +235,18 @@ func (s *Server) route(path string) (res int, ns string, ok bool) {
 	case len(parts) >= 4 && parts[0] == "apis":
 		gv, parts = parts[1]+"/"+parts[2], parts[3:]
 	default:
-		return 0, "", false
+		return 0, "", "", false
 	}
 	switch {
+	case len(parts) == 4 && parts[0] == "namespaces" && parts[1] != "" && parts[3] != "":
+		ns, name, parts = parts[1], parts[3], parts[2:3]
 	case len(parts) == 3 && parts[0] == "namespaces" && parts[1] != "":
 		ns, parts = parts[1], parts[2:]
 	case len(parts) != 1:
-		return 0, "", false
+		return 0, "", "", false
 	}
 	res, ok = s.byPath[gv+"/"+parts[0]]
-	return res, ns, ok
+	return res, ns, name, ok
 }
 
 // requestFault answers the request with an injected failure, if one
@@ -255,18 +278,18 @@ func (s *Server) requestFault(w http.ResponseWriter, r *http.Request, res int, w
 	}
 	switch f {
 	case Status500:
-		writeStatus(w, http.StatusInternalServerError, "InternalError", "fakeapi: injected internal error")
+		writeStatus(w, r, http.StatusInternalServerError, "InternalError", "fakeapi: injected internal error")
 	case Status503:
 		w.Header().Set("Content-Type", "text/plain")
 		w.WriteHeader(http.StatusServiceUnavailable)
 		_, _ = w.Write([]byte("upstream connect error or disconnect/reset before headers\n"))
 	case Status429:
 		w.Header().Set("Retry-After", "1")
-		writeStatus(w, http.StatusTooManyRequests, "TooManyRequests", "fakeapi: injected throttling")
+		writeStatus(w, r, http.StatusTooManyRequests, "TooManyRequests", "fakeapi: injected throttling")
 	case Gone410:
-		writeStatus(w, http.StatusGone, "Expired", "fakeapi: injected: too old resource version: "+rv)
+		writeStatus(w, r, http.StatusGone, "Expired", "fakeapi: injected: too old resource version: "+rv)
 	case TooLarge504:
-		writeStatusCause(w, http.StatusGatewayTimeout, "Timeout", "fakeapi: injected: too large resource version: "+rv,
+		writeStatusCause(w, r, http.StatusGatewayTimeout, "Timeout", "fakeapi: injected: too large resource version: "+rv,
 			"ResourceVersionTooLarge")
 	case SlowStart:
 		s.pause(s.faults.slow(), nil)
@@ -323,11 +346,19 @@ func newStatus(code int, reason, msg string, causes ...string) []byte {
 	return data
 }
 
-func writeStatus(w http.ResponseWriter, code int, reason, msg string) {
-	writeStatusCause(w, code, reason, msg)
+// writeStatus answers r with a Status failure: protobuf when r asks for
+// protobuf first (proto.go), else JSON.
+func writeStatus(w http.ResponseWriter, r *http.Request, code int, reason, msg string) {
+	writeStatusCause(w, r, code, reason, msg)
 }
 
-func writeStatusCause(w http.ResponseWriter, code int, reason, msg string, causes ...string) {
+func writeStatusCause(w http.ResponseWriter, r *http.Request, code int, reason, msg string, causes ...string) {
+	if acceptsProto(r, false) {
+		w.Header().Set("Content-Type", protowire.ContentType)
+		w.WriteHeader(code)
+		_, _ = w.Write(protoStatus(code, reason, msg, 0, causes...))
+		return
+	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(code)
 	_, _ = w.Write(newStatus(code, reason, msg, causes...))

@@ -30,6 +30,7 @@ const (
 type entry struct {
 	rv  int64
 	obj []byte // JSON; its metadata.resourceVersion is rv
+	pb  []byte // the same object's protobuf message (no envelope); nil for a kind without one, or before protobuf is asked for (proto.go)
 }
 
 // change is one write, kept in the history for watches and for rebuilding
@@ -41,6 +42,7 @@ type change struct {
 	key  string // namespace/name
 	rv   int64
 	obj  []byte // the state after the change; for DELETED the final state stamped with rv
+	pb   []byte // obj's protobuf message, or nil
 	prev *entry // the state before; nil for ADDED
 }
 
@@ -48,6 +50,7 @@ type change struct {
 type item struct {
 	key string
 	obj []byte
+	pb  []byte // obj's protobuf message, or nil
 }
 
 // db is the fake's storage: objects, a revision counter and the history
@@ -68,6 +71,10 @@ type db struct {
 	// changed is closed (and replaced) on every write: watches wait on it.
 	changed chan struct{}
 	uids    int64
+	// encode gives a stored object's protobuf message (proto.go): nil for
+	// a resource whose kind has none. It is nil itself until a client asks
+	// for protobuf (Server.enableProto).
+	encode func(res int, obj []byte) ([]byte, error)
 }
 
 func newDB(resources, limit int, startRV int64) *db {
@@ -110,7 +117,13 @@ func (d *db) write(res int, ns, name, typ string, obj map[string]any) ([]byte, e
 	if err != nil {
 		return nil, err
 	}
-	c := change{res: res, typ: typ, ns: ns, key: key, rv: rv, obj: data}
+	var pb []byte
+	if d.encode != nil {
+		if pb, err = d.encode(res, data); err != nil {
+			return nil, err
+		}
+	}
+	c := change{res: res, typ: typ, ns: ns, key: key, rv: rv, obj: data, pb: pb}
 	if exists {
 		prev := cur
 		c.prev = &prev
@@ -119,7 +132,7 @@ func (d *db) write(res int, ns, name, typ string, obj map[string]any) ([]byte, e
 	if typ == deleted {
 		delete(d.objects[res], key)
 	} else {
-		d.objects[res][key] = entry{rv: rv, obj: data}
+		d.objects[res][key] = entry{rv: rv, obj: data, pb: pb}
 	}
 	d.history = append(d.history, c)
 	if d.limit > 0 && len(d.history) > d.limit {
@@ -176,9 +189,9 @@ func (d *db) changesAfterLocked(res int, ns string, pos int64) []change {
 // revision at (floor <= at <= rv), sorted by key. Changes after at are
 // undone, newest first.
 func (d *db) snapshotLocked(res int, ns string, at int64) []item {
-	state := make(map[string][]byte, len(d.objects[res]))
+	state := make(map[string]entry, len(d.objects[res]))
 	for k, e := range d.objects[res] {
-		state[k] = e.obj
+		state[k] = e
 	}
 	for i := len(d.history) - 1; i >= 0 && d.history[i].rv > at; i-- {
 		c := d.history[i]
@@ -187,13 +200,13 @@ func (d *db) snapshotLocked(res int, ns string, at int64) []item {
 		case c.prev == nil:
 			delete(state, c.key)
 		default:
-			state[c.key] = c.prev.obj
+			state[c.key] = *c.prev
 		}
 	}
 	out := make([]item, 0, len(state))
-	for k, obj := range state {
+	for k, e := range state {
 		if ns == "" || k[:len(ns)+1] == ns+"/" {
-			out = append(out, item{key: k, obj: obj})
+			out = append(out, item{key: k, obj: e.obj, pb: e.pb})
 		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].key < out[j].key })

@@ -17,15 +17,18 @@ type watchRequest struct {
 	initial   bool // sendInitialEvents=true (WatchList)
 	bookmarks bool
 	timeout   time.Duration // 0: none
+	proto     bool          // the watch is served as protobuf (proto.go)
+	websocket bool
+	seq       uint64 // the watch's number in its scope (resume.go)
 }
 
 // frameWriter is one watch connection as the watch loop sees it: chunked
 // HTTP or WebSocket. Every method but flush ends the use of the writer when
 // it breaks the connection.
 type frameWriter interface {
-	write(frame []byte) error // one event
+	write(frame []byte) error // one event (a chunked protobuf writer adds its length prefix)
 	flush() error
-	garbage(b []byte) error // bytes that are no event
+	garbage(b []byte) error // bytes that are no event, written as they are (one message on WebSocket)
 	truncate(frame []byte)  // half a frame, then the connection is cut
 	abort()                 // cut the connection without a clean end
 	finish()                // end the watch cleanly
@@ -61,17 +64,26 @@ func (s *Server) serveWatch(w http.ResponseWriter, r *http.Request, res int, ns 
 	s.watches.Add(1)
 	wr, aerr := s.parseWatch(r.URL.Query(), res, ns)
 	if aerr != nil {
-		writeStatus(w, aerr.code, aerr.reason, aerr.msg)
+		writeStatus(w, r, aerr.code, aerr.reason, aerr.msg)
 		return
 	}
-	if websocket.IsWebSocketUpgrade(r) {
+	if wr.proto = s.servesProto(r, res); wr.proto {
+		s.protobuf.Add(1)
+	}
+	wr.websocket = websocket.IsWebSocketUpgrade(r)
+	wr.seq = s.resumes.watchStarted(wr)
+	if wr.websocket {
 		s.serveWebSocket(w, r, wr)
 		return
 	}
-	w.Header().Set("Content-Type", "application/json")
+	cw := &chunked{w: w, rc: http.NewResponseController(w), done: r.Context().Done(), sep: []byte("\n"), proto: wr.proto}
+	if wr.proto {
+		w.Header().Set("Content-Type", watchContentType)
+	} else {
+		w.Header().Set("Content-Type", "application/json")
+	}
 	w.WriteHeader(http.StatusOK)
-	cw := &chunked{w: w, rc: http.NewResponseController(w), done: r.Context().Done(), sep: []byte("\n")}
-	if s.o.CompactFrames {
+	if s.o.CompactFrames || wr.proto {
 		cw.sep = nil
 	}
 	_ = cw.flush()
@@ -90,9 +102,9 @@ func (s *Server) start(wr watchRequest) (initial []item, pos int64, fail []byte)
 	n, _ := strconv.ParseInt(wr.rv, 10, 64)
 	switch {
 	case n < s.db.floor:
-		return nil, 0, goneFrame(n, s.db.floor)
+		return nil, 0, goneFrame(wr.proto, n, s.db.floor)
 	case n > s.db.rv:
-		return nil, 0, frameOf("ERROR", newStatus(504, "Timeout", "Too large resource version: "+wr.rv, "ResourceVersionTooLarge"))
+		return nil, 0, statusFrame(wr.proto, 504, "Timeout", "Too large resource version: "+wr.rv, "ResourceVersionTooLarge")
 	}
 	return nil, n, nil
 }
@@ -100,18 +112,17 @@ func (s *Server) start(wr watchRequest) (initial []item, pos int64, fail []byte)
 // runWatch streams one watch until it ends: by timeout (cleanly), by the
 // client leaving, by the server closing, or by a fault.
 func (s *Server) runWatch(fw frameWriter, wr watchRequest) {
-	res := s.o.Resources[wr.res]
 	initial, pos, fail := s.start(wr)
 	if fail != nil {
 		s.endWith(fw, fail)
 		return
 	}
 	for _, it := range initial {
-		if !s.emit(fw, frameOf(added, it.obj)) {
+		if !s.emit(fw, wr, s.eventFrame(wr, added, it.obj, it.pb), 0) {
 			return
 		}
 	}
-	if wr.initial && !s.emit(fw, bookmarkFrame(res, pos, true)) {
+	if wr.initial && !s.emit(fw, wr, s.bookmarkFrame(wr, pos, true), 0) {
 		return
 	}
 	var timeout <-chan time.Time
@@ -130,13 +141,19 @@ func (s *Server) runWatch(fw frameWriter, wr watchRequest) {
 		}
 		frames, stop := s.mangle(wr, changes, pos)
 		for _, f := range frames {
-			if f.glued {
+			if f.broken {
+				s.resumes.lost(wr, f.rv)
+			}
+			switch {
+			case f.raw: // bytes that are no frame of this stream
+				if fw.garbage(f.data) != nil {
+					return
+				}
+			case f.glued:
 				if fw.write(f.data) != nil {
 					return
 				}
-				continue
-			}
-			if !s.emit(fw, f.data) {
+			case !s.emit(fw, wr, f.data, f.rv):
 				return
 			}
 		}
@@ -160,7 +177,7 @@ func (s *Server) runWatch(fw frameWriter, wr watchRequest) {
 			fw.finish()
 			return
 		case <-tick.C:
-			if wr.bookmarks && !s.emit(fw, bookmarkFrame(res, pos, false)) {
+			if wr.bookmarks && !s.emit(fw, wr, s.bookmarkFrame(wr, pos, false), 0) {
 				return
 			}
 		case <-changed:
@@ -175,7 +192,7 @@ func (s *Server) next(wr watchRequest, pos int64) ([]change, <-chan struct{}, in
 	s.db.mu.Lock()
 	defer s.db.mu.Unlock()
 	if pos < s.db.floor {
-		return nil, nil, 0, goneFrame(pos, s.db.floor)
+		return nil, nil, 0, goneFrame(wr.proto, pos, s.db.floor)
 	}
 	return s.db.changesAfterLocked(wr.res, wr.ns, pos), s.db.changed, s.db.rv, nil
 }
@@ -188,9 +205,22 @@ func (s *Server) endWith(fw frameWriter, frame []byte) {
 }
 
 // emit writes one frame, unless a fault strikes first; false when the
-// watch is over.
-func (s *Server) emit(fw frameWriter, frame []byte) bool {
-	switch s.faults.roll(Drop, Truncated, Garbage, ErrorGone, Stall, SlowFrame) {
+// watch is over. rv is the revision of the change the frame carries first
+// (outFrame.rv), 0 for any other frame: a fault that keeps the frame from
+// the client is noted for the resume check (resume.go).
+func (s *Server) emit(fw frameWriter, wr watchRequest, frame []byte, rv int64) bool {
+	cands := []Fault{Drop, Truncated, Garbage, ErrorGone, Stall, SlowFrame}
+	if wr.proto {
+		cands = append(cands, ProtoLyingLength, ProtoTruncatedVarint, ProtoWrongKind)
+	}
+	f := s.faults.roll(cands...)
+	switch f {
+	case Drop, Truncated, ErrorGone, Stall, ProtoLyingLength, ProtoTruncatedVarint, ProtoWrongKind:
+		s.resumes.lost(wr, rv)
+	}
+	switch f {
+	case ProtoLyingLength, ProtoTruncatedVarint, ProtoWrongKind:
+		return s.protoFrameFault(fw, wr, f, frame)
 	case Drop:
 		_ = fw.flush()
 		fw.abort()
@@ -199,11 +229,15 @@ func (s *Server) emit(fw frameWriter, frame []byte) bool {
 		fw.truncate(frame)
 		return false
 	case Garbage:
-		if fw.garbage(s.faults.garbage()) != nil {
+		if wr.proto {
+			if fw.write(s.faults.protoGarbage()) != nil {
+				return false
+			}
+		} else if fw.garbage(s.faults.garbage()) != nil {
 			return false
 		}
 	case ErrorGone:
-		s.endWith(fw, frameOf("ERROR", newStatus(410, "Expired", "fakeapi: injected: too old resource version")))
+		s.endWith(fw, statusFrame(wr.proto, 410, "Expired", "fakeapi: injected: too old resource version"))
 		return false
 	case Stall:
 		_ = fw.flush()
@@ -217,9 +251,9 @@ func (s *Server) emit(fw frameWriter, frame []byte) bool {
 	return fw.write(frame) == nil
 }
 
-func goneFrame(rv, floor int64) []byte {
+func goneFrame(proto bool, rv, floor int64) []byte {
 	msg := "too old resource version: " + strconv.FormatInt(rv, 10) + " (" + strconv.FormatInt(floor, 10) + ")"
-	return frameOf("ERROR", newStatus(410, "Expired", msg))
+	return statusFrame(proto, 410, "Expired", msg)
 }
 
 // frameOf wraps an object into a watch event.
@@ -234,24 +268,30 @@ func frameOf(typ string, obj []byte) []byte {
 
 // bookmarkFrame is a BOOKMARK at rv; end marks the end of a WatchList's
 // initial events.
-func bookmarkFrame(res Resource, rv int64, end bool) []byte {
+func (s *Server) bookmarkFrame(wr watchRequest, rv int64, end bool) []byte {
+	res := s.o.Resources[wr.res]
 	obj := `{"kind":` + strconv.Quote(res.Kind) + `,"apiVersion":` + strconv.Quote(res.APIVersion()) +
 		`,"metadata":{"resourceVersion":"` + strconv.FormatInt(rv, 10) + `"`
 	if end {
 		obj += `,"annotations":{"k8s.io/initial-events-end":"true"}`
 	}
-	return frameOf("BOOKMARK", []byte(obj+"}}"))
+	return s.madeUpFrame(wr, "BOOKMARK", []byte(obj+"}}"))
 }
 
-// chunked writes a watch as one streamed HTTP response.
+// chunked writes a watch as one streamed HTTP response: JSON events
+// followed by sep, or protobuf frames behind their length prefix.
 type chunked struct {
-	w    http.ResponseWriter
-	rc   *http.ResponseController
-	done <-chan struct{}
-	sep  []byte
+	w     http.ResponseWriter
+	rc    *http.ResponseController
+	done  <-chan struct{}
+	sep   []byte
+	proto bool
 }
 
 func (c *chunked) write(frame []byte) error {
+	if c.proto {
+		frame = lengthPrefixed(frame)
+	}
 	if _, err := c.w.Write(frame); err != nil {
 		return err
 	}
@@ -272,6 +312,9 @@ func (c *chunked) garbage(b []byte) error {
 }
 
 func (c *chunked) truncate(frame []byte) {
+	if c.proto { // the whole length announced, half the bytes sent
+		frame = lengthPrefixed(frame)
+	}
 	_, _ = c.w.Write(frame[:len(frame)/2])
 	_ = c.flush()
 	cut(c.w)

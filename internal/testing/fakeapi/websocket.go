@@ -11,12 +11,15 @@ import (
 // sent (see serveWebSocket).
 var upgrader = websocket.Upgrader{CheckOrigin: func(*http.Request) bool { return true }}
 
-// serveWebSocket serves a watch over WebSocket, one event per text
-// message. Like kube-apiserver 1.34, it refuses the handshake with 403 when
-// the request has no Origin header.
+// serveWebSocket serves a watch over WebSocket, one event per message: a
+// JSON event per text message, or a protobuf WatchEvent (no length
+// prefix) per binary message. Like kube-apiserver 1.34, it refuses the
+// handshake with 403 when the request has no Origin header; like it, the
+// handshake carries no Content-Type, so a client tells protobuf from
+// JSON by the messages.
 func (s *Server) serveWebSocket(w http.ResponseWriter, r *http.Request, wr watchRequest) {
 	if r.Header.Get("Origin") == "" {
-		writeStatus(w, http.StatusForbidden, "Forbidden", "fakeapi: websocket watch without an Origin header")
+		writeStatus(w, r, http.StatusForbidden, "Forbidden", "fakeapi: websocket watch without an Origin header")
 		return
 	}
 	conn, err := upgrader.Upgrade(w, r, nil)
@@ -24,7 +27,7 @@ func (s *Server) serveWebSocket(w http.ResponseWriter, r *http.Request, wr watch
 		return // the upgrader has answered
 	}
 	s.websockets.Add(1)
-	ws := &wsWriter{c: conn, left: make(chan struct{}), readerDone: make(chan struct{})}
+	ws := &wsWriter{c: conn, left: make(chan struct{}), readerDone: make(chan struct{}), proto: wr.proto}
 	go ws.readUntilGone()
 	s.runWatch(ws, wr)
 	_ = conn.Close()
@@ -38,6 +41,7 @@ type wsWriter struct {
 	c          *websocket.Conn
 	left       chan struct{} // closed when reading from the client failed
 	readerDone chan struct{} // closed when the reader goroutine returned
+	proto      bool          // binary messages holding protobuf WatchEvents
 }
 
 func (ws *wsWriter) readUntilGone() {
@@ -50,11 +54,20 @@ func (ws *wsWriter) readUntilGone() {
 	}
 }
 
-func (ws *wsWriter) write(frame []byte) error { return ws.c.WriteMessage(websocket.TextMessage, frame) }
+func (ws *wsWriter) write(frame []byte) error { return ws.c.WriteMessage(ws.msgType(frame), frame) }
 func (ws *wsWriter) flush() error             { return nil }
 func (ws *wsWriter) gone() <-chan struct{}    { return ws.left }
 func (ws *wsWriter) abort()                   { _ = ws.c.NetConn().Close() }
 func (ws *wsWriter) garbage(b []byte) error   { return ws.write(b) }
+
+// msgType is a binary message on a protobuf watch, unless b is JSON (a
+// fault: JSON on a protobuf stream), and a text message on a JSON watch.
+func (ws *wsWriter) msgType(b []byte) int {
+	if ws.proto && (len(b) == 0 || b[0] != '{') {
+		return websocket.BinaryMessage
+	}
+	return websocket.TextMessage
+}
 func (ws *wsWriter) deadline() (t time.Time)  { return time.Now().Add(time.Second) }
 func (ws *wsWriter) closeMsg(code int) []byte { return websocket.FormatCloseMessage(code, "") }
 
@@ -65,12 +78,12 @@ func (ws *wsWriter) finish() {
 	_ = ws.c.Close()
 }
 
-// truncate writes a text frame header announcing the whole frame, then
+// truncate writes a message header announcing the whole frame, then
 // half of its payload, and cuts the connection: the client's WebSocket
 // reader fails in the middle of a message.
 func (ws *wsWriter) truncate(frame []byte) {
 	n := len(frame)
-	hdr := []byte{0x81} // FIN + text
+	hdr := []byte{0x80 | byte(ws.msgType(frame))} // FIN + text or binary
 	switch {
 	case n < 126:
 		hdr = append(hdr, byte(n))
