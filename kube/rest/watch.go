@@ -70,6 +70,7 @@ type Watcher[T api.Object] struct {
 	codec  decode.Codec[T]
 	pd     decode.ProtoDecoder[T] // codec's, for a protobuf stream
 	path   string
+	kinds  expectedKinds
 	cancel context.CancelFunc
 	once   sync.Once
 }
@@ -77,9 +78,19 @@ type Watcher[T api.Object] struct {
 // Next blocks for the next event. It returns io.EOF when the server closed
 // the watch normally (timeoutSeconds reached), ErrIdleTimeout (wrapped) when
 // the connection went silent, an error wrapping ErrDecode for malformed
-// bytes, and the context's error after cancellation. Any error ends the
-// watch: open a new one to continue.
+// bytes — an object of another kind than the watch's included (see
+// expectedKinds) — and the context's error after cancellation. Any error
+// ends the watch: open a new one to continue.
 func (w *Watcher[T]) Next() (WatchEvent[T], error) {
+	ev, err := w.next()
+	if err == nil {
+		err = checkKind(w.kinds, ev)
+	}
+	return ev, err
+}
+
+// next reads and decodes the next event.
+func (w *Watcher[T]) next() (WatchEvent[T], error) {
 	if cs, ok := w.src.(*chunkedSource); ok && cs.lines && decode.ChecksWholeObject(w.codec) {
 		if ev, ok := nextLine(cs, w.codec); ok {
 			return ev, nil
@@ -256,7 +267,7 @@ func (r *Resources[T]) Watch(ctx context.Context, opts WatchOptions) (*Watcher[T
 		cancel()
 		return nil, err
 	}
-	return &Watcher[T]{src: src, codec: r.codec, pd: r.proto, path: req.path, cancel: cancel}, nil
+	return &Watcher[T]{src: src, codec: r.codec, pd: r.proto, path: req.path, kinds: r.expectedKinds(), cancel: cancel}, nil
 }
 
 // chunkedSource splits a chunked watch response into event frames. The

@@ -291,8 +291,9 @@ func TestProtobufFaultBytes(t *testing.T) {
 			if err != nil {
 				return err
 			}
-			if u, err := protowire.Unwrap(ev.Object); err != nil || ev.Type != "ADDED" || string(u.Kind) != "Status" {
-				return fmt.Errorf("%s of %s, %v; want ADDED of a Status", ev.Type, u.Kind, err)
+			u, err := protowire.Unwrap(ev.Object)
+			if err != nil || ev.Type != "ADDED" || string(u.Kind) != "Status" && string(u.Kind) != "ConfigMap" {
+				return fmt.Errorf("%s of %s, %v; want ADDED of a Status or a ConfigMap", ev.Type, u.Kind, err)
 			}
 			return nil
 		}},

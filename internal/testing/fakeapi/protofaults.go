@@ -1,6 +1,8 @@
 package fakeapi
 
 import (
+	"encoding/json"
+	"fmt"
 	"strconv"
 
 	"github.com/kcmlab/kcm/kube/api/protowire"
@@ -20,11 +22,11 @@ import (
 //   - ProtoTruncatedVarint: in place of the event, a frame, framed
 //     correctly, whose message ends inside a varint: the event cut inside
 //     its object's length, a tag, or a field of the envelope's typeMeta.
-//   - ProtoWrongKind: in place of the event, an event whose object is of
-//     another kind: an ADDED event holding a Status. (Not an object of
-//     another resource, say a ConfigMap with a pod's metadata: kcm's
-//     client does not compare an event's kind with the resource's and
-//     would cache it as a pod, where client-go's reflector drops it.)
+//   - ProtoWrongKind: in place of the event, an ADDED event whose object
+//     is of another kind: a Status, or a ghost (an object named
+//     ghost-<n>, encoded as the watch's own type, in an envelope that
+//     names another kind: a client that decodes by the watch's type
+//     without comparing kinds caches an object the server never had).
 //   - ProtoUnknownFields: the event itself, with fields no reader knows
 //     (a varint, bytes, a fixed32 and a group) added to the WatchEvent,
 //     its RawExtension, the envelope, its typeMeta and the object's
@@ -101,10 +103,35 @@ func (s *Server) protoFrameFault(fw frameWriter, wr watchRequest, f Fault, frame
 	case ProtoTruncatedVarint:
 		return fw.write(s.truncatedVarint(frame)) == nil
 	case ProtoWrongKind:
-		st := protoStatus(500, "InternalError", "fakeapi: injected: a Status where a "+s.o.Resources[wr.res].Kind+" belongs", 0)
-		return fw.write(protoEvent(added, st)) == nil
+		res := s.o.Resources[wr.res]
+		if s.faults.intN(2) == 0 {
+			st := protoStatus(500, "InternalError", "fakeapi: injected: a Status where a "+res.Kind+" belongs", 0)
+			return fw.write(protoEvent(added, st)) == nil
+		}
+		return fw.write(protoEvent(added, s.ghostOfAnotherKind(wr, res))) == nil
 	}
 	return fw.write(frame) == nil
+}
+
+// ghostOfAnotherKind is an enveloped object that names a kind other than
+// res's (ConfigMap, or Secret on a ConfigMap watch) but whose message is
+// one of res's type: metadata only, named ghost-<n>, in the watch's
+// namespace (or "ghost" for a watch of all namespaces).
+func (s *Server) ghostOfAnotherKind(wr watchRequest, res Resource) []byte {
+	kind := "ConfigMap"
+	if res.Kind == kind {
+		kind = "Secret"
+	}
+	ns := wr.ns
+	if ns == "" {
+		ns = "ghost"
+	}
+	js, err := json.Marshal(map[string]any{"metadata": map[string]any{
+		"name": fmt.Sprintf("ghost-%d", s.faults.intN(1<<20)), "namespace": ns, "resourceVersion": "1"}})
+	if err != nil {
+		panic(err)
+	}
+	return protowire.Wrap(nil, "v1", kind, s.mustProto(res, js))
 }
 
 // truncatedVarint is a WatchEvent that ends inside a varint, made of
