@@ -90,9 +90,8 @@ func NewFactory(client *rest.Client, o FactoryOptions) *Factory {
 // its parts with that version.
 //
 // On a client whose ContentType is protobuf, built-in kinds are read as
-// protobuf (but Deployments, ReplicaSets, StatefulSets and
-// ControllerRevisions, which stay JSON in this phase: see package
-// decode): the cached objects are the same structs, their source is
+// protobuf (but StatefulSets, which stay JSON: see package decode): the
+// cached objects are the same structs, their source is
 // protobuf (ObjectMeta.IsProto; Raw is nil) and a write of their DeepCopy
 // keeps every field kcm does not model (kube/rest).
 //

@@ -63,8 +63,7 @@
 //     iff the resource is a built-in kind (Resource.HasProtobuf) or the
 //     read is metadata-only, and the codec reads protobuf
 //     (decode.AsProto: decode.Wire(), and decode.Typed and decode.Compact
-//     of the built-in kinds but Deployment, ReplicaSet, StatefulSet and
-//     ControllerRevision); it asks as client-go does,
+//     of the built-in kinds but StatefulSet); it asks as client-go does,
 //     "application/vnd.kubernetes.protobuf, application/json", so a server
 //     or proxy that answers JSON still works: every answer is decoded by
 //     its Content-Type (for a WebSocket watch, whose handshake names none,
