@@ -132,14 +132,16 @@ func (c compactCodec[S, P]) decodeProto(tm api.TypeMeta, msg []byte, borrowed, s
 	shareObject(unsafe.Pointer(p), hint, c.t.plan)
 	c.last.Store((*S)(p))
 	pt := protoTypeOf[S]()
-	rem, err := protocodec.Remainder(msg, pt.rtype)
-	if err == nil && strip && rem != nil {
-		if rem, err = protowire.StripManagedFields(rem); err == nil && len(rem) == 0 {
-			rem = nil
-		}
-	}
+	sb := remScratch.Get().(*[]byte)
+	rem, err := protocodec.AppendRemainder((*sb)[:0], msg, pt.rtype, protocodec.RemainderOptions{DropManagedFields: strip})
 	if err == nil {
 		*objsrc.Of(p.GetObjectMeta()) = objsrc.ProtoRebuilt(unsafe.Pointer(p), &pt.remainder(rem).rb)
+	}
+	if cap(rem) <= maxRemScratch {
+		*sb = rem[:0]
+	}
+	remScratch.Put(sb)
+	if err == nil {
 		return p, nil
 	}
 	// Kept whole, as Typed keeps it.
@@ -154,6 +156,15 @@ func (c compactCodec[S, P]) decodeProto(tm api.TypeMeta, msg []byte, borrowed, s
 	*objsrc.Of(p.GetObjectMeta()) = protoSource(msg)
 	return p, nil
 }
+
+// remScratch holds the buffers remainders are taken into: a remainder is
+// copied out only when no equal one was seen recently (the replicas of a
+// workload share theirs), so taking one usually allocates nothing. A
+// buffer grown past maxRemScratch (a message with a large unmodelled field)
+// is not kept.
+var remScratch = sync.Pool{New: func() any { return new([]byte) }}
+
+const maxRemScratch = 64 << 10
 
 // protoType is what a cache's codec knows of S for protobuf: its struct
 // type, how to marshal an object, and the remainders seen recently.
@@ -192,8 +203,9 @@ func (t *protoType) newRemainder(rem []byte) *protoRemainder {
 	return r
 }
 
-// remainder returns the protoRemainder of rem, which it may keep: an
-// equal one seen recently when there is one.
+// remainder returns the protoRemainder of rem, which stays the
+// caller's: an equal one seen recently when there is one, else a new one
+// holding a copy of rem made to size.
 func (t *protoType) remainder(rem []byte) *protoRemainder {
 	if len(rem) == 0 {
 		return t.empty
@@ -202,7 +214,7 @@ func (t *protoType) remainder(rem []byte) *protoRemainder {
 	if e := slot.Load(); e != nil && string(e.rem) == string(rem) {
 		return e
 	}
-	r := t.newRemainder(rem)
+	r := t.newRemainder(append([]byte(nil), rem...))
 	slot.Store(r)
 	return r
 }

@@ -42,32 +42,69 @@ var errNotCanonical = errors.New("not in upstream's field order")
 // message field given twice (which protobuf merges), at any depth —
 // which has no remainder: keep such a message whole.
 func Remainder(msg []byte, t reflect.Type) ([]byte, error) {
+	out, err := AppendRemainder(nil, msg, t, RemainderOptions{})
+	if len(out) == 0 {
+		out = nil
+	}
+	return out, err
+}
+
+// RemainderOptions change what AppendRemainder keeps.
+type RemainderOptions struct {
+	// DropManagedFields leaves metadata.managedFields (field 17 of the
+	// ObjectMeta in field 1, which kcm does not model) out of the
+	// remainder, as protowire.StripManagedFields would cut them from it:
+	// the object's rebuilt message then has none. A metadata whose only
+	// unmodelled fields were those has no remainder.
+	DropManagedFields bool
+}
+
+// managedFieldsNum is ObjectMeta's managedFields, and metadataNum the
+// field of an object that holds its ObjectMeta.
+const (
+	managedFieldsNum = 17
+	metadataNum      = 1
+)
+
+// AppendRemainder appends the remainder of msg (see Remainder) to dst and
+// returns it: dst unchanged when t models every field. A caller that
+// keeps remainders can take them into a scratch buffer and copy only
+// those it has not seen before. The remainder is written in one walk of
+// msg, with no allocation beyond dst's growth. On error dst's contents
+// past its original length are undefined.
+func AppendRemainder(dst, msg []byte, t reflect.Type, opt RemainderOptions) ([]byte, error) {
 	m, err := messageOf(t)
 	if err != nil {
-		return nil, err
+		return dst, err
 	}
-	out, err := remainderOf(nil, msg, m)
+	skipMeta := int32(0)
+	if opt.DropManagedFields {
+		skipMeta = managedFieldsNum
+	}
+	out, err := remainderOf(dst, msg, m, 0, skipMeta)
 	if err != nil {
-		return nil, fmt.Errorf("%w: protobuf %v: %w", api.ErrDecode, t, err)
+		return dst, fmt.Errorf("%w: protobuf %v: %w", api.ErrDecode, t, err)
 	}
 	return out, nil
 }
 
-// remainderOf appends the remainder of b, a message of m. A message
-// whose every field is modelled, as most nested ones are, is read once
-// and costs no allocation; only one with a remainder is read again to
-// write it.
-func remainderOf(out, b []byte, m *message) ([]byte, error) {
-	// Pass 1: the remainders of the modelled message fields, by their
-	// occurrence among those fields (subs, made at the first non-empty
-	// one), the repeated fields of which some element has one, and
-	// whether there is an unmodelled field.
-	var subs map[int][]byte
-	var repeated map[int32]bool
+// remainderOf appends the remainder of b, a message of m, leaving out
+// the unmodelled field numbered skip (0: none); skipMeta is passed as
+// skip to the ObjectMeta in field 1. Each modelled message field's
+// remainder is written in place, behind its key and a length
+// placeholder, and taken back when empty; a repeated one's empty
+// entries stay until the end of b, and go when no element of that field
+// had a remainder (Rebuild pairs a repeated field's remainders with its
+// elements by position, so they are all written or none).
+func remainderOf(out, b []byte, m *message, skip, skipMeta int32) ([]byte, error) {
+	start := len(out)
 	var once uint64          // the singular message fields seen, by pos < 64
 	var onceBig map[int]bool // and by higher pos
-	unknown := false
-	k := 0 // occurrences of modelled message fields so far
+	// The repeated message fields of which empty entries were written,
+	// and those of which some element had a remainder, by pos < 64 (and
+	// in a map beyond).
+	var emptyW, full uint64
+	var emptyBig, fullBig map[int]bool
 	last := int32(0)
 	for off := 0; off < len(b); {
 		s, err := nextSpan(b, off)
@@ -84,7 +121,9 @@ func remainderOf(out, b []byte, m *message) ([]byte, error) {
 		last = s.num
 		f := m.lookup(s.num)
 		if f == nil {
-			unknown = true
+			if s.num != skip {
+				out = append(out, b[s.start:s.end]...)
+			}
 			continue
 		}
 		sm := subMessage(f)
@@ -111,51 +150,70 @@ func remainderOf(out, b []byte, m *message) ([]byte, error) {
 				onceBig[f.pos] = true
 			}
 		}
-		k++
 		p, err := payload(b, s)
 		if err != nil {
 			return nil, err
 		}
-		sub, err := remainderOf(nil, p, sm)
-		if err != nil {
+		subSkip := int32(0)
+		if s.num == metadataNum && sm.typ == typeObjectMeta {
+			subSkip = skipMeta
+		}
+		keyAt := len(out)
+		out = appendKey(out, s.num, wireBytes)
+		var at int
+		out, at = openLen(out)
+		if out, err = remainderOf(out, p, sm, subSkip, 0); err != nil {
 			return nil, fieldError(m, f, err)
 		}
-		if sub == nil {
-			continue
-		}
-		if subs == nil {
-			subs = map[int][]byte{}
-		}
-		subs[k-1] = sub
-		if f.card == cSlice {
-			if repeated == nil {
-				repeated = map[int32]bool{}
+		empty := len(out) == at
+		switch {
+		case empty && f.card != cSlice:
+			out = out[:keyAt]
+		case empty:
+			out[at-1] = 0
+			if f.pos < 64 {
+				emptyW |= 1 << f.pos
+			} else {
+				if emptyBig == nil {
+					emptyBig = map[int]bool{}
+				}
+				emptyBig[f.pos] = true
 			}
-			repeated[s.num] = true
+		default:
+			out = closeLen(out, at)
+			if f.card == cSlice {
+				if f.pos < 64 {
+					full |= 1 << f.pos
+				} else {
+					if fullBig == nil {
+						fullBig = map[int]bool{}
+					}
+					fullBig[f.pos] = true
+				}
+			}
 		}
 	}
-	if !unknown && subs == nil {
+	drop := emptyW &^ full
+	for pos := range emptyBig {
+		if fullBig[pos] {
+			delete(emptyBig, pos)
+		}
+	}
+	if drop == 0 && len(emptyBig) == 0 {
 		return out, nil
 	}
-	// Pass 2: write it.
-	k = 0
-	for off := 0; off < len(b); {
-		s, _ := nextSpan(b, off) // read once already
+	// Take back the empty entries of the repeated fields none of whose
+	// elements had a remainder: what was written here is well formed.
+	w := start
+	for off := start; off < len(out); {
+		s, _ := nextSpan(out, off)
 		off = s.end
-		f := m.lookup(s.num)
-		if f == nil {
-			out = append(out, b[s.start:s.end]...)
+		if f := m.lookup(s.num); f != nil && f.card == cSlice && (f.pos < 64 && drop&(1<<f.pos) != 0 || emptyBig[f.pos]) {
 			continue
 		}
-		if subMessage(f) == nil || s.wt != wireBytes {
-			continue
-		}
-		k++
-		if sub, ok := subs[k-1]; ok || repeated[s.num] {
-			out = appendBytes(out, s.num, sub)
-		}
+		w += copy(out[w:], out[s.start:s.end])
 	}
-	return out, nil
+	return out[:w], nil
 }
 
 // nextSpan reads the field of message b at off.

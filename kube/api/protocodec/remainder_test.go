@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/kcmlab/kcm/kube/api"
+	"github.com/kcmlab/kcm/kube/api/protowire"
 )
 
 // rebuilt is Rebuild(Marshal(Unmarshal(msg)), Remainder(msg)) for obj's
@@ -130,4 +131,60 @@ func TestRemainderNotCanonical(t *testing.T) {
 	if _, err := Remainder(ok, reflect.TypeFor[api.Pod]()); err != nil {
 		t.Errorf("repeated elements in a row: %v", err)
 	}
+}
+
+// TestRemainderDropManagedFields: a remainder taken with
+// DropManagedFields rebuilds every vector as protowire's
+// StripManagedFields writes it, byte for byte, and so does the pod with
+// unknown fields at every depth (only the top-level metadata's
+// managedFields go); without the option the remainder appended to a
+// scratch buffer's tail is Remainder's.
+func TestRemainderDropManagedFields(t *testing.T) {
+	check := func(t *testing.T, pb []byte, obj any) {
+		t.Helper()
+		typ := reflect.TypeOf(obj).Elem()
+		want, err := protowire.StripManagedFields(pb)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rem, err := AppendRemainder(nil, pb, typ, RemainderOptions{DropManagedFields: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := Unmarshal(pb, obj); err != nil {
+			t.Fatal(err)
+		}
+		mb, err := Marshal(obj)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := Rebuild(mb, rem, typ)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(out, want) {
+			t.Fatalf("rebuilt %d bytes, want %d; first difference at %d", len(out), len(want), firstDiff(out, want))
+		}
+		full, err := Remainder(pb, typ)
+		if err != nil {
+			t.Fatal(err)
+		}
+		scratch := []byte("scratch")
+		tail, err := AppendRemainder(scratch, pb, typ, RemainderOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(tail[len(scratch):], full) || string(tail[:len(scratch)]) != "scratch" {
+			t.Fatalf("AppendRemainder onto a buffer: %q, want scratch + Remainder's %d bytes", tail, len(full))
+		}
+	}
+	for _, name := range vectorNames(t) {
+		t.Run(name, func(t *testing.T) {
+			check(t, readFile(t, "testdata/vectors/"+name+".pb"), vectorKinds[name]())
+		})
+	}
+	t.Run("pod with unknown fields at every depth", func(t *testing.T) {
+		pb, _ := decodeVector(t, "pod")
+		check(t, injectAll(t, pb, podDepths), &api.Pod{})
+	})
 }
