@@ -117,18 +117,27 @@ func (c compactCodec[S, P]) decodeProtoStripped(tm api.TypeMeta, msg []byte) (P,
 
 // decodeProto decodes msg; borrowed: the object must not keep it; strip:
 // managedFields are dropped.
+//
+// The hint — the cached version of the object when the codec can find
+// it (its namespace and name are read from msg first), else the object
+// decoded before — is given to the decoder (protocodec.UnmarshalSharing),
+// which takes the hint's strings, maps and small pointers wherever they
+// are equal instead of allocating its own; shareObject then shares the
+// rest (slices, the table of recent values).
 func (c compactCodec[S, P]) decodeProto(tm api.TypeMeta, msg []byte, borrowed, strip bool) (P, error) {
-	p, err := unmarshalTyped[S, P](tm, msg, false)
-	if err != nil {
-		return nil, err
-	}
 	hint := unsafe.Pointer(c.last.Load())
 	if c.find != nil {
-		m := p.GetObjectMeta()
-		if h := c.find(m.Namespace, m.Name); h != nil {
-			hint = h
+		if ns, name := namespaceName(msg); name != "" {
+			if h := c.find(ns, name); h != nil {
+				hint = h
+			}
 		}
 	}
+	p := P(new(S))
+	if err := protocodec.UnmarshalSharing(msg, p, (*S)(hint)); err != nil {
+		return nil, fmt.Errorf("%w: %T: %w", api.ErrDecode, p, err)
+	}
+	*p.GetTypeMeta() = tm
 	shareObject(unsafe.Pointer(p), hint, c.t.plan)
 	c.last.Store((*S)(p))
 	pt := protoTypeOf[S]()
@@ -165,6 +174,37 @@ func (c compactCodec[S, P]) decodeProto(tm api.TypeMeta, msg []byte, borrowed, s
 var remScratch = sync.Pool{New: func() any { return new([]byte) }}
 
 const maxRemScratch = 64 << 10
+
+// namespaceName reads metadata.namespace and metadata.name of an
+// object's message (the last of each, as decoding takes them): strings
+// that alias msg, for a lookup only. Malformed bytes give what was read
+// before them (the decode reports the error).
+func namespaceName(msg []byte) (ns, name string) {
+	r := protowire.NewReader(msg)
+	for !r.Done() {
+		f, err := r.Next()
+		if err != nil {
+			return ns, name
+		}
+		if f.Num != 1 || f.Type != protowire.Bytes {
+			continue
+		}
+		mr := protowire.NewReader(f.Data)
+		for !mr.Done() {
+			g, err := mr.Next()
+			if err != nil || g.Type != protowire.Bytes {
+				break
+			}
+			switch g.Num {
+			case 1:
+				name = unsafe.String(unsafe.SliceData(g.Data), len(g.Data))
+			case 3:
+				ns = unsafe.String(unsafe.SliceData(g.Data), len(g.Data))
+			}
+		}
+	}
+	return ns, name
+}
 
 // protoType is what a cache's codec knows of S for protobuf: its struct
 // type, how to marshal an object, and the remainders seen recently.

@@ -19,18 +19,19 @@ import (
 // it.
 //
 // An error for bytes that are not such a message wraps api.ErrDecode.
-func Unmarshal(msg []byte, out any) error { return unmarshal(msg, out, false) }
+func Unmarshal(msg []byte, out any) error { return unmarshal(msg, out, false, nil) }
 
 // UnmarshalAliasing is Unmarshal whose decoded strings point into msg
 // instead of each being a copy: no allocation per string, and the object
 // keeps all of msg alive as long as any of its strings lives. The caller
 // must never modify msg afterwards (a cache that keeps an object's message
 // for MarshalMerge can decode this way). []byte values are still copies.
-func UnmarshalAliasing(msg []byte, out any) error { return unmarshal(msg, out, true) }
+func UnmarshalAliasing(msg []byte, out any) error { return unmarshal(msg, out, true, nil) }
 
-// decoder is the state of one Unmarshal.
+// decoder is the state of one Unmarshal (pooled: see getDecoder).
 type decoder struct {
 	alias bool // strings point into the message
+	hinted
 }
 
 // str returns p as a string: a copy, or an alias of the message's bytes.
@@ -41,7 +42,7 @@ func (d *decoder) str(p []byte) string {
 	return string(p)
 }
 
-func unmarshal(msg []byte, out any, alias bool) error {
+func unmarshal(msg []byte, out any, alias bool, hint unsafe.Pointer) error {
 	v := reflect.ValueOf(out)
 	if v.Kind() != reflect.Pointer || v.IsNil() {
 		return fmt.Errorf("%w: Unmarshal into %T, not a non-nil pointer", ErrNoProtobuf, out)
@@ -51,7 +52,9 @@ func unmarshal(msg []byte, out any, alias bool) error {
 		return err
 	}
 	v.Elem().SetZero()
-	if err := (&decoder{alias: alias}).decodeMessage(msg, m, v.UnsafePointer()); err != nil {
+	d := getDecoder(alias)
+	defer putDecoder(d)
+	if err := d.decodeMessage(msg, m, v.UnsafePointer(), hint); err != nil {
 		return fmt.Errorf("%w: protobuf %v: %w", api.ErrDecode, m.typ, err)
 	}
 	return nil
@@ -66,9 +69,13 @@ func fieldError(m *message, f *field, err error) error {
 // holds. The decoder writes through unsafe pointers: p is the address of
 // a struct of m's type, and each field's address is p plus its offset
 // (reflection found both), so every write has the field's own type.
-func (d *decoder) decodeMessage(b []byte, m *message, p unsafe.Pointer) error {
+//
+// h, when not nil, is the hint's struct of the same type (see
+// UnmarshalSharing).
+func (d *decoder) decodeMessage(b []byte, m *message, p, h unsafe.Pointer) error {
+	from, sharedFrom := len(d.active), len(d.shared)
 	if len(m.slices)+len(m.maps) > 0 {
-		countRepeated(b, m, p)
+		d.countRepeated(b, m, p, h)
 	}
 	for len(b) > 0 {
 		num, wt, n, err := readKey(b)
@@ -85,21 +92,31 @@ func (d *decoder) decodeMessage(b []byte, m *message, p unsafe.Pointer) error {
 			b = b[n:]
 			continue
 		}
-		n, err = d.decodeField(b, wt, f, p)
+		n, err = d.decodeField(b, wt, f, p, h)
 		if err != nil {
 			return fieldError(m, f, err)
 		}
 		b = b[n:]
 	}
+	if len(d.shared) > sharedFrom {
+		d.settleShared(sharedFrom)
+	}
+	if len(d.active) > from {
+		d.settleScratch(from, p, h)
+	}
 	return nil
 }
 
 // decodeField decodes one occurrence of field f (its value at the start
-// of b, wire type wt) into the struct at p and returns the bytes it took.
-func (d *decoder) decodeField(b []byte, wt int, f *field, p unsafe.Pointer) (int, error) {
-	fp := p // a virtual message is the struct itself
+// of b, wire type wt) into the struct at p (hint h) and returns the bytes
+// it took.
+func (d *decoder) decodeField(b []byte, wt int, f *field, p, h unsafe.Pointer) (int, error) {
+	fp, hp := p, h // a virtual message is the struct itself
 	if f.idx >= 0 {
 		fp = unsafe.Add(p, f.off)
+		if h != nil {
+			hp = unsafe.Add(h, f.off)
+		}
 	}
 	want := f.kind.wireOf()
 	if f.card == cMap {
@@ -107,7 +124,7 @@ func (d *decoder) decodeField(b []byte, wt int, f *field, p unsafe.Pointer) (int
 	}
 	if wt != want {
 		if f.card == cSlice && want == wireVarint && wt == wireBytes {
-			return d.decodePacked(b, f, fp)
+			return d.decodePacked(b, f, fp, hp)
 		}
 		return 0, fmt.Errorf("%w: %d, want %d", errWireType, wt, want)
 	}
@@ -125,17 +142,36 @@ func (d *decoder) decodeField(b []byte, wt int, f *field, p unsafe.Pointer) (int
 	}
 	switch f.card {
 	case cOne:
-		return n, d.decodeValue(raw, data, f, fp)
+		return n, d.decodeValue(raw, data, f, fp, hp)
 	case cPtr:
 		pp := (*unsafe.Pointer)(fp)
-		if *pp == nil {
-			*pp = reflect.New(f.typ).UnsafePointer()
+		var hpp unsafe.Pointer // the hint's pointee
+		if hp != nil {
+			hpp = *(*unsafe.Pointer)(hp)
 		}
-		return n, d.decodeValue(raw, data, f, *pp)
+		if *pp == nil {
+			switch {
+			case hpp == nil:
+			case sameAsPointee(raw, data, f, hpp):
+				*pp = hpp
+				return n, nil
+			case f.kind == kMessage:
+				v, err := d.decodePointee(raw, data, f, hpp)
+				*pp = v
+				return n, err
+			}
+			*pp = reflect.New(f.typ).UnsafePointer()
+		} else if *pp == hpp {
+			// Given twice: the hint's value is not to be merged into.
+			own := reflect.New(f.typ)
+			own.Elem().Set(reflect.NewAt(f.typ, hpp).Elem())
+			*pp = own.UnsafePointer()
+		}
+		return n, d.decodeValue(raw, data, f, *pp, hpp)
 	case cSlice:
-		return n, d.decodeValue(raw, data, f, grow(fp, f))
+		return n, d.decodeValue(raw, data, f, grow(fp, f), elemHint(fp, hp, f))
 	}
-	return n, d.decodeEntry(data, f, fp)
+	return n, d.decodeEntry(data, f, fp, hp)
 }
 
 // sliceHeader is the memory of a Go slice.
@@ -161,7 +197,11 @@ func grow(fp unsafe.Pointer, f *field) unsafe.Pointer {
 // at p for the elements message b holds, so that each slice is allocated
 // once and each map at its size.
 // Errors are left to the decoding pass.
-func countRepeated(b []byte, m *message, p unsafe.Pointer) {
+// With a hint (h), a map the hint has with as many entries is not made
+// (its entries will likely be the hint's: decodeEntry), and an empty
+// repeated field of which the hint has as many elements is decoded into
+// a scratch array (settleScratch).
+func (d *decoder) countRepeated(b []byte, m *message, p, h unsafe.Pointer) {
 	var counts [64]int
 	if len(m.fields) > len(counts) {
 		return
@@ -183,7 +223,12 @@ func countRepeated(b []byte, m *message, p unsafe.Pointer) {
 	for _, f := range m.slices {
 		c := counts[f.pos]
 		fp := unsafe.Add(p, f.off)
-		if h := (*sliceHeader)(fp); c > 0 && h.cap-h.len < c {
+		sh := (*sliceHeader)(fp)
+		switch {
+		case c == 0:
+		case h != nil && sh.data == nil && (*sliceHeader)(unsafe.Add(h, f.off)).len == c:
+			d.startScratch(fp, f, c)
+		case sh.cap-sh.len < c:
 			reflect.NewAt(f.typ, fp).Elem().Grow(c)
 		}
 	}
@@ -192,6 +237,7 @@ func countRepeated(b []byte, m *message, p unsafe.Pointer) {
 		fp := unsafe.Add(p, f.off)
 		switch {
 		case c == 0:
+		case h != nil && c <= maxSharedMap && len(*(*map[string]string)(unsafe.Add(h, f.off))) == c:
 		case f.kind == kBytes:
 			if mp := (*map[string][]byte)(fp); *mp == nil {
 				*mp = make(map[string][]byte, c)
@@ -205,7 +251,7 @@ func countRepeated(b []byte, m *message, p unsafe.Pointer) {
 }
 
 // decodePacked decodes a packed run of varints of the repeated field f.
-func (d *decoder) decodePacked(b []byte, f *field, fp unsafe.Pointer) (int, error) {
+func (d *decoder) decodePacked(b []byte, f *field, fp, hp unsafe.Pointer) (int, error) {
 	data, n, err := readBytes(b)
 	if err != nil {
 		return 0, err
@@ -216,7 +262,7 @@ func (d *decoder) decodePacked(b []byte, f *field, fp unsafe.Pointer) (int, erro
 			return 0, err
 		}
 		data = data[m:]
-		if err := d.decodeValue(x, nil, f, grow(fp, f)); err != nil {
+		if err := d.decodeValue(x, nil, f, grow(fp, f), nil); err != nil {
 			return 0, err
 		}
 	}
@@ -224,10 +270,12 @@ func (d *decoder) decodePacked(b []byte, f *field, fp unsafe.Pointer) (int, erro
 }
 
 // decodeEntry decodes a map entry {1: key, 2: value} into the map fv. An
-// entry without a value has the empty value.
-func (d *decoder) decodeEntry(data []byte, f *field, fp unsafe.Pointer) error {
-	var key, str string
-	bs := []byte{}
+// entry without a value has the empty value. With the hint's map at hp,
+// the field is set to the hint's map while every entry read is in it
+// with the same value (settleShared checks that none is missing).
+func (d *decoder) decodeEntry(data []byte, f *field, fp, hp unsafe.Pointer) error {
+	var keyB, valB []byte
+	hasVal := false
 	for len(data) > 0 {
 		num, wt, n, err := readKey(data)
 		if err != nil {
@@ -250,41 +298,55 @@ func (d *decoder) decodeEntry(data []byte, f *field, fp unsafe.Pointer) error {
 			return err
 		}
 		data = data[n:]
-		switch {
-		case num == 1:
-			key = d.str(p)
-		case f.kind == kString:
-			str = d.str(p)
-		case f.kind == kBytes:
-			bs = append([]byte{}, p...)
-		default:
-			if str, err = d.decodeQuantity(p); err != nil {
-				return err
-			}
+		if num == 1 {
+			keyB = p
+		} else {
+			valB, hasVal = p, true
 		}
 	}
+	if f.kind == kQuantity && hasVal {
+		var err error
+		if valB, err = quantityBytes(valB); err != nil {
+			return err
+		}
+	}
+	// The value's bytes as a string, to compare (copied below unless
+	// the hint's is taken).
+	vs := unsafe.String(unsafe.SliceData(valB), len(valB))
+	if d.shareEntry(f, fp, hp, keyB, vs) {
+		return nil
+	}
+	if i := d.sharedAt(fp); i >= 0 {
+		d.unshare(i)
+	} else if hp != nil && *(*unsafe.Pointer)(fp) != nil && *(*unsafe.Pointer)(fp) == *(*unsafe.Pointer)(hp) {
+		// The hint's, taken whole by an earlier occurrence of this
+		// message: never written into.
+		copyMap(f, fp)
+	}
+	mp := (*map[string]string)(fp)
+	key := d.str(keyB)
 	if f.kind == kBytes {
 		m := (*map[string][]byte)(fp)
 		if *m == nil {
 			*m = map[string][]byte{}
 		}
-		(*m)[key] = bs
+		(*m)[key] = append([]byte{}, valB...)
 		return nil
 	}
-	m := (*map[string]string)(fp)
-	if *m == nil {
-		*m = map[string]string{}
+	vs = d.str(valB)
+	if *mp == nil {
+		*mp = map[string]string{}
 	}
-	(*m)[key] = str
+	(*mp)[key] = vs
 	return nil
 }
 
 // decodeValue sets the value of f's kind at dst from a varint (raw) or a
-// payload (data).
-func (d *decoder) decodeValue(raw uint64, data []byte, f *field, dst unsafe.Pointer) error {
+// payload (data); h is the hint's value of the same place, or nil.
+func (d *decoder) decodeValue(raw uint64, data []byte, f *field, dst, h unsafe.Pointer) error {
 	switch f.kind {
 	case kString:
-		*(*string)(dst) = d.str(data)
+		*(*string)(dst) = d.strHint(data, h)
 	case kBool:
 		*(*bool)(dst) = raw != 0
 	case kInt32:
@@ -294,11 +356,11 @@ func (d *decoder) decodeValue(raw uint64, data []byte, f *field, dst unsafe.Poin
 	case kBytes:
 		*(*[]byte)(dst) = append([]byte{}, data...)
 	case kQuantity:
-		s, err := d.decodeQuantity(data)
+		q, err := quantityBytes(data)
 		if err != nil {
 			return err
 		}
-		*(*string)(dst) = s
+		*(*string)(dst) = d.strHint(q, h)
 	case kTime, kMicroTime:
 		t, err := decodeTimestamp(data, f.kind == kMicroTime)
 		if err != nil {
@@ -314,6 +376,9 @@ func (d *decoder) decodeValue(raw uint64, data []byte, f *field, dst unsafe.Poin
 		if err != nil {
 			return err
 		}
+		if h != nil && *(*api.IntOrString)(h) == v {
+			v = *(*api.IntOrString)(h)
+		}
 		*(*api.IntOrString)(dst) = v
 	case kRawExt:
 		raw, err := decodeRawExtension(data)
@@ -322,7 +387,7 @@ func (d *decoder) decodeValue(raw uint64, data []byte, f *field, dst unsafe.Poin
 		}
 		(*api.RawExtension)(dst).Raw = raw
 	case kMessage:
-		return d.decodeMessage(data, f.msg, dst)
+		return d.decodeMessage(data, f.msg, dst, h)
 	}
 	return nil
 }
