@@ -1,6 +1,7 @@
 package decode
 
 import (
+	"errors"
 	"fmt"
 	"hash/maphash"
 	"reflect"
@@ -134,23 +135,22 @@ func (c compactCodec[S, P]) decodeProto(tm api.TypeMeta, msg []byte, borrowed, s
 		}
 	}
 	p := P(new(S))
-	if err := protocodec.UnmarshalSharing(msg, p, (*S)(hint)); err != nil {
+	pt := protoTypeOf[S]()
+	sb := remScratch.Get().(*[]byte)
+	defer remScratch.Put(sb)
+	rem, err := protocodec.UnmarshalRemainder(msg, p, (*S)(hint), (*sb)[:0], protocodec.RemainderOptions{DropManagedFields: strip})
+	if cap(rem) <= maxRemScratch {
+		*sb = rem[:0]
+	}
+	whole := errors.Is(err, protocodec.ErrNoRemainder)
+	if err != nil && !whole {
 		return nil, fmt.Errorf("%w: %T: %w", api.ErrDecode, p, err)
 	}
 	*p.GetTypeMeta() = tm
 	shareObject(unsafe.Pointer(p), hint, c.t.plan)
 	c.last.Store((*S)(p))
-	pt := protoTypeOf[S]()
-	sb := remScratch.Get().(*[]byte)
-	rem, err := protocodec.AppendRemainder((*sb)[:0], msg, pt.rtype, protocodec.RemainderOptions{DropManagedFields: strip})
-	if err == nil {
+	if !whole {
 		*objsrc.Of(p.GetObjectMeta()) = objsrc.ProtoRebuilt(unsafe.Pointer(p), &pt.remainder(rem).rb)
-	}
-	if cap(rem) <= maxRemScratch {
-		*sb = rem[:0]
-	}
-	remScratch.Put(sb)
-	if err == nil {
 		return p, nil
 	}
 	// Kept whole, as Typed keeps it.

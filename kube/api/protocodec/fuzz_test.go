@@ -17,7 +17,9 @@ import (
 // object round-trips through Marshal; MarshalMerge with nothing changed
 // is the input byte for byte, and with a change (see change) decodes to
 // the changed object; UnmarshalAliasing gives what Unmarshal gives, and
-// so does UnmarshalSharing with any hint (checkSharing).
+// so does UnmarshalSharing with any hint (checkSharing), and
+// UnmarshalRemainder writes AppendRemainder's remainder
+// (checkUnmarshalRemainder).
 // Seeds: every vector and every changed vector.
 func FuzzUnmarshal(f *testing.F) {
 	seeds, _ := filepath.Glob("testdata/vectors/*.pb")
@@ -61,6 +63,7 @@ func FuzzUnmarshal(f *testing.F) {
 			}
 			checkSharing(t, kind, data, obj, obj)
 			checkSharing(t, kind, data, obj, back)
+			checkUnmarshalRemainder(t, data, vectorKinds[kind]())
 			change(back, len(data))
 			checkSharing(t, kind, data, obj, back)
 			merged, err := MarshalMerge(data, obj, back)

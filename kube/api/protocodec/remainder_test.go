@@ -112,7 +112,7 @@ func TestRemainderOfChangedObject(t *testing.T) {
 	}
 }
 
-// TestRemainderNotCanonical: a message out of ascending field order, or
+// TestRemainderNotCanonical (UnmarshalRemainder too): a message out of ascending field order, or
 // with a singular message given twice, at any depth, has no remainder
 // (an ErrDecode): Rebuild could not put its fields back where they were.
 func TestRemainderNotCanonical(t *testing.T) {
@@ -125,6 +125,9 @@ func TestRemainderNotCanonical(t *testing.T) {
 	} {
 		if _, err := Remainder(msg, reflect.TypeFor[api.Pod]()); !errors.Is(err, api.ErrDecode) || !errors.Is(err, errNotCanonical) {
 			t.Errorf("%s: %v, want errNotCanonical", name, err)
+		}
+		if _, err := UnmarshalRemainder(msg, &api.Pod{}, nil, nil, RemainderOptions{}); !errors.Is(err, ErrNoRemainder) || !errors.Is(err, errNotCanonical) {
+			t.Errorf("%s: UnmarshalRemainder: %v, want ErrNoRemainder", name, err)
 		}
 	}
 	ok := appendBytes(appendBytes(nil, 1, meta), 2, appendBytes(appendBytes(nil, 2, nil), 2, nil)) // two containers
@@ -177,6 +180,7 @@ func TestRemainderDropManagedFields(t *testing.T) {
 		if !bytes.Equal(tail[len(scratch):], full) || string(tail[:len(scratch)]) != "scratch" {
 			t.Fatalf("AppendRemainder onto a buffer: %q, want scratch + Remainder's %d bytes", tail, len(full))
 		}
+		checkUnmarshalRemainder(t, pb, obj)
 	}
 	for _, name := range vectorNames(t) {
 		t.Run(name, func(t *testing.T) {
@@ -187,4 +191,38 @@ func TestRemainderDropManagedFields(t *testing.T) {
 		pb, _ := decodeVector(t, "pod")
 		check(t, injectAll(t, pb, podDepths), &api.Pod{})
 	})
+}
+
+// checkUnmarshalRemainder: UnmarshalRemainder decodes pb as Unmarshal
+// does and writes the remainder AppendRemainder writes, with and without
+// DropManagedFields, onto a buffer's tail, with no hint and with the
+// object itself as hint; a message with no remainder is ErrNoRemainder.
+func checkUnmarshalRemainder(t *testing.T, pb []byte, obj any) {
+	t.Helper()
+	typ := reflect.TypeOf(obj).Elem()
+	want := reflect.New(typ).Interface()
+	if err := Unmarshal(pb, want); err != nil {
+		t.Fatal(err)
+	}
+	for _, opt := range []RemainderOptions{{}, {DropManagedFields: true}} {
+		wantRem, remErr := AppendRemainder(nil, pb, typ, opt)
+		for _, hint := range []any{nil, want} {
+			got := reflect.New(typ).Interface()
+			rem, err := UnmarshalRemainder(pb, got, hint, []byte("scratch"), opt)
+			switch {
+			case remErr != nil:
+				if !errors.Is(err, ErrNoRemainder) {
+					t.Fatalf("%+v: UnmarshalRemainder: %v, want ErrNoRemainder (Remainder: %v)", opt, err, remErr)
+				}
+			case err != nil:
+				t.Fatalf("%+v: UnmarshalRemainder: %v", opt, err)
+			case !bytes.Equal(rem, append([]byte("scratch"), wantRem...)):
+				t.Fatalf("%+v: UnmarshalRemainder wrote %d bytes, AppendRemainder %d; first difference at %d",
+					opt, len(rem)-len("scratch"), len(wantRem), firstDiff(rem[len("scratch"):], wantRem))
+			}
+			if !errors.Is(err, ErrNoRemainder) && !reflect.DeepEqual(got, want) {
+				t.Fatalf("%+v: UnmarshalRemainder decoded another object than Unmarshal", opt)
+			}
+		}
+	}
 }

@@ -32,6 +32,20 @@ func UnmarshalAliasing(msg []byte, out any) error { return unmarshal(msg, out, t
 type decoder struct {
 	alias bool // strings point into the message
 	hinted
+	rem remState
+}
+
+// remState is the remainder an Unmarshal writes as it decodes
+// (UnmarshalRemainder): on, the bytes so far, and the first reason the
+// message has none (then out is dropped).
+type remState struct {
+	on  bool
+	out []byte
+	bad error
+	// skip is the unmodelled field the message about to be decoded
+	// leaves out; metaSkip the one the top message's metadata leaves out.
+	skip, metaSkip int32
+	top            *message
 }
 
 // str returns p as a string: a copy, or an alias of the message's bytes.
@@ -43,6 +57,12 @@ func (d *decoder) str(p []byte) string {
 }
 
 func unmarshal(msg []byte, out any, alias bool, hint unsafe.Pointer) error {
+	d := getDecoder(alias)
+	defer putDecoder(d)
+	return d.unmarshal(msg, out, hint)
+}
+
+func (d *decoder) unmarshal(msg []byte, out any, hint unsafe.Pointer) error {
 	v := reflect.ValueOf(out)
 	if v.Kind() != reflect.Pointer || v.IsNil() {
 		return fmt.Errorf("%w: Unmarshal into %T, not a non-nil pointer", ErrNoProtobuf, out)
@@ -52,8 +72,7 @@ func unmarshal(msg []byte, out any, alias bool, hint unsafe.Pointer) error {
 		return err
 	}
 	v.Elem().SetZero()
-	d := getDecoder(alias)
-	defer putDecoder(d)
+	d.rem.top = m
 	if err := d.decodeMessage(msg, m, v.UnsafePointer(), hint); err != nil {
 		return fmt.Errorf("%w: protobuf %v: %w", api.ErrDecode, m.typ, err)
 	}
@@ -77,26 +96,49 @@ func (d *decoder) decodeMessage(b []byte, m *message, p, h unsafe.Pointer) error
 	if len(m.slices)+len(m.maps) > 0 {
 		d.countRepeated(b, m, p, h)
 	}
+	var rf remFrame
+	skip := d.rem.skip
+	if d.rem.on {
+		rf.start, d.rem.skip = len(d.rem.out), 0
+	}
 	for len(b) > 0 {
 		num, wt, n, err := readKey(b)
 		if err != nil {
 			return err
 		}
-		b = b[n:]
+		if d.rem.on && d.rem.bad == nil {
+			d.rem.bad = rf.order(num)
+		}
 		f := m.lookup(num)
 		if f == nil {
-			n, err := skipValue(b, num, wt, 0)
+			nv, err := skipValue(b[n:], num, wt, 0)
 			if err != nil {
 				return fmt.Errorf("%s field %d: %w", m.typ.Name(), num, err)
 			}
-			b = b[n:]
+			if d.rem.on && num != skip {
+				d.rem.out = append(d.rem.out, b[:n+nv]...)
+			}
+			b = b[n+nv:]
 			continue
+		}
+		b = b[n:]
+		if d.rem.on && wt == wireBytes {
+			if sm := subMessage(f); sm != nil {
+				if n, err = d.decodeFieldRemainder(b, f, sm, &rf, m, p, h); err != nil {
+					return fieldError(m, f, err)
+				}
+				b = b[n:]
+				continue
+			}
 		}
 		n, err = d.decodeField(b, wt, f, p, h)
 		if err != nil {
 			return fieldError(m, f, err)
 		}
 		b = b[n:]
+	}
+	if d.rem.on && d.rem.bad == nil {
+		d.rem.out = rf.finish(d.rem.out, m)
 	}
 	if len(d.shared) > sharedFrom {
 		d.settleShared(sharedFrom)
@@ -105,6 +147,40 @@ func (d *decoder) decodeMessage(b []byte, m *message, p, h unsafe.Pointer) error
 		d.settleScratch(from, p, h)
 	}
 	return nil
+}
+
+// decodeFieldRemainder is decodeField for an occurrence of message field
+// f (sm its message) while the remainder is written: the field's
+// remainder is written behind its key as it is decoded (a special type's
+// by a walk of its small payload), and closed in frame rf of message m.
+func (d *decoder) decodeFieldRemainder(b []byte, f *field, sm *message, rf *remFrame, m *message, p, h unsafe.Pointer) (int, error) {
+	if d.rem.bad == nil {
+		d.rem.bad = rf.single(f, f.num)
+	}
+	keyAt, at := len(d.rem.out), 0
+	d.rem.out, at = openLen(appendKey(d.rem.out, f.num, wireBytes))
+	if f.kind != kMessage {
+		if data, _, err := readBytes(b); err == nil {
+			if out, rerr := remainderOf(d.rem.out, data, sm, 0, 0); rerr != nil {
+				if d.rem.bad == nil {
+					d.rem.bad = rerr
+				}
+			} else {
+				d.rem.out = out
+			}
+		}
+	} else if m == d.rem.top && f.num == metadataNum && sm.typ == typeObjectMeta {
+		d.rem.skip = d.rem.metaSkip
+	}
+	n, err := d.decodeField(b, wireBytes, f, p, h)
+	d.rem.skip = 0
+	if err != nil {
+		return 0, err
+	}
+	if d.rem.bad == nil {
+		d.rem.out = rf.closeSub(d.rem.out, f, keyAt, at)
+	}
+	return n, nil
 }
 
 // decodeField decodes one occurrence of field f (its value at the start

@@ -45,17 +45,27 @@ import (
 // The decoded object shares memory with hint, so it must be read-only
 // too; it shares none with msg.
 func UnmarshalSharing(msg []byte, out, hint any) error {
-	var h unsafe.Pointer
-	if hint != nil {
-		hv := reflect.ValueOf(hint)
-		if hv.Type() != reflect.TypeOf(out) {
-			return fmt.Errorf("%w: UnmarshalSharing into %T with a hint of type %T", ErrNoProtobuf, out, hint)
-		}
-		if !hv.IsNil() {
-			h = hv.UnsafePointer()
-		}
+	h, err := hintOf(out, hint)
+	if err != nil {
+		return err
 	}
 	return unmarshal(msg, out, false, h)
+}
+
+// hintOf is the struct hint points to (nil for none), which must be of
+// out's type.
+func hintOf(out, hint any) (unsafe.Pointer, error) {
+	if hint == nil {
+		return nil, nil
+	}
+	hv := reflect.ValueOf(hint)
+	if hv.Type() != reflect.TypeOf(out) {
+		return nil, fmt.Errorf("%w: decoding into %T with a hint of type %T", ErrNoProtobuf, out, hint)
+	}
+	if hv.IsNil() {
+		return nil, nil
+	}
+	return hv.UnsafePointer(), nil
 }
 
 // hinted is a decoder's state for decoding with a hint: the maps taken
@@ -116,6 +126,7 @@ func getDecoder(alias bool) *decoder {
 // (its scratch memory is zero already, unless the decode failed: then
 // that is dropped).
 func putDecoder(d *decoder) {
+	d.rem = remState{}
 	clear(d.shared)
 	d.shared = d.shared[:0]
 	clear(d.keys)
