@@ -176,15 +176,18 @@ var remScratch = sync.Pool{New: func() any { return new([]byte) }}
 const maxRemScratch = 64 << 10
 
 // namespaceName reads metadata.namespace and metadata.name of an
-// object's message (the last of each, as decoding takes them): strings
-// that alias msg, for a lookup only. Malformed bytes give what was read
-// before them (the decode reports the error).
+// object's message, to look its cached version up: strings that alias
+// msg. It reads the first metadata field up to its field 3 (namespace),
+// as kube-apiserver writes it (name 1, generateName 2, namespace 3 first,
+// managedFields far after): a message in another order gives what was
+// read, and the lookup only picks the hint. Malformed bytes likewise
+// (the decode reports the error).
 func namespaceName(msg []byte) (ns, name string) {
 	r := protowire.NewReader(msg)
 	for !r.Done() {
 		f, err := r.Next()
 		if err != nil {
-			return ns, name
+			return "", ""
 		}
 		if f.Num != 1 || f.Type != protowire.Bytes {
 			continue
@@ -192,18 +195,20 @@ func namespaceName(msg []byte) (ns, name string) {
 		mr := protowire.NewReader(f.Data)
 		for !mr.Done() {
 			g, err := mr.Next()
-			if err != nil || g.Type != protowire.Bytes {
+			if err != nil || g.Num > 3 {
 				break
 			}
-			switch g.Num {
-			case 1:
+			switch {
+			case g.Type != protowire.Bytes:
+			case g.Num == 1:
 				name = unsafe.String(unsafe.SliceData(g.Data), len(g.Data))
-			case 3:
+			case g.Num == 3:
 				ns = unsafe.String(unsafe.SliceData(g.Data), len(g.Data))
 			}
 		}
+		return ns, name
 	}
-	return ns, name
+	return "", ""
 }
 
 // protoType is what a cache's codec knows of S for protobuf: its struct

@@ -79,6 +79,7 @@ type hinted struct {
 	// Free scratch memory: arrays by slice type, values by type.
 	slices map[reflect.Type][]scratchArray
 	values map[reflect.Type][]unsafe.Pointer
+	tmp    sliceHeader // a scratch array as a slice, to clear (a local would escape)
 }
 
 // sharedMap is a map field (at fp) set to the hint's map m because every
@@ -263,8 +264,9 @@ func (d *decoder) settleScratch(from int, p, h unsafe.Pointer) {
 				*sh = sliceHeader{data: own.UnsafePointer(), len: sh.len, cap: sh.len}
 			}
 		}
-		scratch := sliceHeader{data: a.arr.data, len: used, cap: a.arr.cap}
-		reflect.NewAt(a.f.typ, unsafe.Pointer(&scratch)).Elem().Clear()
+		d.tmp = sliceHeader{data: a.arr.data, len: used, cap: a.arr.cap}
+		reflect.NewAt(a.f.typ, unsafe.Pointer(&d.tmp)).Elem().Clear()
+		d.tmp = sliceHeader{}
 		d.slices[a.f.typ] = append(d.slices[a.f.typ], a.arr)
 	}
 	clear(d.active[from:])
