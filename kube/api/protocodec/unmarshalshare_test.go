@@ -83,3 +83,71 @@ func TestUnmarshalSharingTakesTheHints(t *testing.T) {
 	same("spec.terminationGracePeriodSeconds", got.Spec.TerminationGracePeriodSeconds, hint.Spec.TerminationGracePeriodSeconds)
 	same("status.conditions", got.Status.Conditions, hint.Status.Conditions)
 }
+
+// TestUnmarshalSharingRefusesUnequalParts: a hint whose parts differ from
+// the message's in ways the length checks do not see gives nothing of
+// them: a label of the same key with another value; every pointer to a
+// message pointing to another (zero) value; a map whose entries the
+// message repeats (as many entries as the hint's map, fewer keys).
+func TestUnmarshalSharingRefusesUnequalParts(t *testing.T) {
+	pb, obj := decodeVector(t, "pod")
+	fresh := func() *api.Pod {
+		p := &api.Pod{}
+		if err := Unmarshal(pb, p); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	otherLabel := fresh()
+	for k := range otherLabel.Labels {
+		otherLabel.Labels[k] += "-other"
+	}
+	otherPointees := fresh()
+	if n := zeroPointees(reflect.ValueOf(otherPointees).Elem()); n == 0 {
+		t.Fatal("the pod vector has no pointer to a message")
+	}
+	meta := appendString(nil, 1, "p")
+	for range 2 {
+		meta = appendBytes(meta, 11, appendString(appendString(nil, 1, "k"), 2, "v"))
+	}
+	dup := appendBytes(nil, 1, meta)
+	dupWant := &api.Pod{}
+	if err := Unmarshal(dup, dupWant); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name       string
+		msg        []byte
+		want, hint api.Object
+	}{
+		{"label value", pb, obj, otherLabel},
+		{"pointees", pb, obj, otherPointees},
+		{"repeated map entry", dup, dupWant, &api.Pod{ObjectMeta: api.ObjectMeta{Labels: map[string]string{"k": "v", "x": "y"}}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) { checkSharing(t, "pod", tc.msg, tc.want, tc.hint) })
+	}
+}
+
+// zeroPointees points every non-nil pointer to a struct in v (at any
+// depth) to a new zero value, and counts them.
+func zeroPointees(v reflect.Value) int {
+	n := 0
+	switch v.Kind() {
+	case reflect.Pointer:
+		if !v.IsNil() && v.Elem().Kind() == reflect.Struct && v.CanSet() {
+			v.Set(reflect.New(v.Type().Elem()))
+			return 1
+		}
+	case reflect.Struct:
+		for i := range v.NumField() {
+			if v.Type().Field(i).IsExported() {
+				n += zeroPointees(v.Field(i))
+			}
+		}
+	case reflect.Slice:
+		for i := range v.Len() {
+			n += zeroPointees(v.Index(i))
+		}
+	}
+	return n
+}
