@@ -87,12 +87,15 @@ var APIVariants = []APIVariant{
 // kcm's RawObject informer on protobuf family deltas (decode.WireFamilies,
 // which the Factory does not use) and kcm's metadata-only informer on
 // protobuf (the garbage collector's and quota's kind of informer, which
-// caches less than a pod informer: not the comparison).
+// caches less than a pod informer: not the comparison), and
+// kcm's typed pod informer on protobuf (informer.For[Pod] as the manager
+// caches pods: CompactCached, decoded with the hint).
 var extraAPIVariants = []APIVariant{
 	{Name: "client-go/no-gzip", Engine: ClientGo, NoGzip: true},
 	{Name: "client-go/protobuf", Engine: ClientGo, Protobuf: true},
 	{Name: "kcm/protobuf-families", Engine: KCM, Protobuf: true, Informer: KCMRawFamiliesInformer},
 	{Name: "kcm-metadata/protobuf", Engine: KCM, Protobuf: true, Informer: KCMMetadataInformer},
+	{Name: "kcm-typed/protobuf", Engine: KCMTyped, Protobuf: true},
 }
 
 // LookupAPIVariants returns the variants named in names (comma-separated);

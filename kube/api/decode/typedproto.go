@@ -1,6 +1,7 @@
 package decode
 
 import (
+	"errors"
 	"fmt"
 	"hash/maphash"
 	"reflect"
@@ -134,28 +135,38 @@ func (c compactCodec[S, P]) decodeProtoStripped(tm api.TypeMeta, msg []byte) (P,
 
 // decodeProto decodes msg; borrowed: the object must not keep it; strip:
 // managedFields are dropped.
+//
+// The hint — the cached version of the object when the codec can find
+// it (its namespace and name are read from msg first), else the object
+// decoded before — is given to the decoder (protocodec.UnmarshalSharing),
+// which takes the hint's strings, maps and small pointers wherever they
+// are equal instead of allocating its own; shareObject then shares the
+// rest (slices, the table of recent values).
 func (c compactCodec[S, P]) decodeProto(tm api.TypeMeta, msg []byte, borrowed, strip bool) (P, error) {
-	p, err := unmarshalTyped[S, P](tm, msg, false)
-	if err != nil {
-		return nil, err
-	}
 	hint := unsafe.Pointer(c.last.Load())
 	if c.find != nil {
-		m := p.GetObjectMeta()
-		if h := c.find(m.Namespace, m.Name); h != nil {
-			hint = h
+		if ns, name := namespaceName(msg); name != "" {
+			if h := c.find(ns, name); h != nil {
+				hint = h
+			}
 		}
 	}
+	p := P(new(S))
+	pt := protoTypeOf[S]()
+	sb := remScratch.Get().(*[]byte)
+	defer remScratch.Put(sb)
+	rem, err := protocodec.UnmarshalRemainder(msg, p, (*S)(hint), (*sb)[:0], protocodec.RemainderOptions{DropManagedFields: strip})
+	if cap(rem) <= maxRemScratch {
+		*sb = rem[:0]
+	}
+	whole := errors.Is(err, protocodec.ErrNoRemainder)
+	if err != nil && !whole {
+		return nil, fmt.Errorf("%w: %T: %w", api.ErrDecode, p, err)
+	}
+	*p.GetTypeMeta() = tm
 	shareObject(unsafe.Pointer(p), hint, c.t.plan)
 	c.last.Store((*S)(p))
-	pt := protoTypeOf[S]()
-	rem, err := protocodec.Remainder(msg, pt.rtype)
-	if err == nil && strip && rem != nil {
-		if rem, err = protowire.StripManagedFields(rem); err == nil && len(rem) == 0 {
-			rem = nil
-		}
-	}
-	if err == nil {
+	if !whole {
 		*objsrc.Of(p.GetObjectMeta()) = objsrc.ProtoRebuilt(unsafe.Pointer(p), &pt.remainder(rem).rb)
 		return p, nil
 	}
@@ -170,6 +181,51 @@ func (c compactCodec[S, P]) decodeProto(tm api.TypeMeta, msg []byte, borrowed, s
 	}
 	*objsrc.Of(p.GetObjectMeta()) = protoSource(msg)
 	return p, nil
+}
+
+// remScratch holds the buffers remainders are taken into: a remainder is
+// copied out only when no equal one was seen recently (the replicas of a
+// workload share theirs), so taking one usually allocates nothing. A
+// buffer grown past maxRemScratch (a message with a large unmodelled field)
+// is not kept.
+var remScratch = sync.Pool{New: func() any { return new([]byte) }}
+
+const maxRemScratch = 64 << 10
+
+// namespaceName reads metadata.namespace and metadata.name of an
+// object's message, to look its cached version up: strings that alias
+// msg. It reads the first metadata field up to its field 3 (namespace),
+// as kube-apiserver writes it (name 1, generateName 2, namespace 3 first,
+// managedFields far after): a message in another order gives what was
+// read, and the lookup only picks the hint. Malformed bytes likewise
+// (the decode reports the error).
+func namespaceName(msg []byte) (ns, name string) {
+	r := protowire.NewReader(msg)
+	for !r.Done() {
+		f, err := r.Next()
+		if err != nil {
+			return "", ""
+		}
+		if f.Num != 1 || f.Type != protowire.Bytes {
+			continue
+		}
+		mr := protowire.NewReader(f.Data)
+		for !mr.Done() {
+			g, err := mr.Next()
+			if err != nil || g.Num > 3 {
+				break
+			}
+			switch {
+			case g.Type != protowire.Bytes:
+			case g.Num == 1:
+				name = unsafe.String(unsafe.SliceData(g.Data), len(g.Data))
+			case g.Num == 3:
+				ns = unsafe.String(unsafe.SliceData(g.Data), len(g.Data))
+			}
+		}
+		return ns, name
+	}
+	return "", ""
 }
 
 // protoType is what a cache's codec knows of S for protobuf: its struct
@@ -209,8 +265,9 @@ func (t *protoType) newRemainder(rem []byte) *protoRemainder {
 	return r
 }
 
-// remainder returns the protoRemainder of rem, which it may keep: an
-// equal one seen recently when there is one.
+// remainder returns the protoRemainder of rem, which stays the
+// caller's: an equal one seen recently when there is one, else a new one
+// holding a copy of rem made to size.
 func (t *protoType) remainder(rem []byte) *protoRemainder {
 	if len(rem) == 0 {
 		return t.empty
@@ -219,7 +276,7 @@ func (t *protoType) remainder(rem []byte) *protoRemainder {
 	if e := slot.Load(); e != nil && string(e.rem) == string(rem) {
 		return e
 	}
-	r := t.newRemainder(rem)
+	r := t.newRemainder(append([]byte(nil), rem...))
 	slot.Store(r)
 	return r
 }

@@ -90,17 +90,27 @@
 //   - Unmarshal copies what it keeps; UnmarshalAliasing points the strings
 //     into msg instead (no allocation per string), for a caller that keeps
 //     msg unmodified anyway.
+//   - UnmarshalSharing decodes as Unmarshal does but takes from a hint (the
+//     object decoded before, or the cached version) every string, map,
+//     pointee and slice equal to the hint's at the same place instead of
+//     allocating its own; equal memory is the test, so what it takes is
+//     equal (TestUnmarshalSharing*, and FuzzUnmarshal against Unmarshal).
+//   - UnmarshalRemainder also writes the remainder in the same walk, the
+//     bytes AppendRemainder (Remainder into a caller's buffer) writes;
+//     RemainderOptions.DropManagedFields leaves metadata.managedFields out
+//     as protowire.StripManagedFields would.
 //
 // # Files
 //
 //	schema.go     the pb tags compiled: messages, fields, kinds, the tags of meta.go's structs
-//	unmarshal.go  Unmarshal, UnmarshalAliasing
+//	unmarshal.go  Unmarshal, UnmarshalAliasing, the decoding walk (and the remainder it writes)
+//	unmarshalshare.go UnmarshalSharing: decoding with a hint, scratch memory, pooled decoders
 //	specials.go   the messages of Quantity, Time, MicroTime, IntOrString, RawExtension
 //	marshal.go    Marshal
 //	merge.go      MarshalMerge and the comparison by encoding
 //	access.go     typed access to special values and maps through their address
 //	wire.go       varints, keys, lengths, skipping a field
-//	remainder.go  Remainder and Rebuild: what a cache keeps of a message besides the struct
+//	remainder.go  Remainder, AppendRemainder, UnmarshalRemainder and Rebuild: what a cache keeps of a message besides the struct
 //	has.go        HasProtobuf: whether a struct type has a protobuf form
 //	submsg.go     Field and SetField: a sub-message by its path of field numbers, read and replaced
 //

@@ -16,7 +16,10 @@ import (
 // input's length): no panic; an error wraps api.ErrDecode; a decoded
 // object round-trips through Marshal; MarshalMerge with nothing changed
 // is the input byte for byte, and with a change (see change) decodes to
-// the changed object; UnmarshalAliasing gives what Unmarshal gives.
+// the changed object; UnmarshalAliasing gives what Unmarshal gives, and
+// so does UnmarshalSharing with any hint (checkSharing), and
+// UnmarshalRemainder writes AppendRemainder's remainder
+// (checkUnmarshalRemainder).
 // Seeds: every vector and every changed vector.
 func FuzzUnmarshal(f *testing.F) {
 	seeds, _ := filepath.Glob("testdata/vectors/*.pb")
@@ -58,7 +61,11 @@ func FuzzUnmarshal(f *testing.F) {
 			if err := UnmarshalAliasing(data, aliased); err != nil || !reflect.DeepEqual(aliased, obj) {
 				t.Fatalf("%s: UnmarshalAliasing differs from Unmarshal (err %v)", kind, err)
 			}
+			checkSharing(t, kind, data, obj, obj)
+			checkSharing(t, kind, data, obj, back)
+			checkUnmarshalRemainder(t, data, vectorKinds[kind]())
 			change(back, len(data))
+			checkSharing(t, kind, data, obj, back)
 			merged, err := MarshalMerge(data, obj, back)
 			if err != nil {
 				t.Fatalf("%s: MarshalMerge: %v", kind, err)
@@ -70,6 +77,7 @@ func FuzzUnmarshal(f *testing.F) {
 			if !equalMessage(mustMessage(t, again), reflect.ValueOf(again).Elem(), reflect.ValueOf(back).Elem()) { // an emptied slice reads back nil
 				t.Fatalf("%s: MarshalMerge decodes to another object: %s", kind, diff("", reflect.ValueOf(again), reflect.ValueOf(back)))
 			}
+			checkSharing(t, kind, merged, again, obj)
 		}
 	})
 }
@@ -103,5 +111,26 @@ func change(obj api.Object, n int) {
 		p.Spec.Tolerations = append(p.Spec.Tolerations, api.Toleration{Key: "fuzz"})
 	case 3:
 		p.Spec.HostNetwork = !p.Spec.HostNetwork
+	}
+}
+
+// checkSharing: UnmarshalSharing(data) with hint gives want, what
+// Unmarshal gave, and leaves the hint as it was.
+func checkSharing(t *testing.T, kind string, data []byte, want, hint api.Object) {
+	t.Helper()
+	before, err := Marshal(hint)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := vectorKinds[kind]()
+	if err := UnmarshalSharing(data, got, hint); err != nil {
+		t.Fatalf("%s: UnmarshalSharing: %v", kind, err)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("%s: UnmarshalSharing differs from Unmarshal: %s", kind, diff("", reflect.ValueOf(got), reflect.ValueOf(want)))
+	}
+	after, err := Marshal(hint)
+	if err != nil || !bytes.Equal(after, before) {
+		t.Fatalf("%s: UnmarshalSharing changed its hint (err %v)", kind, err)
 	}
 }

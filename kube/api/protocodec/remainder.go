@@ -42,120 +42,241 @@ var errNotCanonical = errors.New("not in upstream's field order")
 // message field given twice (which protobuf merges), at any depth —
 // which has no remainder: keep such a message whole.
 func Remainder(msg []byte, t reflect.Type) ([]byte, error) {
+	out, err := AppendRemainder(nil, msg, t, RemainderOptions{})
+	if len(out) == 0 {
+		out = nil
+	}
+	return out, err
+}
+
+// RemainderOptions change what AppendRemainder keeps.
+type RemainderOptions struct {
+	// DropManagedFields leaves metadata.managedFields (field 17 of the
+	// ObjectMeta in field 1, which kcm does not model) out of the
+	// remainder, as protowire.StripManagedFields would cut them from it:
+	// the object's rebuilt message then has none. A metadata whose only
+	// unmodelled fields were those has no remainder.
+	DropManagedFields bool
+}
+
+// managedFieldsNum is ObjectMeta's managedFields, and metadataNum the
+// field of an object that holds its ObjectMeta.
+const (
+	managedFieldsNum = 17
+	metadataNum      = 1
+)
+
+// AppendRemainder appends the remainder of msg (see Remainder) to dst and
+// returns it: dst unchanged when t models every field. A caller that
+// keeps remainders can take them into a scratch buffer and copy only
+// those it has not seen before. The remainder is written in one walk of
+// msg, with no allocation beyond dst's growth. On error dst's contents
+// past its original length are undefined.
+func AppendRemainder(dst, msg []byte, t reflect.Type, opt RemainderOptions) ([]byte, error) {
 	m, err := messageOf(t)
 	if err != nil {
-		return nil, err
+		return dst, err
 	}
-	out, err := remainderOf(nil, msg, m)
+	skipMeta := int32(0)
+	if opt.DropManagedFields {
+		skipMeta = managedFieldsNum
+	}
+	out, err := remainderOf(dst, msg, m, 0, skipMeta)
 	if err != nil {
-		return nil, fmt.Errorf("%w: protobuf %v: %w", api.ErrDecode, t, err)
+		return dst, fmt.Errorf("%w: protobuf %v: %w", api.ErrDecode, t, err)
 	}
 	return out, nil
 }
 
-// remainderOf appends the remainder of b, a message of m. A message
-// whose every field is modelled, as most nested ones are, is read once
-// and costs no allocation; only one with a remainder is read again to
-// write it.
-func remainderOf(out, b []byte, m *message) ([]byte, error) {
-	// Pass 1: the remainders of the modelled message fields, by their
-	// occurrence among those fields (subs, made at the first non-empty
-	// one), the repeated fields of which some element has one, and
-	// whether there is an unmodelled field.
-	var subs map[int][]byte
-	var repeated map[int32]bool
-	var once uint64          // the singular message fields seen, by pos < 64
-	var onceBig map[int]bool // and by higher pos
-	unknown := false
-	k := 0 // occurrences of modelled message fields so far
-	last := int32(0)
+// ErrNoRemainder is wrapped by UnmarshalRemainder's error for a message
+// that decoded but has no remainder (not in upstream's field order, see
+// Remainder): keep such a message whole.
+var ErrNoRemainder = errors.New("protocodec: no remainder")
+
+// UnmarshalRemainder is UnmarshalSharing (hint may be nil) that also
+// appends msg's remainder (AppendRemainder with opt) to rem, in the same
+// walk of msg: what a cache that keeps remainders instead of messages
+// decodes with. An error that wraps ErrNoRemainder leaves out decoded
+// and rem's contents past its length undefined; any other wraps
+// api.ErrDecode.
+func UnmarshalRemainder(msg []byte, out, hint any, rem []byte, opt RemainderOptions) ([]byte, error) {
+	h, err := hintOf(out, hint)
+	if err != nil {
+		return rem, err
+	}
+	d := getDecoder(false)
+	defer putDecoder(d)
+	d.rem.on, d.rem.out = true, rem
+	if opt.DropManagedFields {
+		d.rem.metaSkip = managedFieldsNum
+	}
+	if err := d.unmarshal(msg, out, h); err != nil {
+		return rem, err
+	}
+	if d.rem.bad != nil {
+		return rem, fmt.Errorf("%w: protobuf %T: %w", ErrNoRemainder, out, d.rem.bad)
+	}
+	return d.rem.out, nil
+}
+
+// remainderOf appends the remainder of b, a message of m, leaving out
+// the unmodelled field numbered skip (0: none); skipMeta is passed as
+// skip to the ObjectMeta in field 1. Each modelled message field's
+// remainder is written in place, behind its key and a length
+// placeholder, and taken back when empty (remFrame). Unmarshal's
+// remainder pass (UnmarshalRemainder) writes the same bytes as it
+// decodes.
+func remainderOf(out, b []byte, m *message, skip, skipMeta int32) ([]byte, error) {
+	r := remFrame{start: len(out)}
 	for off := 0; off < len(b); {
 		s, err := nextSpan(b, off)
 		if err != nil {
 			return nil, err
 		}
 		off = s.end
-		if s.num < last {
-			// Rebuild puts fields back by their numbers: only a message
-			// in ascending field order, as kube-apiserver writes it, is
-			// rebuilt as it was.
-			return nil, fmt.Errorf("%w: field %d after field %d", errNotCanonical, s.num, last)
+		if err := r.order(s.num); err != nil {
+			return nil, err
 		}
-		last = s.num
 		f := m.lookup(s.num)
 		if f == nil {
-			unknown = true
+			if s.num != skip {
+				out = append(out, b[s.start:s.end]...)
+			}
 			continue
 		}
 		sm := subMessage(f)
 		if sm == nil || s.wt != wireBytes {
 			continue
 		}
-		if f.card != cSlice {
-			// A singular message given twice is merged by Unmarshal and
-			// written once by Marshal: the remainders of its two
-			// occurrences would have one place for two. kube-apiserver
-			// never writes one twice; the caller keeps the message.
-			if f.pos < 64 {
-				if once&(1<<f.pos) != 0 {
-					return nil, fmt.Errorf("%w: field %d given twice", errNotCanonical, s.num)
-				}
-				once |= 1 << f.pos
-			} else {
-				if onceBig[f.pos] {
-					return nil, fmt.Errorf("%w: field %d given twice", errNotCanonical, s.num)
-				}
-				if onceBig == nil {
-					onceBig = map[int]bool{}
-				}
-				onceBig[f.pos] = true
-			}
+		if err := r.single(f, s.num); err != nil {
+			return nil, err
 		}
-		k++
 		p, err := payload(b, s)
 		if err != nil {
 			return nil, err
 		}
-		sub, err := remainderOf(nil, p, sm)
-		if err != nil {
+		subSkip := int32(0)
+		if s.num == metadataNum && sm.typ == typeObjectMeta {
+			subSkip = skipMeta
+		}
+		keyAt, at := len(out), 0
+		out, at = openLen(appendKey(out, s.num, wireBytes))
+		if out, err = remainderOf(out, p, sm, subSkip, 0); err != nil {
 			return nil, fieldError(m, f, err)
 		}
-		if sub == nil {
-			continue
+		out = r.closeSub(out, f, keyAt, at)
+	}
+	return r.finish(out, m), nil
+}
+
+// remFrame is the state of writing one message's remainder: where it
+// starts in the output, the last field number read, the singular
+// message fields seen, and the repeated message fields of which empty
+// entries were written and of which some element had a remainder (by
+// pos < 64, and in maps beyond). A repeated field's empty entries stay
+// until the end of the message, and go when no element of that field
+// had a remainder (Rebuild pairs a repeated field's remainders with its
+// elements by position, so they are all written or none).
+type remFrame struct {
+	start        int
+	last         int32
+	once         uint64
+	onceBig      map[int]bool
+	emptyW, full uint64
+	emptyBig     map[int]bool
+	fullBig      map[int]bool
+}
+
+// order checks that field num comes after the fields before it:
+// Rebuild puts fields back by their numbers, so only a message in
+// ascending field order, as kube-apiserver writes it, is rebuilt as it
+// was.
+func (r *remFrame) order(num int32) error {
+	if num < r.last {
+		return fmt.Errorf("%w: field %d after field %d", errNotCanonical, num, r.last)
+	}
+	r.last = num
+	return nil
+}
+
+// single checks that a singular message field f (numbered num) is not
+// given twice: Unmarshal merges the two occurrences and Marshal writes
+// one, so their remainders would have one place for two. kube-apiserver
+// never writes one twice; the caller keeps such a message whole.
+func (r *remFrame) single(f *field, num int32) error {
+	if f.card == cSlice {
+		return nil
+	}
+	if f.pos < 64 {
+		if r.once&(1<<f.pos) != 0 {
+			return fmt.Errorf("%w: field %d given twice", errNotCanonical, num)
 		}
-		if subs == nil {
-			subs = map[int][]byte{}
-		}
-		subs[k-1] = sub
-		if f.card == cSlice {
-			if repeated == nil {
-				repeated = map[int32]bool{}
-			}
-			repeated[s.num] = true
+		r.once |= 1 << f.pos
+		return nil
+	}
+	if r.onceBig[f.pos] {
+		return fmt.Errorf("%w: field %d given twice", errNotCanonical, num)
+	}
+	if r.onceBig == nil {
+		r.onceBig = map[int]bool{}
+	}
+	r.onceBig[f.pos] = true
+	return nil
+}
+
+// closeSub ends the entry of message field f opened at keyAt (payload
+// from at): taken back when empty and singular, kept empty (for now)
+// when repeated, its length written otherwise.
+func (r *remFrame) closeSub(out []byte, f *field, keyAt, at int) []byte {
+	empty := len(out) == at
+	switch {
+	case empty && f.card != cSlice:
+		return out[:keyAt]
+	case empty:
+		mark(&r.emptyW, &r.emptyBig, f.pos)
+		return out
+	}
+	if f.card == cSlice {
+		mark(&r.full, &r.fullBig, f.pos)
+	}
+	return closeLen(out, at)
+}
+
+// mark adds pos to the set (bits, big).
+func mark(bits *uint64, big *map[int]bool, pos int) {
+	if pos < 64 {
+		*bits |= 1 << pos
+		return
+	}
+	if *big == nil {
+		*big = map[int]bool{}
+	}
+	(*big)[pos] = true
+}
+
+// finish takes back the empty entries of the repeated fields none of
+// whose elements had a remainder; what was written since start is well
+// formed.
+func (r *remFrame) finish(out []byte, m *message) []byte {
+	drop := r.emptyW &^ r.full
+	for pos := range r.emptyBig {
+		if r.fullBig[pos] {
+			delete(r.emptyBig, pos)
 		}
 	}
-	if !unknown && subs == nil {
-		return out, nil
+	if drop == 0 && len(r.emptyBig) == 0 {
+		return out
 	}
-	// Pass 2: write it.
-	k = 0
-	for off := 0; off < len(b); {
-		s, _ := nextSpan(b, off) // read once already
+	w := r.start
+	for off := r.start; off < len(out); {
+		s, _ := nextSpan(out, off)
 		off = s.end
-		f := m.lookup(s.num)
-		if f == nil {
-			out = append(out, b[s.start:s.end]...)
+		if f := m.lookup(s.num); f != nil && f.card == cSlice && (f.pos < 64 && drop&(1<<f.pos) != 0 || r.emptyBig[f.pos]) {
 			continue
 		}
-		if subMessage(f) == nil || s.wt != wireBytes {
-			continue
-		}
-		k++
-		if sub, ok := subs[k-1]; ok || repeated[s.num] {
-			out = appendBytes(out, s.num, sub)
-		}
+		w += copy(out[w:], out[s.start:s.end])
 	}
-	return out, nil
+	return out[:w]
 }
 
 // nextSpan reads the field of message b at off.

@@ -56,20 +56,21 @@ func want(num int32, wt, want int) error {
 	return nil
 }
 
-// decodeQuantity reads resource.Quantity's message {1: string}. The
-// string is kept as written (the apiserver writes canonical quantities).
-func (d *decoder) decodeQuantity(data []byte) (string, error) {
-	var s string
+// quantityBytes reads resource.Quantity's message {1: string}: the
+// string's bytes within data. The string is kept as written (the
+// apiserver writes canonical quantities).
+func quantityBytes(data []byte) ([]byte, error) {
+	var q []byte
 	err := decodeSmall(data, func(num int32, wt int, _ uint64, p []byte) error {
 		if num == 1 {
 			if err := want(num, wt, wireBytes); err != nil {
 				return err
 			}
-			s = d.str(p)
+			q = p
 		}
 		return nil
 	})
-	return s, err
+	return q, err
 }
 
 // decodeTimestamp reads meta/v1 Timestamp {1: seconds, 2: nanos} as

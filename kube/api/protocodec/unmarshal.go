@@ -19,18 +19,33 @@ import (
 // it.
 //
 // An error for bytes that are not such a message wraps api.ErrDecode.
-func Unmarshal(msg []byte, out any) error { return unmarshal(msg, out, false) }
+func Unmarshal(msg []byte, out any) error { return unmarshal(msg, out, false, nil) }
 
 // UnmarshalAliasing is Unmarshal whose decoded strings point into msg
 // instead of each being a copy: no allocation per string, and the object
 // keeps all of msg alive as long as any of its strings lives. The caller
 // must never modify msg afterwards (a cache that keeps an object's message
 // for MarshalMerge can decode this way). []byte values are still copies.
-func UnmarshalAliasing(msg []byte, out any) error { return unmarshal(msg, out, true) }
+func UnmarshalAliasing(msg []byte, out any) error { return unmarshal(msg, out, true, nil) }
 
-// decoder is the state of one Unmarshal.
+// decoder is the state of one Unmarshal (pooled: see getDecoder).
 type decoder struct {
 	alias bool // strings point into the message
+	hinted
+	rem remState
+}
+
+// remState is the remainder an Unmarshal writes as it decodes
+// (UnmarshalRemainder): on, the bytes so far, and the first reason the
+// message has none (then out is dropped).
+type remState struct {
+	on  bool
+	out []byte
+	bad error
+	// skip is the unmodelled field the message about to be decoded
+	// leaves out; metaSkip the one the top message's metadata leaves out.
+	skip, metaSkip int32
+	top            *message
 }
 
 // str returns p as a string: a copy, or an alias of the message's bytes.
@@ -41,7 +56,13 @@ func (d *decoder) str(p []byte) string {
 	return string(p)
 }
 
-func unmarshal(msg []byte, out any, alias bool) error {
+func unmarshal(msg []byte, out any, alias bool, hint unsafe.Pointer) error {
+	d := getDecoder(alias)
+	defer putDecoder(d)
+	return d.unmarshal(msg, out, hint)
+}
+
+func (d *decoder) unmarshal(msg []byte, out any, hint unsafe.Pointer) error {
 	v := reflect.ValueOf(out)
 	if v.Kind() != reflect.Pointer || v.IsNil() {
 		return fmt.Errorf("%w: Unmarshal into %T, not a non-nil pointer", ErrNoProtobuf, out)
@@ -51,7 +72,8 @@ func unmarshal(msg []byte, out any, alias bool) error {
 		return err
 	}
 	v.Elem().SetZero()
-	if err := (&decoder{alias: alias}).decodeMessage(msg, m, v.UnsafePointer()); err != nil {
+	d.rem.top = m
+	if err := d.decodeMessage(msg, m, v.UnsafePointer(), hint); err != nil {
 		return fmt.Errorf("%w: protobuf %v: %w", api.ErrDecode, m.typ, err)
 	}
 	return nil
@@ -66,40 +88,111 @@ func fieldError(m *message, f *field, err error) error {
 // holds. The decoder writes through unsafe pointers: p is the address of
 // a struct of m's type, and each field's address is p plus its offset
 // (reflection found both), so every write has the field's own type.
-func (d *decoder) decodeMessage(b []byte, m *message, p unsafe.Pointer) error {
+//
+// h, when not nil, is the hint's struct of the same type (see
+// UnmarshalSharing).
+func (d *decoder) decodeMessage(b []byte, m *message, p, h unsafe.Pointer) error {
+	from, sharedFrom := len(d.active), len(d.shared)
 	if len(m.slices)+len(m.maps) > 0 {
-		countRepeated(b, m, p)
+		d.countRepeated(b, m, p, h)
+	}
+	var rf remFrame
+	skip := d.rem.skip
+	if d.rem.on {
+		rf.start, d.rem.skip = len(d.rem.out), 0
 	}
 	for len(b) > 0 {
 		num, wt, n, err := readKey(b)
 		if err != nil {
 			return err
 		}
-		b = b[n:]
+		if d.rem.on && d.rem.bad == nil {
+			d.rem.bad = rf.order(num)
+		}
 		f := m.lookup(num)
 		if f == nil {
-			n, err := skipValue(b, num, wt, 0)
+			nv, err := skipValue(b[n:], num, wt, 0)
 			if err != nil {
 				return fmt.Errorf("%s field %d: %w", m.typ.Name(), num, err)
 			}
-			b = b[n:]
+			if d.rem.on && num != skip {
+				d.rem.out = append(d.rem.out, b[:n+nv]...)
+			}
+			b = b[n+nv:]
 			continue
 		}
-		n, err = d.decodeField(b, wt, f, p)
+		b = b[n:]
+		if d.rem.on && wt == wireBytes {
+			if sm := subMessage(f); sm != nil {
+				if n, err = d.decodeFieldRemainder(b, f, sm, &rf, m, p, h); err != nil {
+					return fieldError(m, f, err)
+				}
+				b = b[n:]
+				continue
+			}
+		}
+		n, err = d.decodeField(b, wt, f, p, h)
 		if err != nil {
 			return fieldError(m, f, err)
 		}
 		b = b[n:]
 	}
+	if d.rem.on && d.rem.bad == nil {
+		d.rem.out = rf.finish(d.rem.out, m)
+	}
+	if len(d.shared) > sharedFrom {
+		d.settleShared(sharedFrom)
+	}
+	if len(d.active) > from {
+		d.settleScratch(from, p, h)
+	}
 	return nil
 }
 
+// decodeFieldRemainder is decodeField for an occurrence of message field
+// f (sm its message) while the remainder is written: the field's
+// remainder is written behind its key as it is decoded (a special type's
+// by a walk of its small payload), and closed in frame rf of message m.
+func (d *decoder) decodeFieldRemainder(b []byte, f *field, sm *message, rf *remFrame, m *message, p, h unsafe.Pointer) (int, error) {
+	if d.rem.bad == nil {
+		d.rem.bad = rf.single(f, f.num)
+	}
+	keyAt, at := len(d.rem.out), 0
+	d.rem.out, at = openLen(appendKey(d.rem.out, f.num, wireBytes))
+	if f.kind != kMessage {
+		if data, _, err := readBytes(b); err == nil {
+			if out, rerr := remainderOf(d.rem.out, data, sm, 0, 0); rerr != nil {
+				if d.rem.bad == nil {
+					d.rem.bad = rerr
+				}
+			} else {
+				d.rem.out = out
+			}
+		}
+	} else if m == d.rem.top && f.num == metadataNum && sm.typ == typeObjectMeta {
+		d.rem.skip = d.rem.metaSkip
+	}
+	n, err := d.decodeField(b, wireBytes, f, p, h)
+	d.rem.skip = 0
+	if err != nil {
+		return 0, err
+	}
+	if d.rem.bad == nil {
+		d.rem.out = rf.closeSub(d.rem.out, f, keyAt, at)
+	}
+	return n, nil
+}
+
 // decodeField decodes one occurrence of field f (its value at the start
-// of b, wire type wt) into the struct at p and returns the bytes it took.
-func (d *decoder) decodeField(b []byte, wt int, f *field, p unsafe.Pointer) (int, error) {
-	fp := p // a virtual message is the struct itself
+// of b, wire type wt) into the struct at p (hint h) and returns the bytes
+// it took.
+func (d *decoder) decodeField(b []byte, wt int, f *field, p, h unsafe.Pointer) (int, error) {
+	fp, hp := p, h // a virtual message is the struct itself
 	if f.idx >= 0 {
 		fp = unsafe.Add(p, f.off)
+		if h != nil {
+			hp = unsafe.Add(h, f.off)
+		}
 	}
 	want := f.kind.wireOf()
 	if f.card == cMap {
@@ -107,7 +200,7 @@ func (d *decoder) decodeField(b []byte, wt int, f *field, p unsafe.Pointer) (int
 	}
 	if wt != want {
 		if f.card == cSlice && want == wireVarint && wt == wireBytes {
-			return d.decodePacked(b, f, fp)
+			return d.decodePacked(b, f, fp, hp)
 		}
 		return 0, fmt.Errorf("%w: %d, want %d", errWireType, wt, want)
 	}
@@ -125,17 +218,36 @@ func (d *decoder) decodeField(b []byte, wt int, f *field, p unsafe.Pointer) (int
 	}
 	switch f.card {
 	case cOne:
-		return n, d.decodeValue(raw, data, f, fp)
+		return n, d.decodeValue(raw, data, f, fp, hp)
 	case cPtr:
 		pp := (*unsafe.Pointer)(fp)
-		if *pp == nil {
-			*pp = reflect.New(f.typ).UnsafePointer()
+		var hpp unsafe.Pointer // the hint's pointee
+		if hp != nil {
+			hpp = *(*unsafe.Pointer)(hp)
 		}
-		return n, d.decodeValue(raw, data, f, *pp)
+		if *pp == nil {
+			switch {
+			case hpp == nil:
+			case sameAsPointee(raw, data, f, hpp):
+				*pp = hpp
+				return n, nil
+			case f.kind == kMessage:
+				v, err := d.decodePointee(raw, data, f, hpp)
+				*pp = v
+				return n, err
+			}
+			*pp = reflect.New(f.typ).UnsafePointer()
+		} else if *pp == hpp {
+			// Given twice: the hint's value is not to be merged into.
+			own := reflect.New(f.typ)
+			own.Elem().Set(reflect.NewAt(f.typ, hpp).Elem())
+			*pp = own.UnsafePointer()
+		}
+		return n, d.decodeValue(raw, data, f, *pp, hpp)
 	case cSlice:
-		return n, d.decodeValue(raw, data, f, grow(fp, f))
+		return n, d.decodeValue(raw, data, f, grow(fp, f), elemHint(fp, hp, f))
 	}
-	return n, d.decodeEntry(data, f, fp)
+	return n, d.decodeEntry(data, f, fp, hp)
 }
 
 // sliceHeader is the memory of a Go slice.
@@ -161,7 +273,11 @@ func grow(fp unsafe.Pointer, f *field) unsafe.Pointer {
 // at p for the elements message b holds, so that each slice is allocated
 // once and each map at its size.
 // Errors are left to the decoding pass.
-func countRepeated(b []byte, m *message, p unsafe.Pointer) {
+// With a hint (h), a map the hint has with as many entries is not made
+// (its entries will likely be the hint's: decodeEntry), and an empty
+// repeated field of which the hint has as many elements is decoded into
+// a scratch array (settleScratch).
+func (d *decoder) countRepeated(b []byte, m *message, p, h unsafe.Pointer) {
 	var counts [64]int
 	if len(m.fields) > len(counts) {
 		return
@@ -183,7 +299,12 @@ func countRepeated(b []byte, m *message, p unsafe.Pointer) {
 	for _, f := range m.slices {
 		c := counts[f.pos]
 		fp := unsafe.Add(p, f.off)
-		if h := (*sliceHeader)(fp); c > 0 && h.cap-h.len < c {
+		sh := (*sliceHeader)(fp)
+		switch {
+		case c == 0:
+		case h != nil && sh.data == nil && (*sliceHeader)(unsafe.Add(h, f.off)).len == c:
+			d.startScratch(fp, f, c)
+		case sh.cap-sh.len < c:
 			reflect.NewAt(f.typ, fp).Elem().Grow(c)
 		}
 	}
@@ -192,6 +313,7 @@ func countRepeated(b []byte, m *message, p unsafe.Pointer) {
 		fp := unsafe.Add(p, f.off)
 		switch {
 		case c == 0:
+		case h != nil && c <= maxSharedMap && len(*(*map[string]string)(unsafe.Add(h, f.off))) == c:
 		case f.kind == kBytes:
 			if mp := (*map[string][]byte)(fp); *mp == nil {
 				*mp = make(map[string][]byte, c)
@@ -205,7 +327,7 @@ func countRepeated(b []byte, m *message, p unsafe.Pointer) {
 }
 
 // decodePacked decodes a packed run of varints of the repeated field f.
-func (d *decoder) decodePacked(b []byte, f *field, fp unsafe.Pointer) (int, error) {
+func (d *decoder) decodePacked(b []byte, f *field, fp, hp unsafe.Pointer) (int, error) {
 	data, n, err := readBytes(b)
 	if err != nil {
 		return 0, err
@@ -216,7 +338,7 @@ func (d *decoder) decodePacked(b []byte, f *field, fp unsafe.Pointer) (int, erro
 			return 0, err
 		}
 		data = data[m:]
-		if err := d.decodeValue(x, nil, f, grow(fp, f)); err != nil {
+		if err := d.decodeValue(x, nil, f, grow(fp, f), nil); err != nil {
 			return 0, err
 		}
 	}
@@ -224,10 +346,12 @@ func (d *decoder) decodePacked(b []byte, f *field, fp unsafe.Pointer) (int, erro
 }
 
 // decodeEntry decodes a map entry {1: key, 2: value} into the map fv. An
-// entry without a value has the empty value.
-func (d *decoder) decodeEntry(data []byte, f *field, fp unsafe.Pointer) error {
-	var key, str string
-	bs := []byte{}
+// entry without a value has the empty value. With the hint's map at hp,
+// the field is set to the hint's map while every entry read is in it
+// with the same value (settleShared checks that none is missing).
+func (d *decoder) decodeEntry(data []byte, f *field, fp, hp unsafe.Pointer) error {
+	var keyB, valB []byte
+	hasVal := false
 	for len(data) > 0 {
 		num, wt, n, err := readKey(data)
 		if err != nil {
@@ -250,41 +374,55 @@ func (d *decoder) decodeEntry(data []byte, f *field, fp unsafe.Pointer) error {
 			return err
 		}
 		data = data[n:]
-		switch {
-		case num == 1:
-			key = d.str(p)
-		case f.kind == kString:
-			str = d.str(p)
-		case f.kind == kBytes:
-			bs = append([]byte{}, p...)
-		default:
-			if str, err = d.decodeQuantity(p); err != nil {
-				return err
-			}
+		if num == 1 {
+			keyB = p
+		} else {
+			valB, hasVal = p, true
 		}
 	}
+	if f.kind == kQuantity && hasVal {
+		var err error
+		if valB, err = quantityBytes(valB); err != nil {
+			return err
+		}
+	}
+	// The value's bytes as a string, to compare (copied below unless
+	// the hint's is taken).
+	vs := unsafe.String(unsafe.SliceData(valB), len(valB))
+	if d.shareEntry(f, fp, hp, keyB, vs) {
+		return nil
+	}
+	if i := d.sharedAt(fp); i >= 0 {
+		d.unshare(i)
+	} else if hp != nil && *(*unsafe.Pointer)(fp) != nil && *(*unsafe.Pointer)(fp) == *(*unsafe.Pointer)(hp) {
+		// The hint's, taken whole by an earlier occurrence of this
+		// message: never written into.
+		copyMap(f, fp)
+	}
+	mp := (*map[string]string)(fp)
+	key := d.str(keyB)
 	if f.kind == kBytes {
 		m := (*map[string][]byte)(fp)
 		if *m == nil {
 			*m = map[string][]byte{}
 		}
-		(*m)[key] = bs
+		(*m)[key] = append([]byte{}, valB...)
 		return nil
 	}
-	m := (*map[string]string)(fp)
-	if *m == nil {
-		*m = map[string]string{}
+	vs = d.str(valB)
+	if *mp == nil {
+		*mp = map[string]string{}
 	}
-	(*m)[key] = str
+	(*mp)[key] = vs
 	return nil
 }
 
 // decodeValue sets the value of f's kind at dst from a varint (raw) or a
-// payload (data).
-func (d *decoder) decodeValue(raw uint64, data []byte, f *field, dst unsafe.Pointer) error {
+// payload (data); h is the hint's value of the same place, or nil.
+func (d *decoder) decodeValue(raw uint64, data []byte, f *field, dst, h unsafe.Pointer) error {
 	switch f.kind {
 	case kString:
-		*(*string)(dst) = d.str(data)
+		*(*string)(dst) = d.strHint(data, h)
 	case kBool:
 		*(*bool)(dst) = raw != 0
 	case kInt32:
@@ -294,11 +432,11 @@ func (d *decoder) decodeValue(raw uint64, data []byte, f *field, dst unsafe.Poin
 	case kBytes:
 		*(*[]byte)(dst) = append([]byte{}, data...)
 	case kQuantity:
-		s, err := d.decodeQuantity(data)
+		q, err := quantityBytes(data)
 		if err != nil {
 			return err
 		}
-		*(*string)(dst) = s
+		*(*string)(dst) = d.strHint(q, h)
 	case kTime, kMicroTime:
 		t, err := decodeTimestamp(data, f.kind == kMicroTime)
 		if err != nil {
@@ -314,6 +452,9 @@ func (d *decoder) decodeValue(raw uint64, data []byte, f *field, dst unsafe.Poin
 		if err != nil {
 			return err
 		}
+		if h != nil && *(*api.IntOrString)(h) == v {
+			v = *(*api.IntOrString)(h)
+		}
 		*(*api.IntOrString)(dst) = v
 	case kRawExt:
 		raw, err := decodeRawExtension(data)
@@ -322,7 +463,7 @@ func (d *decoder) decodeValue(raw uint64, data []byte, f *field, dst unsafe.Poin
 		}
 		(*api.RawExtension)(dst).Raw = raw
 	case kMessage:
-		return d.decodeMessage(data, f.msg, dst)
+		return d.decodeMessage(data, f.msg, dst, h)
 	}
 	return nil
 }
