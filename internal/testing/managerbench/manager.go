@@ -2,6 +2,7 @@ package managerbench
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -24,6 +25,17 @@ const (
 	kubeSyncedLine = "Caches are synced"
 )
 
+// The lines each kind prints when its garbage collector's resource
+// monitors have synced: the garbage collector lists every deletable
+// resource for itself (kcm on monitors of its own; kube-controller-manager
+// on metadata informers, sharing the typed informers other controllers
+// started), and only then collects. kcm prints it after "caches synced",
+// so a sample at the probe alone would leave that work out.
+const (
+	kcmGCSyncedLine  = "all resource monitors have synced; proceeding to collect garbage"
+	kubeGCSyncedLine = "Garbage collector: all resource monitors have synced"
+)
+
 // Manager is one controller-manager configuration under measurement.
 type Manager struct {
 	Label       string // a short name for tables: "kcm", "kube-controller-manager"
@@ -39,6 +51,19 @@ func (m Manager) SyncedLine() string {
 		return kcmSyncedLine
 	}
 	return kubeSyncedLine
+}
+
+// GCSyncedLine is the log line that marks the garbage collector's
+// resource monitors synced, or "" when m does not run the garbage
+// collector.
+func (m Manager) GCSyncedLine() string {
+	if len(m.Controllers) > 0 && !slices.Contains(m.Controllers, "garbage-collector-controller") {
+		return ""
+	}
+	if m.Kind == KCM {
+		return kcmGCSyncedLine
+	}
+	return kubeGCSyncedLine
 }
 
 // ControllerList is the --controllers value.

@@ -156,7 +156,9 @@ func (r *Report) syncMarkdown() string {
 		"Populated by kube-controller-manager at QPS 2000 in %s (pods created %s, marked Ready %s, Deployments available %s), then stopped. "+
 		"Load average before %s, after %s. Times count from the process start; \"probe\" is the moment the pod of a "+
 		"1-replica Deployment created before the start appeared (caches synced, workers running); memory and CPU from "+
-		"/proc/<pid>/status (VmRSS, VmHWM) and /proc/<pid>/stat (utime+stime) at the probe and %s later; median (min-max).\n\n",
+		"/proc/<pid>/status (VmRSS, VmHWM) and /proc/<pid>/stat (utime+stime) at the probe — or, where the garbage collector runs, "+
+		"once it has logged that its resource monitors synced, if that is later (kcm's collector lists after its \"caches synced\") — "+
+		"and %s later; median (min-max).\n\n",
 		r.Populate.PodBytes, r.Populate.PodBytesNoManagedFields,
 		r.Populate.Total.Round(time.Second), r.Populate.Create.Round(time.Second), r.Populate.Ready.Round(time.Second),
 		r.Populate.Settle.Round(time.Second), r.SyncLoad[0], r.SyncLoad[1], r.Config.Settle)

@@ -25,8 +25,15 @@ type SyncResult struct {
 	// the process start: the same criterion for both managers — caches
 	// synced, workers running, and the Deployment and ReplicaSet
 	// controllers have each acted once.
-	Probe   time.Duration
-	AtProbe Sample // memory and CPU at that moment
+	Probe time.Duration
+	// GCSynced is when the garbage collector printed that its resource
+	// monitors had synced (Manager.GCSyncedLine), counted from the process
+	// start; zero when it does not run.
+	GCSynced time.Duration
+	// AtProbe is memory and CPU at the probe or, when the garbage
+	// collector runs, once its monitors have synced, whichever is later:
+	// every cache synced.
+	AtProbe Sample
 	// Heap is kcm's heap profile (--profiling's /debug/pprof/heap), read
 	// right after the probe's sample, as of the last collection then;
 	// HeapSettled is read after the settle period's sample, with a
@@ -68,10 +75,19 @@ func (b *bench) runSync(ctx context.Context, m Manager, run int) (SyncResult, er
 	if err != nil {
 		return r, fmt.Errorf("managerbench: %s: the probe pod: %w", m.Label, err)
 	}
+	r.Probe = at.Sub(proc.Started)
+	if line := m.GCSyncedLine(); line != "" {
+		// The first sample waits for the garbage collector's monitors
+		// too: until then a manager has not synced all its caches.
+		mark, err := proc.WaitLine(pctx, line)
+		if err != nil {
+			return r, fmt.Errorf("managerbench: %s: the garbage collector's monitors: %w", m.Label, err)
+		}
+		r.GCSynced = mark.First.Sub(proc.Started)
+	}
 	if r.AtProbe, err = proc.Sample(); err != nil {
 		return r, err
 	}
-	r.Probe = at.Sub(proc.Started)
 	if m.Kind == KCM {
 		hp, err := fetchHeapProfile(ctx, proc.ClientTLS, proc.HeapURL, filepath.Join(b.dir, fmt.Sprintf("sync-%d-%s-heap.txt", run, slug(m.Label))))
 		if err != nil {
@@ -120,8 +136,12 @@ func (b *bench) start(m Manager, what string, qps, burst int) (*Proc, error) {
 	if err := os.MkdirAll(certDir, 0o700); err != nil {
 		return nil, fmt.Errorf("managerbench: %w", err)
 	}
+	watch := []string{m.SyncedLine()}
+	if l := m.GCSyncedLine(); l != "" {
+		watch = append(watch, l)
+	}
 	p, err := StartProc(m.Label, m.Binary, m.Args(b.c.kubeconfig, port, certDir, qps, burst),
-		filepath.Join(b.dir, base+".log"), m.SyncedLine())
+		filepath.Join(b.dir, base+".log"), watch...)
 	if err != nil {
 		return nil, err
 	}
