@@ -56,26 +56,27 @@ func NewCache() *Cache {
 
 // Deployment decodes data and keeps the result as the cached version.
 func (c *Cache) Deployment(data []byte) (*api.Deployment, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	d, err := c.dCodec.Decode(data)
-	if err != nil {
-		return nil, fmt.Errorf("kcm's cache decode of a Deployment: %w", err)
-	}
-	c.deployments[d.Key()] = d
-	return d, nil
+	return keep(c, c.deployments, "a Deployment", func() (*api.Deployment, error) { return c.dCodec.Decode(data) })
 }
 
 // ReplicaSet decodes data and keeps the result as the cached version.
 func (c *Cache) ReplicaSet(data []byte) (*api.ReplicaSet, error) {
+	return keep(c, c.replicaSets, "a ReplicaSet", func() (*api.ReplicaSet, error) { return c.rsCodec.Decode(data) })
+}
+
+// keep decodes under c's lock (the codecs read the cached versions) and
+// keeps the result in cache as the cached version; what names the object
+// in an error.
+func keep[T api.Object](c *Cache, cache map[string]T, what string, dec func() (T, error)) (T, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	rs, err := c.rsCodec.Decode(data)
+	obj, err := dec()
 	if err != nil {
-		return nil, fmt.Errorf("kcm's cache decode of a ReplicaSet: %w", err)
+		var zero T
+		return zero, fmt.Errorf("kcm's cache decode of %s: %w", what, err)
 	}
-	c.replicaSets[rs.Key()] = rs
-	return rs, nil
+	cache[obj.GetObjectMeta().Key()] = obj
+	return obj, nil
 }
 
 // CheckReplicaSet sends in — the JSON of want as the apiserver serves it

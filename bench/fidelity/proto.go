@@ -27,34 +27,27 @@ import (
 // DeploymentProto decodes a Deployment's message as kcm's typed informer
 // on a protobuf client does, and keeps it as the cached version.
 func (c *Cache) DeploymentProto(msg []byte) (*api.Deployment, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	p, ok := decode.AsProto(c.dCodec)
-	if !ok {
-		return nil, fmt.Errorf("%w: kcm's Deployment cache does not read protobuf", ErrDiffers)
-	}
-	d, err := p.DecodeProto(api.TypeMeta{APIVersion: "apps/v1", Kind: "Deployment"}, msg)
-	if err != nil {
-		return nil, fmt.Errorf("kcm's cache decode of a Deployment message: %w", err)
-	}
-	c.deployments[d.Key()] = d
-	return d, nil
+	return keep(c, c.deployments, "a Deployment message", func() (*api.Deployment, error) {
+		return decodeProto(c.dCodec, "Deployment", msg)
+	})
 }
 
 // ReplicaSetProto is DeploymentProto for a ReplicaSet.
 func (c *Cache) ReplicaSetProto(msg []byte) (*api.ReplicaSet, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	p, ok := decode.AsProto(c.rsCodec)
+	return keep(c, c.replicaSets, "a ReplicaSet message", func() (*api.ReplicaSet, error) {
+		return decodeProto(c.rsCodec, "ReplicaSet", msg)
+	})
+}
+
+// decodeProto decodes an apps/v1 kind's message with codec, which must
+// read protobuf.
+func decodeProto[T api.Object](codec decode.Codec[T], kind string, msg []byte) (T, error) {
+	p, ok := decode.AsProto(codec)
 	if !ok {
-		return nil, fmt.Errorf("%w: kcm's ReplicaSet cache does not read protobuf", ErrDiffers)
+		var zero T
+		return zero, fmt.Errorf("%w: kcm's %s cache does not read protobuf", ErrDiffers, kind)
 	}
-	rs, err := p.DecodeProto(api.TypeMeta{APIVersion: "apps/v1", Kind: "ReplicaSet"}, msg)
-	if err != nil {
-		return nil, fmt.Errorf("kcm's cache decode of a ReplicaSet message: %w", err)
-	}
-	c.replicaSets[rs.Key()] = rs
-	return rs, nil
+	return p.DecodeProto(api.TypeMeta{APIVersion: "apps/v1", Kind: kind}, msg)
 }
 
 // CheckReplicaSetProto sends want's message (generated Marshal) through

@@ -17,7 +17,6 @@ import (
 	"github.com/kcmlab/kcm/kube/api/decode"
 	"github.com/kcmlab/kcm/kube/rest"
 	"github.com/kcmlab/kcm/processor"
-	"github.com/kcmlab/kcm/testenv"
 )
 
 // rsStatusFaker stands in for the ReplicaSet controller and the kubelet:
@@ -153,15 +152,7 @@ func complete(replicas int32) func(*api.Deployment) bool {
 // pause and resume; then a Recreate Deployment; then the takeover of a
 // ReplicaSet made as kube-controller-manager makes them.
 func TestOnRealAPIServer(t *testing.T) {
-	cl := testenv.Shared(t)
-	ns := cl.Namespace(t)
-	base, err := rest.NewClient(cl.ManagerConfig())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer base.CloseIdleConnections()
-	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
-	defer cancel()
+	ns, base, ctx := onRealAPIServer(t, 4*time.Minute)
 
 	run := ctrltest.Start(t, ctx, base, Descriptor(), 2)
 	runCtx := run.Ctx

@@ -41,15 +41,7 @@ const fidelityDeployment = `{"apiVersion":"apps/v1","kind":"Deployment","metadat
 // volumeMounts aside: ServiceAccount admission adds the token's), and its
 // labels (with the hash) and annotations.
 func TestTemplateFidelityOnRealAPIServer(t *testing.T) {
-	cl := testenv.Shared(t)
-	ns := cl.Namespace(t)
-	base, err := rest.NewClient(cl.ManagerConfig())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer base.CloseIdleConnections()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
+	ns, base, ctx := onRealAPIServer(t, 2*time.Minute)
 	runD := ctrltest.Start(t, ctx, base, Descriptor(), 1)
 	defer runD.Stop(t)
 	runRS := ctrltest.Start(t, ctx, base, replicaset.Descriptor(), 1)
@@ -143,15 +135,7 @@ func TestTemplateFidelityOnRealAPIServer(t *testing.T) {
 // that template member for member, the hash label aside, with the fields
 // kcm does not model and the empty objects; the annotation is gone.
 func TestRollbackFidelityOnRealAPIServer(t *testing.T) {
-	cl := testenv.Shared(t)
-	ns := cl.Namespace(t)
-	base, err := rest.NewClient(cl.ManagerConfig())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer base.CloseIdleConnections()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
+	ns, base, ctx := onRealAPIServer(t, 2*time.Minute)
 	run := ctrltest.Start(t, ctx, base, Descriptor(), 1)
 	defer run.Stop(t)
 	ds := rest.NewResources(base, rest.Deployments, decode.Raw()).InNamespace(ns)
@@ -300,4 +284,22 @@ func withoutToken(k string, v any) any {
 		return out
 	}
 	return v
+}
+
+// onRealAPIServer returns the test's namespace on the shared real
+// kube-apiserver, a client as the manager builds it (its content type:
+// testenv.ContentType) and a context bounded by d; the client's
+// connections close and the context ends when the test does.
+func onRealAPIServer(t *testing.T, d time.Duration) (string, *rest.Client, context.Context) {
+	t.Helper()
+	cl := testenv.Shared(t)
+	ns := cl.Namespace(t)
+	base, err := rest.NewClient(cl.ManagerConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(base.CloseIdleConnections)
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	t.Cleanup(cancel)
+	return ns, base, ctx
 }
