@@ -18,7 +18,6 @@ import (
 	"github.com/kcmlab/kcm/ctrl/deployment"
 	"github.com/kcmlab/kcm/ctrl/replicaset"
 	"github.com/kcmlab/kcm/internal/testing/difftest"
-	"github.com/kcmlab/kcm/kube/api"
 	"github.com/kcmlab/kcm/kube/api/decode"
 	"github.com/kcmlab/kcm/kube/rest"
 	"github.com/kcmlab/kcm/testenv"
@@ -88,15 +87,6 @@ func TestEncodingSwitchStartsNoRollout(t *testing.T) {
 	})
 }
 
-// uids maps each object's name to its uid.
-func uids[T api.Object](objs map[string]T) map[string]string {
-	out := make(map[string]string, len(objs))
-	for name, o := range objs {
-		out[name] = string(o.GetObjectMeta().UID)
-	}
-	return out
-}
-
 // testSwitch: first rolls switchDeployment out and stops; second starts,
 // the Deployment is scaled from 2 to 3, and second must scale first's
 // ReplicaSet: no ReplicaSet made or deleted, no pod replaced, the new pod
@@ -126,7 +116,7 @@ func testSwitch(t *testing.T, first, second difftest.Manager) {
 	defer obs.Stop()
 	var beforeRS, beforePods map[string]string
 	if err := obs.WaitFor(ctx, "the first rollout", func(v difftest.View) bool {
-		beforeRS, beforePods = uids(v.ReplicaSets), uids(v.Pods)
+		beforeRS, beforePods = difftest.UIDs(v.ReplicaSets), difftest.UIDs(v.Pods)
 		return difftest.Complete(v, "web")
 	}); err != nil {
 		t.Fatal(err)
@@ -152,7 +142,7 @@ func testSwitch(t *testing.T, first, second difftest.Manager) {
 	}
 	var changed map[string]string
 	if err := obs.WaitFor(ctx, second.Name()+" to scale to 3", func(v difftest.View) bool {
-		if got := uids(v.ReplicaSets); !maps.Equal(got, beforeRS) {
+		if got := difftest.UIDs(v.ReplicaSets); !maps.Equal(got, beforeRS) {
 			changed = got
 			return true
 		}
@@ -168,23 +158,9 @@ func testSwitch(t *testing.T, first, second difftest.Manager) {
 	if err := difftest.DriveUntilComplete(ctx, env, "web", d.Generation, difftest.AllAtOnce); err != nil {
 		t.Fatal(err)
 	}
-	var afterRS, afterPods map[string]string
-	var newPods []string
-	obs.Do(func(v difftest.View) {
-		afterRS, afterPods = uids(v.ReplicaSets), uids(v.Pods)
-		for name, p := range v.Pods {
-			if _, ok := beforePods[name]; !ok && p.IsControlledBy(beforeRS[rsName]) {
-				newPods = append(newPods, name)
-			}
-		}
-	})
-	if !maps.Equal(afterRS, beforeRS) {
-		t.Fatalf("ReplicaSets before %v, after %v (a rollout)", beforeRS, afterRS)
-	}
-	for name, uid := range beforePods {
-		if afterPods[name] != uid {
-			t.Errorf("pod %s (%s) was replaced or deleted", name, uid)
-		}
+	afterPods, newPods, err := difftest.KeptWorkload(obs, beforeRS, beforePods, rsName)
+	if err != nil {
+		t.Fatal(err)
 	}
 	if len(afterPods) != 3 || len(newPods) != 1 {
 		t.Fatalf("pods %v, new ones of %s %v", afterPods, rsName, newPods)

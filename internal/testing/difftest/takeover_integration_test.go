@@ -4,7 +4,6 @@ package difftest
 
 import (
 	"context"
-	"fmt"
 	"maps"
 	"slices"
 	"testing"
@@ -12,7 +11,6 @@ import (
 
 	"github.com/rs/zerolog"
 
-	"github.com/kcmlab/kcm/kube/api"
 	"github.com/kcmlab/kcm/kube/rest"
 	"github.com/kcmlab/kcm/testenv"
 )
@@ -49,7 +47,7 @@ func TestTakeoverFromKCMStartsNoRollout(t *testing.T) {
 	defer obs.Stop()
 	var beforeRS, beforePods map[string]string // name → uid
 	if err := obs.WaitFor(ctx, "the rollout kube-controller-manager left", func(v View) bool {
-		beforeRS, beforePods = uids(v.ReplicaSets), uids(v.Pods)
+		beforeRS, beforePods = UIDs(v.ReplicaSets), UIDs(v.Pods)
 		return Complete(v, deploymentName)
 	}); err != nil {
 		t.Fatal(err)
@@ -80,10 +78,10 @@ func TestTakeoverFromKCMStartsNoRollout(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	if got := uids(after.ReplicaSets); !maps.Equal(got, beforeRS) {
+	if got := UIDs(after.ReplicaSets); !maps.Equal(got, beforeRS) {
 		t.Fatalf("ReplicaSets changed hands: before %v, after %v (a new ReplicaSet is a rollout)", beforeRS, got)
 	}
-	afterPods := uids(after.Pods)
+	afterPods := UIDs(after.Pods)
 	for name, uid := range beforePods {
 		if afterPods[name] != uid {
 			t.Errorf("pod %s (%s) was replaced or deleted", name, uid)
@@ -94,12 +92,4 @@ func TestTakeoverFromKCMStartsNoRollout(t *testing.T) {
 	}
 	t.Logf("kcm scaled kube-controller-manager's ReplicaSets %v; pods %d → %d", slices.Sorted(maps.Keys(beforeRS)),
 		len(beforePods), len(afterPods))
-}
-
-func uids[T api.Object](m map[string]T) map[string]string {
-	out := make(map[string]string, len(m))
-	for name, o := range m {
-		out[name] = fmt.Sprint(o.GetObjectMeta().UID)
-	}
-	return out
 }

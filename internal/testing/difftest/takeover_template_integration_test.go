@@ -136,7 +136,7 @@ func testTakeoverKeepsEmptyObjects(t *testing.T, first, second Manager) {
 	defer obs.Stop()
 	var beforeRS, beforePods map[string]string // name → uid
 	if err := obs.WaitFor(ctx, "the rollout "+name1+" left", func(v View) bool {
-		beforeRS, beforePods = uids(v.ReplicaSets), uids(v.Pods)
+		beforeRS, beforePods = UIDs(v.ReplicaSets), UIDs(v.Pods)
 		return Complete(v, deploymentName)
 	}); err != nil {
 		t.Fatal(err)
@@ -173,7 +173,7 @@ func testTakeoverKeepsEmptyObjects(t *testing.T, first, second Manager) {
 	// a rollout shows as a new ReplicaSet long before it completes.
 	var changed map[string]string
 	if err := obs.WaitFor(ctx, fmt.Sprintf("%s to scale the Deployment to %d", name2, emptyObjectsScaledTo), func(v View) bool {
-		if got := uids(v.ReplicaSets); !maps.Equal(got, beforeRS) {
+		if got := UIDs(v.ReplicaSets); !maps.Equal(got, beforeRS) {
 			changed = got
 			return true
 		}
@@ -195,23 +195,9 @@ func testTakeoverKeepsEmptyObjects(t *testing.T, first, second Manager) {
 	if err := DriveUntilComplete(ctx, env, deploymentName, d.Generation, AllAtOnce); err != nil {
 		t.Fatal(err)
 	}
-	var afterRS, afterPods map[string]string
-	var newPods []string
-	obs.Do(func(v View) {
-		afterRS, afterPods = uids(v.ReplicaSets), uids(v.Pods)
-		for name, p := range v.Pods {
-			if _, ok := beforePods[name]; !ok && p.IsControlledBy(beforeRS[rsName]) {
-				newPods = append(newPods, name)
-			}
-		}
-	})
-	if !maps.Equal(afterRS, beforeRS) {
-		t.Fatalf("ReplicaSets changed hands: before %v, after %v (a new ReplicaSet is a rollout)", beforeRS, afterRS)
-	}
-	for name, uid := range beforePods {
-		if afterPods[name] != uid {
-			t.Errorf("pod %s (%s) was replaced or deleted", name, uid)
-		}
+	afterPods, newPods, err := KeptWorkload(obs, beforeRS, beforePods, rsName)
+	if err != nil {
+		t.Fatal(err)
 	}
 	if len(afterPods) != emptyObjectsScaledTo || len(newPods) != 1 {
 		t.Fatalf("after scaling %v to %d: pods %v, of them new and owned by %s: %v", slices.Sorted(maps.Keys(beforePods)),
