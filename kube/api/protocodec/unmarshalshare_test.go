@@ -151,3 +151,54 @@ func zeroPointees(v reflect.Value) int {
 	}
 	return n
 }
+
+// TestUnmarshalSharingResultsOutliveLaterDecodes: the decoders are pooled
+// and decode repeated fields and pointees into scratch memory they reuse,
+// so an object UnmarshalSharing returned must hold none of it: objects
+// kept from earlier decodes (of every vector, each with the previous
+// result of its kind as hint, and changed copies in between) are still
+// what Unmarshal gives after many later decodes.
+func TestUnmarshalSharingResultsOutliveLaterDecodes(t *testing.T) {
+	type kept struct {
+		name string
+		pb   []byte
+		obj  api.Object
+	}
+	var all []kept
+	last := map[string]api.Object{}
+	for round := range 3 {
+		for _, name := range vectorNames(t) {
+			pb, _ := decodeVector(t, name)
+			if round > 0 {
+				changed := vectorKinds[name]()
+				if err := Unmarshal(pb, changed); err != nil {
+					t.Fatal(err)
+				}
+				change(changed, round)
+				var err error
+				if pb, err = Marshal(changed); err != nil {
+					t.Fatal(err)
+				}
+			}
+			got := vectorKinds[name]()
+			var hint any
+			if h := last[name]; h != nil {
+				hint = h
+			}
+			if err := UnmarshalSharing(pb, got, hint); err != nil {
+				t.Fatalf("%s round %d: %v", name, round, err)
+			}
+			last[name] = got
+			all = append(all, kept{name, pb, got})
+		}
+	}
+	for i, k := range all {
+		want := vectorKinds[k.name]()
+		if err := Unmarshal(k.pb, want); err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(k.obj, want) {
+			t.Errorf("%s (decode %d): changed by later decodes: %s", k.name, i, diff("", reflect.ValueOf(k.obj), reflect.ValueOf(want)))
+		}
+	}
+}
