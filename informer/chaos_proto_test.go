@@ -20,7 +20,6 @@ import (
 	"github.com/kcmlab/kcm/kube/api/decode"
 	"github.com/kcmlab/kcm/kube/api/protowire"
 	"github.com/kcmlab/kcm/kube/rest"
-	"github.com/kcmlab/kcm/processor"
 	"github.com/kcmlab/kcm/reflector"
 )
 
@@ -225,23 +224,7 @@ func TestProtoFaultsConverge(t *testing.T) {
 					Reflector: reflector.Options{InitialList: reflector.ListConsistent, PageSize: 4, Backoff: &b,
 						IdleTimeout: 200 * time.Millisecond}})
 				defer fo.Shutdown()
-				inf := informer.For[api.Pod](fo, rest.Pods)
-				h := newChaosHandler(chaosScenario{seed: 1}, 0)
-				if _, err := inf.AddEventHandler(h, processor.HandlerOptions{}); err != nil {
-					t.Fatal(err)
-				}
-				ctx, cancel := context.WithCancel(context.Background())
-				defer cancel()
-				inj.SetEnabled(true)
-				fo.Start(ctx)
-				for range 100 {
-					if err := w.write(); err != nil {
-						t.Fatal(err)
-					}
-					w.pace()
-				}
-				inj.SetEnabled(false)
-				if d := awaitChaos(srv, inf, []*chaosHandler{h}, "", 10*time.Second); d != "" {
+				if d := drivePodInformer(t, fo, srv, inj, w, 100); d != "" {
 					t.Fatalf("no convergence under %v: %s (faults %v, requests %+v)", f, d, inj.Counts(), srv.Stats())
 				}
 				if inj.Counts()[f] == 0 || srv.Stats().Protobuf == 0 {

@@ -102,6 +102,20 @@ func TestConvergesThroughStaleAndReorderedEvents(t *testing.T) {
 	b.Initial, b.Max = time.Millisecond, 5*time.Millisecond
 	f := informer.NewFactory(c, informer.FactoryOptions{Reflector: reflector.Options{DisableWatchList: true, Backoff: &b}})
 	defer f.Shutdown()
+	if d := drivePodInformer(t, f, srv, inj, w, 300); d != "" {
+		t.Fatalf("stale and reordered events: %s (faults %v)", d, inj.Counts())
+	}
+	if n := inj.Counts(); n[fakeapi.Stale] == 0 || n[fakeapi.OutOfOrder] == 0 {
+		t.Fatalf("faults %v: the test tests nothing", n)
+	}
+}
+
+// drivePodInformer starts a pod informer of f with a chaos handler, makes
+// n writes with w while inj's faults strike, turns them off, and returns
+// what awaitChaos finds: "" once the cache and the handler hold the
+// server's state.
+func drivePodInformer(t *testing.T, f *informer.Factory, srv *fakeapi.Server, inj *fakeapi.Injector, w *chaosWriter, n int) string {
+	t.Helper()
 	inf := informer.For[api.Pod](f, rest.Pods)
 	h := newChaosHandler(chaosScenario{seed: 1}, 0)
 	if _, err := inf.AddEventHandler(h, processor.HandlerOptions{}); err != nil {
@@ -109,18 +123,14 @@ func TestConvergesThroughStaleAndReorderedEvents(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
+	inj.SetEnabled(true)
 	f.Start(ctx)
-	for range 300 {
+	for range n {
 		if err := w.write(); err != nil {
 			t.Fatal(err)
 		}
 		w.pace()
 	}
 	inj.SetEnabled(false)
-	if d := awaitChaos(srv, inf, []*chaosHandler{h}, "", 10*time.Second); d != "" {
-		t.Fatalf("stale and reordered events: %s (faults %v)", d, inj.Counts())
-	}
-	if n := inj.Counts(); n[fakeapi.Stale] == 0 || n[fakeapi.OutOfOrder] == 0 {
-		t.Fatalf("faults %v: the test tests nothing", n)
-	}
+	return awaitChaos(srv, inf, []*chaosHandler{h}, "", 10*time.Second)
 }
