@@ -144,35 +144,51 @@ func templates(rb, in []byte) (got, want any, err error) {
 	return rt, member(d, "spec", "template"), nil
 }
 
+// checkPodSemantic sends the ReplicaSet rb through kcm's cache (cached)
+// and replicaset.NewPodFor, decodes both with k8s.io/api (decode, in the
+// encoding form names) and checks that the pod's spec is the template's
+// semantically and its labels, annotations and finalizers are the
+// template's (GetPodFromTemplate). It returns kcm's pod body for the
+// checks of that encoding's bytes.
+func checkPodSemantic(rb []byte, cached func([]byte) (*api.ReplicaSet, error), decode func([]byte, any) error, form string) ([]byte, error) {
+	krs, err := cached(rb)
+	if err != nil {
+		return nil, err
+	}
+	pb, err := replicaset.NewPodFor(krs)
+	if err != nil {
+		return nil, fmt.Errorf("kcm's pod for %s: %w", krs.Key(), err)
+	}
+	var rs appsv1.ReplicaSet
+	var pod corev1.Pod
+	if err := decode(rb, &rs); err != nil {
+		return nil, err
+	}
+	if err := decode(pb, &pod); err != nil {
+		return nil, fmt.Errorf("k8s.io/api decode of kcm's pod (%s): %w", form, err)
+	}
+	t := &rs.Spec.Template
+	if !equality.Semantic.DeepEqual(pod.Spec, t.Spec) {
+		return nil, fmt.Errorf("%w: pod spec (%s, Go, semantic): %s", ErrDiffers, form, goDiff(t.Spec, pod.Spec))
+	}
+	if !equality.Semantic.DeepEqual(pod.Labels, t.Labels) || !equality.Semantic.DeepEqual(pod.Annotations, t.Annotations) ||
+		!equality.Semantic.DeepEqual(pod.Finalizers, t.Finalizers) {
+		return nil, fmt.Errorf("%w: pod metadata (%s): labels %v annotations %v finalizers %v; template %v %v %v", ErrDiffers,
+			form, pod.Labels, pod.Annotations, pod.Finalizers, t.Labels, t.Annotations, t.Finalizers)
+	}
+	return pb, nil
+}
+
 // CheckPod sends the ReplicaSet rb through kcm's cache and
 // replicaset.NewPodFor, and checks the pod: its spec is the template's,
 // semantically (k8s.io/api) and member for member (JSON); its labels,
 // annotations and finalizers are the template's (GetPodFromTemplate).
 func CheckPod(c *Cache, rb []byte) error {
-	krs, err := c.ReplicaSet(rb)
+	pb, err := checkPodSemantic(rb, c.ReplicaSet, func(b []byte, v any) error {
+		return sigsjson.UnmarshalCaseSensitivePreserveInts(b, v)
+	}, "JSON")
 	if err != nil {
 		return err
-	}
-	pb, err := replicaset.NewPodFor(krs)
-	if err != nil {
-		return fmt.Errorf("kcm's pod for %s: %w", krs.Key(), err)
-	}
-	var rs appsv1.ReplicaSet
-	var pod corev1.Pod
-	if err := sigsjson.UnmarshalCaseSensitivePreserveInts(rb, &rs); err != nil {
-		return err
-	}
-	if err := sigsjson.UnmarshalCaseSensitivePreserveInts(pb, &pod); err != nil {
-		return fmt.Errorf("k8s.io/api decode of kcm's pod: %w", err)
-	}
-	t := &rs.Spec.Template
-	if !equality.Semantic.DeepEqual(pod.Spec, t.Spec) {
-		return fmt.Errorf("%w: pod spec (Go, semantic): %s", ErrDiffers, goDiff(t.Spec, pod.Spec))
-	}
-	if !equality.Semantic.DeepEqual(pod.Labels, t.Labels) || !equality.Semantic.DeepEqual(pod.Annotations, t.Annotations) ||
-		!equality.Semantic.DeepEqual(pod.Finalizers, t.Finalizers) {
-		return fmt.Errorf("%w: pod metadata: labels %v annotations %v finalizers %v; template %v %v %v", ErrDiffers,
-			pod.Labels, pod.Annotations, pod.Finalizers, t.Labels, t.Annotations, t.Finalizers)
 	}
 	var r, p map[string]any
 	if err := unmarshalNumbers(rb, &r); err != nil {

@@ -10,7 +10,6 @@ import (
 	k8stypes "k8s.io/apimachinery/pkg/types"
 
 	"github.com/kcmlab/kcm/ctrl/deployment"
-	"github.com/kcmlab/kcm/ctrl/replicaset"
 	"github.com/kcmlab/kcm/kube/api"
 	"github.com/kcmlab/kcm/kube/api/decode"
 	"github.com/kcmlab/kcm/kube/api/protocodec"
@@ -113,30 +112,11 @@ func CheckReplicaSetProto(c *Cache, want *appsv1.Deployment) ([]byte, error) {
 // annotations and finalizers are the template's; its spec bytes are the
 // template's spec bytes.
 func CheckPodProto(c *Cache, rb []byte) error {
-	krs, err := c.ReplicaSetProto(rb)
+	pb, err := checkPodSemantic(rb, c.ReplicaSetProto, func(b []byte, v any) error {
+		return v.(interface{ Unmarshal([]byte) error }).Unmarshal(b)
+	}, "protobuf")
 	if err != nil {
 		return err
-	}
-	pb, err := replicaset.NewPodFor(krs)
-	if err != nil {
-		return fmt.Errorf("kcm's pod for %s: %w", krs.Key(), err)
-	}
-	var rs appsv1.ReplicaSet
-	var pod corev1.Pod
-	if err := rs.Unmarshal(rb); err != nil {
-		return err
-	}
-	if err := pod.Unmarshal(pb); err != nil {
-		return fmt.Errorf("k8s.io/api decode of kcm's pod message: %w", err)
-	}
-	t := &rs.Spec.Template
-	if !equality.Semantic.DeepEqual(pod.Spec, t.Spec) {
-		return fmt.Errorf("%w: pod spec (protobuf, Go, semantic): %s", ErrDiffers, goDiff(t.Spec, pod.Spec))
-	}
-	if !equality.Semantic.DeepEqual(pod.Labels, t.Labels) || !equality.Semantic.DeepEqual(pod.Annotations, t.Annotations) ||
-		!equality.Semantic.DeepEqual(pod.Finalizers, t.Finalizers) {
-		return fmt.Errorf("%w: pod metadata (protobuf): labels %v annotations %v finalizers %v; template %v %v %v", ErrDiffers,
-			pod.Labels, pod.Annotations, pod.Finalizers, t.Labels, t.Annotations, t.Finalizers)
 	}
 	ps, _, err := protocodec.Field(pb, 2)
 	if err != nil {
