@@ -83,7 +83,7 @@ func lookup(num int32, b []byte, build func(e *shared) error) (*shared, error) {
 func sharedMap(num int32, b []byte, n int) (map[string]string, error) {
 	e, err := lookup(num, b, func(e *shared) error {
 		e.m = make(map[string]string, n)
-		return eachField(stringBytes(e.enc), func(f Field) error {
+		return EachField(stringBytes(e.enc), func(f Field) error {
 			mb, err := f.Message()
 			if err != nil {
 				return err
@@ -104,7 +104,7 @@ func sharedMap(num int32, b []byte, n int) (map[string]string, error) {
 func sharedOwners(b []byte, n int) ([]api.OwnerReference, error) {
 	e, err := lookup(metaOwnerReferences, b, func(e *shared) error {
 		e.refs = make([]api.OwnerReference, 0, n)
-		return eachField(stringBytes(e.enc), func(f Field) error {
+		return EachField(stringBytes(e.enc), func(f Field) error {
 			mb, err := f.Message()
 			if err != nil {
 				return err
@@ -120,17 +120,3 @@ func sharedOwners(b []byte, n int) ([]api.OwnerReference, error) {
 	return e.refs[:len(e.refs):len(e.refs)], nil
 }
 
-// eachField calls fn with every field of b.
-func eachField(b []byte, fn func(Field) error) error {
-	r := NewReader(b)
-	for !r.Done() {
-		f, err := r.Next()
-		if err != nil {
-			return err
-		}
-		if err := fn(f); err != nil {
-			return err
-		}
-	}
-	return nil
-}
