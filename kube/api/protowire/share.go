@@ -119,4 +119,3 @@ func sharedOwners(b []byte, n int) ([]api.OwnerReference, error) {
 	}
 	return e.refs[:len(e.refs):len(e.refs)], nil
 }
-
