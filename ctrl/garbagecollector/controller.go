@@ -78,6 +78,13 @@ type Options struct {
 	// Metrics and Events are handed to the two loops.
 	Metrics *ctrl.Metrics
 	Events  *ctrl.Broadcaster
+	// Shared returns the shared factory's informer of a resource, if it
+	// has one (informer.Factory.Existing): that resource's monitor feeds
+	// the graph from it instead of listing and watching the resource a
+	// second time, as kube-controller-manager's GraphBuilder takes its
+	// informers from the InformerFactory. nil: every monitor lists and
+	// watches on its own. Constructor sets the context's factory's.
+	Shared func(rest.Resource) (informer.Metadata, bool)
 }
 
 // GarbageCollector is the controller the manager runs (Kubernetes'
@@ -122,6 +129,9 @@ func Constructor(o Options) ctrl.ControllerConstructor {
 		events := cc.NewBroadcaster(client)
 		o.Config = Config{Clock: cc.Clock, Logger: cc.LoggerFor(Name), Recorder: events.NewRecorder(Name)}
 		o.Metrics, o.Events = cc.Metrics, events
+		if o.Shared == nil && cc.InformerFactory != nil {
+			o.Shared = cc.InformerFactory.Existing
+		}
 		return NewGarbageCollector(client, o), nil
 	}
 }
@@ -148,7 +158,7 @@ func NewGarbageCollector(client *rest.Client, o Options) *GarbageCollector {
 	gc.c.deleteQ, gc.c.orphanQ = gc.deleteLoop.Queue(), gc.orphanLoop.Queue()
 	gc.monitors = newMonitors(client, func(res rest.Resource) processor.Handler[*api.RawObject] {
 		return gc.c.Handler(res.GroupVersion(), res.Kind)
-	}, o.Clock, o.Logger)
+	}, o.Shared, o.Clock, o.Logger)
 	return gc
 }
 

@@ -29,7 +29,8 @@
 //	discovery every 30 s ─▶ deletable resources (list+watch+delete, less Events)
 //	     │                        │
 //	     │ kind → resource        ▼
-//	     │               one metadata-only informer per resource (monitors.go)
+//	     │               one monitor per resource (monitors.go): the shared factory's
+//	     │               informer where a controller reads it, else metadata-only
 //	     │                        │ add/update/delete
 //	     ▼                        ▼
 //	  mapper             Graph.Apply(Change) ─▶ Effects (graph.go, a pure state machine)
@@ -118,9 +119,11 @@
 // graph-changes queue (so there is no garbage_collector_graph_changes
 // queue); the queues are keyed by uid rather than by node pointer; kinds
 // are mapped to resources by group and kind (the group's preferred
-// version) rather than by exact version; the collector's monitors are its
-// own metadata informers, not the shared factory's, so that a removed
-// resource's informer really stops. Of behaviour, three corners the chaos
+// version) rather than by exact version; a resource no other controller
+// reads is monitored by a metadata-only informer of the collector's own,
+// not one the collector adds to the shared factory, so that a removed
+// resource's informer really stops (the resources the factory already
+// runs, pods and ReplicaSets among them, are shared, as in Kubernetes). Of behaviour, three corners the chaos
 // suite (chaos_test.go) found where Kubernetes' collector can leave
 // garbage or misjudge, each a table case: a virtual node's owners are
 // resolved in its object's namespace as the apiserver reports it, not in

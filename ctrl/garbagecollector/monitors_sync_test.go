@@ -42,7 +42,7 @@ func TestMonitorSyncedWhenGraphHandlerIs(t *testing.T) {
 			once.Do(func() { close(entered) })
 			<-release
 		}}
-	}, clock.Real{}, zerolog.Nop())
+	}, nil, clock.Real{}, zerolog.Nop())
 	if err := m.Sync(map[rest.Resource]bool{rest.Pods: true}); err != nil {
 		t.Fatal(err)
 	}
@@ -55,7 +55,7 @@ func TestMonitorSyncedWhenGraphHandlerIs(t *testing.T) {
 		t.Fatal("the graph handler never got the pod")
 	}
 	mon, _ := m.Lookup(rest.Pods)
-	inf := mon.Informer()
+	inf := mon.Source()
 	if !informer.WaitForCacheSync(ctx, clock.Real{}, inf)[inf.Name()] {
 		close(release)
 		t.Fatal("the monitor's informer never synced")

@@ -93,6 +93,12 @@ type Options struct {
 	// informers' limits), not through the controller's rate limiter; nil
 	// means the controller's client.
 	informerClient *rest.Client
+	// Shared returns the shared factory's informer of a resource, if it
+	// has one (informer.Factory.Existing): that resource's monitor counts
+	// in it instead of listing and watching the resource again, as
+	// kube-controller-manager's QuotaMonitor takes its informers from the
+	// InformerFactory. nil: every monitor lists and watches on its own.
+	Shared func(rest.Resource) (informer.Metadata, bool)
 }
 
 // Controller is the resource quota controller (Kubernetes'
@@ -154,6 +160,9 @@ func Constructor(o Options) ctrl.ControllerConstructor {
 		}
 		o.informerClient = cc.WithRootCredentials().ClientFor(ctrl.SharedInformersName)
 		f := cc.InformerFactory
+		if o.Shared == nil {
+			o.Shared = f.Existing
+		}
 		return NewController(cc.ClientFor(Name), Informers{
 			Quotas:   informer.For[api.ResourceQuota](f, ResourceQuotas),
 			Pods:     informer.For[api.Pod](f, rest.Pods),
@@ -238,7 +247,7 @@ func build(client *rest.Client, l listers, o Options) *Controller {
 	if ic == nil {
 		ic = client
 	}
-	c.monitors = newMonitors(ic, c.resourceChanged, o.Clock, o.Logger)
+	c.monitors = newMonitors(ic, c.resourceChanged, o.Shared, o.Clock, o.Logger)
 	c.discover = client.ServerPreferredResources
 	c.count = c.monitors.count
 	c.registry = quota.NewRegistry(

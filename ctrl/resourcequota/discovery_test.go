@@ -115,7 +115,7 @@ func TestDiscoveryResync(t *testing.T) {
 	}, nil, nil)
 	f.c.quotas = resttest.ListerFrom[*api.ResourceQuota](f.api, ResourceQuotas)
 	f.c.discover = client.ServerPreferredResources
-	f.c.monitors = newMonitors(client, f.c.resourceChanged, f.clock, zerolog.Nop()) // never started: no watch
+	f.c.monitors = newMonitors(client, f.c.resourceChanged, nil, f.clock, zerolog.Nop()) // never started: no watch
 	defer f.c.monitors.StopAll()
 	ctx := context.Background()
 	widgetsGR := quota.GroupResource{Group: "example.com", Resource: "widgets"}

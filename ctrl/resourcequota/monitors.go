@@ -9,6 +9,7 @@ import (
 	"github.com/kcmlab/kcm/clock"
 	"github.com/kcmlab/kcm/ctrl/internal/monitorset"
 	"github.com/kcmlab/kcm/ctrl/resourcequota/quota"
+	"github.com/kcmlab/kcm/informer"
 	"github.com/kcmlab/kcm/kube/api"
 	"github.com/kcmlab/kcm/kube/rest"
 	"github.com/kcmlab/kcm/processor"
@@ -29,12 +30,13 @@ type monitors struct {
 // handler.
 const monitorShutdownTimeout = 30 * time.Second
 
-func newMonitors(client *rest.Client, changed func(quota.GroupResource, string), clk clock.Clock, log zerolog.Logger) *monitors {
+func newMonitors(client *rest.Client, changed func(quota.GroupResource, string), shared func(rest.Resource) (informer.Metadata, bool), clk clock.Clock, log zerolog.Logger) *monitors {
 	return &monitors{monitorset.New(monitorset.Options[quota.GroupResource]{
 		Client:   client,
 		Key:      grOf,
 		Codec:    countCodec{},
 		Indexers: store.BuiltinIndexers[*api.RawObject](store.IndexNamespace),
+		Shared:   shared,
 		Handler: func(res rest.Resource) processor.Handler[*api.RawObject] {
 			gr := grOf(res)
 			return processor.HandlerFuncs[*api.RawObject]{
@@ -68,7 +70,7 @@ func (m *monitors) count(gr quota.GroupResource, namespace string) (int, error) 
 	if !mon.Synced() {
 		return 0, fmt.Errorf("%w: %s", ErrNotSynced, mon.Resource())
 	}
-	return mon.Informer().Store().IndexLen(store.IndexNamespace, namespace)
+	return mon.Source().IndexLen(store.IndexNamespace, namespace)
 }
 
 // grOf is a resource's group-resource.

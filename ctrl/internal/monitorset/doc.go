@@ -1,5 +1,6 @@
-// Package monitorset keeps a controller's monitors: one metadata-only
-// informer per resource discovery serves, made, started and stopped as
+// Package monitorset keeps a controller's monitors: one informer per
+// resource discovery serves (the shared factory's where it has one, else
+// a metadata-only one of the set's own), made, started and stopped as
 // discovery changes. Two controllers watch "every resource there is"
 // rather than a fixed list, and both need the same machinery:
 //
@@ -17,7 +18,9 @@
 //
 //	discovery ──resources──▶ KeepFailedGroups (a group that failed keeps what it had)
 //	          ──Diff──▶ the resync's log line
-//	          ──Sync──▶ new key: make a monitor (start it once Start ran)
+//	          ──Sync──▶ new key: make a monitor (start it once Start ran):
+//	                      the shared factory has the resource ─▶ its handler joins that informer
+//	                      else ─▶ a metadata-only informer of its own
 //	                    key gone or served at another resource: stop it, wait
 //	Start(ctx) ─▶ every monitor runs: LIST+WATCH ─▶ store ─▶ owner's handler
 //	Synced / ResourceSynced ◀── each monitor's handler registration
@@ -38,8 +41,9 @@
 //   - After Sync, exactly the keys of the given resources have monitors,
 //     but those whose monitor could not be made (reported in the joined
 //     error); a stopped monitor's Run has returned before Sync returns.
-//   - A monitor made before Start waits for it; after StopAll no monitor
-//     runs and none starts; StopAll returns when every Run has returned
+//   - A monitor made before Start waits for it (a shared one joins its
+//     informer only then); after StopAll no monitor runs and none starts,
+//     and no shared informer has the owner's handler any more; StopAll returns when every Run has returned
 //     (each bounded by Options.ShutdownTimeout for the handler).
 //   - Synced is false without monitors, and true only when every monitor
 //     has synced; a monitor has synced when its handler has taken the
@@ -59,14 +63,22 @@
 // (discovery.GroupDiscoveryFailedErrorGroups): KeepFailedGroups; the
 // collector keeps only those whose monitor had synced, the quota
 // controller all of them. In Kubernetes both sets take their informers
-// from the one shared metadata informer factory
-// (metadatainformer.SharedInformerFactory through InformerFactory.
-// ForResource). Deliberate difference: here each set makes informers of
-// its own, so that a monitor stopped because a CRD went really stops
-// watching, and each owner decodes only what it reads (Options.Codec).
+// from the InformerFactory (ObjectOrMetadataInformerFactory.ForResource:
+// the shared typed informer of every built-in resource, made if no
+// controller asked for it yet, a metadata-only one for the rest). Here a
+// set with Options.Shared does the same for the resources the shared
+// factory already runs (informer.Factory.Existing: a controller reads
+// them), so that pods are listed and watched once, not once more for the
+// collector; its monitor adds its handler to that informer at Start and
+// removes it at stop, and never runs or stops the informer. Deliberate
+// difference: a resource no controller reads gets a metadata-only
+// informer of the set's own rather than a new typed one in the factory
+// (its objects cost a fraction of a typed cache, and each owner decodes
+// only what it reads, Options.Codec), so that a monitor stopped because
+// a CRD went really stops watching.
 //
-// One concept per file: monitor.go (one monitor: its informer, its
-// registration, its synced rule), set.go (the keyed set: Sync, Start,
+// One concept per file: monitor.go (one monitor: its informer, own or
+// shared, its registration, its synced rule), set.go (the keyed set: Sync, Start,
 // StopAll, Synced, Lookup, Resources), discovery.go (KeepFailedGroups and
 // Diff, what a resync does with discovery's answer before Sync).
 package monitorset

@@ -58,7 +58,7 @@ func Example() {
 	informer.WaitForCacheSync(ctx, clock.Real{}, synced{set})
 	mon, _ := set.Lookup(rest.Pods)
 	for _, ns := range []string{"a", "b"} {
-		n, _ := mon.Informer().Store().IndexLen(store.IndexNamespace, ns)
+		n, _ := mon.Source().IndexLen(store.IndexNamespace, ns)
 		fmt.Printf("pods in %s: %d\n", ns, n)
 	}
 

@@ -41,6 +41,14 @@ type Options[K comparable] struct {
 	Indexers store.Indexers[*api.RawObject]
 	// Handler returns the handler registered on a new resource's monitor.
 	Handler func(rest.Resource) processor.Handler[*api.RawObject]
+	// Shared, when set, returns the informer the shared factory already
+	// runs for a resource, if it has one (informer.Factory.Existing): the
+	// monitor of that resource adds its handler there instead of listing
+	// and watching the resource a second time, as kube-controller-manager's
+	// monitors take their informers from its InformerFactory. Such a
+	// monitor's informer is the factory's to run and stop; Codec and
+	// Indexers do not apply to it.
+	Shared func(rest.Resource) (informer.Metadata, bool)
 	// Owner names the monitors' informers "<resource>(<Owner>)";
 	// HandlerName names the handler's registration.
 	Owner, HandlerName string
@@ -135,13 +143,18 @@ func (s *Set[K]) Sync(resources map[rest.Resource]bool) error {
 	s.changed = make(chan struct{})
 	s.mu.Unlock()
 	for _, mon := range stopping {
-		mon.stop()
+		s.stop(mon)
 	}
 	s.o.Logger.Debug().Int("added", added).Int("kept", kept).Int("removed", len(stopping)).Msg(s.o.LogPrefix + "synced monitors")
 	return errors.Join(errs...)
 }
 
 func (s *Set[K]) newMonitor(res rest.Resource) (*Monitor, error) {
+	if s.o.Shared != nil {
+		if src, ok := s.o.Shared(res); ok {
+			return &Monitor{res: res, src: src}, nil // its handler is added at start
+		}
+	}
 	r := rest.NewResources(s.o.Client, res, s.o.Codec).MetadataOnly()
 	inf, err := informer.New(reflector.FromResources(r, rest.Chunked), informer.Options[*api.RawObject]{
 		Name:            res.String() + "(" + s.o.Owner + ")",
@@ -157,7 +170,9 @@ func (s *Set[K]) newMonitor(res rest.Resource) (*Monitor, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Monitor{res: res, inf: inf, reg: reg, done: make(chan struct{})}, nil
+	mon := &Monitor{res: res, src: inf.Metadata(), run: inf.Run, done: make(chan struct{})}
+	mon.reg.Store(reg)
+	return mon, nil
 }
 
 // Start runs every monitor made so far and those Sync makes later, each
@@ -179,14 +194,62 @@ func (s *Set[K]) Start(ctx context.Context) {
 func (s *Set[K]) startLocked(mon *Monitor) {
 	ctx, cancel := context.WithCancel(s.ctx)
 	mon.cancel = cancel
+	if mon.Shared() {
+		// The factory runs the informer: starting is adding the handler.
+		reg, err := mon.src.AddMetadataHandler(s.o.Handler(mon.res), processor.HandlerOptions{Name: s.o.HandlerName})
+		if err != nil {
+			s.o.Logger.Error().Err(err).Stringer("resource", mon.res).Msg(s.o.LogPrefix + "monitor could not join the shared informer")
+			return
+		}
+		mon.reg.Store(reg)
+		return
+	}
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()
 		defer close(mon.done)
-		if err := mon.inf.Run(ctx); err != nil && !(s.o.QuietOnStop && ctx.Err() != nil) {
+		if err := mon.run(ctx); err != nil && !(s.o.QuietOnStop && ctx.Err() != nil) {
 			s.o.Logger.Error().Err(err).Stringer("resource", mon.res).Msg(s.o.LogPrefix + "monitor stopped with errors")
 		}
 	}()
+}
+
+// stop ends the monitor, if it was started, and waits for it: an own
+// informer's Run to return, or a shared informer's delivery to the
+// removed handler to end (at most ShutdownTimeout, when set, the bound
+// an own informer puts on its handlers). The caller must not hold the
+// lock (cancel and reg are only read here after the monitor left the
+// running set, so nothing writes them).
+func (s *Set[K]) stop(mon *Monitor) {
+	if mon.cancel == nil {
+		return
+	}
+	mon.cancel()
+	if !mon.Shared() {
+		<-mon.done
+		return
+	}
+	reg := mon.reg.Load()
+	if reg == nil {
+		return // it never joined
+	}
+	if err := mon.src.RemoveEventHandler(reg); err != nil {
+		s.o.Logger.Error().Err(err).Stringer("resource", mon.res).Msg(s.o.LogPrefix + "monitor could not leave the shared informer")
+		return
+	}
+	if s.o.ShutdownTimeout <= 0 {
+		<-reg.Done()
+		return
+	}
+	t := s.o.Clock.NewTimer(s.o.ShutdownTimeout)
+	defer t.Stop()
+	select {
+	case <-reg.Done():
+	case <-t.C():
+		if !s.o.QuietOnStop {
+			s.o.Logger.Error().Stringer("resource", mon.res).Dur("timeout", s.o.ShutdownTimeout).Msg(s.o.LogPrefix + "monitor's handler still running after it left the shared informer")
+		}
+	}
 }
 
 // StopAll stops every monitor and waits for all of them; no monitor
@@ -197,11 +260,11 @@ func (s *Set[K]) StopAll() {
 	all := slices.Collect(maps.Values(s.running))
 	s.running = map[K]*Monitor{}
 	s.mu.Unlock()
+	var wg sync.WaitGroup
 	for _, mon := range all {
-		if mon.cancel != nil {
-			mon.cancel()
-		}
+		wg.Go(func() { s.stop(mon) })
 	}
+	wg.Wait()
 	s.wg.Wait()
 }
 

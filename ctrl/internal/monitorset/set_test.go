@@ -171,7 +171,7 @@ func TestSyncedWaitsForTheHandler(t *testing.T) {
 	}
 	s.Start(ctx)
 	mon, _ := s.Lookup(rest.Pods)
-	inf, reg := mon.Informer(), mon.Registration()
+	inf, reg := mon.Source(), mon.Registration()
 	select {
 	case <-g.held:
 	case <-ctx.Done():
@@ -192,7 +192,7 @@ func TestSyncedWaitsForTheHandler(t *testing.T) {
 	if !s.ResourceSynced(rest.Pods) || s.ResourceSynced(other) {
 		t.Errorf("ResourceSynced: pods.v1 %v, pods.v2 %v; want true, false", s.ResourceSynced(rest.Pods), s.ResourceSynced(other))
 	}
-	if n, err := inf.Store().IndexLen(store.IndexNamespace, "ns"); n != 2 || err != nil {
+	if n, err := inf.IndexLen(store.IndexNamespace, "ns"); n != 2 || err != nil {
 		t.Errorf("the monitor's store holds %d pods in ns (%v), want 2", n, err)
 	}
 	if err := s.Sync(nil); err != nil {
