@@ -66,6 +66,20 @@ func (d *discoveryServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+// client serves d for the test's length and returns a client of it that
+// tries each request once.
+func (d *discoveryServer) client(t *testing.T) *rest.Client {
+	t.Helper()
+	srv := httptest.NewServer(d)
+	t.Cleanup(srv.Close)
+	client, err := rest.NewClient(&rest.Config{Host: srv.URL}, rest.WithRetryPolicy(rest.RetryPolicy{MaxAttempts: 1}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(client.CloseIdleConnections)
+	return client
+}
+
 func (d *discoveryServer) set(f func(d *discoveryServer)) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -100,13 +114,7 @@ func TestResync(t *testing.T) {
 		},
 		failed: map[string]bool{},
 	}
-	srv := httptest.NewServer(d)
-	defer srv.Close()
-	client, err := rest.NewClient(&rest.Config{Host: srv.URL}, rest.WithRetryPolicy(rest.RetryPolicy{MaxAttempts: 1}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer client.CloseIdleConnections()
+	client := d.client(t)
 	gc := NewGarbageCollector(client, Options{Config: Config{Logger: zerolog.Nop()}})
 	defer gc.monitors.StopAll()
 	defer gc.deleteLoop.Queue().ShutDown()

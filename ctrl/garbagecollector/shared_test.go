@@ -2,7 +2,6 @@ package garbagecollector
 
 import (
 	"context"
-	"net/http/httptest"
 	"testing"
 
 	"github.com/rs/zerolog"
@@ -28,14 +27,7 @@ func TestMonitorsShareTheFactory(t *testing.T) {
 		},
 		failed: map[string]bool{},
 	}
-	srv := httptest.NewServer(d)
-	defer srv.Close()
-	client, err := rest.NewClient(&rest.Config{Host: srv.URL}, rest.WithRetryPolicy(rest.RetryPolicy{MaxAttempts: 1}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer client.CloseIdleConnections()
-	cc, err := ctrl.CreateControllerContext(client, ctrl.Config{Logger: zerolog.Nop()})
+	cc, err := ctrl.CreateControllerContext(d.client(t), ctrl.Config{Logger: zerolog.Nop()})
 	if err != nil {
 		t.Fatal(err)
 	}
