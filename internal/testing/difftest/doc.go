@@ -315,7 +315,13 @@
 // the reference side, and a difference shows as that side's time-out
 // naming the quota — and records status.hard and status.used of every
 // quota, strings as written, as one state; the states are compared
-// exactly, and so are the quotas left at the end.
+// exactly, and so are the quotas left at the end. Before its first quota
+// the scenario waits until the controller's workers run (a quota in a
+// namespace of its own has a status): a quota that exists as they start
+// is synced twice at once, on both managers, and the retry of the write
+// that conflicts could recount usage during the next step, from a pod
+// cache behind quota admission's charge, and lose a pod until the full
+// resync (waitQuotaController).
 //
 // # The takeover tests
 //

@@ -38,10 +38,11 @@ const quotaPriorityClass = "difftest-high"
 // turns Succeeded; Services of each type, claims with and without a
 // storage class, ConfigMaps, a Secret, a Deployment and a
 // ReplicationController. Then a pod turns terminal, then objects of each
-// kind are deleted. After each step it waits until every quota's
-// status.used is what package quota computes from the objects, and
-// records status.hard and status.used of every quota, as written, as one
-// state; the quotas are recorded at the end.
+// kind are deleted. First it waits until the resource quota controller
+// runs (waitQuotaController). After each step it waits until every
+// quota's status.used is what package quota computes from the objects,
+// and records status.hard and status.used of every quota, as written, as
+// one state; the quotas are recorded at the end.
 func QuotaScenario() Scenario {
 	return Scenario{
 		Name:    "quota",
@@ -152,6 +153,9 @@ func runQuotaScenario(ctx context.Context, env *Env) error {
 		}
 		return nil
 	}
+	if err := waitQuotaController(ctx, env); err != nil {
+		return err
+	}
 	if err := create(priorityClasses, `{"metadata":{"name":"`+quotaPriorityClass+`"},"value":1000}`); err != nil {
 		return err
 	}
@@ -194,6 +198,57 @@ func runQuotaScenario(ctx context.Context, env *Env) error {
 	return settleQuotas(ctx, env)
 }
 
+// readyQuota is the quota waitQuotaController creates, in a namespace of
+// its own.
+const readyQuota = `{"metadata":{"name":"ready"},"spec":{"hard":{"pods":"1"}}}`
+
+// waitQuotaController waits until the resource quota controller runs its
+// workers: it creates readyQuota in the namespace env.Namespace+"-ready"
+// and waits until the controller has written its status.
+//
+// The manager starts as the scenario does, and the controller's workers
+// start once its caches have synced. A quota that exists by then is
+// queued twice, by its informer's add (the priority queue) and by the
+// full recalculation queued as the workers start (the primary queue); the
+// two syncs run at once, one status write conflicts, and its retry, after
+// a backoff, may run once the quotas have settled, while the next step's
+// pods are being created. Quota admission charges a pod to a quota before
+// the pod is stored, so the controller can see the charge before its pod
+// cache has the pod; a recalculation then writes a usage without the pod,
+// and nothing corrects it before the next full recalculation
+// (--resource-quota-sync-period, 5 min, beyond the scenario's timeout).
+// kube-controller-manager does the same (resource_quota_controller.go:
+// addQuota, Run's enqueueAll, syncResourceQuota). Once a worker has
+// written a status, that first full recalculation has been queued (by a
+// goroutine started with the workers, long before a sync, its write and
+// the watch event showing it are done), before any of the scenario's
+// quotas exist: each of them is synced once, when created.
+func waitQuotaController(ctx context.Context, env *Env) error {
+	ns := env.Namespace + "-ready"
+	nss := rest.NewResources(env.Client, rest.Namespaces, decode.Typed[api.Namespace]())
+	if _, err := nss.Create(ctx, &api.Namespace{ObjectMeta: api.ObjectMeta{Name: ns}}); err != nil {
+		return fmt.Errorf("create namespace %s: %w", ns, err)
+	}
+	obj, err := decode.Raw().Decode([]byte(readyQuota))
+	if err != nil {
+		return err
+	}
+	if _, err := rest.NewResources(env.Client, resourceQuotas, decode.Raw()).InNamespace(ns).Create(ctx, obj); err != nil {
+		return fmt.Errorf("create resourcequota %s/ready: %w", ns, err)
+	}
+	quotas := rest.NewResources(env.Client, resourceQuotas, decode.Typed[api.ResourceQuota]()).InNamespace(ns)
+	_, err = waitQuotas(ctx, quotas, func(items []*api.ResourceQuota) string {
+		if len(items) != 1 || items[0].Status.Hard == nil || items[0].Status.Used == nil {
+			return "quota " + ns + "/ready has no status yet"
+		}
+		return ""
+	})
+	if err != nil {
+		return fmt.Errorf("waiting for the resource quota controller: %w", err)
+	}
+	return nil
+}
+
 // settleQuotas waits, on a watch of the namespace's quotas, until every
 // quota's status.hard is its spec.hard and its status.used is what
 // package quota computes from the namespace's objects now, then records
@@ -204,24 +259,36 @@ func settleQuotas(ctx context.Context, env *Env) error {
 		return err
 	}
 	quotas := rest.NewResources(env.Client, resourceQuotas, decode.Typed[api.ResourceQuota]()).InNamespace(env.Namespace)
+	items, err := waitQuotas(ctx, quotas, func(items []*api.ResourceQuota) string { return quotaLag(items, want) })
+	if err != nil {
+		return fmt.Errorf("waiting for the quotas to settle: %w", err)
+	}
+	env.Observer.Record(quotaState(items))
+	return nil
+}
+
+// waitQuotas lists quotas, then watches them from the list's
+// resourceVersion and lists them again after each event, until lag
+// returns "" for the listed quotas, which it returns. An error names what
+// lag last returned.
+func waitQuotas(ctx context.Context, quotas *rest.Resources[*api.ResourceQuota], lag func([]*api.ResourceQuota) string) ([]*api.ResourceQuota, error) {
 	for {
 		list, err := quotas.List(ctx, rest.ListOptions{})
 		if err != nil {
-			return err
+			return nil, err
 		}
-		lag := quotaLag(list.Items, want)
-		if lag == "" {
-			env.Observer.Record(quotaState(list.Items))
-			return nil
+		behind := lag(list.Items)
+		if behind == "" {
+			return list.Items, nil
 		}
 		w, err := quotas.Watch(ctx, rest.WatchOptions{ListOptions: rest.ListOptions{ResourceVersion: list.ResourceVersion, TimeoutSeconds: watchTimeoutSeconds}})
 		if err != nil {
-			return err
+			return nil, err
 		}
 		_, err = w.Next()
 		w.Close()
 		if err != nil {
-			return fmt.Errorf("waiting for the quotas to settle (%s): %w", lag, err)
+			return nil, fmt.Errorf("%s: %w", behind, err)
 		}
 	}
 }
