@@ -140,16 +140,22 @@ func TestSharedMonitor(t *testing.T) {
 	if err := s.Sync(map[rest.Resource]bool{widgetsV1: true}); err != nil {
 		t.Fatal(err)
 	}
-	select {
-	case <-podsMon.Registration().Done():
-	default:
-		t.Fatal("Sync returned before the stopped shared monitor's handler left")
+	// left checks, once what stopped mon returned, that its handler has
+	// left and is told of no later pod while the factory's other one is.
+	left := func(what string, mon *Monitor, pod string) {
+		t.Helper()
+		select {
+		case <-mon.Registration().Done():
+		default:
+			t.Fatalf("%s returned before the stopped shared monitor's handler left", what)
+		}
+		createPod(pod)
+		others.wait(ctx, t, "add "+pod)
+		if slices.Contains(told.all(), "pods add "+pod) {
+			t.Errorf("after %s the shared monitor's handler was told of a later pod", what)
+		}
 	}
-	createPod("b")
-	others.wait(ctx, t, "add b")
-	if slices.Contains(told.all(), "pods add b") {
-		t.Error("a stopped shared monitor's handler was told of a later pod")
-	}
+	left("Sync", podsMon, "b")
 
 	// Made again: the informer's snapshot, both pods.
 	if err := s.Sync(both); err != nil {
@@ -165,14 +171,5 @@ func TestSharedMonitor(t *testing.T) {
 	}
 
 	s.StopAll()
-	select {
-	case <-again.Registration().Done():
-	default:
-		t.Fatal("StopAll returned before the shared monitor's handler left")
-	}
-	createPod("c")
-	others.wait(ctx, t, "add c")
-	if slices.Contains(told.all(), "pods add c") {
-		t.Error("after StopAll the shared monitor's handler was told of a later pod")
-	}
+	left("StopAll", again, "c")
 }
