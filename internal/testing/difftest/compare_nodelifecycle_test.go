@@ -1,6 +1,7 @@
 package difftest
 
 import (
+	"slices"
 	"strings"
 	"testing"
 )
@@ -14,14 +15,32 @@ func nlRun() *NodeLifecycleRun {
 			Events: map[string]bool{"Pod/p-a-1 TaintManagerEviction Normal: Marking for deletion Pod nl-diff/p-a-1": true},
 		}}},
 		History: map[string][]string{
-			"Node a-1":  {"ready", "unknown", "unknown noschedule", "unknown noschedule noexecute"},
+			"Node a-1": {nodeAt(readyConds), nodeAt(unknownConds), nodeAt(unknownConds, noSchedule),
+				nodeAt(unknownConds, noExecute, noSchedule), nodeAt(readyConds, noExecute, noSchedule),
+				nodeAt(readyConds, noExecute), nodeAt(readyConds)},
 			"Pod p-a-1": {"ready", "not ready", "disruption", "deleting"},
 		},
 	}
 }
 
+// The renderings of a-1's states in nlRun's history.
+const (
+	noSchedule = "node.kubernetes.io/unreachable:NoSchedule"
+	noExecute  = "node.kubernetes.io/unreachable:NoExecute"
+)
+
+var (
+	readyConds   = []string{`Ready=True KubeletReady "kubelet is posting ready status"`}
+	unknownConds = []string{`Ready=Unknown NodeStatusUnknown "Kubelet stopped posting node status."`}
+)
+
+func nodeAt(conds []string, taints ...string) string {
+	return NodeState{Taints: taints, Conditions: conds}.String()
+}
+
 // TestCompareNodeLifecycle: what CompareNodeLifecycle reports and what it
-// ignores (the order of a node's states: its two taint loops race).
+// ignores (the order and combinations of a node's taints and conditions:
+// its two taint loops race, and so do kwok's status posts on recovery).
 func TestCompareNodeLifecycle(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
@@ -35,11 +54,26 @@ func TestCompareNodeLifecycle(t *testing.T) {
 		{"taint missing", func(r *NodeLifecycleRun) {
 			r.Checkpoints[0].View.Nodes["a-1"] = NodeState{Ready: "Unknown"}
 		}, []string{"at silent node: node a-1"}},
-		{"node states in another order", func(r *NodeLifecycleRun) {
-			r.History["Node a-1"] = []string{"ready", "unknown noschedule", "unknown", "unknown noschedule noexecute"}
+		{"taints added and removed in the other order, conditions flapping", func(r *NodeLifecycleRun) {
+			r.History["Node a-1"] = []string{nodeAt(readyConds), nodeAt(unknownConds), nodeAt(unknownConds, noExecute),
+				nodeAt(unknownConds, noExecute, noSchedule), nodeAt(readyConds, noExecute, noSchedule),
+				nodeAt(unknownConds, noSchedule), nodeAt(readyConds, noSchedule), nodeAt(unknownConds), nodeAt(readyConds)}
 		}, nil},
-		{"node state never reached", func(r *NodeLifecycleRun) {
-			r.History["Node a-1"] = r.History["Node a-1"][:3]
+		{"a taint never carried", func(r *NodeLifecycleRun) {
+			r.History["Node a-1"] = []string{nodeAt(readyConds), nodeAt(unknownConds), nodeAt(unknownConds, noSchedule),
+				nodeAt(readyConds, noSchedule), nodeAt(readyConds)}
+		}, []string{"history of Node a-1"}},
+		{"another taint", func(r *NodeLifecycleRun) {
+			h := slices.Clone(r.History["Node a-1"])
+			h[2] = nodeAt(unknownConds, "node.kubernetes.io/not-ready:NoSchedule")
+			r.History["Node a-1"] = h
+		}, []string{"history of Node a-1"}},
+		{"other conditions", func(r *NodeLifecycleRun) {
+			r.History["Node a-1"] = append(slices.Clone(r.History["Node a-1"]),
+				nodeAt([]string{`Ready=False KubeletNotReady "not ready"`}))
+		}, []string{"history of Node a-1"}},
+		{"node deleted", func(r *NodeLifecycleRun) {
+			r.History["Node a-1"] = append(slices.Clone(r.History["Node a-1"]), "deleted")
 		}, []string{"history of Node a-1"}},
 		{"pod states in another order", func(r *NodeLifecycleRun) {
 			r.History["Pod p-a-1"] = []string{"ready", "disruption", "not ready", "deleting"}

@@ -241,16 +241,23 @@
 // concurrently), by sorting each such run (sortClaimRuns); and whether a
 // new pod turns Ready (kwok) before or after the controller's next sync
 // gives its claims their owners, by putting those reowns first in each
-// run of such steps (readyAfterReowns). kwok deletes a pod marked for
-// deletion by name, without a uid precondition, and now and then twice,
-// the second time removing the controller's replacement of the same name;
-// SetWatch takes such a deletion (one never seen marked first: the
-// controllers delete the scenarios' scheduled pods gracefully), the
+// run of such steps (readyAfterReowns); and whether the garbage
+// collector deletes a condemned pod's claims before or after the
+// controller's next step, both answered to the pod being gone, by putting
+// those claim deletions right after their pod's (claimDeletionsAfterPods).
+// kwok deletes a pod marked for deletion by name, without a uid
+// precondition, twice, the second time now and then removing the
+// controller's replacement of the same name; SetWatch takes such a
+// deletion (one never seen marked first, or first seen marked with grace
+// 0: the controllers delete the scenarios' scheduled pods gracefully), the
 // re-creation that answers it and its Event out of what is compared, and
-// Strays lists them (seen once, in a reference roll of the takeover).
-// kwok's pod IPs
-// become "<ip:pod NAME>", container start times "<time>". There is no
-// deliberate difference (statefulSetAllowances is empty).
+// Strays lists them. A "Delete Pod" Event counts at most the pod's
+// deletions in the step log: under a stale informer the StatefulSet
+// controller deletes a pod already terminating a second time, which
+// changes nothing but is counted into its Event (SetWatch.Events). All
+// three were seen in kube-controller-manager v1.37.2 agreeing with itself.
+// kwok's pod IPs become "<ip:pod NAME>", container start times "<time>".
+// There is no deliberate difference (statefulSetAllowances is empty).
 // TestStatefulSetKCMAgreesWithItself runs the scenarios twice under
 // kube-controller-manager, requires no difference, and requires a swapped
 // pair of steps and a changed revision label to be reported.
@@ -286,9 +293,11 @@
 // taints and conditions with reason and message, a pod's phase, Ready,
 // DisruptionTarget reason and deletion, the Events as lines) and each
 // object's history of distinct states; CompareNodeLifecycle compares the
-// view after each step, the pods' histories in order, the nodes' as sets
-// (their NoSchedule and NoExecute taints come from two racing loops) and
-// the Events. No timestamps enter. There is no deliberate difference.
+// view after each step, the pods' histories in order, the taints and the
+// condition sets each node ever had as sets (a node's NoSchedule and
+// NoExecute taints come and go by two racing loops, and kwok's status
+// posts on recovery race the manager's writes) and the Events. No
+// timestamps enter. There is no deliberate difference.
 //
 // TestNodeLifecycleTakeover: kube-controller-manager runs the three
 // controllers on the healthy cluster until it has registered every node,

@@ -59,7 +59,8 @@ func TestNormalizeStatefulSetPod(t *testing.T) {
 // TestSortClaimRuns: runs of steps on one pod's claims with one verb are
 // sorted (the order among a pod's claims is Go map order in Kubernetes);
 // every other step keeps its place, and runs do not merge across another
-// step or pod.
+// step or pod; a claim deletion goes after its pod's deletion
+// (claimDeletionsAfterPods).
 func TestSortClaimRuns(t *testing.T) {
 	for _, tc := range []struct{ in, want string }{
 		{"create claim logs-web-1|create claim data-web-1|create pod web-1", "create claim data-web-1|create claim logs-web-1|create pod web-1"},
@@ -72,6 +73,16 @@ func TestSortClaimRuns(t *testing.T) {
 		{"create pod web-0|ready pod web-0|reown claim d-web-0: [StatefulSet/web]|create pod web-1",
 			"create pod web-0|reown claim d-web-0: [StatefulSet/web]|ready pod web-0|create pod web-1"},
 		{"ready pod web-0|create pod web-1|reown claim d-web-0: []", "ready pod web-0|create pod web-1|reown claim d-web-0: []"},
+		// The garbage collector's claim deletions go after their pod's
+		// deletion; one before its pod, or after the pod came back,
+		// stays.
+		{"delete pod web-3|delete pod web-2|delete claim logs-web-3|delete claim data-web-3|delete claim data-web-2|delete claim logs-web-2",
+			"delete pod web-3|delete claim data-web-3|delete claim logs-web-3|delete pod web-2|delete claim data-web-2|delete claim logs-web-2"},
+		{"delete pod web-3|delete pod web-2|delete claim data-web-2|delete claim data-web-3",
+			"delete pod web-3|delete claim data-web-3|delete pod web-2|delete claim data-web-2"},
+		{"delete claim data-web-3|delete pod web-3|delete pod web-2", "delete claim data-web-3|delete pod web-3|delete pod web-2"},
+		{"delete pod web-1|create pod web-1 rev r|delete pod web-0|delete claim data-web-1",
+			"delete pod web-1|create pod web-1 rev r|delete pod web-0|delete claim data-web-1"},
 	} {
 		lines := strings.Split(tc.in, "|")
 		sortClaimRuns(lines)

@@ -167,24 +167,71 @@ func (d *setDriver) recordSteps(ordered bool) {
 // among one pod's claims is random in kube-controller-manager itself; the
 // order of everything else, the pods' order among them, stays. A claim's
 // pod is its name after the template's (the scenarios' templates have no
-// "-" in their names).
+// "-" in their names). First claimDeletionsAfterPods puts the garbage
+// collector's claim deletions after their pod's deletion.
 func sortClaimRuns(lines []string) {
-	group := func(l string) string {
-		f := strings.Fields(l)
-		if len(f) < 3 || f[1] != "claim" {
-			return ""
-		}
-		_, pod, _ := strings.Cut(strings.TrimSuffix(f[2], ":"), "-")
-		return f[0] + " " + pod
-	}
+	claimDeletionsAfterPods(lines)
 	for i := 0; i < len(lines); {
 		j := i + 1
-		for g := group(lines[i]); g != "" && j < len(lines) && group(lines[j]) == g; j++ {
+		for g := claimRun(lines[i]); g != "" && j < len(lines) && claimRun(lines[j]) == g; j++ {
 		}
 		sort.Strings(lines[i:j])
 		i = j
 	}
 	readyAfterReowns(lines)
+}
+
+// claimStep returns a claim step's verb and the claim's pod ("delete",
+// "web-2" for "delete claim data-web-2"); "" for any other step.
+func claimStep(l string) (verb, pod string) {
+	f := strings.Fields(l)
+	if len(f) < 3 || f[1] != "claim" {
+		return "", ""
+	}
+	_, pod, _ = strings.Cut(strings.TrimSuffix(f[2], ":"), "-")
+	return f[0], pod
+}
+
+// claimRun is the run a claim step belongs to: its verb and pod.
+func claimRun(l string) string {
+	verb, pod := claimStep(l)
+	if verb == "" {
+		return ""
+	}
+	return verb + " " + pod
+}
+
+// claimDeletionsAfterPods moves each "delete claim" step that comes after
+// its pod's "delete pod" step (and before the pod's next creation or
+// deletion) to just after it. The claims a retention policy hands to a
+// condemned pod are deleted by the garbage collector once the pod is gone,
+// and the StatefulSet controller's next step (with OrderedReady, deleting
+// the next pod, also once the pod is gone) is answered to the same event:
+// which of the two lands first is timing, in kube-controller-manager as in
+// kcm. A claim deleted before its pod stays where it is, and shows.
+func claimDeletionsAfterPods(lines []string) {
+	out := make([]string, 0, len(lines))
+	moved := make([]bool, len(lines))
+	for i, l := range lines {
+		if moved[i] {
+			continue
+		}
+		out = append(out, l)
+		pod, ok := strings.CutPrefix(l, "delete pod ")
+		if !ok {
+			continue
+		}
+		for j := i + 1; j < len(lines); j++ {
+			if lines[j] == "delete pod "+pod || strings.HasPrefix(lines[j], "create pod "+pod+" ") {
+				break
+			}
+			if verb, p := claimStep(lines[j]); !moved[j] && verb == "delete" && p == pod {
+				out = append(out, lines[j])
+				moved[j] = true
+			}
+		}
+	}
+	copy(lines, out)
 }
 
 // readyAfterReowns puts, in each run of consecutive "ready pod" and

@@ -36,19 +36,20 @@ type SetWatch struct {
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 
-	mu        sync.Mutex
-	changed   chan struct{} // closed and replaced on every change; guarded by mu
-	sets      map[string]*api.StatefulSet
-	pods      map[string]*api.Pod
-	claims    map[string]*api.PersistentVolumeClaim
-	revisions map[string]*api.ControllerRevision
-	events    map[string]setEvent // Events about StatefulSets, by name
-	steps     []SetStep           // guarded by mu
-	deleting  map[string]bool     // "Kind/name/uid" whose deletion is logged; guarded by mu
-	strays    []string            // pods deleted by name by kwok (stray); guarded by mu
-	replacing map[string]strayPod // by name: a stray's replacement not yet seen; guarded by mu
-	dropReady map[string]bool     // by name: whether the replacement's Ready step is dropped; guarded by mu
-	err       error               // the first watch failure; guarded by mu
+	mu         sync.Mutex
+	changed    chan struct{} // closed and replaced on every change; guarded by mu
+	sets       map[string]*api.StatefulSet
+	pods       map[string]*api.Pod
+	claims     map[string]*api.PersistentVolumeClaim
+	revisions  map[string]*api.ControllerRevision
+	events     map[string]setEvent // Events about StatefulSets, by name
+	steps      []SetStep           // guarded by mu
+	deleting   map[string]bool     // "Kind/name/uid" whose deletion is logged; guarded by mu
+	podDeletes map[string]int      // by pod name: deletion steps logged; guarded by mu
+	strays     []string            // pods deleted by name by kwok (stray); guarded by mu
+	replacing  map[string]strayPod // by name: a stray's replacement not yet seen; guarded by mu
+	dropReady  map[string]bool     // by name: whether the replacement's Ready step is dropped; guarded by mu
+	err        error               // the first watch failure; guarded by mu
 }
 
 // SetStep is one step of the log: the resourceVersion of the write and a
@@ -74,7 +75,7 @@ type SetView struct {
 func WatchStatefulSets(ctx context.Context, client *rest.Client, ns string) (*SetWatch, error) {
 	w := &SetWatch{changed: make(chan struct{}), sets: map[string]*api.StatefulSet{}, pods: map[string]*api.Pod{},
 		claims: map[string]*api.PersistentVolumeClaim{}, revisions: map[string]*api.ControllerRevision{},
-		deleting: map[string]bool{}, events: map[string]setEvent{},
+		deleting: map[string]bool{}, podDeletes: map[string]int{}, events: map[string]setEvent{},
 		replacing: map[string]strayPod{}, dropReady: map[string]bool{}}
 	wctx, cancel := context.WithCancel(ctx)
 	w.cancel = cancel
@@ -139,12 +140,15 @@ func (w *SetWatch) deletion(t rest.EventType, kind string, m *api.ObjectMeta, li
 	w.deleting[key] = true
 	if !listed {
 		w.addLocked(m.ResourceVersion, "delete "+kind+" "+m.Name)
+		if kind == "pod" {
+			w.podDeletes[m.Name]++
+		}
 	}
 	return true
 }
 
 func (w *SetWatch) logPod(t rest.EventType, old, p *api.Pod, listed bool) {
-	if t == rest.Deleted && !listed && w.stray(old, p) {
+	if !listed && (t == rest.Deleted || forced(p)) && w.stray(old, p) {
 		return
 	}
 	if w.deletion(t, "pod", &p.ObjectMeta, listed) || t == rest.Deleted || listed {
@@ -187,16 +191,20 @@ func (w *SetWatch) readyLocked(p *api.Pod) {
 	w.addLocked(p.ResourceVersion, "ready pod "+p.Name)
 }
 
-// stray handles a pod deleted without ever being seen marked for deletion:
-// a forced deletion by name. kwok deletes a pod marked for deletion with
-// grace 0, by name, without a uid precondition (deleteResource in
-// sigs.k8s.io/kwok/pkg/kwok/controllers/pod_controller.go), and now and
-// then it does so twice for one pod; when the controller has replaced the
-// pod in between — a StatefulSet's replacement has the same name — the
-// second deletion removes the replacement. A kubelet deletes with the
-// pod's uid as precondition and cannot do that. The controllers' own
-// deletions of the scenarios' pods, all scheduled by then, are graceful,
-// so they are always seen marked first. A stray deletion is not a step;
+// stray handles a pod whose deletion is first seen as a forced one: gone
+// without ever being seen marked for deletion, or first seen marked with
+// grace 0 (kube-apiserver writes the deletionTimestamp of a grace-0
+// deletion of a scheduled pod, then removes the pod). kwok deletes a pod
+// marked for deletion with grace 0, by name, without a uid precondition
+// (deleteResource in sigs.k8s.io/kwok/pkg/kwok/controllers/pod_controller.go),
+// and it does so twice for one pod (the audit log shows a 200 and, most
+// often, a 404); when the controller has replaced the pod in between — a
+// StatefulSet's replacement has the same name — the second deletion
+// removes the replacement. A kubelet deletes with the pod's uid as
+// precondition and cannot do that. The controllers' and the scenarios' own
+// deletions of the scenarios' pods, all scheduled by then, are graceful
+// (the pod's 30 s), so they are always seen marked first with a grace
+// period above 0. A stray deletion is not a step;
 // nor is the controller's re-creation of the pod (the next creation of that
 // name at the same revision) nor, if the lost pod had been logged Ready,
 // its replacement turning Ready: the run is logged as if the pod had not
@@ -214,6 +222,11 @@ func (w *SetWatch) stray(old, p *api.Pod) bool {
 	w.strays = append(w.strays, p.Name)
 	w.replacing[p.Name] = strayPod{rev: last.Labels[revisionHashLabel], ready: api.IsPodReady(last)}
 	return true
+}
+
+// forced reports whether p is marked for deletion with grace 0.
+func forced(p *api.Pod) bool {
+	return p.DeletionTimestamp != nil && p.DeletionGracePeriodSeconds != nil && *p.DeletionGracePeriodSeconds == 0
 }
 
 // strayPod is what a stray deletion took: the pod's revision and whether
@@ -311,13 +324,28 @@ func statefulSetEvent(e *api.RawObject) (setEvent, bool) {
 
 // Events returns the Events about StatefulSets seen so far, "LINE (count
 // N)", sorted, and the sum of their counts, less the re-creations of
-// stray deletions (see stray).
+// stray deletions (see stray) and the deletions of pods already
+// terminating.
+//
+// The StatefulSet controller reads its pods from its informer and deletes
+// by name: when a sync runs before the informer has delivered a condemned
+// pod's deletionTimestamp (a Parallel scale-down deletes several pods at
+// once, each answered by another sync), it deletes the terminating pod
+// again; kube-apiserver answers 200 and the controller records a second
+// "Delete Pod" Event, which the recorder counts into the first.
+// kube-controller-manager v1.37.2 did so in one of three runs of the same
+// scenario. Such a deletion changes no object, so a "Delete Pod P" Event
+// counts at most the deletions of P the step log holds; a deletion the
+// controller made without its Event still shows.
 func (w *SetWatch) Events() ([]string, int) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	counts := map[string]int{} // by event name
 	for name, e := range w.events {
 		counts[name] = e.count
+		if pod, ok := deletedPod(e.line); ok {
+			counts[name] = min(counts[name], w.podDeletes[pod])
+		}
 	}
 	// A stray's re-creation has its Event like any creation: take one off
 	// the largest count of that pod's creation Events.
@@ -343,6 +371,17 @@ func (w *SetWatch) Events() ([]string, int) {
 	}
 	sort.Strings(lines)
 	return lines, total
+}
+
+// deletedPod returns the pod of a "SuccessfulDelete: Delete Pod P in
+// StatefulSet S successful" Event line.
+func deletedPod(line string) (string, bool) {
+	_, rest, ok := strings.Cut(line, " SuccessfulDelete: Delete Pod ")
+	if !ok {
+		return "", false
+	}
+	pod, _, ok := strings.Cut(rest, " in StatefulSet ")
+	return pod, ok
 }
 
 // Steps returns the steps logged so far, in resourceVersion order, and
