@@ -118,10 +118,11 @@ func TestNodeLifecycleMatchesKCM(t *testing.T) {
 	kcm := &InProcess{Descriptors: nodeLifecycleDescriptors(t), Args: NodeLifecycleArgs, Logger: zerolog.Nop()}
 	rb := recordNodeLifecycle(ctx, t, ref)
 	ra := recordNodeLifecycle(ctx, t, kcm)
-	logNodeLifecycle(t, ref.Name(), rb)
 	if d := CompareNodeLifecycle(ra, rb); len(d) > 0 {
 		t.Errorf("a = %s, b = %s: %d difference(s):\n  %s", kcm.Name(), ref.Name(), len(d), strings.Join(d, "\n  "))
 	}
+	// After the differences, so that they come first in the output.
+	logNodeLifecycle(t, ref.Name(), rb)
 	// The comparison can fail: a pod evicted under one side only, and a
 	// taint missing, are reported.
 	tampered := *rb

@@ -81,8 +81,8 @@ func TestStatefulSetMatchesKCM(t *testing.T) {
 	ref := &KubeControllerManager{Controllers: statefulSetControllers}
 	rb := recordStatefulSets(ctx, t, ref, scenarios...)
 	ra := recordStatefulSets(ctx, t, kcm, scenarios...)
-	logSteps(t, ref.Name(), rb, scenarios)
 	compare(t, kcm, ref, ra, rb, statefulSetAllowances, scenarios...)
+	logSteps(t, ref.Name(), rb, scenarios)
 }
 
 // TestStatefulSetKCMAgreesWithItself runs StatefulSetScenarios twice
@@ -102,8 +102,8 @@ func TestStatefulSetKCMAgreesWithItself(t *testing.T) {
 	b := &KubeControllerManager{Controllers: statefulSetControllers}
 	ra := recordStatefulSets(ctx, t, a, scenarios...)
 	rb := recordStatefulSets(ctx, t, b, scenarios...)
-	logSteps(t, a.Name(), ra, scenarios)
 	compare(t, a, b, ra, rb, nil, scenarios...)
+	logSteps(t, a.Name(), ra, scenarios)
 
 	sc := scenarios[0]
 	orig := rb[sc.Name]
@@ -139,6 +139,8 @@ func TestStatefulSetKCMAgreesWithItself(t *testing.T) {
 }
 
 // logSteps logs each scenario's recorded steps and Events of one side.
+// Tests call it after compare, so that a failure's differences come first
+// in the output (CI shows its head and its tail).
 func logSteps(t *testing.T, side string, recs map[string]*Recording, scenarios []Scenario) {
 	t.Helper()
 	for _, sc := range scenarios {
