@@ -18,14 +18,16 @@ import (
 //     the DisruptionTarget condition before the deletion);
 //   - every node's taints and condition sets seen, each as a set
 //     (nodeFacets): not their order nor their combinations. The NoSchedule
-//     and NoExecute taints are added and removed by two independent loops
-//     in both managers, and on recovery kwok's first status posts race the
-//     manager's last Unknown write (kube-controller-manager v1.37.2 itself
-//     was seen, in two runs of the same scenario, to take the taints off
-//     in either order, once putting NoSchedule back for a pass): which
-//     taint meets which conditions is timing. Which taints and which
-//     conditions a node ever had is behaviour, and so is every checkpoint,
-//     compared exactly;
+//     taint (from the conditions, every monitor pass) and the NoExecute
+//     taint (from the zone's rate-limited queue) are added, and taken off
+//     on recovery, by two independent loops in both managers, so a node
+//     carries one without the other for a moment, in either order; and of
+//     two nodes of a zone that go silent together the queue taints one
+//     NoExecute first and the other 1/--node-eviction-rate (10 s) later,
+//     which one being a race. kube-controller-manager v1.37.2 and kcm were
+//     each seen on either side of both. Which taints and which conditions
+//     a node ever had is behaviour, and so is every checkpoint, compared
+//     exactly;
 //   - the Events of the whole run (object, reason, type, message).
 //
 // Timestamps, UIDs and resourceVersions never enter the runs.

@@ -40,7 +40,7 @@ func nodeAt(conds []string, taints ...string) string {
 
 // TestCompareNodeLifecycle: what CompareNodeLifecycle reports and what it
 // ignores (the order and combinations of a node's taints and conditions:
-// its two taint loops race, and so do kwok's status posts on recovery).
+// its two taint loops race).
 func TestCompareNodeLifecycle(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
@@ -54,10 +54,10 @@ func TestCompareNodeLifecycle(t *testing.T) {
 		{"taint missing", func(r *NodeLifecycleRun) {
 			r.Checkpoints[0].View.Nodes["a-1"] = NodeState{Ready: "Unknown"}
 		}, []string{"at silent node: node a-1"}},
-		{"taints added and removed in the other order, conditions flapping", func(r *NodeLifecycleRun) {
+		{"taints added and removed in the other order", func(r *NodeLifecycleRun) {
 			r.History["Node a-1"] = []string{nodeAt(readyConds), nodeAt(unknownConds), nodeAt(unknownConds, noExecute),
 				nodeAt(unknownConds, noExecute, noSchedule), nodeAt(readyConds, noExecute, noSchedule),
-				nodeAt(unknownConds, noSchedule), nodeAt(readyConds, noSchedule), nodeAt(unknownConds), nodeAt(readyConds)}
+				nodeAt(readyConds, noSchedule), nodeAt(readyConds)}
 		}, nil},
 		{"a taint never carried", func(r *NodeLifecycleRun) {
 			r.History["Node a-1"] = []string{nodeAt(readyConds), nodeAt(unknownConds), nodeAt(unknownConds, noSchedule),

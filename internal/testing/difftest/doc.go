@@ -295,9 +295,9 @@
 // object's history of distinct states; CompareNodeLifecycle compares the
 // view after each step, the pods' histories in order, the taints and the
 // condition sets each node ever had as sets (a node's NoSchedule and
-// NoExecute taints come and go by two racing loops, and kwok's status
-// posts on recovery race the manager's writes) and the Events. No
-// timestamps enter. There is no deliberate difference.
+// NoExecute taints come and go by two racing loops, and a silent zone's
+// nodes get NoExecute one per 10 s in an order that is a race) and the
+// Events. No timestamps enter. There is no deliberate difference.
 //
 // TestNodeLifecycleTakeover: kube-controller-manager runs the three
 // controllers on the healthy cluster until it has registered every node,
